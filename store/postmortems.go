@@ -554,4 +554,3 @@ func Slugify(title string) string {
 	}
 	return s
 }
-
