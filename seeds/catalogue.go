@@ -16,6 +16,8 @@ var (
 	checklistRow = regexp.MustCompile(`^\s+- \[ \] \*\*([DP])\*\* (.+)$`)
 	incidentRow  = regexp.MustCompile(`^\s+- (.+?)\s*(?:<(https?://[^>]+)>)?\s*$`)
 	slugWord     = regexp.MustCompile(`\b[a-z]+(?:-[a-z]+)+\b`)
+	sourceLine   = regexp.MustCompile(`^- \[([A-Z0-9-]+)\] (.*?)<(https?://[^>]+)>`)
+	citation     = regexp.MustCompile(`\[([A-Z][A-Z0-9]*(?:-[A-Z0-9]+)*)\]`)
 )
 
 // familySlugs names the families of the catalogue's section 2.
@@ -40,6 +42,7 @@ func Catalogue() ([]store.Family, []store.Pattern, error) {
 		familyOf = map[string]string{}
 		cur      *store.Pattern
 		list     string // the sub-list being read: "checklist" or "incidents"
+		sources  = map[string]string{} // citation key -> URL
 	)
 	sc := bufio.NewScanner(strings.NewReader(string(src)))
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
@@ -51,6 +54,10 @@ func Catalogue() ([]store.Family, []store.Pattern, error) {
 			continue
 		}
 		switch {
+		case strings.HasPrefix(section, "## 5."):
+			if m := sourceLine.FindStringSubmatch(line); m != nil {
+				sources[m[1]] = m[3]
+			}
 		case strings.HasPrefix(section, "## 2."):
 			m := familyLine.FindStringSubmatch(line)
 			if m == nil {
@@ -106,8 +113,9 @@ func Catalogue() ([]store.Family, []store.Pattern, error) {
 		return nil, nil, err
 	}
 	known := map[string]bool{}
-	for _, p := range pats {
-		known[p.Slug] = true
+	for i := range pats {
+		known[pats[i].Slug] = true
+		linkCitations(&pats[i], sources)
 	}
 	for i := range pats {
 		p := &pats[i]
@@ -123,6 +131,28 @@ func Catalogue() ([]store.Family, []store.Pattern, error) {
 		}
 	}
 	return fams, pats, nil
+}
+
+// linkCitations turns source keys such as [SRE-22] in a pattern's texts into
+// Markdown links to the source.
+func linkCitations(p *store.Pattern, sources map[string]string) {
+	link := func(s string) string {
+		return citation.ReplaceAllStringFunc(s, func(m string) string {
+			if url, ok := sources[m[1:len(m)-1]]; ok {
+				return "[\\" + m[:len(m)-1] + "\\]](" + url + ")"
+			}
+			return m
+		})
+	}
+	for _, f := range []*string{&p.Definition, &p.Mechanism, &p.Signals, &p.Related} {
+		*f = link(*f)
+	}
+	for i := range p.Checklist {
+		p.Checklist[i].Text = link(p.Checklist[i].Text)
+	}
+	for i := range p.Incidents {
+		p.Incidents[i].Description = link(p.Incidents[i].Description)
+	}
 }
 
 func setField(p *store.Pattern, name, text string, list *string) error {

@@ -75,6 +75,10 @@ func TestCatalogue(t *testing.T) {
 	if !slices.Contains(byslug["queue-backlog"].PhrasesES, "acumulación de trabajo (backlog)") {
 		t.Errorf("queue-backlog es phrases = %v", byslug["queue-backlog"].PhrasesES)
 	}
+	// Citation keys link to their source.
+	if !strings.Contains(fl.Definition, `[\[HOTOS21\]](https://sigops.org/`) {
+		t.Errorf("feedback-loop definition citations not linked: %s", fl.Definition)
+	}
 	if byslug["dns-failure"].Name != "DNS failure" {
 		t.Errorf("dns-failure name = %q", byslug["dns-failure"].Name)
 	}
