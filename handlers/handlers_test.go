@@ -62,10 +62,14 @@ func TestPages(t *testing.T) {
 			"Feedback loop", "Missing defence / lesson", `href="/postmortems/facebook-2010-09-23-outage/source"`,
 			"Remediation checklists", "During the incident", "Turn off the automated system",
 			"feedback loop", // the body
-		}, nil},
+		}, []string{"Facebook sorry something Went Wrong Error", "Tweet"}},
 		{"/postmortems/facebook-2010-09-23-outage-es", 200, []string{`lang="es"`, "bucle de realimentación", `href="/postmortems/facebook-2010-09-23-outage"`, "Traducción al español"}, nil},
 		{"/postmortems/facebook-2010-09-23-outage/source", 200, []string{"Facebook sorry something Went Wrong Error", "Tweet"}, nil},
-		{"/postmortems/gmail-2009-09-01-request-router-overload", 200, []string{"1 h 40 min", "request routers", "Increase request router capacity"}, nil},
+		{"/postmortems/gmail-2009-09-01-request-router-overload", 200, []string{"1 h 40 min", "request routers", "Increase request router capacity",
+			"Reader comments", "Tekzel", "There have been problems?"}, []string{"uberduke"}},
+		{"/postmortems/dreamwidth-2020-05-25-site-interruptions", 200, []string{"we resolved it by disabling keep-alive", "Tonight&#39;s site interruptions"},
+			[]string{"kind=small", "comm_staff.png", "Reader comments"}},
+		{"/postmortems/facebook-2010-09-23-outage-rewrite", 200, []string{"feedback loophole"}, []string{"What is Wrong with My Facebook Account"}},
 		{"/patterns", 200, []string{"Load and feedback dynamics", "Infrastructure and data", `href="/patterns/backup-failure"`}, nil},
 		{"/patterns/feedback-loop", 200, []string{"Feedback loop", "Definition", "metastable", "During the incident", "Afterwards",
 			`href="/postmortems/facebook-2010-09-23-outage"`, `href="/postmortems/gmail-2009-09-01-request-router-overload"`, `href="/postmortems/dreamwidth-2020-05-25-site-interruptions"`,
@@ -285,5 +289,18 @@ func TestMarkdownIsRenderedInert(t *testing.T) {
 		if !strings.Contains(body, good) {
 			t.Errorf("page lacks %q", good)
 		}
+	}
+}
+
+// The Dreamwidth scrape repeats its body; the reading copy has it once.
+func TestDreamwidthBodyAppearsOnce(t *testing.T) {
+	h, _ := newApp(t)
+	body := get(t, h, "/postmortems/dreamwidth-2020-05-25-site-interruptions").Body.String()
+	if n := strings.Count(body, "oscillating health check failures"); n != 1 {
+		t.Errorf("phrase appears %d times in the reading copy, want 1", n)
+	}
+	src := get(t, h, "/postmortems/dreamwidth-2020-05-25-site-interruptions/source").Body.String()
+	if n := strings.Count(src, "oscillating health check failures"); n != 2 {
+		t.Errorf("phrase appears %d times in the verbatim source, want 2", n)
 	}
 }

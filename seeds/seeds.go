@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"hindsight/ingest"
 	"hindsight/store"
 )
 
@@ -125,7 +126,21 @@ func (e entry) postmortem() (store.Postmortem, error) {
 	return p, nil
 }
 
-// clean turns a seed's verbatim text into its reading copy.
+// clean turns a seed's verbatim text into its reading copy through the same
+// cleaner as every import: chrome, avatars and repeated blocks removed,
+// reader comments set apart.
 func clean(raw []byte, name string) (string, []store.Comment, error) {
-	return string(raw), nil, nil
+	d, err := ingest.Clean(raw, name)
+	if err != nil {
+		return "", nil, err
+	}
+	var comments []store.Comment
+	for _, c := range d.Comments {
+		posted := ""
+		if !c.Date.IsZero() {
+			posted = c.Date.Format("2 January 2006, 15:04")
+		}
+		comments = append(comments, store.Comment{Author: c.Author, Posted: posted, Text: c.Text})
+	}
+	return d.Body, comments, nil
 }
