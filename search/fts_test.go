@@ -114,6 +114,7 @@ func TestMatchExprFindsIndexedText(t *testing.T) {
 		{"keepalive", nil},
 		{`"keep al"*`, []int{3}},
 		{"retr*", []int{1}},
+		{"retries*", []int{1}},
 		{"reint*", []int{2}},
 		{"stor*", []int{1, 4}},
 		{"storm", []int{1, 4}},

@@ -83,20 +83,14 @@ func and(terms []Term) string {
 
 // expr is the term's FTS5 expression: the ways it can appear in the index,
 // ORed. Index text is stemmed by the document's language, so the query tries
-// the English stems, the Spanish stems and the folded words.
+// the English stems, the Spanish stems and the folded words. A prefix is
+// tried stemmed too, since the index holds stems, which can be shorter than
+// what was typed ("certificate*" must find "certif").
 func (t Term) expr() string {
-	n := len(t.Words)
-	last := n
-	if t.Kind == Prefix {
-		last = n - 1 // the prefix itself is folded, never stemmed
-	}
 	en, es := t.stems()
 	variants := make([]string, 0, 3)
-	for _, stems := range [][]string{en, es, t.Words} {
-		ws := make([]string, n)
-		copy(ws, t.Words)
-		copy(ws[:last], stems)
-		v := quote(strings.Join(ws, " "))
+	for _, words := range [][]string{en, es, t.Words} {
+		v := quote(strings.Join(words, " "))
 		if t.Kind == Prefix {
 			v += "*"
 		}

@@ -57,7 +57,7 @@ type Filters struct {
 	Org     string // organization, matched without regard to case
 	Year    int    // incident year
 	Lang    string // ISO 639-1 code
-	Sev     string // severity, matched without regard to case
+	Sev     string // severity, upper case: SEV1
 }
 
 // Query is a parsed search. Parse never fails: what it cannot use it reads as
@@ -302,7 +302,15 @@ func (p *parser) filter(key, value string) {
 		}
 		f.Lang = lang
 	case "sev":
-		f.Sev = value
+		// Severities are SEV1..SEV5; "1" and "sev1" mean the same.
+		f.Sev = strings.ToUpper(strings.Join(Words(value), ""))
+		if f.Sev != "" && strings.Trim(f.Sev, "0123456789") == "" {
+			f.Sev = "SEV" + f.Sev
+		}
+		if f.Sev == "" {
+			p.note("ignored sev:%s: a severity is written like SEV1", value)
+			return
+		}
 	}
 	p.n++
 }

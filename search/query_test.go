@@ -32,6 +32,9 @@ func TestParse(t *testing.T) {
 			filters: search.Filters{Pattern: "retry-storm", Org: "Acme Corp", Year: 2010, Lang: "es", Sev: "SEV1"},
 		},
 		{name: "filter key case", raw: "ORG:Facebook", want: "org:Facebook", filters: search.Filters{Org: "Facebook"}},
+		{name: "severity number", raw: "sev:1", want: "sev:SEV1", filters: search.Filters{Sev: "SEV1"}},
+		{name: "severity case", raw: "sev:sev2", want: "sev:SEV2", filters: search.Filters{Sev: "SEV2"}},
+		{name: "bad severity", raw: "sev:!", want: "", notes: []string{"ignored sev:!: a severity is written like SEV1"}},
 		{name: "language names", raw: "lang:Español", want: "lang:es", filters: search.Filters{Lang: "es"}},
 		{name: "last filter wins", raw: "year:2009 year:2010", want: "year:2010", filters: search.Filters{Year: 2010}},
 		{name: "bad year", raw: "year:20x", want: "", notes: []string{"ignored year:20x: a year is written like 2010"}},
@@ -140,7 +143,8 @@ func TestMatchExpr(t *testing.T) {
 		{`"health checks"`, `("health check" OR "health checks")`},
 		{"keep-alive", `("keep aliv" OR "keep alive")`},
 		{"retr*", `"retr"*`},
-		{"Retrying*", `"retrying"*`},
+		{"Retrying*", `("retri"* OR "retrying"*)`},
+		{"certificate*", `("certif"* OR "certificat"* OR "certificate"*)`},
 		{`"keep al"*`, `"keep al"*`},
 		{`"health chec"*`, `"health chec"*`},
 		{"storm -cache", `"storm" NOT ("cach" OR "cache")`},
@@ -170,7 +174,7 @@ func TestWithFilter(t *testing.T) {
 		{"pattern", "Retry Storm", "retry pattern:retry-storm org:Facebook"},
 		{"year", "soon", "retry org:Facebook"},
 		{"title", "x", "retry org:Facebook"},
-		{"sev", `"major"`, "retry org:Facebook sev:major"},
+		{"sev", `"major"`, "retry org:Facebook sev:MAJOR"},
 	}
 	for _, tt := range tests {
 		if got := q.WithFilter(tt.key, tt.value).String(); got != tt.want {

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"bytes"
 	"slices"
 	"strings"
 	"unicode"
@@ -116,9 +117,12 @@ func findHits(text string, stem func(string) string, q Query) []hit {
 		return nil
 	}
 	// want[t][k] lists the forms that match word k of term t, as in MatchExpr;
-	// a prefix is matched as is. A text word can only match a form sharing its
-	// first two letters (stems keep them), which spares stemming most words.
+	// a prefix is matched as is. Stemming only rewrites the end of a word
+	// (retry -> retri, latencia -> latent), so a text word can only match a
+	// form if it starts with all but the form's last two letters: the other
+	// words, most of the text, need no stemming.
 	want := make([][][]string, len(terms))
+	var starts []string
 	heads := make(map[string]bool)
 	for ti, t := range terms {
 		want[ti] = make([][]string, len(t.Words))
@@ -130,14 +134,21 @@ func findHits(text string, stem func(string) string, q Query) []hit {
 			}
 			for _, f := range want[ti][k] {
 				heads[head(f)] = true
+				starts = append(starts, stemStart(f))
 			}
 		}
+	}
+	mayMatch := func(w []byte) bool {
+		if !heads[string(w[:headLen(w)])] {
+			return false
+		}
+		return slices.ContainsFunc(starts, func(s string) bool { return bytes.HasPrefix(w, []byte(s)) })
 	}
 	memo := make(map[string][]string) // texts repeat their words
 	var words []docWord
 	scanWords(text, func(start, end int, w []byte) bool {
 		d := docWord{start: start, end: end}
-		if heads[string(w[:headLen(w)])] {
+		if mayMatch(w) {
 			d.folded = string(w)
 		} else {
 			d.forms = []string{} // matches nothing
@@ -203,6 +214,16 @@ func markable(terms []Term) []Term {
 		return terms
 	}
 	return kept
+}
+
+// stemStart is what a word must start with to have stem (or be) f: all but
+// its last two runes, and at least two.
+func stemStart(f string) string {
+	n := utf8.RuneCountInString(f)
+	if n <= 4 {
+		return head(f)
+	}
+	return f[:byteOffset(f, n-2)]
 }
 
 // head is the first two runes of w.
