@@ -1,0 +1,114 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"time"
+)
+
+type report struct {
+	n             int
+	importTime    time.Duration // 0 when the database was reused
+	importSummary string
+	startups      []time.Duration
+	pageBytes     int
+	results       []result
+	peakRSS, rss  int64
+	loadAfter     string
+}
+
+func (r report) find(target string, clients int) (result, bool) {
+	for _, x := range r.results {
+		if x.target == target && x.clients == clients {
+			return x, true
+		}
+	}
+	return result{}, false
+}
+
+// peak is the highest throughput of target over the concurrency levels.
+func (r report) peak(target string) float64 {
+	best := 0.0
+	for _, x := range r.results {
+		if x.target == target {
+			best = max(best, x.rate())
+		}
+	}
+	return best
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2f", float64(d)/float64(time.Millisecond)) }
+
+func (r report) print(out io.Writer) {
+	fmt.Fprintf(out, "| target | clients | req/s | p50 ms | p95 ms | p99 ms | errors |\n|---|---:|---:|---:|---:|---:|---:|\n")
+	for _, x := range r.results {
+		fmt.Fprintf(out, "| %s | %d | %.0f | %s | %s | %s | %d |\n", x.target, x.clients, x.rate(),
+			ms(x.pct(0.50)), ms(x.pct(0.95)), ms(x.pct(0.99)), x.errors)
+	}
+	fmt.Fprintf(out, "\naverage postmortem page: %.1f kB\n\n", float64(r.pageBytes)/1024)
+
+	fmt.Fprintf(out, "| ratio | clients | app | ceiling | app/ceiling |\n|---|---:|---:|---:|---:|\n")
+	var levels []int
+	for _, x := range r.results {
+		if !slices.Contains(levels, x.clients) {
+			levels = append(levels, x.clients)
+		}
+	}
+	for _, c := range levels {
+		a, ok1 := r.find("postmortem page", c)
+		s, ok2 := r.find("static ceiling", c)
+		if ok1 && ok2 {
+			fmt.Fprintf(out, "| postmortem page throughput (req/s) | %d | %.0f | %.0f | %.2f |\n", c, a.rate(), s.rate(), a.rate()/s.rate())
+		}
+	}
+	for _, c := range levels {
+		a, ok1 := r.find("search", c)
+		f, ok2 := r.find("FTS ceiling", c)
+		if ok1 && ok2 {
+			fmt.Fprintf(out, "| search p95 (ms) | %d | %s | %s | %.2f |\n", c, ms(a.pct(0.95)), ms(f.pct(0.95)), float64(a.pct(0.95))/float64(max(f.pct(0.95), 1)))
+		}
+	}
+
+	fmt.Fprintf(out, "\n| target | goal | measured | |\n|---|---|---|---|\n")
+	verdict := func(ok bool) string {
+		if ok {
+			return "met"
+		}
+		return "**missed**"
+	}
+	row := func(name, goal, measured string, ok bool) {
+		fmt.Fprintf(out, "| %s | %s | %s | %s |\n", name, goal, measured, verdict(ok))
+	}
+	if pp, sp := r.peak("postmortem page"), r.peak("static ceiling"); sp > 0 {
+		row("postmortem page vs static ceiling (peak throughput)", "≥ 50 %", fmt.Sprintf("%.0f %% (%.0f vs %.0f req/s)", 100*pp/sp, pp, sp), pp >= 0.5*sp)
+	}
+	if a, ok := r.find("search", 16); ok {
+		row("search p95 at 16 clients", "≤ 20 ms", ms(a.pct(0.95))+" ms", a.pct(0.95) <= 20*time.Millisecond)
+		if f, ok := r.find("FTS ceiling", 16); ok {
+			ratio := float64(a.pct(0.95)) / float64(max(f.pct(0.95), 1))
+			row("search p95 vs direct FTS at 16 clients", "≤ 2×", fmt.Sprintf("%.2f× (%s vs %s ms)", ratio, ms(a.pct(0.95)), ms(f.pct(0.95))), ratio <= 2)
+		}
+	}
+	for _, t := range []string{"filtered list", "pattern page"} {
+		if a, ok := r.find(t, 16); ok {
+			row(t+" p95 at 16 clients", "≤ 10 ms", ms(a.pct(0.95))+" ms", a.pct(0.95) <= 10*time.Millisecond)
+		}
+	}
+	if r.importTime > 0 {
+		rate := float64(r.n) / r.importTime.Seconds()
+		row("import", "≥ 2,000 postmortems/s", fmt.Sprintf("%.0f /s (%d in %s; %s)", rate, r.n, r.importTime.Round(time.Millisecond), r.importSummary), rate >= 2000)
+	}
+	if len(r.startups) > 0 {
+		s := slices.Clone(r.startups)
+		slices.Sort(s)
+		med := s[len(s)/2]
+		var all []string
+		for _, d := range r.startups {
+			all = append(all, ms(d))
+		}
+		row("start-up to /readyz 200 (median of 3)", "≤ 1 s", fmt.Sprintf("%s ms (runs: %v ms)", ms(med), all), med <= time.Second)
+	}
+	row("server peak RSS under load (VmHWM)", "≤ 150 MB", fmt.Sprintf("%.0f MB (VmRSS at end %.0f MB)", float64(r.peakRSS)/(1<<20), float64(r.rss)/(1<<20)), r.peakRSS <= 150<<20)
+	fmt.Fprintf(out, "\nload average after: %s\n", r.loadAfter)
+}
