@@ -512,6 +512,9 @@ func replaceTags(ctx context.Context, tx *sql.Tx, id int64, tags []Tag) error {
 // a slug made from the title with a numeric suffix when needed.
 func uniqueSlug(ctx context.Context, tx *sql.Tx, want, title string) (string, error) {
 	taken := func(s string) (bool, error) {
+		if reservedSlugs[s] {
+			return true, nil
+		}
 		var n int
 		err := tx.QueryRowContext(ctx, `SELECT count(*) FROM postmortems WHERE slug = ?`, s).Scan(&n)
 		return n > 0, err
@@ -541,6 +544,10 @@ func uniqueSlug(ctx context.Context, tx *sql.Tx, want, title string) (string, er
 		}
 	}
 }
+
+// reservedSlugs are path segments under /postmortems/ that name pages, not
+// postmortems.
+var reservedSlugs = map[string]bool{"new": true}
 
 var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
 
