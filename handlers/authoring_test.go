@@ -617,6 +617,27 @@ func TestChecklistTicksAndActionItemsFromThem(t *testing.T) {
 	mustNotContain(t, page, `form="ai-from-`+a+`"`)
 	mustContain(t, page, `form="ai-from-`+b+`"`)
 
+	// Checklist text is Markdown; the action item's title is its plain text.
+	loop, _ := st.Checklist(t.Context(), "feedback-loop")
+	linked := false
+	for _, it := range loop {
+		if !strings.Contains(it.Text, "](") {
+			continue
+		}
+		linked = true
+		follow(t, h, postForm(t, h, fmt.Sprintf("/postmortems/%s/checklist/%d/action-item", slug, it.ID), url.Values{}))
+		p, _ := st.GetPostmortem(t.Context(), slug)
+		for _, ai := range p.ActionItems {
+			if ai.ChecklistItemID == it.ID && (strings.Contains(ai.Title, "](") || strings.Contains(ai.Title, `\`) || ai.Title == "") {
+				t.Errorf("title from %q = %q, want plain text", it.Text, ai.Title)
+			}
+		}
+		break
+	}
+	if !linked {
+		t.Error("no feedback-loop checklist item with a link to try")
+	}
+
 	gmail := "/postmortems/gmail-2009-09-01-request-router-overload/checklist/" + a + "/action-item"
 	if rec := postForm(t, h, gmail, url.Values{}); rec.Code != 404 {
 		t.Errorf("item of an untagged pattern: %d, want 404", rec.Code)

@@ -143,7 +143,16 @@ func (h *Handler) checklistActionItem(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, fmt.Errorf("checklist item %q: %w", r.PathValue("item"), store.ErrNotFound))
 		return
 	}
-	a, created, err := h.store.ActionItemFromChecklist(r.Context(), p.ID, id)
+	it, err := h.store.GetChecklistItem(r.Context(), id)
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	title := []rune(markdownText(it.Text))
+	if max := actionItemSpecs[0].Max; len(title) > max {
+		title = append(title[:max-1], '…')
+	}
+	a, created, err := h.store.ActionItemFromChecklist(r.Context(), p.ID, id, string(title))
 	if err != nil {
 		h.error(w, r, err)
 		return
@@ -165,7 +174,7 @@ type checklistItemForm struct {
 type ciSpec = fieldSpec[checklistItemForm]
 
 var checklistItemSpecs = []ciSpec{
-	{"text", "Checklist item", "", "text", 1000, true, func(f *checklistItemForm) *string { return &f.Text }},
+	{"text", "Checklist item", "", "textarea", 1000, true, func(f *checklistItemForm) *string { return &f.Text }},
 	{Name: "phase", Label: "When", value: func(f *checklistItemForm) *string { return &f.Phase }},
 }
 

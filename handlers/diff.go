@@ -17,6 +17,8 @@ type fieldChange struct {
 	Lines []diffLine
 	// Removed and Added are the tags that went and came.
 	Removed, Added []string
+	// Full is the field's whole new text, shown with a conflict to copy from.
+	Full string
 }
 
 // diffLine is one line of a diff: kept ("same"), removed ("del"), added
@@ -178,6 +180,15 @@ func diffFields(a, b store.PostmortemFields, names map[string]string) []fieldCha
 	return out
 }
 
+func specOf(name string) (pmSpec, bool) {
+	for _, s := range postmortemSpecs {
+		if s.Name == name && s.value != nil {
+			return s, true
+		}
+	}
+	return pmSpec{}, false
+}
+
 // conflictView explains a refused stale save.
 type conflictView struct {
 	// Since are the saves made after the version the writer started from.
@@ -212,6 +223,12 @@ func (h *Handler) conflictOf(r *http.Request, cur store.Postmortem, f postmortem
 		return nil, err
 	}
 	c.Theirs = diffFields(base.Fields, cur.Fields(), names)
+	now := formFromFields(cur.Fields())
+	for i, ch := range c.Theirs {
+		if s, ok := specOf(ch.Name); ok && s.multiline() {
+			c.Theirs[i].Full = displayText(*s.value(&now))
+		}
+	}
 	changedByMe := map[string]bool{}
 	for _, ch := range diffFields(base.Fields, mine, names) {
 		changedByMe[ch.Name] = true

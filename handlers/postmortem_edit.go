@@ -77,6 +77,7 @@ func (h *Handler) postmortemFormPage(r *http.Request, f postmortemForm, title st
 	if page.VariantChoices, err = h.store.VariantChoices(r.Context()); err != nil {
 		return page, err
 	}
+	page.Path = "/postmortems/new" // the nav shows where the form lives, also after a POST to /postmortems
 	return page, nil
 }
 
@@ -219,6 +220,7 @@ func (h *Handler) editFormPage(r *http.Request, f postmortemForm, p store.Postmo
 	page, err := h.postmortemFormPage(r, f, "Edit “"+p.Title+"”")
 	page.Editing, page.Postmortem = true, p
 	page.FormAction = "/postmortems/" + p.Slug + "/edit"
+	page.Path = page.FormAction
 	page.CanJoinVariant = len(p.Variants) == 0
 	return page, err
 }

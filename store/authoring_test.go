@@ -339,14 +339,14 @@ func TestChecklistTicksAndActionItems(t *testing.T) {
 		t.Errorf("ticking an item of an untagged pattern: err = %v, want ErrNotFound", err)
 	}
 
-	a, created, err := st.ActionItemFromChecklist(t.Context(), p.ID, items[0].ID)
+	a, created, err := st.ActionItemFromChecklist(t.Context(), p.ID, items[0].ID, "Do the first thing")
 	if err != nil || !created {
 		t.Fatalf("action item from checklist: created %v, err %v", created, err)
 	}
-	if a.Title != items[0].Text || a.ChecklistItemID != items[0].ID || a.Kind != store.KindMitigate {
+	if a.Title != "Do the first thing" || a.ChecklistItemID != items[0].ID || a.Kind != store.KindMitigate {
 		t.Errorf("action item = %+v (item phase %s)", a, items[0].Phase)
 	}
-	again, created, err := st.ActionItemFromChecklist(t.Context(), p.ID, items[0].ID)
+	again, created, err := st.ActionItemFromChecklist(t.Context(), p.ID, items[0].ID, "Do the first thing")
 	if err != nil || created || again.ID != a.ID {
 		t.Errorf("second time: id %d created %v err %v; want the same item", again.ID, created, err)
 	}

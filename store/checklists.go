@@ -82,10 +82,11 @@ func checkItemOfPostmortem(ctx context.Context, q queryRower, postmortemID, item
 }
 
 // ActionItemFromChecklist turns a checklist item into an action item of the
-// postmortem: its text becomes the title, and an item for during the
-// incident becomes a mitigation, one for afterwards a prevention. An item
-// already turned into an action item returns that one (created is false).
-func (s *Store) ActionItemFromChecklist(ctx context.Context, postmortemID, itemID int64) (a ActionItem, created bool, err error) {
+// postmortem with the given title (the item's text, as plain text): an item
+// for during the incident becomes a mitigation, one for afterwards a
+// prevention. An item already turned into an action item returns that one
+// (created is false).
+func (s *Store) ActionItemFromChecklist(ctx context.Context, postmortemID, itemID int64, title string) (a ActionItem, created bool, err error) {
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
 		if err := checkItemOfPostmortem(ctx, tx, postmortemID, itemID); err != nil {
 			return err
@@ -95,11 +96,11 @@ func (s *Store) ActionItemFromChecklist(ctx context.Context, postmortemID, itemI
 		if err == nil || !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
-		var text, phase string
-		if err := tx.QueryRowContext(ctx, `SELECT text, phase FROM checklist_items WHERE id = ?`, itemID).Scan(&text, &phase); err != nil {
+		var phase string
+		if err := tx.QueryRowContext(ctx, `SELECT phase FROM checklist_items WHERE id = ?`, itemID).Scan(&phase); err != nil {
 			return err
 		}
-		a = ActionItem{PostmortemID: postmortemID, Title: text, Kind: KindPrevent, ChecklistItemID: itemID}
+		a = ActionItem{PostmortemID: postmortemID, Title: title, Kind: KindPrevent, ChecklistItemID: itemID}
 		if phase == PhaseDuring {
 			a.Kind = KindMitigate
 		}
