@@ -20,6 +20,7 @@ func (h *Handler) routes() http.Handler {
 	r.Get("/postmortems/{slug}/source", h.showPostmortemSource)
 	r.Get("/patterns", h.listPatterns)
 	r.Get("/patterns/{slug}", h.showPattern)
+	r.Get("/search", h.showSearch)
 
 	// Writing and editing (forms; every POST redirects or re-renders with 422/409).
 	r.Get("/postmortems/new", h.newPostmortem)
@@ -51,6 +52,7 @@ func (h *Handler) routes() http.Handler {
 	r.Get("/api/postmortems/{slug}", h.apiGetPostmortem)
 	r.Get("/api/patterns", h.apiListPatterns)
 	r.Get("/api/patterns/{slug}", h.apiGetPattern)
+	r.Get("/api/search", h.apiSearch)
 
 	r.Get("/healthz", h.healthz)
 	r.Get("/favicon.ico", h.serveFavicon)
