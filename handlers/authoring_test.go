@@ -843,3 +843,24 @@ func TestXSSProbesInEveryFieldAreInert(t *testing.T) {
 		t.Error("the probe is not shown escaped")
 	}
 }
+
+// Saves through the forms reach the search index in the same transaction.
+func TestEditsAndArchiveReachSearch(t *testing.T) {
+	h, _ := newApp(t)
+	slug := createViaForm(t, h, validForm())
+	form := editForm(t, h, slug)
+	form.Set("impact", "The zanzibarquux cache was cold.")
+	form.Set("action", "save")
+	follow(t, h, postForm(t, h, "/postmortems/"+slug+"/edit", form))
+	follow(t, h, postForm(t, h, "/postmortems/"+slug+"/action-items", url.Values{"title": {"Warm the quuxwarmer pool"},
+		"kind": {"prevent"}, "priority": {"P2"}, "status": {"open"}}))
+	for _, q := range []string{"zanzibarquux", "quuxwarmer"} {
+		if body := get(t, h, "/search?q="+q).Body.String(); !strings.Contains(body, `href="/postmortems/`+slug+`"`) {
+			t.Errorf("search for %q does not find the edited postmortem", q)
+		}
+	}
+	follow(t, h, postForm(t, h, "/postmortems/"+slug+"/archive", url.Values{}))
+	if body := get(t, h, "/search?q=zanzibarquux").Body.String(); strings.Contains(body, `href="/postmortems/`+slug+`"`) {
+		t.Error("search still finds the archived postmortem")
+	}
+}

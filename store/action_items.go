@@ -20,14 +20,8 @@ const (
 	StatusWontDo     = "wont-do"
 )
 
-// The allowed values of an action item's kind, priority and status, in the
-// order forms offer them.
-var (
-	ActionKinds      = []string{KindMitigate, KindPrevent, KindProcess}
-	Priorities       = []string{"P0", "P1", "P2", "P3"}
-	ActionStatuses   = []string{StatusOpen, StatusInProgress, StatusDone, StatusWontDo}
-	actionItemFields = `id, postmortem_id, title, owner, kind, priority, status, due_date, ticket_url, coalesce(checklist_item_id, 0), created_at, updated_at`
-)
+const actionItemFields = `id, postmortem_id, title, owner, kind, priority, status, due_date, ticket_url,
+	coalesce(checklist_item_id, 0), created_at, updated_at`
 
 // ActionItem is a follow-up task of a postmortem.
 type ActionItem struct {
@@ -113,23 +107,31 @@ type ActionItemUpdate struct {
 
 // UpdateActionItem applies upd to the action item id and returns it.
 func (s *Store) UpdateActionItem(ctx context.Context, id int64, upd ActionItemUpdate) (ActionItem, error) {
-	a, err := s.GetActionItem(ctx, id)
-	if err != nil {
-		return a, err
-	}
-	for _, f := range []struct {
-		dst *string
-		src *string
-	}{{&a.Title, upd.Title}, {&a.Owner, upd.Owner}, {&a.Kind, upd.Kind}, {&a.Priority, upd.Priority},
-		{&a.Status, upd.Status}, {&a.DueDate, upd.DueDate}, {&a.TicketURL, upd.TicketURL}} {
-		if f.src != nil {
-			*f.dst = *f.src
+	var a ActionItem
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		a, err = scanActionItem(tx.QueryRowContext(ctx, `SELECT `+actionItemFields+` FROM action_items WHERE id = ?`, id))
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNotFound
 		}
-	}
-	a.UpdatedAt = s.Now().UTC().Truncate(time.Second)
-	_, err = s.db.ExecContext(ctx, `UPDATE action_items SET title = ?, owner = ?, kind = ?, priority = ?, status = ?,
-		due_date = ?, ticket_url = ?, updated_at = ? WHERE id = ?`,
-		a.Title, a.Owner, a.Kind, a.Priority, a.Status, a.DueDate, a.TicketURL, formatTime(a.UpdatedAt), id)
+		if err != nil {
+			return err
+		}
+		for _, f := range []struct {
+			dst *string
+			src *string
+		}{{&a.Title, upd.Title}, {&a.Owner, upd.Owner}, {&a.Kind, upd.Kind}, {&a.Priority, upd.Priority},
+			{&a.Status, upd.Status}, {&a.DueDate, upd.DueDate}, {&a.TicketURL, upd.TicketURL}} {
+			if f.src != nil {
+				*f.dst = *f.src
+			}
+		}
+		a.UpdatedAt = s.Now().UTC().Truncate(time.Second)
+		_, err = tx.ExecContext(ctx, `UPDATE action_items SET title = ?, owner = ?, kind = ?, priority = ?, status = ?,
+			due_date = ?, ticket_url = ?, updated_at = ? WHERE id = ?`,
+			a.Title, a.Owner, a.Kind, a.Priority, a.Status, a.DueDate, a.TicketURL, formatTime(a.UpdatedAt), id)
+		return err
+	})
 	if err != nil {
 		return a, fmt.Errorf("update action item %d: %w", id, err)
 	}
