@@ -174,7 +174,7 @@ func (h *Handler) apiGetPattern(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	refs, err := h.store.PatternPostmortems(r.Context(), p.Slug)
+	refs, _, err := h.store.PatternPostmortems(r.Context(), p.Slug, 0)
 	if err != nil {
 		h.error(w, r, err)
 		return

@@ -23,11 +23,17 @@ func (h *Handler) listPatterns(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// roleGroup is the postmortems in which a pattern played one role.
+// roleGroup is the postmortems in which a pattern played one role: the
+// most recent ones, and how many there are in all.
 type roleGroup struct {
 	Role        string
 	Postmortems []store.PostmortemRef
+	Total       int
 }
+
+// patternPageRefs is how many incidents a pattern page lists per role; the
+// filtered list has them all, page by page.
+const patternPageRefs = 10
 
 type patternPage struct {
 	basePage
@@ -44,7 +50,7 @@ func (h *Handler) showPattern(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	refs, err := h.store.PatternPostmortems(r.Context(), p.Slug)
+	refs, counts, err := h.store.PatternPostmortems(r.Context(), p.Slug, patternPageRefs)
 	if err != nil {
 		h.error(w, r, err)
 		return
@@ -70,7 +76,7 @@ func (h *Handler) showPattern(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	for _, role := range store.Roles {
-		g := roleGroup{Role: role}
+		g := roleGroup{Role: role, Total: counts[role]}
 		for _, ref := range refs {
 			if ref.Role == role {
 				g.Postmortems = append(g.Postmortems, ref)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -134,8 +135,14 @@ func (s *Store) ListFamilies(ctx context.Context) ([]Family, error) {
 }
 
 // ListPatterns returns every pattern in catalogue order with its incident
-// count, without checklists, phrases or incidents.
+// count, without checklists, phrases or incidents. Counting reads every tag,
+// so the result is kept until the data changes.
 func (s *Store) ListPatterns(ctx context.Context) ([]Pattern, error) {
+	pats, err := cached(ctx, s, "patterns", func() ([]Pattern, error) { return s.listPatterns(ctx) })
+	return slices.Clone(pats), err
+}
+
+func (s *Store) listPatterns(ctx context.Context) ([]Pattern, error) {
 	counts := map[string]int{}
 	rows, err := s.db.QueryContext(ctx, countsSQL)
 	if err != nil {
@@ -284,28 +291,51 @@ func (s *Store) checklists(ctx context.Context, where string, args ...any) ([]Ch
 }
 
 // PatternPostmortems returns, for a pattern, the incidents tagged with it:
-// one entry per variant group (its canonical member) per role.
-func (s *Store) PatternPostmortems(ctx context.Context, slug string) ([]PostmortemRef, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT c.slug, c.title, c.organization, c.incident_date, t.role
-		FROM tags t
-		JOIN postmortems m ON m.id = t.postmortem_id AND m.archived_at = ''
-		JOIN variant_groups g ON g.id = m.group_id
-		JOIN postmortems c ON c.id = g.canonical_id
-		WHERE t.pattern_slug = ?
-		ORDER BY c.incident_date DESC, c.id DESC`, slug)
+// one entry per variant group (its canonical member) per role, newest first,
+// at most perRole of them per role when perRole > 0; and how many there are
+// per role in all. It reads every tag of the pattern, so the result is kept
+// until the data changes; callers must not modify it.
+func (s *Store) PatternPostmortems(ctx context.Context, slug string, perRole int) ([]PostmortemRef, map[string]int, error) {
+	type result struct {
+		refs   []PostmortemRef
+		counts map[string]int
+	}
+	r, err := cached(ctx, s, fmt.Sprintf("pattern-refs\x00%s\x00%d", slug, perRole), func() (result, error) {
+		refs, counts, err := s.patternPostmortems(ctx, slug, perRole)
+		return result{refs, counts}, err
+	})
+	return r.refs, r.counts, err
+}
+
+func (s *Store) patternPostmortems(ctx context.Context, slug string, perRole int) ([]PostmortemRef, map[string]int, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT slug, title, organization, incident_date, role, n FROM (
+			SELECT c.id, c.slug, c.title, c.organization, c.incident_date, r.role,
+				row_number() OVER (PARTITION BY r.role ORDER BY c.incident_date DESC, c.id DESC) AS k,
+				count(*) OVER (PARTITION BY r.role) AS n
+			FROM (SELECT DISTINCT t.role, g.canonical_id AS cid
+				FROM tags t
+				JOIN postmortems m INDEXED BY postmortems_search ON m.id = t.postmortem_id AND m.archived_at = ''
+				JOIN variant_groups g ON g.id = m.group_id
+				WHERE t.pattern_slug = ?) r
+			JOIN postmortems c ON c.id = r.cid)
+		WHERE ? <= 0 OR k <= ?
+		ORDER BY incident_date DESC, id DESC`, slug, perRole, perRole)
 	if err != nil {
-		return nil, fmt.Errorf("list postmortems of pattern %q: %w", slug, err)
+		return nil, nil, fmt.Errorf("list postmortems of pattern %q: %w", slug, err)
 	}
 	defer rows.Close()
 	var out []PostmortemRef
+	counts := map[string]int{}
 	for rows.Next() {
 		var r PostmortemRef
-		if err := rows.Scan(&r.Slug, &r.Title, &r.Organization, &r.IncidentDate, &r.Role); err != nil {
-			return nil, fmt.Errorf("list postmortems of pattern %q: %w", slug, err)
+		var n int
+		if err := rows.Scan(&r.Slug, &r.Title, &r.Organization, &r.IncidentDate, &r.Role, &n); err != nil {
+			return nil, nil, fmt.Errorf("list postmortems of pattern %q: %w", slug, err)
 		}
 		out = append(out, r)
+		counts[r.Role] = n
 	}
-	return out, rows.Err()
+	return out, counts, rows.Err()
 }
 
 // PatternPhrases returns every pattern's detection phrases (English and

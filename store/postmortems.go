@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -189,59 +190,51 @@ type PostmortemFilter struct {
 }
 
 // ListPostmortems returns one entry per variant group (its canonical member,
-// with the group's languages and tags), newest incident first, and the total
-// number of matching groups. A group matches a filter when any of its live
-// members does.
+// with the group's languages and tags, without its Markdown or source),
+// newest incident first, and the total number of matching groups. A group
+// matches a filter when any of its live members does. The matching groups
+// are found once per filter and kept until the data changes; the page's
+// rows are read fresh.
 func (s *Store) ListPostmortems(ctx context.Context, f PostmortemFilter) ([]Postmortem, int, error) {
-	var conds []string
-	var args []any
-	if f.Pattern != "" {
-		conds = append(conds, `m.id IN (SELECT postmortem_id FROM tags WHERE pattern_slug = ?)`)
-		args = append(args, f.Pattern)
-	}
-	if f.Org != "" {
-		conds = append(conds, `m.organization = ? COLLATE NOCASE`)
-		args = append(args, f.Org)
-	}
-	if f.Year != "" {
-		conds = append(conds, `substr(m.incident_date, 1, 4) = ?`)
-		args = append(args, f.Year)
-	}
-	if f.Language != "" {
-		conds = append(conds, `m.language = ?`)
-		args = append(args, f.Language)
-	}
-	where := `p.archived_at = ''`
-	if len(conds) > 0 {
-		where += ` AND EXISTS (SELECT 1 FROM postmortems m WHERE m.group_id = p.group_id AND m.archived_at = '' AND ` +
-			strings.Join(conds, " AND ") + `)`
-	}
-	from := `FROM postmortems p JOIN variant_groups g ON g.canonical_id = p.id WHERE ` + where
-
-	var total int
-	if err := s.db.QueryRowContext(ctx, `SELECT count(*) `+from, args...).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("list postmortems: %w", err)
-	}
 	limit := f.Limit
 	if limit <= 0 {
 		limit = 20
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+postmortemColumns+` `+from+`
-		ORDER BY p.incident_date DESC, p.id DESC LIMIT ? OFFSET ?`, append(args, limit, f.Offset)...)
+	key := fmt.Sprintf("list\x00%s\x00%s\x00%s\x00%s\x00%d\x00%d", f.Pattern, f.Org, f.Year, f.Language, limit, f.Offset)
+	page, err := cached(ctx, s, key, func() (listPage, error) { return s.listPage(ctx, f, limit) })
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(page.ids) == 0 {
+		return nil, page.total, nil
+	}
+	args := make([]any, len(page.ids))
+	for i, id := range page.ids {
+		args[i] = id
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+listColumns+`
+		FROM postmortems p JOIN variant_groups g ON g.id = p.group_id
+		WHERE p.id IN (?`+strings.Repeat(",?", len(args)-1)+`)`, args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list postmortems: %w", err)
 	}
 	defer rows.Close()
-	var out []Postmortem
+	byID := map[int64]Postmortem{}
 	for rows.Next() {
 		p, err := scanPostmortem(rows)
 		if err != nil {
 			return nil, 0, fmt.Errorf("list postmortems: %w", err)
 		}
-		out = append(out, p)
+		byID[p.ID] = p
 	}
 	if err := rows.Err(); err != nil {
 		return nil, 0, fmt.Errorf("list postmortems: %w", err)
+	}
+	out := make([]Postmortem, 0, len(page.ids))
+	for _, id := range page.ids {
+		if p, ok := byID[id]; ok {
+			out = append(out, p)
+		}
 	}
 	ptrs := make([]*Postmortem, len(out))
 	for i := range out {
@@ -253,7 +246,77 @@ func (s *Store) ListPostmortems(ctx context.Context, f PostmortemFilter) ([]Post
 	if err := s.attachLanguages(ctx, ptrs); err != nil {
 		return nil, 0, err
 	}
-	return out, total, nil
+	return out, page.total, nil
+}
+
+// listColumns are what lists show: postmortemColumns without the Markdown
+// sections and the source text, which lists never show.
+var listColumns = strings.NewReplacer("p.body,", "'',", "p.impact,", "'',", "p.trigger_text,", "'',",
+	"p.contributing,", "'',", "p.detection,", "'',", "p.resolution,", "'',", "p.timeline,", "'',",
+	"p.went_well,", "'',", "p.went_wrong,", "'',", "p.got_lucky,", "'',", "p.source_text,", "'',").Replace(postmortemColumns)
+
+// listPage is one page of a list: the canonical members' ids in order, and
+// how many groups match in all.
+type listPage struct {
+	ids   []int64
+	total int
+}
+
+var fourDigits = regexp.MustCompile(`^[0-9]{4}$`)
+
+func (s *Store) listPage(ctx context.Context, f PostmortemFilter, limit int) (listPage, error) {
+	var conds []string
+	var args []any
+	if f.Pattern != "" {
+		conds = append(conds, `m.id IN (SELECT postmortem_id FROM tags WHERE pattern_slug = ?)`)
+		args = append(args, f.Pattern)
+	}
+	if f.Org != "" {
+		conds = append(conds, `m.organization = ? COLLATE NOCASE`)
+		args = append(args, f.Org)
+	}
+	switch {
+	case fourDigits.MatchString(f.Year):
+		// A range, unlike substr(), can use an index on the date.
+		y, _ := strconv.Atoi(f.Year)
+		conds = append(conds, `m.incident_date >= ? AND m.incident_date < ?`)
+		args = append(args, f.Year, strconv.Itoa(y+1))
+	case f.Year != "":
+		conds = append(conds, `substr(m.incident_date, 1, 4) = ?`)
+		args = append(args, f.Year)
+	}
+	if f.Language != "" {
+		conds = append(conds, `m.language = ?`)
+		args = append(args, f.Language)
+	}
+	where := `p.archived_at = ''`
+	if len(conds) > 0 {
+		// The matching groups are collected once, from an index that holds
+		// every column the filters read (the rows themselves are wide), and
+		// then their canonical members are looked up: an EXISTS per
+		// candidate group would run the filters once per group.
+		where += ` AND p.group_id IN (SELECT m.group_id FROM postmortems m INDEXED BY postmortems_search
+			WHERE m.archived_at = '' AND ` + strings.Join(conds, " AND ") + `)`
+	}
+	from := `FROM postmortems p JOIN variant_groups g ON g.canonical_id = p.id WHERE ` + where
+	var page listPage
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) `+from, args...).Scan(&page.total); err != nil {
+		return page, fmt.Errorf("list postmortems: %w", err)
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT p.id `+from+`
+		ORDER BY p.incident_date DESC, p.id DESC LIMIT ? OFFSET ?`, append(args, limit, f.Offset)...)
+	if err != nil {
+		return page, fmt.Errorf("list postmortems: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return page, fmt.Errorf("list postmortems: %w", err)
+		}
+		page.ids = append(page.ids, id)
+	}
+	return page, rows.Err()
 }
 
 // FilterOptions lists the values the postmortem list can be filtered by.
@@ -264,8 +327,13 @@ type FilterOptions struct {
 }
 
 // ListFilterOptions returns the organizations, years and languages present
-// among live postmortems.
+// among live postmortems. They are read from every postmortem, so the result
+// is kept until the data changes; callers must not modify it.
 func (s *Store) ListFilterOptions(ctx context.Context) (FilterOptions, error) {
+	return cached(ctx, s, "filter-options", func() (FilterOptions, error) { return s.listFilterOptions(ctx) })
+}
+
+func (s *Store) listFilterOptions(ctx context.Context) (FilterOptions, error) {
 	var o FilterOptions
 	for _, q := range []struct {
 		sql string
@@ -295,11 +363,19 @@ func (s *Store) ListFilterOptions(ctx context.Context) (FilterOptions, error) {
 // CountPostmortems returns the number of live incidents (variant groups) and
 // of live postmortems.
 func (s *Store) CountPostmortems(ctx context.Context) (incidents, documents int, err error) {
-	err = s.db.QueryRowContext(ctx, `SELECT count(DISTINCT group_id), count(*) FROM postmortems WHERE archived_at = ''`).Scan(&incidents, &documents)
+	n, err := cached(ctx, s, "counts", func() ([2]int, error) {
+		var n [2]int
+		return n, s.countPostmortems(ctx, &n[0], &n[1])
+	})
+	return n[0], n[1], err
+}
+
+func (s *Store) countPostmortems(ctx context.Context, incidents, documents *int) error {
+	err := s.db.QueryRowContext(ctx, `SELECT count(DISTINCT group_id), count(*) FROM postmortems WHERE archived_at = ''`).Scan(incidents, documents)
 	if err != nil {
-		err = fmt.Errorf("count postmortems: %w", err)
+		return fmt.Errorf("count postmortems: %w", err)
 	}
-	return incidents, documents, err
+	return nil
 }
 
 func (s *Store) attachTags(ctx context.Context, ps []*Postmortem) error {

@@ -33,6 +33,7 @@ type Store struct {
 	// transaction reindexes the postmortems it changed before committing.
 	indexing bool
 	synonyms synonymsCache
+	derived  derivedCache
 }
 
 // Open opens (creating if needed) the SQLite database at path and applies any
@@ -52,6 +53,10 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, err
 	}
 	if err := s.openSearchIndex(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if err := s.derived.open(ctx, db); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -78,7 +83,10 @@ func dsn(path string) string {
 }
 
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.derived.close()
+	return s.db.Close()
+}
 
 // Ping reports whether the database answers.
 func (s *Store) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }

@@ -166,7 +166,7 @@ func TestPatternPostmortemsOneEntryPerGroup(t *testing.T) {
 		{"resource-limit-reached", []string{"dreamwidth-2020-05-25-site-interruptions:amplifier", "gmail-2009-09-01-request-router-overload:mitigation", "gmail-2009-09-01-request-router-overload:trigger"}},
 	} {
 		t.Run(tt.pattern, func(t *testing.T) {
-			refs, err := st.PatternPostmortems(t.Context(), tt.pattern)
+			refs, _, err := st.PatternPostmortems(t.Context(), tt.pattern, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
