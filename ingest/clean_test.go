@@ -1,0 +1,395 @@
+package ingest_test
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"hindsight/ingest"
+)
+
+func readSeed(tb testing.TB, prefix string) []byte {
+	tb.Helper()
+	paths, err := filepath.Glob(filepath.Join("..", "seeds", "documents", prefix+"_*.txt"))
+	if err != nil || len(paths) != 1 {
+		tb.Fatalf("seed %s: %v (found %d)", prefix, err, len(paths))
+	}
+	raw, err := os.ReadFile(paths[0])
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return raw
+}
+
+func day(s string) time.Time {
+	t, err := time.Parse(time.DateOnly, s)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+func TestCleanSeeds(t *testing.T) {
+	for _, tt := range []struct {
+		seed          string
+		title, org    string
+		incident      time.Time
+		published     time.Time
+		starts, ends  string   // the body's first and last words
+		absent        []string // must not be in the body
+		once          []string // must be in the body exactly once
+		commentAuthor []string
+	}{
+		{
+			seed:   "000",
+			org:    "Facebook",
+			starts: "Early today Facebook was down",
+			ends:   "Facebook very seriously.",
+			absent: []string{"Tweet", "Sorry Something Went Wrong", "sorry something Went Wrong"},
+		},
+		{
+			seed:   "001",
+			org:    "Facebook",
+			starts: "The key flaw",
+			ends:   "Facebook very seriously.",
+			absent: []string{"What is Wrong", "What Is Wrong"},
+		},
+		{
+			seed:   "002",
+			org:    "Facebook",
+			starts: "Temprano hoy Facebook",
+			ends:   "muy seriamente.",
+		},
+		{
+			seed:      "003",
+			title:     "Tonight's site interruptions",
+			org:       "Dreamwidth",
+			incident:  day("2020-05-25"),
+			published: day("2020-05-25"),
+			starts:    "Hi all,",
+			ends:      "-Mark",
+			absent:    []string{"![", "{kind=small}", "profile]", "markHi", "May. 25th"},
+			once: []string{
+				"First of all, sorry for the trouble tonight",
+				"we resolved it by disabling keep-alive",
+				"Big thanks to jennifer and alierak for the help here!",
+			},
+		},
+		{
+			seed:          "004",
+			org:           "Gmail",
+			starts:        "Here's what happened: This morning (Pacific Time) we took a small fraction of Gmail's servers offline",
+			ends:          "notable for their rarity.",
+			absent:        []string{"uberduke", "Tekzel", "hunky-dory", "Apple ads", "September 02"},
+			once:          []string{"told the rest of the system \"stop sending us traffic, we're too slow!\"."},
+			commentAuthor: []string{"Tekzel", "snapple00", "foamcup", "mattman059"},
+		},
+	} {
+		t.Run(tt.seed, func(t *testing.T) {
+			raw := readSeed(t, tt.seed)
+			d, err := ingest.Clean(raw, tt.seed+".txt")
+			if err != nil {
+				t.Fatalf("Clean: %v", err)
+			}
+			if d.Format != ingest.FormatText {
+				t.Errorf("Format = %q, want text", d.Format)
+			}
+			if d.Title != tt.title {
+				t.Errorf("Title = %q, want %q", d.Title, tt.title)
+			}
+			if d.Organization != tt.org {
+				t.Errorf("Organization = %q, want %q", d.Organization, tt.org)
+			}
+			if !d.IncidentDate.Equal(tt.incident) || !d.PublishedDate.Equal(tt.published) {
+				t.Errorf("dates = %v / %v, want %v / %v", d.IncidentDate, d.PublishedDate, tt.incident, tt.published)
+			}
+			if !strings.HasPrefix(d.Body, tt.starts) {
+				t.Errorf("body starts %q, want %q", clip(d.Body), tt.starts)
+			}
+			if !strings.HasSuffix(d.Body, tt.ends) {
+				t.Errorf("body ends %q, want %q", d.Body[max(0, len(d.Body)-60):], tt.ends)
+			}
+			for _, s := range tt.absent {
+				if strings.Contains(d.Body, s) {
+					t.Errorf("body still contains %q", s)
+				}
+			}
+			for _, s := range tt.once {
+				if n := strings.Count(d.Body, s); n != 1 {
+					t.Errorf("body contains %q %d times, want once", s, n)
+				}
+			}
+			var authors []string
+			for _, c := range d.Comments {
+				authors = append(authors, c.Author)
+				if c.Text == "" || c.Date.IsZero() {
+					t.Errorf("comment %+v lacks text or date", c)
+				}
+			}
+			if !reflect.DeepEqual(authors, tt.commentAuthor) {
+				t.Errorf("comment authors = %q, want %q", authors, tt.commentAuthor)
+			}
+			if len(d.Notes) == 0 {
+				t.Error("no notes on what was cleaned")
+			}
+			if strings.Contains(d.Body, "\n\n\n") {
+				t.Error("body has runs of blank lines")
+			}
+		})
+	}
+}
+
+func clip(s string) string { return s[:min(len(s), 60)] }
+
+func TestCleanSeedParagraphs(t *testing.T) {
+	// Seed 004 is hard-wrapped at ~70 columns: its write-up has four paragraphs.
+	d, err := ingest.Clean(readSeed(t, "004"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(strings.Split(d.Body, "\n\n")); got != 4 {
+		t.Errorf("seed 004 has %d paragraphs, want 4:\n%s", got, d.Body)
+	}
+	// Seed 001 holds one paragraph per line: each becomes a Markdown paragraph.
+	d, err = ingest.Clean(readSeed(t, "001"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(strings.Split(d.Body, "\n\n")); got != 7 {
+		t.Errorf("seed 001 has %d paragraphs, want 7", got)
+	}
+}
+
+func TestCleanFrontMatter(t *testing.T) {
+	raw := `---
+title: "More details on today's outage"
+organization: Facebook
+incident_date: 2010-09-23
+published_date: 2010-09-23
+language: en
+severity: major
+source_url: https://www.facebook.com/notes/431441338919
+summary: A config check flooded the database cluster.
+patterns:
+  - feedback-loop:amplifier
+  - bad-config-push:trigger
+variant_of: facebook-2010-config-outage
+variant_kind: repost
+extra: kept
+---
+# More details on today's outage
+
+Early today Facebook was down.
+
+- one
+- two
+`
+	d, err := ingest.Clean([]byte(raw), "fb.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ingest.Draft{
+		Format:        ingest.FormatMarkdown,
+		Title:         "More details on today's outage",
+		Organization:  "Facebook",
+		IncidentDate:  day("2010-09-23"),
+		PublishedDate: day("2010-09-23"),
+		Language:      "en",
+		Severity:      "major",
+		SourceURL:     "https://www.facebook.com/notes/431441338919",
+		Summary:       "A config check flooded the database cluster.",
+		Body:          "Early today Facebook was down.\n\n- one\n- two",
+		Meta: ingest.Meta{
+			Patterns:    []ingest.PatternRef{{"feedback-loop", "amplifier"}, {"bad-config-push", "trigger"}},
+			VariantOf:   "facebook-2010-config-outage",
+			VariantKind: "repost",
+		},
+	}
+	if got := d.Meta.Fields["extra"]; got != "kept" {
+		t.Errorf("Meta.Fields[extra] = %q, want kept", got)
+	}
+	d.Meta.Fields, d.Notes = nil, nil
+	if !reflect.DeepEqual(d, want) {
+		t.Errorf("draft =\n%+v\nwant\n%+v", d, want)
+	}
+
+	t.Run("InlinePatterns", func(t *testing.T) {
+		d, err := ingest.Clean([]byte("---\npatterns: retry-storm:amplifier, cache-stampede\n---\nBody."), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []ingest.PatternRef{{"retry-storm", "amplifier"}, {"cache-stampede", ""}}
+		if !reflect.DeepEqual(d.Meta.Patterns, want) {
+			t.Errorf("patterns = %+v, want %+v", d.Meta.Patterns, want)
+		}
+	})
+	t.Run("TextBodyIsReflowed", func(t *testing.T) {
+		d, err := ingest.Clean([]byte("---\ntitle: T\n---\nOne sentence.\nAnother one.\n"), "x.txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "One sentence.\n\nAnother one."; d.Body != want {
+			t.Errorf("body = %q, want %q", d.Body, want)
+		}
+	})
+}
+
+func TestCleanErrors(t *testing.T) {
+	big := bytes.Repeat([]byte("All request routers were overloaded. "), 10<<20/37+1)
+	for _, tt := range []struct {
+		name   string
+		raw    []byte
+		want   error
+		detail string // part of the message
+	}{
+		{"empty", nil, ingest.ErrEmpty, "empty"},
+		{"only spaces", []byte(" \n\t\n"), ingest.ErrEmpty, "empty"},
+		{"only chrome", []byte("Tweet\nShare\n"), ingest.ErrEmpty, "chrome"},
+		{"front matter only", []byte("---\ntitle: x\n---\n"), ingest.ErrEmpty, "empty"},
+		{"binary", []byte("PK\x03\x04\x00\x00\x08\x00binary"), ingest.ErrBinary, "NUL"},
+		{"control characters", bytes.Repeat([]byte{0x01, 0x02, 'a'}, 20), ingest.ErrBinary, "control"},
+		{"10 MB", big, ingest.ErrTooLarge, "2 MB"},
+		{"invalid UTF-8", []byte("caf\xe9 cr\xe8me was down"), ingest.ErrInvalidUTF8, "offset 3"},
+		{"unterminated front matter", []byte("---\ntitle: x\nBody text."), ingest.ErrFrontMatter, "never closed"},
+		{"bad date", []byte("---\nincident_date: 23/09/2010\n---\nBody."), ingest.ErrFrontMatter, "line 2: incident_date \"23/09/2010\" is not a date"},
+		{"impossible date", []byte("---\npublished_date: 2010-02-30\n---\nBody."), ingest.ErrFrontMatter, "published_date"},
+		{"line without key", []byte("---\ntitle: x\njust words\n---\nBody."), ingest.ErrFrontMatter, "line 3"},
+		{"duplicate key", []byte("---\ntitle: a\ntitle: b\n---\nBody."), ingest.ErrFrontMatter, "twice"},
+		{"bad language", []byte("---\nlanguage: english\n---\nBody."), ingest.ErrFrontMatter, "ISO 639-1"},
+		{"bad source url", []byte("---\nsource_url: javascript:alert(1)\n---\nBody."), ingest.ErrFrontMatter, "source_url"},
+		{"bad pattern", []byte("---\npatterns: Feedback Loop\n---\nBody."), ingest.ErrFrontMatter, "slug:role"},
+		{"list item without key", []byte("---\n- a\n---\nBody."), ingest.ErrFrontMatter, "list item"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := ingest.Clean(tt.raw, "")
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("err = %v, want %v", err, tt.want)
+			}
+			var ie *ingest.InputError
+			if !errors.As(err, &ie) {
+				t.Fatalf("err %T is not an *InputError", err)
+			}
+			if !strings.Contains(err.Error(), tt.detail) {
+				t.Errorf("message %q does not mention %q", err, tt.detail)
+			}
+			if !reflect.DeepEqual(d, ingest.Draft{}) {
+				t.Errorf("draft is not empty on error: %+v", d)
+			}
+		})
+	}
+}
+
+func TestCleanHTML(t *testing.T) {
+	raw := `<!DOCTYPE html>
+<html lang="en-US"><head>
+<title>Tonight's site interruptions - Dreamwidth News</title>
+<meta property="og:site_name" content="Dreamwidth">
+<meta property="article:published_time" content="2020-05-25T21:48:00Z">
+<link rel="canonical" href="https://dw-news.dreamwidth.org/12345.html">
+<script>var tracking = 1;</script>
+</head><body>
+<nav><ul><li><a href="/">Home</a></li><li><a href="/about">About</a></li></ul></nav>
+<article>
+<h1>Tonight's site interruptions</h1>
+<p>Hi all,</p>
+<p>We ran out of
+   free connections tonight.</p>
+<p>Tweet</p>
+</article>
+<footer>Copyright</footer>
+</body></html>`
+	d, err := ingest.Clean([]byte(raw), "page.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Format != ingest.FormatHTML {
+		t.Errorf("Format = %q, want html", d.Format)
+	}
+	for _, c := range []struct{ name, got, want string }{
+		{"Title", d.Title, "Tonight's site interruptions"},
+		{"Organization", d.Organization, "Dreamwidth"},
+		{"Language", d.Language, "en"},
+		{"SourceURL", d.SourceURL, "https://dw-news.dreamwidth.org/12345.html"},
+		{"PublishedDate", d.PublishedDate.Format(time.DateOnly), "2020-05-25"},
+		{"IncidentDate", d.IncidentDate.Format(time.DateOnly), "2020-05-25"},
+		{"Body", d.Body, "Hi all,\n\nWe ran out of free connections tonight."},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s = %q, want %q", c.name, c.got, c.want)
+		}
+	}
+}
+
+func FuzzClean(f *testing.F) {
+	for _, p := range []string{"000", "001", "002", "003", "004"} {
+		f.Add(readSeed(f, p), "seed.txt")
+	}
+	f.Add([]byte("---\ntitle: x\npatterns:\n  - a:b\n---\n# T\n\nbody"), "x.md")
+	f.Add([]byte("<html><body><ul><li>a<ul><li>b</li></ul></li></ul><pre>x</pre></body></html>"), "x.html")
+	f.Add([]byte("T\n![[p profile]](u){kind=small}\nuserX\nT"), "")
+	f.Fuzz(func(t *testing.T, raw []byte, name string) {
+		d, err := ingest.Clean(raw, name)
+		if err != nil {
+			var ie *ingest.InputError
+			if !errors.As(err, &ie) {
+				t.Fatalf("error %v is not an *InputError", err)
+			}
+			return
+		}
+		for _, s := range []string{d.Title, d.Organization, d.Summary, d.Body} {
+			if !utf8.ValidString(s) {
+				t.Fatalf("output is not valid UTF-8: %q", s)
+			}
+		}
+		// Cleaning removes and re-flows; it never adds text. A single line
+		// break may become a paragraph break, hence the allowance.
+		breaks := 0
+		for _, b := range raw {
+			if b == '\n' || b == '\r' || b == '\f' || b == '\v' {
+				breaks++
+			}
+		}
+		if len(d.Body) > len(raw)+breaks {
+			t.Fatalf("body has %d bytes, input %d", len(d.Body), len(raw))
+		}
+		if n, m := nonSpace(d.Body), nonSpace(string(raw)); n > m {
+			t.Fatalf("body has %d non-space characters, input %d", n, m)
+		}
+	})
+}
+
+func nonSpace(s string) int {
+	n := 0
+	for _, r := range s {
+		if !unicode.IsSpace(r) {
+			n++
+		}
+	}
+	return n
+}
+
+func BenchmarkClean(b *testing.B) {
+	seed := readSeed(b, "003")
+	// A 20 kB write-up: the Gmail seed seven times over, its comments included.
+	long := bytes.Repeat(readSeed(b, "004"), 7)
+	for _, bb := range []struct {
+		name string
+		raw  []byte
+	}{{"seed003", seed}, {"20kB", long}} {
+		b.Run(bb.name, func(b *testing.B) {
+			b.SetBytes(int64(len(bb.raw)))
+			for b.Loop() {
+				if _, err := ingest.Clean(bb.raw, "x.txt"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

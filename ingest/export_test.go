@@ -1,0 +1,26 @@
+package ingest
+
+// Exported for the table tests of each cleaning step in package ingest_test.
+var (
+	Normalize     = normalize
+	RemoveChrome  = removeChrome
+	RemoveRepeats = removeRepeats
+	Paragraphs    = paragraphs
+	ParseDate     = parseDate
+	ParseByline   = parseByline
+)
+
+func RemoveAvatars(s string) (string, []string) {
+	out, found := removeAvatars(s)
+	return out, found.names
+}
+
+func SplitThread(s string) (body, poster string, comments []Comment) {
+	t := splitThread(s)
+	return t.body, t.poster, t.comments
+}
+
+func ConvertHTML(s string) (markdown, title string, comments []Comment) {
+	p := convertHTML(s)
+	return p.markdown, p.title, p.comments
+}

@@ -1,0 +1,112 @@
+package ingest
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+var atxRe = regexp.MustCompile(`^#{1,6}\s+`)
+
+// titleLike reports whether a paragraph can be a title: one short line that
+// does not read as a sentence or a date.
+func titleLike(p string) (string, bool) {
+	if strings.Contains(p, "\n") {
+		return "", false
+	}
+	t := strings.TrimSpace(atxRe.ReplaceAllString(p, ""))
+	n := utf8.RuneCountInString(t)
+	if n < 3 || n > 120 || listItemRe.MatchString(t) {
+		return "", false
+	}
+	if r, _ := utf8.DecodeLastRuneInString(t); strings.ContainsRune(".,;:", r) {
+		return "", false
+	}
+	if !strings.ContainsFunc(t, unicode.IsLetter) {
+		return "", false
+	}
+	if _, ok := parseDate(t); ok {
+		return "", false
+	}
+	return t, true
+}
+
+func sameText(a, b string) bool {
+	return strings.EqualFold(strings.Join(strings.Fields(a), " "), strings.Join(strings.Fields(b), " "))
+}
+
+// takeHeading picks the title and byline from the first paragraphs and
+// removes them from the body. A title repeated through the text (as a line,
+// in other capitals, or as a "Title - " prefix to a paragraph) is the bait
+// that content-spinning sites put on copied write-ups: every copy is removed
+// and it is not used as the title.
+func (d *Draft) takeHeading(paras []string) []string {
+	if len(paras) < 2 {
+		return paras
+	}
+	cand, ok := titleLike(paras[0])
+	if ok {
+		var kept []string
+		lines, prefixes, recased := 0, 0, false
+		for i, p := range paras {
+			if i == 0 {
+				continue
+			}
+			if t, ok := titleLike(p); ok && sameText(t, cand) {
+				lines++
+				recased = recased || t != cand
+				continue
+			}
+			if rest, ok := cutTitlePrefix(p, cand); ok {
+				prefixes++
+				p = rest
+			}
+			kept = append(kept, p)
+		}
+		bait := prefixes > 0 || lines > 1 || recased
+		switch {
+		case bait:
+			d.note("dropped the title %q: it is repeated through the text like search-engine bait; give the write-up's real title", cand)
+		case lines == 1:
+			d.note("removed a repeated title line")
+			fallthrough
+		default:
+			if d.Title == "" {
+				d.Title = cand
+				d.note("title taken from the first line")
+			} else if !sameText(cand, d.Title) {
+				kept = append([]string{paras[0]}, kept...)
+			}
+		}
+		paras = kept
+	}
+	if len(paras) > 1 {
+		if t, author, ok := parseByline(paras[0]); ok {
+			if d.PublishedDate.IsZero() {
+				d.PublishedDate = dateOnly(t)
+			}
+			msg := "removed the byline; posted on " + t.Format("2006-01-02")
+			if author != "" {
+				msg += " by " + author
+			}
+			d.Notes = append(d.Notes, msg)
+			paras = paras[1:]
+		}
+	}
+	return paras
+}
+
+// cutTitlePrefix removes "Title - " (or ":" / "–" / "—") from the start of p.
+func cutTitlePrefix(p, title string) (string, bool) {
+	if len(p) <= len(title) || !strings.EqualFold(p[:len(title)], title) {
+		return p, false
+	}
+	rest := strings.TrimLeft(p[len(title):], " ")
+	for _, sep := range []string{"-", "–", "—", ":", "|"} {
+		if r, ok := strings.CutPrefix(rest, sep); ok {
+			return strings.TrimSpace(r), true
+		}
+	}
+	return p, false
+}

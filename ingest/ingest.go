@@ -1,0 +1,231 @@
+// Package ingest turns a postmortem as it arrives (Markdown with front matter,
+// plain text scraped from a page, or HTML) into a clean draft for review.
+// It has no database and no HTTP: the import page, the batch import, the API
+// and the seed loader all call Clean.
+package ingest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// MaxSize is the largest file Clean accepts. Real write-ups are a few tens of
+// kilobytes; the limit keeps one upload from tying up the cleaner.
+const MaxSize = 2 << 20
+
+// Sentinel reasons for refusing a file. Clean returns them wrapped in an
+// *InputError, so errors.Is works and the message can be shown as is.
+var (
+	ErrEmpty       = errors.New("the file is empty")
+	ErrTooLarge    = fmt.Errorf("the file is too large (the limit is %d MB)", MaxSize>>20)
+	ErrBinary      = errors.New("the file is not text (it contains binary data)")
+	ErrInvalidUTF8 = errors.New("the file is not valid UTF-8 text")
+	ErrFrontMatter = errors.New("the front matter is broken")
+)
+
+// InputError is returned for any file Clean refuses. Its message is written
+// for the person who sent the file.
+type InputError struct {
+	Err    error // one of the Err* sentinels above
+	Detail string
+}
+
+func (e *InputError) Error() string {
+	if e.Detail == "" {
+		return e.Err.Error()
+	}
+	return e.Err.Error() + ": " + e.Detail
+}
+
+func (e *InputError) Unwrap() error { return e.Err }
+
+// Format is the kind of document Clean detected.
+type Format string
+
+const (
+	FormatMarkdown Format = "markdown"
+	FormatText     Format = "text"
+	FormatHTML     Format = "html"
+)
+
+// Draft is a cleaned postmortem, ready to be reviewed and saved.
+// Zero values mean "not found in the document".
+type Draft struct {
+	Format        Format
+	Title         string
+	Organization  string
+	IncidentDate  time.Time
+	PublishedDate time.Time
+	Language      string // ISO 639-1, only when the document says so
+	Severity      string
+	SourceURL     string
+	Summary       string
+	Body          string // clean Markdown
+	Comments      []Comment
+	Meta          Meta
+	Notes         []string // what was cleaned or guessed, for the reviewer
+}
+
+// Comment is a reader comment set apart from the write-up.
+type Comment struct {
+	Author string
+	Date   time.Time
+	Text   string
+}
+
+// Meta holds the front matter as written plus the hints it carries.
+type Meta struct {
+	Fields      map[string]string // every front-matter key with its raw value
+	Patterns    []PatternRef
+	VariantOf   string
+	VariantKind string
+}
+
+// PatternRef is one "slug:role" entry of the front matter's patterns list.
+type PatternRef struct {
+	Slug string
+	Role string
+}
+
+// Clean checks raw, detects its format and returns the cleaned draft.
+// filename is only a hint for the format (".html", ".md") and may be empty.
+func Clean(raw []byte, filename string) (Draft, error) {
+	if err := checkInput(raw); err != nil {
+		return Draft{}, err
+	}
+	text := normalize(string(raw))
+
+	var d Draft
+	fm, body, hasFM, err := splitFrontMatter(text)
+	if err != nil {
+		return Draft{}, err
+	}
+	if hasFM {
+		if err := d.applyFrontMatter(fm); err != nil {
+			return Draft{}, err
+		}
+	}
+
+	ext := strings.ToLower(filepath.Ext(filename))
+	switch {
+	case looksLikeHTML(body, ext):
+		d.Format = FormatHTML
+		page := convertHTML(body)
+		d.fillFromPage(page)
+		body = page.markdown
+		d.Comments = append(d.Comments, page.comments...)
+		d.Notes = append(d.Notes, page.notes...)
+	case hasFM || ext == ".md" || ext == ".markdown" || looksLikeMarkdown(body):
+		d.Format = FormatMarkdown
+	default:
+		d.Format = FormatText
+	}
+	if hasFM && d.Format != FormatHTML && !looksLikeMarkdown(body) && ext != ".md" && ext != ".markdown" {
+		// Front matter on top of scraped text: the text still needs its
+		// paragraphs rebuilt, so treat the body as plain text.
+		d.Format = FormatText
+	}
+
+	d.clean(body)
+	if strings.TrimSpace(d.Body) == "" {
+		return Draft{}, &InputError{Err: ErrEmpty, Detail: "nothing is left once the page chrome is removed"}
+	}
+	return d, nil
+}
+
+// checkInput refuses what is not a reasonably sized UTF-8 text.
+func checkInput(raw []byte) error {
+	if len(raw) > MaxSize {
+		return &InputError{Err: ErrTooLarge, Detail: fmt.Sprintf("it has %d bytes", len(raw))}
+	}
+	if len(bytes.TrimSpace(bytes.TrimPrefix(raw, []byte("\uFEFF")))) == 0 {
+		return &InputError{Err: ErrEmpty}
+	}
+	if bytes.IndexByte(raw, 0) >= 0 {
+		return &InputError{Err: ErrBinary, Detail: "it contains NUL bytes"}
+	}
+	// A few stray control characters happen in scraped text; many mean binary.
+	controls := 0
+	for _, b := range raw {
+		if b < 0x20 && b != '\n' && b != '\r' && b != '\t' && b != '\f' {
+			controls++
+		}
+	}
+	if controls > 8 && controls*100 > len(raw) {
+		return &InputError{Err: ErrBinary, Detail: fmt.Sprintf("it has %d control characters", controls)}
+	}
+	if !utf8.Valid(raw) {
+		return &InputError{Err: ErrInvalidUTF8, Detail: fmt.Sprintf("the first bad byte is at offset %d; save the file as UTF-8", firstInvalid(raw))}
+	}
+	return nil
+}
+
+func firstInvalid(b []byte) int {
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size == 1 {
+			return i
+		}
+		i += size
+	}
+	return -1
+}
+
+// clean runs the cleaning steps on the body in order and fills the draft.
+// The order matters: avatars are removed before lines are judged, comments
+// are split off before repeated blocks are searched, and paragraphs are
+// rebuilt before the title and byline are picked from the first ones.
+func (d *Draft) clean(body string) {
+	body, users := removeAvatars(body)
+	if len(users.images) > 0 {
+		d.note("removed %d avatar image(s)", len(users.images))
+	}
+	hosts := users.hosts
+
+	body, chrome := removeChrome(body)
+	if len(chrome) > 0 {
+		d.note("removed page chrome: %s", quoteList(chrome))
+	}
+
+	thread := splitThread(body)
+	if thread.found {
+		body = thread.body
+		if thread.poster != "" {
+			d.note("removed the repost header: posted by %s on %s", thread.poster, thread.posted.Format("2006-01-02"))
+		}
+		if len(thread.comments) > 0 {
+			d.Comments = append(d.Comments, thread.comments...)
+			d.note("set apart %d reader comment(s)", len(thread.comments))
+		}
+	}
+
+	body, words := removeRepeats(body)
+	if words > 0 {
+		d.note("removed a repeated copy of the text (%d words)", words)
+	}
+
+	paras := paragraphs(body, d.Format == FormatText)
+	paras = d.takeHeading(paras)
+	d.Body = strings.Join(paras, "\n\n")
+
+	d.guessSummary(paras)
+	d.guessOrganization(hosts)
+	d.guessIncidentDate()
+}
+
+func (d *Draft) note(format string, args ...any) {
+	d.Notes = append(d.Notes, fmt.Sprintf(format, args...))
+}
+
+func quoteList(items []string) string {
+	q := make([]string, len(items))
+	for i, s := range items {
+		q[i] = fmt.Sprintf("%q", s)
+	}
+	return strings.Join(q, ", ")
+}

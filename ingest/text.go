@@ -1,0 +1,408 @@
+package ingest
+
+import (
+	"net/url"
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// normalize makes line endings and spaces uniform so that later steps can
+// compare lines: CRLF becomes LF, no-break and zero-width spaces and stray
+// control characters go, and trailing spaces are trimmed.
+func normalize(s string) string {
+	s = strings.TrimPrefix(s, "\uFEFF")
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		switch {
+		case r == '\r' || r == '\f' || r == '\v':
+			b.WriteByte('\n')
+		case r == '\n' || r == '\t':
+			b.WriteRune(r)
+		case r == '\u200B' || r == '\u200C' || r == '\u200D' || r == '\u2060' || r == '\uFEFF':
+		case unicode.IsControl(r):
+		case unicode.IsSpace(r):
+			b.WriteByte(' ')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	lines := strings.Split(b.String(), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " \t")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// imageRe matches Markdown image markup, including the scraped form whose alt
+// text is itself bracketed and which carries an attribute block:
+// ![[staff profile]](https://…/user_staff.png){kind=small}.
+var (
+	imageRe     = regexp.MustCompile(`!\[((?:\[[^\]\n]*\]|[^\[\]\n])*)\]\(([^()\s]*)\)(\{[^}\n]*\})?`)
+	emptyLinkRe = regexp.MustCompile(`\[\s*\]\([^()\s]*\)`)
+	// A user name glued to the next word, as scraped from "<b>mark</b>Hi all".
+	gluedUserRe = regexp.MustCompile(`^([a-z][a-z0-9_]{0,24})([A-Z][a-z])`)
+	loneUserRe  = regexp.MustCompile(`^([a-z][a-z0-9_]{0,24})\b`)
+)
+
+type avatars struct {
+	images []string // URLs of the removed images
+	names  []string // user names found right after them
+	hosts  []string // hosts of the removed images, a hint for the organization
+}
+
+func isAvatar(alt, src, attrs string) bool {
+	s := strings.ToLower(alt + " " + src + " " + attrs)
+	for _, w := range []string{"profile", "avatar", "userpic", "gravatar", "kind=small", "/identity/", "icon"} {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// removeAvatars drops avatar images. Sites such as Dreamwidth render a user as
+// an icon followed by the name, so once scraped the name ends up glued to the
+// next word ("markHi all") or alone at the start of the next line; the name is
+// kept, separated, and the line break the image forced is undone.
+func removeAvatars(s string) (string, avatars) {
+	var found avatars
+	matches := imageRe.FindAllStringSubmatchIndex(s, -1)
+	if matches == nil {
+		return s, found
+	}
+	var b strings.Builder
+	pos := 0
+	for _, m := range matches {
+		start, end := m[0], m[1]
+		if start < pos {
+			continue
+		}
+		alt, src, attrs := s[m[2]:m[3]], s[m[4]:m[5]], ""
+		if m[6] >= 0 {
+			attrs = s[m[6]:m[7]]
+		}
+		if !isAvatar(alt, src, attrs) {
+			continue
+		}
+		found.images = append(found.images, src)
+		if u, err := url.Parse(src); err == nil && u.Host != "" {
+			found.hosts = append(found.hosts, u.Hostname())
+		}
+		b.WriteString(s[pos:start])
+		lineStart := strings.LastIndexByte(s[:start], '\n') + 1
+		before := strings.TrimSpace(s[lineStart:start]) != ""
+		pos = end
+		rest := s[end:]
+		if next, ok := strings.CutPrefix(rest, "\n"); ok {
+			if g := gluedUserRe.FindStringSubmatch(next); g != nil {
+				found.names = append(found.names, g[1])
+				if before {
+					b.WriteByte(' ')
+				}
+				b.WriteString(g[1])
+				b.WriteByte('\n')
+				pos = end + 1 + len(g[1])
+				continue
+			}
+			if before && loneUserRe.MatchString(next) {
+				found.names = append(found.names, loneUserRe.FindString(next))
+				b.WriteByte(' ')
+				pos = end + 1
+				continue
+			}
+			continue
+		}
+		if before && rest != "" && !unicode.IsSpace(rune(rest[0])) {
+			b.WriteByte(' ')
+		}
+	}
+	b.WriteString(s[pos:])
+	out := emptyLinkRe.ReplaceAllString(b.String(), "")
+	return out, found
+}
+
+// chromePhrases are the words of share bars, navigation and widgets. A line
+// made only of them is page chrome, not part of the write-up.
+var chromePhrases = func() map[string]bool {
+	m := map[string]bool{}
+	for _, p := range []string{
+		"tweet", "share", "share this", "shares", "like", "like this", "likes", "pin", "pin it", "email", "print",
+		"facebook", "twitter", "linkedin", "reddit", "whatsapp", "pinterest", "tumblr", "telegram", "mastodon",
+		"home", "about", "about us", "contact", "contact us", "menu", "search", "search for", "subscribe",
+		"log in", "login", "sign in", "sign up", "register", "skip to content", "skip to main content",
+		"previous post", "next post", "previous", "next", "older posts", "newer posts", "related", "related posts",
+		"advertisement", "sponsored", "loading", "share on facebook", "share on twitter", "share via", "reply",
+		"permalink", "comments", "leave a comment", "leave a reply", "back to top", "read more", "more",
+		"share this post", "copy link", "follow us", "privacy policy", "terms of service", "cookie policy",
+	} {
+		m[p] = true
+	}
+	return m
+}()
+
+var chromeSepRe = regexp.MustCompile(`[|•·»«/\\:,()\[\]–—-]+`)
+
+// isChrome reports whether a line consists only of chrome phrases, found
+// greedily longest first.
+func isChrome(line string) bool {
+	t := strings.ToLower(strings.TrimSpace(line))
+	if t == "" || utf8.RuneCountInString(t) > 80 {
+		return false
+	}
+	t = strings.Trim(t, ".…")
+	words := strings.Fields(chromeSepRe.ReplaceAllString(t, " "))
+	if len(words) == 0 {
+		return false
+	}
+	for i := 0; i < len(words); {
+		n := 0
+		for k := min(4, len(words)-i); k > 0; k-- {
+			if chromePhrases[strings.Join(words[i:i+k], " ")] {
+				n = k
+				break
+			}
+		}
+		if n == 0 {
+			return false
+		}
+		i += n
+	}
+	return true
+}
+
+// removeChrome drops lines that are share buttons, navigation or widgets
+// ("Tweet", "Share | Like", "Skip to content") and returns what it removed.
+func removeChrome(s string) (string, []string) {
+	lines := strings.Split(s, "\n")
+	kept := lines[:0]
+	var removed []string
+	inFence := false
+	for _, l := range lines {
+		if strings.HasPrefix(strings.TrimSpace(l), "```") {
+			inFence = !inFence
+		}
+		if !inFence && isChrome(l) {
+			removed = append(removed, strings.TrimSpace(l))
+			continue
+		}
+		kept = append(kept, l)
+	}
+	return strings.Join(kept, "\n"), removed
+}
+
+// minRepeat is the shortest run of words treated as a repeated block. It is
+// long enough that a repeated sentence or quote survives; only whole
+// duplicated passages (a scraper copying the post twice) go.
+const minRepeat = 40
+
+type token struct {
+	word       string
+	start, end int
+}
+
+func tokenize(s string) []token {
+	var toks []token
+	start := -1
+	for i, r := range s {
+		isWord := unicode.IsLetter(r) || unicode.IsNumber(r)
+		switch {
+		case isWord && start < 0:
+			start = i
+		case !isWord && start >= 0:
+			toks = append(toks, token{strings.ToLower(s[start:i]), start, i})
+			start = -1
+		}
+	}
+	if start >= 0 {
+		toks = append(toks, token{strings.ToLower(s[start:]), start, len(s)})
+	}
+	return toks
+}
+
+// removeRepeats deletes later copies of long runs of words that already
+// appeared earlier. It compares words, not lines, so a copy whose line breaks
+// or punctuation differ at the edges is still found. It returns the text and
+// the number of words removed.
+func removeRepeats(s string) (string, int) {
+	const k = 8 // shingle size: runs are found through their first 8 words
+	toks := tokenize(s)
+	if len(toks) < 2*minRepeat {
+		return s, 0
+	}
+	key := func(i int) string {
+		var b strings.Builder
+		for _, t := range toks[i : i+k] {
+			b.WriteString(t.word)
+			b.WriteByte(' ')
+		}
+		return b.String()
+	}
+	first := map[string]int{}
+	type span struct{ start, end int }
+	var cuts []span
+	removed := 0
+	for j := 0; j+k <= len(toks); {
+		h := key(j)
+		i, seen := first[h]
+		if !seen {
+			first[h] = j
+			j++
+			continue
+		}
+		m := 0
+		for j+m < len(toks) && i+m < j && toks[i+m].word == toks[j+m].word {
+			m++
+		}
+		if m < minRepeat {
+			j++
+			continue
+		}
+		cuts = append(cuts, span{toks[j].start, toks[j+m-1].end})
+		removed += m
+		j += m
+	}
+	if len(cuts) == 0 {
+		return s, 0
+	}
+	var b strings.Builder
+	pos := 0
+	for _, c := range cuts {
+		start, end := widenToLine(s, c.start, c.end)
+		if start < pos {
+			start = pos
+		}
+		b.WriteString(s[pos:start])
+		pos = end
+	}
+	b.WriteString(s[pos:])
+	return b.String(), removed
+}
+
+// widenToLine extends a cut over the punctuation and spaces that would
+// otherwise be left alone on its first and last lines.
+func widenToLine(s string, start, end int) (int, int) {
+	ls := strings.LastIndexByte(s[:start], '\n') + 1
+	if strings.TrimFunc(s[ls:start], isPunctOrSpace) == "" {
+		start = ls
+	}
+	le := strings.IndexByte(s[end:], '\n')
+	if le < 0 {
+		le = len(s)
+	} else {
+		le += end
+	}
+	if strings.TrimFunc(s[end:le], isPunctOrSpace) == "" {
+		end = le
+		if start == ls && end < len(s) {
+			end++ // whole lines go, with their line break
+		}
+	}
+	return start, end
+}
+
+func isPunctOrSpace(r rune) bool { return unicode.IsPunct(r) || unicode.IsSpace(r) }
+
+var listItemRe = regexp.MustCompile(`^\s*(?:[-*+•]\s|\d{1,3}[.)]\s)`)
+
+// paragraphs splits the text into paragraphs. Markdown keeps its blocks as
+// written. Plain text is re-flowed: a block whose lines mostly break
+// mid-sentence was hard-wrapped and is joined; a block of complete sentences
+// holds one paragraph per line (as pasted from a web page), and only a line
+// that stops mid-sentence before a lowercase word is joined to the next.
+func paragraphs(s string, reflow bool) []string {
+	var out []string
+	for _, block := range splitBlocks(s) {
+		if !reflow {
+			out = append(out, strings.Join(block, "\n"))
+			continue
+		}
+		out = append(out, reflowBlock(block)...)
+	}
+	return out
+}
+
+// splitBlocks returns the runs of non-blank lines, keeping fenced code
+// blocks whole.
+func splitBlocks(s string) [][]string {
+	var blocks [][]string
+	var cur []string
+	inFence := false
+	for _, l := range strings.Split(s, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "```") {
+			inFence = !inFence
+		}
+		if !inFence && strings.TrimSpace(l) == "" {
+			if len(cur) > 0 {
+				blocks = append(blocks, cur)
+				cur = nil
+			}
+			continue
+		}
+		cur = append(cur, l)
+	}
+	if len(cur) > 0 {
+		blocks = append(blocks, cur)
+	}
+	return blocks
+}
+
+func reflowBlock(lines []string) []string {
+	for i := range lines {
+		lines[i] = strings.Join(strings.Fields(lines[i]), " ")
+	}
+	soft, hard := 0, 0
+	for i := 0; i+1 < len(lines); i++ {
+		if softBreak(lines[i], lines[i+1]) {
+			soft++
+		} else {
+			hard++
+		}
+	}
+	var out []string
+	var cur []string
+	inList := false
+	flush := func() {
+		if len(cur) == 0 {
+			return
+		}
+		sep := " "
+		if inList {
+			sep = "\n" // list items stay one per line, in one Markdown list
+		}
+		out = append(out, strings.Join(cur, sep))
+		cur = nil
+	}
+	wrapped := soft > hard
+	for i, l := range lines {
+		if item := listItemRe.MatchString(l); item != inList {
+			flush()
+			inList = item
+		}
+		cur = append(cur, l)
+		if !inList && i+1 < len(lines) && !wrapped && !softBreak(l, lines[i+1]) {
+			flush()
+		}
+	}
+	flush()
+	return out
+}
+
+// softBreak reports whether the break between two lines falls inside a
+// sentence: the first line does not end one and the next goes on in lowercase.
+func softBreak(line, next string) bool {
+	if endsSentence(line) {
+		return false
+	}
+	next = strings.TrimLeft(next, "\"“‘'(")
+	r, _ := utf8.DecodeRuneInString(next)
+	return unicode.IsLower(r)
+}
+
+func endsSentence(line string) bool {
+	r, _ := utf8.DecodeLastRuneInString(strings.TrimRight(line, "\"”’'*_"))
+	return strings.ContainsRune(".!?:;…", r)
+}
