@@ -1,16 +1,16 @@
 package classify_test
 
 import (
-	"os"
-	"path/filepath"
+	"slices"
 	"testing"
 
 	"hindsight/classify"
+	"hindsight/seeds"
 )
 
 func readSeed(t *testing.T, name string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "seeds", "documents", name))
+	b, err := seeds.FS.ReadFile("documents/" + name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,8 +138,11 @@ func TestSignatureBytes(t *testing.T) {
 
 func TestTranslationScore(t *testing.T) {
 	en := classify.ExtractFacts(readSeed(t, seed000))
+	en.Language = "en"
 	es := classify.ExtractFacts(readSeed(t, seed002))
+	es.Language = "es"
 	gm := classify.ExtractFacts(readSeed(t, seed004))
+	gm.Language = "en"
 	tests := []struct {
 		name string
 		a, b classify.DocFacts
@@ -160,6 +163,11 @@ func TestTranslationScore(t *testing.T) {
 		}
 	}
 	t.Logf("000 facts %v %v; 002 facts %v %v", en.Numbers, en.Names, es.Numbers, es.Names)
+	var back classify.DocFacts
+	back.SetKeys(en.Keys())
+	if !slices.Equal(back.Numbers, en.Numbers) || !slices.Equal(back.Names, en.Names) {
+		t.Errorf("SetKeys(Keys()) = %v %v, want %v %v", back.Numbers, back.Names, en.Numbers, en.Names)
+	}
 }
 
 func BenchmarkFingerprint20kB(b *testing.B) {

@@ -78,11 +78,7 @@ func loadSeeds(t *testing.T) []labelled {
 		}
 		name, rest, _ := strings.Cut(line, ":")
 		expect, optional, _ := strings.Cut(rest, "|")
-		b, err := os.ReadFile(filepath.Join("..", "seeds", "documents", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, labelled{name: name, doc: classify.Document{Body: string(b)}, expect: slugList(expect), optional: slugList(optional)})
+		out = append(out, labelled{name: name, doc: classify.Document{Body: readSeed(t, name)}, expect: slugList(expect), optional: slugList(optional)})
 	}
 	return out
 }

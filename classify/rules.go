@@ -5,9 +5,9 @@ package classify
 // signals: which words only count next to the pattern's domain nouns, which
 // co-occurrences are evidence on their own, and the role a pattern usually
 // plays. Terms are written folded, in English or Spanish; each is matched on
-// both languages' stems. A word written with a leading "=" and any word of
-// three letters or fewer must match exactly: stemming turns "settings" into
-// "set" and "UPS" into "up".
+// both languages' stems. A word written with a leading "=" must also match
+// exactly, and a word of three letters or fewer must start the text's word:
+// stemming turns "settings" into "set" and "UPS" into "up".
 
 // Roles a pattern can play in an incident (catalogue section 4).
 const (
@@ -51,7 +51,7 @@ const (
 
 var (
 	failWords    = []string{"fail", "failed", "failing", "failure", "down", "outage", "broke", "broken", "error", "errors", "fallo", "fallaron", "fallaba", "caida", "caido", "cayo", "error", "errores"}
-	dataNouns    = []string{"database", "databases", "db", "table", "tables", "rows", "records", "files", "repository", "repositories", "mail", "emails", "user data", "customer data", "data", "datos", "base de datos", "tabla", "tablas", "filas", "registros", "archivos", "repositorios", "correos"}
+	dataNouns    = []string{"database", "databases", "db", "table", "tables", "rows", "records", "files", "repository", "repositories", "mail", "emails", "user data", "customer data", "data", "writes", "updates", "orders", "datos", "base de datos", "tabla", "tablas", "filas", "registros", "archivos", "repositorios", "correos", "escrituras", "actualizaciones", "pedidos"}
 	configNouns  = []string{"config", "configuration", "configurations", "=settings", "configuracion", "ajustes", "parametros", "feature flag", "flag", "rule", "rules", "policy", "politica", "reglas"}
 	loadNouns    = []string{"load", "traffic", "requests", "queries", "carga", "trafico", "peticiones", "consultas"}
 	backupNouns  = join(dataNouns, []string{"dump", "tape", "tapes", "bucket", "buckets", "volume", "volumes", "job", "jobs", "cinta", "cintas", "volumen"})
@@ -188,6 +188,7 @@ var rules = map[string]rule{
 			{groups: [][]string{{"recent", "new", "latest", "reciente", "recientes", "nueva", "nuevo"}, {"changes", "change", "release", "version", "code", "build", "cambios", "codigo"}, {"load", "cost", "cpu", "memory", "latency", "carga", "memoria", "latencia"}}},
 			{groups: [][]string{{"introduced", "shipped", "contained", "introdujo", "contenia"}, {"bug", "regression", "defect", "error", "fallo", "regresion"}}},
 			{groups: [][]string{{"deploy", "deployed", "deployment", "release", "rollout", "despliegue", "desplegamos"}, {"bug", "regression", "broke", "crash", "crashed", "fallo", "regresion"}}},
+			{groups: [][]string{{"refactor", "refactoring", "released", "new version", "deployed", "shipped", "refactorizacion", "publicada"}, {"forgot to", "leaked", "leak", "broke", "introduced", "regression", "olvido", "fuga"}}},
 			{groups: [][]string{{"rolled back", "roll back", "rolled it back", "reverted", "rollback", "revertimos"}, {"deploy", "deployment", "release", "version", "build", "despliegue"}}},
 			{groups: [][]string{{"rolled the release back", "rolled the deploy back", "rolled back the release", "rolled back the deploy", "rolled back the deployment", "revertimos el despliegue"}}},
 		},
@@ -204,8 +205,10 @@ var rules = map[string]rule{
 	},
 	"insufficient-isolation": {
 		prior:  RoleMissingDefence,
-		domain: []string{"datacenter", "datacenters", "region", "regions", "zone", "cell", "tenant", "tenants", "isolation", "failure domain", "centro de datos", "region", "aislamiento"},
+		domain: []string{"datacenter", "datacenters", "cell", "cells", "tenant", "tenants", "isolation", "failure domain", "blast radius", "centro de datos", "aislamiento"},
+		weak:   []string{"global outage", "all regions", "every region", "caida global", "todas las regiones"},
 		cues: []cue{
+			{groups: [][]string{{"all regions", "every region", "every datacenter", "all datacenters", "globally", "todas las regiones", "todos los centros de datos"}, {"at the same moment", "at the same time", "at once", "simultaneously", "a la vez", "al mismo tiempo"}}},
 			{groups: [][]string{{"one datacenter", "one region", "one zone", "one cell", "one cluster", "a single", "un centro de datos", "una region", "una zona"}, {"another", "other", "all", "every", "otro", "otra", "todas", "todos"}, {"affect", "affected", "spread", "propagated", "impact", "afectar", "afecto", "propago"}}, weight: 0.6},
 			{groups: [][]string{{"isolation", "isolated", "bulkhead", "bulkheads", "aislamiento"}, {"failure", "fault", "datacenter", "region", "tenant", "cell", "fallos", "centro de datos"}}},
 			{groups: [][]string{{"same rack", "same row", "same power feed", "same zone", "same failure domain", "same datacenter", "misma fila", "mismo rack", "misma zona", "mismo dominio de fallo", "mismo centro de datos"}, {"nodes", "replicas", "all", "cluster", "copies", "nodos", "replicas", "todos", "cluster", "copias"}}},
@@ -278,7 +281,7 @@ var rules = map[string]rule{
 		prior:  RoleContributing,
 		domain: dataNouns,
 		cues: []cue{
-			{groups: [][]string{{"deleted", "wiped", "dropped", "lost", "corrupted", "truncated", "overwrote", "overwritten", "borramos", "borrados", "borro", "perdimos", "perdidos", "corruptos", "sobrescribio"}, dataNouns, {"permanently", "unrecoverable", "could not be recovered", "gone", "for good", "forever", "hours of", "irrecuperable", "definitivamente", "para siempre", "no se pudieron recuperar"}}, weight: 0.6},
+			{groups: [][]string{{"deleted", "wiped", "dropped", "lost", "corrupted", "truncated", "overwrote", "overwritten", "discarded", "borramos", "borrados", "borro", "perdimos", "perdidos", "perdieron", "perdio", "corruptos", "sobrescribio", "descarto"}, dataNouns, {"permanently", "unrecoverable", "could not be recovered", "gone", "for good", "forever", "hours of", "irrecuperable", "definitivamente", "para siempre", "no se pudieron recuperar"}}, weight: 0.6},
 		},
 	},
 	"backup-failure": {
@@ -316,13 +319,15 @@ var (
 	// Causal words that mark a trigger when they appear early in the text.
 	causalMarkers = newMarkers("triggered", "trigger", "caused by", "was caused", "began when", "started when", "started after", "root cause", "because of", "after we", "following a", "this morning we", "today we", "we made a change", "we took",
 		"desencadeno", "causado por", "comenzo cuando", "empezo cuando", "causa raiz", "se origino", "hoy hicimos")
+	// Markers of a sentence that lists examples.
+	enumerationMarkers = newMarkers("such as", "for example", "for instance", "eg", "e g", "including", "tales como", "como por ejemplo", "por ejemplo")
 	// Words that negate a phrase just before it ("this was not a retry storm").
 	negators = map[string]bool{"no": true, "not": true, "never": true, "without": true, "nor": true, "didnt": true, "wasnt": true, "werent": true, "isnt": true, "dont": true, "doesnt": true, "neither": true, "nunca": true, "sin": true, "ningun": true, "ninguna": true, "ni": true, "tampoco": true}
 	// Words that show something went wrong. A text without any (a plan, a
 	// process review, a smooth rollout) shows no failure pattern however many
 	// of the pattern's words it uses.
-	impactWords = map[string]bool{"outage": true, "outages": true, "down": true, "downtime": true, "failed": true, "failing": true, "failure": true, "failures": true, "error": true, "errors": true, "unavailable": true, "degraded": true, "incident": true, "crash": true, "crashed": true, "broke": true, "broken": true, "timeouts": true, "lost": true, "interruption": true, "interruptions": true, "disruption": true, "overloaded": true, "couldnt": true, "blackout": true, "inaccessible": true, "unreachable": true, "stopped": true, "damage": true, "slow": true, "slower": true, "affected": true, "impact": true, "impacted": true, "recovered": true, "restored": true, "mitigated": true, "resolved": true,
-		"caida": true, "caido": true, "cayo": true, "errores": true, "fallo": true, "fallaron": true, "fallaba": true, "fallos": true, "incidente": true, "interrupcion": true, "inalcanzable": true, "lentitud": true, "perdidos": true, "degradado": true, "sobrecargaron": true, "abrumado": true, "lento": true, "afectados": true, "afecto": true, "danos": true, "recuperamos": true, "restablecimos": true, "resuelto": true}
+	impactWords = map[string]bool{"outage": true, "outages": true, "down": true, "downtime": true, "failed": true, "failing": true, "failure": true, "failures": true, "error": true, "errors": true, "unavailable": true, "degraded": true, "crash": true, "crashed": true, "broke": true, "broken": true, "timeouts": true, "lost": true, "interruption": true, "interruptions": true, "disruption": true, "overloaded": true, "couldnt": true, "blackout": true, "inaccessible": true, "unreachable": true, "stopped": true, "damage": true, "slow": true, "slower": true, "affected": true, "impacted": true, "recovered": true, "restored": true, "mitigated": true, "resolved": true, "refused": true, "killed": true, "leaked": true, "missing": true,
+		"caida": true, "caido": true, "cayo": true, "errores": true, "fallo": true, "fallaron": true, "fallaba": true, "fallos": true, "interrupcion": true, "perdieron": true, "perdimos": true, "perdio": true, "perdida": true, "perdidas": true, "corte": true, "aislo": true, "rechazo": true, "rechazaba": true, "caidas": true, "inalcanzable": true, "lentitud": true, "perdidos": true, "degradado": true, "sobrecargaron": true, "abrumado": true, "lento": true, "afectados": true, "afecto": true, "danos": true, "recuperamos": true, "restablecimos": true, "resuelto": true}
 	// Words that end the reach of a negator.
 	clauseBreaks = map[string]bool{"and": true, "but": true, "so": true, "because": true, "which": true, "y": true, "pero": true, "porque": true}
 )

@@ -2,6 +2,7 @@ package classify
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -64,10 +65,32 @@ type use struct {
 }
 
 type term struct {
-	text  string   // as written in the catalogue or the rules
-	stems []string // stems in lang
-	lang  byte     // 'e' or 's'
+	text  string // as written in the catalogue or the rules
+	words []word
+	lang  byte // 'e' or 's'
 	uses  []use
+}
+
+// word is one word of a term: its stem in the term's language and, for
+// words that stemming alone would confuse, the form the text must have.
+type word struct {
+	stem string
+	form string
+	// exact: the text's word must be form; otherwise it must start with
+	// form (a word of three letters or fewer: "hit" matches "hitting" but
+	// "UPS" does not match "up").
+	exact bool
+}
+
+func (w word) matches(norm, stem string) bool {
+	switch {
+	case stem != w.stem:
+		return false
+	case w.exact:
+		return norm == w.form
+	default:
+		return strings.HasPrefix(norm, w.form)
+	}
 }
 
 // Classifier holds a catalogue compiled for matching. It is safe for
@@ -76,18 +99,16 @@ type Classifier struct {
 	pats  []Pattern
 	rules []rule
 	terms []term
-	index map[indexKey][]int // first word of each term -> terms
+	index map[indexKey][]int // stem of the first word of each term -> terms
 	// prefixes holds the first three letters of every stem in the terms, so
 	// words that cannot match anything are never stemmed.
 	prefixes map[string]bool
 }
 
-// indexKey is a term's first word: its stem in lang, or its folded form
-// when it must match exactly.
+// indexKey is the stem of a term's first word in the term's language.
 type indexKey struct {
-	lang  byte
-	exact bool
-	word  string
+	lang byte
+	stem string
 }
 
 // Compile prepares the catalogue for matching.
@@ -100,32 +121,29 @@ func Compile(pats []Pattern) *Classifier {
 			if len(toks) == 0 {
 				continue
 			}
-			st := make([]string, len(toks))
-			exact := strings.HasPrefix(variant, "=")
+			ws := make([]word, len(toks))
+			key := []string{string(lang)}
 			for i, t := range toks {
 				s := stemOf(t.norm)
+				ws[i].stem = s.en
+				if lang == 's' {
+					ws[i].stem = s.es
+				}
 				switch {
-				case exact && i == 0, len(t.norm) <= 3:
-					st[i] = "=" + t.norm
-				case lang == 's':
-					st[i] = s.es
-				default:
-					st[i] = s.en
+				case i == 0 && strings.HasPrefix(variant, "="):
+					ws[i].form, ws[i].exact = t.norm, true
+				case len(t.norm) <= 3:
+					ws[i].form = t.norm
 				}
-				if st[i][0] != '=' {
-					c.prefixes[prefix(st[i])] = true
-				}
+				c.prefixes[prefix(ws[i].stem)] = true
+				key = append(key, ws[i].stem, ws[i].form, fmt.Sprint(ws[i].exact))
 			}
-			key := string(lang) + strings.Join(st, " ")
-			id, ok := byKey[key]
+			id, ok := byKey[strings.Join(key, " ")]
 			if !ok {
 				id = len(c.terms)
-				byKey[key] = id
-				c.terms = append(c.terms, term{text: text, stems: st, lang: lang})
-				first := indexKey{lang: lang, word: st[0]}
-				if st[0][0] == '=' {
-					first = indexKey{lang: lang, exact: true, word: st[0][1:]}
-				}
+				byKey[strings.Join(key, " ")] = id
+				c.terms = append(c.terms, term{text: text, words: ws, lang: lang})
+				first := indexKey{lang: lang, stem: ws[0].stem}
 				c.index[first] = append(c.index[first], id)
 			}
 			if !slices.Contains(c.terms[id].uses, u) {
@@ -411,9 +429,10 @@ func (m markers) prefixLen(toks []token) int {
 	return m.at(toks, 0)
 }
 
-// match finds every term that starts in sentence si. Phrases of three or
+// match finds every term that starts in sentence si. Phrases of four or
 // more words may have one extra word inside ("had to stop all website
-// traffic"); a phrase right after a negation ("not a retry storm") is skipped.
+// traffic"); shorter ones are too easily stretched over a clause. Matches
+// right after a negation ("not a retry storm") are marked.
 func (c *Classifier) match(sents []sentence, si int, out []match) []match {
 	toks := sents[si].toks
 	st := make([]stems, len(toks))
@@ -426,11 +445,9 @@ func (c *Classifier) match(sents []sentence, si int, out []match) []match {
 			if lang == 's' {
 				first = st[i].es
 			}
-			for _, key := range [2]indexKey{{lang: lang, word: first}, {lang: lang, exact: true, word: toks[i].norm}} {
-				for _, id := range c.index[key] {
-					if end, ok := matchAt(&c.terms[id], toks, st, i); ok {
-						out = append(out, match{term: id, sent: si, from: i, to: end, negated: negated(toks, i)})
-					}
+			for _, id := range c.index[indexKey{lang: lang, stem: first}] {
+				if end, ok := matchAt(&c.terms[id], toks, st, i); ok {
+					out = append(out, match{term: id, sent: si, from: i, to: end, negated: negated(toks, i)})
 				}
 			}
 		}
@@ -453,24 +470,26 @@ func (c *Classifier) stemsOf(word string) stems {
 func prefix(s string) string { return s[:min(len(s), 3)] }
 
 func matchAt(t *term, toks []token, st []stems, i int) (int, bool) {
+	stemAt := func(j int) string {
+		if t.lang == 's' {
+			return st[j].es
+		}
+		return st[j].en
+	}
+	if !t.words[0].matches(toks[i].norm, stemAt(i)) {
+		return 0, false
+	}
 	gaps := 0
-	if len(t.stems) >= 3 {
+	if len(t.words) >= 4 {
 		gaps = 1
 	}
 	j := i + 1
-	for k := 1; k < len(t.stems); k++ {
+	for k := 1; k < len(t.words); k++ {
 		for {
 			if j >= len(st) {
 				return 0, false
 			}
-			want, s := t.stems[k], st[j].en
-			switch {
-			case want[0] == '=':
-				s = "=" + toks[j].norm
-			case t.lang == 's':
-				s = st[j].es
-			}
-			if s == want {
+			if t.words[k].matches(toks[j].norm, stemAt(j)) {
 				break
 			}
 			if gaps == 0 {
@@ -523,9 +542,11 @@ func (c *Classifier) score(sents []sentence, matches []match) []Suggestion {
 		it.matches = append(it.matches, ms...)
 	}
 	// First pass: domain nouns and cue terms, which the others depend on.
+	// A sentence that lists patterns as examples supports none of them.
+	enumerations := c.enumerations(sents, matches)
 	for _, m := range matches {
 		for _, u := range c.terms[m.term].uses {
-			if m.negated && c.rules[u.pat].prior != RoleMissingDefence {
+			if m.negated && c.rules[u.pat].prior != RoleMissingDefence || u.kind == useCue && enumerations[m.sent] {
 				continue
 			}
 			switch u.kind {
@@ -555,7 +576,11 @@ func (c *Classifier) score(sents []sentence, matches []match) []Suggestion {
 			if m.negated && c.rules[u.pat].prior != RoleMissingDefence {
 				continue // "there was no retry storm"; but "we do not degrade gracefully" is a lesson
 			}
-			switch u.kind {
+			kind := u.kind
+			if kind == usePhrase && enumerations[m.sent] {
+				kind = useWeakPhrase
+			}
+			switch kind {
 			case usePhrase:
 				if c.redirected(c.pats[u.pat].Slug, t.text, sents[m.sent].toks) {
 					continue
@@ -605,6 +630,41 @@ func (c *Classifier) score(sents []sentence, matches []match) []Suggestion {
 		}
 		return strings.Compare(a.Slug, b.Slug)
 	})
+	return out
+}
+
+// enumerations finds sentences that list patterns rather than show them
+// ("we tag postmortems with patterns such as retry storm or cache
+// stampede"): phrases of two patterns or more, the first right after an
+// enumeration marker.
+func (c *Classifier) enumerations(sents []sentence, matches []match) map[int]bool {
+	pats := map[int]map[int]bool{}
+	first := map[int]int{}
+	for _, m := range matches {
+		for _, u := range c.terms[m.term].uses {
+			if u.kind != usePhrase {
+				continue
+			}
+			if pats[m.sent] == nil {
+				pats[m.sent] = map[int]bool{}
+				first[m.sent] = m.from
+			}
+			pats[m.sent][u.pat] = true
+			first[m.sent] = min(first[m.sent], m.from)
+		}
+	}
+	out := map[int]bool{}
+	for si, ps := range pats {
+		if len(ps) < 2 {
+			continue
+		}
+		toks := sents[si].toks
+		for i := max(0, first[si]-3); i < first[si]; i++ {
+			if n := enumerationMarkers.at(toks, i); n > 0 && i+n <= first[si] {
+				out[si] = true
+			}
+		}
+	}
 	return out
 }
 

@@ -37,6 +37,9 @@ func TestSuggestRules(t *testing.T) {
 		{"what was done to fix it", classify.Document{Body: "Reconnects overloaded the gateway and it failed. We resolved it by letting clients back in gradually: we slowly allowed users back onto the site."}, "thundering-herd", true, classify.RoleMitigation},
 		{"early causal sentence", classify.Document{Body: "The outage was triggered by a configuration change pushed to every region. The proxies crashed. Traffic returned after the revert. The team met the next day."}, "bad-config-push", true, classify.RoleTrigger},
 		{"thundering herd on the database is a stampede", classify.Document{Body: "After the cache restart a thundering herd on the database made every query time out and the site failed."}, "thundering-herd", false, ""},
+		{"a list of pattern names", classify.Document{Body: "The API failed on Monday. We tag postmortems with patterns such as retry storm, cache stampede or bad config push."}, "retry-storm", false, ""},
+		{"short word matches its longer forms", classify.Document{Body: "The pods kept hitting their memory limit and failed."}, "resource-limit-reached", true, ""},
+		{"UPS is not up", classify.Document{Body: "The disks filled up on every node and the service failed."}, "hardware-failure", false, ""},
 		{"no sign of failure", classify.Document{Body: "This is our process review. Every configuration change goes through a canary and is rolled out to all regions in stages."}, "bad-config-push", false, ""},
 	}
 	for _, tt := range tests {

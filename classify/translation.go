@@ -33,12 +33,13 @@ var spelled = map[string]string{
 	"due": "2", "quattro": "4", "sei": "6", "sette": "7", "otto": "8", "dieci": "10", "dodici": "12",
 }
 
-// ExtractFacts reads the language, numbers and proper names of a text.
+// ExtractFacts reads the numbers and proper names of a text; the caller
+// fills in what it knows of language, organization and date.
 // A name is a capitalised word that also appears capitalised in the middle
 // of a sentence, outside title-case lines (bait titles like "Facebook Sorry
 // Something Went Wrong Error" would make every word a name).
 func ExtractFacts(text string) DocFacts {
-	f := DocFacts{Language: DetectLanguage(text)}
+	var f DocFacts
 	numbers := map[string]bool{}
 	names := map[string]bool{}
 	for _, line := range strings.Split(text, "\n") {
@@ -126,21 +127,49 @@ func TranslationScore(a, b DocFacts) float64 {
 	return min(score, 1)
 }
 
+// Keys encodes the facts for storage and look-up: numbers as "#2.5",
+// names as they are.
+func (f DocFacts) Keys() []string {
+	out := make([]string, 0, len(f.Numbers)+len(f.Names))
+	for _, n := range f.Numbers {
+		out = append(out, "#"+n)
+	}
+	return append(out, f.Names...)
+}
+
+// SetKeys fills Numbers and Names from the output of Keys.
+func (f *DocFacts) SetKeys(keys []string) {
+	f.Numbers, f.Names = nil, nil
+	for _, k := range keys {
+		if n, ok := strings.CutPrefix(k, "#"); ok {
+			f.Numbers = append(f.Numbers, n)
+		} else {
+			f.Names = append(f.Names, k)
+		}
+	}
+}
+
+// Distinctive reports whether a key from Keys is rare enough to look
+// translation candidates up by: a name, a decimal or a long number.
+func Distinctive(key string) bool {
+	n, ok := strings.CutPrefix(key, "#")
+	return !ok || strings.Contains(n, ".") || len(n) >= 3
+}
+
 // factWeights weighs facts by how distinctive they are: a decimal or a
 // number of three digits or more is rare, a name less so, a small integer
 // is common.
 func factWeights(f DocFacts) map[string]float64 {
 	w := make(map[string]float64, len(f.Numbers)+len(f.Names))
-	for _, n := range f.Numbers {
+	for _, k := range f.Keys() {
 		switch {
-		case strings.Contains(n, ".") || len(n) >= 3:
-			w["#"+n] = 2
+		case !strings.HasPrefix(k, "#"):
+			w[k] = 1.5
+		case Distinctive(k):
+			w[k] = 2
 		default:
-			w["#"+n] = 0.5
+			w[k] = 0.5
 		}
-	}
-	for _, n := range f.Names {
-		w[n] = 1.5
 	}
 	return w
 }

@@ -480,7 +480,7 @@ func (s *Store) createPostmortem(ctx context.Context, tx *sql.Tx, p *Postmortem)
 			return err
 		}
 	}
-	return nil
+	return saveFingerprint(ctx, tx, p.ID, fingerprintText(p))
 }
 
 func replaceTags(ctx context.Context, tx *sql.Tx, id int64, tags []Tag) error {
