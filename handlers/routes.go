@@ -25,6 +25,7 @@ func (h *Handler) routes() http.Handler {
 	r.Get("/api/postmortems/{slug}", h.apiGetPostmortem)
 	r.Get("/api/patterns", h.apiListPatterns)
 	r.Get("/api/patterns/{slug}", h.apiGetPattern)
+	r.Post("/api/suggest", h.apiSuggest)
 
 	r.Get("/healthz", h.healthz)
 	r.Get("/favicon.ico", h.serveFavicon)
