@@ -3,6 +3,7 @@ package classify
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -527,10 +528,10 @@ func (c *Classifier) score(sents []sentence, matches []match) []Suggestion {
 	items := make([]map[string]*item, n)
 	domain := make([][]match, n)
 	type cueHit struct{ groups [][]match }
-	cues := make([]map[int]*cueHit, n)
+	cues := make([][]*cueHit, n)
 	for i := range items {
 		items[i] = make(map[string]*item)
-		cues[i] = make(map[int]*cueHit)
+		cues[i] = make([]*cueHit, len(c.rules[i].cues))
 	}
 	addItem := func(pat int, key string, w float64, ms ...match) {
 		it := items[pat][key]
@@ -601,6 +602,9 @@ func (c *Classifier) score(sents []sentence, matches []match) []Suggestion {
 	}
 	for pat, hits := range cues {
 		for ci, h := range hits {
+			if h == nil {
+				continue
+			}
 			cu := c.rules[pat].cues[ci]
 			if ms, ok := cueFires(cu, h.groups); ok {
 				w := cu.weight
@@ -730,7 +734,10 @@ func (c *Classifier) suggestion(pat int, items map[string]*item, sents []sentenc
 		spans   []Span
 	}
 	ev := make(map[int]*sentEv)
-	for key, it := range items {
+	// In key order: float sums and the order of phrases must not depend on
+	// map iteration.
+	for _, key := range slices.Sorted(maps.Keys(items)) {
+		it := items[key]
 		if key[0] == 'w' {
 			keepWeak *= 1 - it.weight
 		} else {

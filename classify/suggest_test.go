@@ -1,6 +1,7 @@
 package classify_test
 
 import (
+	"reflect"
 	"slices"
 	"testing"
 
@@ -89,10 +90,8 @@ func TestSuggestDeterministic(t *testing.T) {
 		if len(again) != len(first) {
 			t.Fatalf("%d suggestions, then %d", len(first), len(again))
 		}
-		for i := range first {
-			if first[i].Slug != again[i].Slug || first[i].Score != again[i].Score || first[i].Role != again[i].Role || len(first[i].Evidence) != len(again[i].Evidence) {
-				t.Fatalf("run differs at %d: %+v vs %+v", i, first[i], again[i])
-			}
+		if !reflect.DeepEqual(first, again) {
+			t.Fatalf("runs differ:\n%+v\n%+v", first, again)
 		}
 	}
 	// The scraped page repeats its body: evidence must not show a sentence twice.
