@@ -223,3 +223,30 @@ func TestRecordRejection(t *testing.T) {
 		t.Errorf("traffic-surge rejections = %+v", got)
 	}
 }
+
+// TestFingerprintFollowsUpdates: an edit that replaces the text replaces the
+// fingerprint in the same save.
+func TestFingerprintFollowsUpdates(t *testing.T) {
+	st, _ := newEmptyStore(t)
+	p := store.Postmortem{Title: "Outage", Body: seedText(t, seed003)}
+	if err := st.CreatePostmortem(t.Context(), &p); err != nil {
+		t.Fatal(err)
+	}
+	f := p.Fields()
+	f.Body = seedText(t, seed000)
+	if _, err := st.UpdatePostmortem(t.Context(), p.Slug, p.Version, store.PostmortemUpdate{Fields: f, Author: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		text string
+		want []string
+	}{{seedText(t, seed001), []string{p.Slug}}, {seedText(t, seed003), nil}} {
+		sims, err := st.FindSimilar(t.Context(), store.SimilarQuery{Text: tt.text, Language: "en"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := similarSlugs(sims, store.KindRewrite); !slices.Equal(got, tt.want) {
+			t.Errorf("after the edit: rewrites = %v, want %v", got, tt.want)
+		}
+	}
+}
