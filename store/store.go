@@ -56,6 +56,10 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, err
 	}
+	if err := s.backfillFingerprints(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
 	if err := s.derived.open(ctx, db); err != nil {
 		db.Close()
 		return nil, err
