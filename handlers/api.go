@@ -1,0 +1,215 @@
+package handlers
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"hindsight/store"
+)
+
+// The JSON mirror's shapes. Field names are a contract with scripts and
+// integrations: extend, never rename.
+type (
+	apiTag struct {
+		Slug string `json:"slug"`
+		Role string `json:"role"`
+	}
+	apiVariant struct {
+		Slug     string `json:"slug"`
+		Language string `json:"language"`
+		Kind     string `json:"kind"`
+	}
+	apiActionItem struct {
+		Title     string `json:"title"`
+		Owner     string `json:"owner"`
+		Type      string `json:"type"`
+		Priority  string `json:"priority"`
+		Status    string `json:"status"`
+		DueDate   string `json:"due_date,omitempty"`
+		TicketURL string `json:"ticket_url,omitempty"`
+	}
+	apiPostmortem struct {
+		Slug            string          `json:"slug"`
+		Title           string          `json:"title"`
+		Organization    string          `json:"organization"`
+		IncidentDate    string          `json:"incident_date"`
+		PublishedDate   string          `json:"published_date,omitempty"`
+		DurationMinutes int             `json:"duration_minutes,omitempty"`
+		Severity        string          `json:"severity,omitempty"`
+		Language        string          `json:"language"`
+		Languages       []string        `json:"languages"`
+		Summary         string          `json:"summary"`
+		Patterns        []apiTag        `json:"patterns"`
+		Variants        []apiVariant    `json:"variants"`
+		VariantKind     string          `json:"variant_kind"`
+		SourceURL       string          `json:"source_url,omitempty"`
+		URL             string          `json:"url"`
+		Body            string          `json:"body,omitempty"`
+		ActionItems     []apiActionItem `json:"action_items,omitempty"`
+		Archived        bool            `json:"archived"`
+	}
+	apiChecklistItem struct {
+		Text  string `json:"text"`
+		Phase string `json:"phase"`
+	}
+	apiIncident struct {
+		Description string `json:"description"`
+		URL         string `json:"url,omitempty"`
+	}
+	apiPattern struct {
+		Slug        string             `json:"slug"`
+		Name        string             `json:"name"`
+		Headline    string             `json:"headline"`
+		Family      string             `json:"family"`
+		Definition  string             `json:"definition"`
+		Mechanism   string             `json:"mechanism,omitempty"`
+		Signals     string             `json:"signals,omitempty"`
+		Related     []string           `json:"related,omitempty"`
+		PhrasesEN   []string           `json:"detection_phrases_en,omitempty"`
+		PhrasesES   []string           `json:"detection_phrases_es,omitempty"`
+		Checklist   []apiChecklistItem `json:"checklist"`
+		Incidents   []apiIncident      `json:"example_incidents,omitempty"`
+		Count       int                `json:"count"`
+		Postmortems []apiTag           `json:"postmortems"`
+		URL         string             `json:"url"`
+	}
+)
+
+func toAPIPostmortem(p store.Postmortem, full bool) apiPostmortem {
+	out := apiPostmortem{
+		Slug: p.Slug, Title: p.Title, Organization: p.Organization, IncidentDate: p.IncidentDate,
+		PublishedDate: p.PublishedDate, DurationMinutes: p.DurationMinutes, Severity: p.Severity,
+		Language: p.Language, Languages: p.Languages, Summary: p.Summary, VariantKind: p.VariantKind,
+		SourceURL: p.SourceURL, URL: "/postmortems/" + p.Slug, Archived: p.Archived(),
+		Patterns: []apiTag{}, Variants: []apiVariant{},
+	}
+	if out.Languages == nil {
+		out.Languages = []string{p.Language}
+	}
+	for _, t := range p.Tags {
+		out.Patterns = append(out.Patterns, apiTag{Slug: t.PatternSlug, Role: t.Role})
+	}
+	for _, v := range p.Variants {
+		out.Variants = append(out.Variants, apiVariant{Slug: v.Slug, Language: v.Language, Kind: v.Kind})
+	}
+	if full {
+		out.Body = p.Body
+		for _, a := range p.ActionItems {
+			out.ActionItems = append(out.ActionItems, apiActionItem{Title: a.Title, Owner: a.Owner, Type: a.Kind,
+				Priority: a.Priority, Status: a.Status, DueDate: a.DueDate, TicketURL: a.TicketURL})
+		}
+	}
+	return out
+}
+
+func (h *Handler) apiListPostmortems(w http.ResponseWriter, r *http.Request) {
+	f, page := filterFromQuery(r.URL.Query())
+	items, total, err := h.store.ListPostmortems(r.Context(), f)
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	out := struct {
+		Items []apiPostmortem `json:"items"`
+		Total int             `json:"total"`
+		Page  int             `json:"page"`
+		Pages int             `json:"pages"`
+	}{Items: []apiPostmortem{}, Total: total, Page: page, Pages: pageCount(total, listPageSize)}
+	for _, p := range items {
+		// A list entry stands for its whole variant group; its variants are
+		// named on the single-postmortem endpoint.
+		out.Items = append(out.Items, toAPIPostmortem(p, false))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (h *Handler) apiGetPostmortem(w http.ResponseWriter, r *http.Request) {
+	p, err := h.store.GetPostmortem(r.Context(), r.PathValue("slug"))
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, toAPIPostmortem(p, true))
+}
+
+func toAPIPattern(p store.Pattern) apiPattern {
+	out := apiPattern{
+		Slug: p.Slug, Name: p.Name, Headline: p.Headline, Family: p.Family, Definition: p.Definition,
+		Mechanism: p.Mechanism, Signals: p.Signals, Related: p.RelatedTo, PhrasesEN: p.PhrasesEN, PhrasesES: p.PhrasesES,
+		Count: p.Count, URL: "/patterns/" + p.Slug, Checklist: []apiChecklistItem{}, Postmortems: []apiTag{},
+	}
+	for _, it := range p.Checklist {
+		out.Checklist = append(out.Checklist, apiChecklistItem{Text: it.Text, Phase: it.Phase})
+	}
+	for _, in := range p.Incidents {
+		out.Incidents = append(out.Incidents, apiIncident{Description: in.Description, URL: in.URL})
+	}
+	return out
+}
+
+func (h *Handler) apiListPatterns(w http.ResponseWriter, r *http.Request) {
+	pats, err := h.store.ListPatterns(r.Context())
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	checklists, err := h.store.Checklists(r.Context(), slugsOf(pats))
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	out := struct {
+		Items []apiPattern `json:"items"`
+	}{Items: []apiPattern{}}
+	for _, p := range pats {
+		p.Checklist = checklists[p.Slug]
+		out.Items = append(out.Items, toAPIPattern(p))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (h *Handler) apiGetPattern(w http.ResponseWriter, r *http.Request) {
+	p, err := h.store.GetPattern(r.Context(), r.PathValue("slug"))
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	refs, err := h.store.PatternPostmortems(r.Context(), p.Slug)
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	out := toAPIPattern(p)
+	for _, ref := range refs {
+		out.Postmortems = append(out.Postmortems, apiTag{Slug: ref.Slug, Role: ref.Role})
+	}
+	out.Count = countGroups(refs)
+	writeJSON(w, http.StatusOK, out)
+}
+
+func countGroups(refs []store.PostmortemRef) int {
+	seen := map[string]bool{}
+	for _, r := range refs {
+		seen[r.Slug] = true
+	}
+	return len(seen)
+}
+
+func slugsOf(pats []store.Pattern) []string {
+	out := make([]string, len(pats))
+	for i, p := range pats {
+		out[i] = p.Slug
+	}
+	return out
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		http.Error(w, `{"error":"internal error"}`, http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	w.Write(append(b, '\n'))
+}

@@ -1,0 +1,39 @@
+package handlers
+
+import (
+	"bytes"
+	"html/template"
+
+	"github.com/microcosm-cc/bluemonday"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
+)
+
+// Both are safe for concurrent use once built.
+var (
+	markdown = goldmark.New(
+		goldmark.WithExtensions(extension.GFM),
+		goldmark.WithParserOptions(parser.WithAutoHeadingID()),
+	)
+	// Goldmark already drops raw HTML and dangerous URLs; the sanitiser is
+	// the second wall, in case a parser bug lets something through.
+	sanitizer = func() *bluemonday.Policy {
+		p := bluemonday.UGCPolicy()
+		p.AllowAttrs("id").Matching(bluemonday.SpaceSeparatedTokens).OnElements("h1", "h2", "h3", "h4", "h5", "h6")
+		p.RequireNoFollowOnLinks(true)
+		p.AddTargetBlankToFullyQualifiedLinks(false)
+		return p
+	}()
+)
+
+// renderMarkdown is the only place user text becomes trusted HTML.
+func renderMarkdown(src string) template.HTML {
+	var buf bytes.Buffer
+	if err := markdown.Convert([]byte(src), &buf); err != nil {
+		// Convert only fails when writing to buf fails, which it cannot;
+		// show the source escaped rather than nothing.
+		return template.HTML(template.HTMLEscapeString(src))
+	}
+	return template.HTML(sanitizer.SanitizeBytes(buf.Bytes()))
+}

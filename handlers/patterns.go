@@ -1,0 +1,128 @@
+package handlers
+
+import (
+	"net/http"
+
+	"hindsight/store"
+)
+
+type patternsPage struct {
+	basePage
+	Families []store.Family
+}
+
+func (h *Handler) listPatterns(w http.ResponseWriter, r *http.Request) {
+	fams, err := h.store.ListFamilies(r.Context())
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	h.render(w, r, http.StatusOK, "patterns", patternsPage{
+		basePage: h.base(r, "Failure patterns", "The catalogue of failure patterns, by family, with the number of incidents that show each."),
+		Families: fams,
+	})
+}
+
+// roleGroup is the postmortems in which a pattern played one role.
+type roleGroup struct {
+	Role        string
+	Postmortems []store.PostmortemRef
+}
+
+type patternPage struct {
+	basePage
+	Pattern store.Pattern
+	Related []store.Pattern
+	During  []store.ChecklistItem
+	After   []store.ChecklistItem
+	ByRole  []roleGroup
+}
+
+func (h *Handler) showPattern(w http.ResponseWriter, r *http.Request) {
+	p, err := h.store.GetPattern(r.Context(), r.PathValue("slug"))
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	refs, err := h.store.PatternPostmortems(r.Context(), p.Slug)
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	all, err := h.store.ListPatterns(r.Context())
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	page := patternPage{basePage: h.base(r, p.Name, p.Definition), Pattern: p}
+	for _, rel := range p.RelatedTo {
+		for _, q := range all {
+			if q.Slug == rel {
+				page.Related = append(page.Related, q)
+			}
+		}
+	}
+	for _, it := range p.Checklist {
+		if it.Phase == store.PhaseDuring {
+			page.During = append(page.During, it)
+		} else {
+			page.After = append(page.After, it)
+		}
+	}
+	for _, role := range store.Roles {
+		g := roleGroup{Role: role}
+		for _, ref := range refs {
+			if ref.Role == role {
+				g.Postmortems = append(g.Postmortems, ref)
+			}
+		}
+		if len(g.Postmortems) > 0 {
+			page.ByRole = append(page.ByRole, g)
+		}
+	}
+	h.render(w, r, http.StatusOK, "pattern", page)
+}
+
+type homePage struct {
+	basePage
+	Recent    []store.Postmortem
+	Families  []store.Family
+	Incidents int
+	Documents int
+}
+
+func (h *Handler) showHome(w http.ResponseWriter, r *http.Request) {
+	recent, _, err := h.store.ListPostmortems(r.Context(), store.PostmortemFilter{Limit: 6})
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	fams, err := h.store.ListFamilies(r.Context())
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	incidents, documents, err := h.store.CountPostmortems(r.Context())
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	h.render(w, r, http.StatusOK, "home", homePage{
+		basePage:  h.base(r, "Hindsight", "An incident postmortem knowledge base: postmortems tagged by failure pattern and linked to remediation checklists."),
+		Recent:    recent,
+		Families:  fams,
+		Incidents: incidents,
+		Documents: documents,
+	})
+}
+
+func (h *Handler) healthz(w http.ResponseWriter, r *http.Request) {
+	if err := h.store.Ping(r.Context()); err != nil {
+		h.log.ErrorContext(r.Context(), "health check failed", "err", err)
+		http.Error(w, "database unavailable", http.StatusServiceUnavailable)
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Write([]byte("ok\n"))
+}

@@ -1,0 +1,191 @@
+package handlers
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"hindsight/store"
+)
+
+const listPageSize = 20
+
+type postmortemListPage struct {
+	basePage
+	Items    []store.Postmortem
+	Total    int
+	Filter   store.PostmortemFilter
+	Options  store.FilterOptions
+	Patterns []store.Pattern
+	Page     int
+	Pages    int
+	URL      *url.URL
+}
+
+// filterFromQuery reads the list filters shared by the page and the API.
+func filterFromQuery(q url.Values) (store.PostmortemFilter, int) {
+	page, err := strconv.Atoi(q.Get("page"))
+	if err != nil || page < 1 {
+		page = 1
+	}
+	return store.PostmortemFilter{
+		Pattern:  q.Get("pattern"),
+		Org:      q.Get("org"),
+		Year:     q.Get("year"),
+		Language: q.Get("lang"),
+		Limit:    listPageSize,
+		Offset:   (page - 1) * listPageSize,
+	}, page
+}
+
+func pageCount(total, size int) int {
+	if total == 0 {
+		return 1
+	}
+	return (total + size - 1) / size
+}
+
+func (h *Handler) listPostmortems(w http.ResponseWriter, r *http.Request) {
+	f, page := filterFromQuery(r.URL.Query())
+	items, total, err := h.store.ListPostmortems(r.Context(), f)
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	opts, err := h.store.ListFilterOptions(r.Context())
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	pats, err := h.store.ListPatterns(r.Context())
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	h.render(w, r, http.StatusOK, "postmortems", postmortemListPage{
+		basePage: h.base(r, "Postmortems", "Every incident write-up in Hindsight, filterable by failure pattern, organization, year and language."),
+		Items:    items,
+		Total:    total,
+		Filter:   f,
+		Options:  opts,
+		Patterns: pats,
+		Page:     page,
+		Pages:    pageCount(total, listPageSize),
+		URL:      r.URL,
+	})
+}
+
+// checklistGroup is one tagged pattern's remediation checklist on a postmortem page.
+type checklistGroup struct {
+	Pattern store.Pattern
+	During  []store.ChecklistItem
+	After   []store.ChecklistItem
+}
+
+// section is one filled-in section of the postmortem template.
+type section struct {
+	ID, Heading, Markdown string
+}
+
+type postmortemPage struct {
+	basePage
+	Postmortem store.Postmortem
+	Sections   []section
+	Checklists []checklistGroup
+}
+
+func sectionsOf(p store.Postmortem) []section {
+	all := []section{
+		{"impact", "Impact", p.Impact},
+		{"trigger", "Trigger", p.Trigger},
+		{"contributing", "Contributing factors", p.Contributing},
+		{"detection", "Detection", p.Detection},
+		{"resolution", "Resolution", p.Resolution},
+		{"timeline", "Timeline", p.Timeline},
+		{"went-well", "What went well", p.WentWell},
+		{"went-wrong", "What went wrong", p.WentWrong},
+		{"got-lucky", "Where we got lucky", p.GotLucky},
+	}
+	var out []section
+	for _, s := range all {
+		if s.Markdown != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (h *Handler) showPostmortem(w http.ResponseWriter, r *http.Request) {
+	p, err := h.store.GetPostmortem(r.Context(), r.PathValue("slug"))
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	checklists, err := h.checklistsOf(r, p)
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	h.render(w, r, http.StatusOK, "postmortem", postmortemPage{
+		basePage:   h.base(r, p.Title, p.Summary),
+		Postmortem: p,
+		Sections:   sectionsOf(p),
+		Checklists: checklists,
+	})
+}
+
+// checklistsOf returns the checklists of the patterns p is tagged with, in
+// catalogue order, each pattern once whatever its roles.
+func (h *Handler) checklistsOf(r *http.Request, p store.Postmortem) ([]checklistGroup, error) {
+	tagged := map[string]bool{}
+	for _, t := range p.Tags {
+		tagged[t.PatternSlug] = true
+	}
+	pats, err := h.store.ListPatterns(r.Context())
+	if err != nil {
+		return nil, err
+	}
+	var slugs []string
+	for _, pat := range pats {
+		if tagged[pat.Slug] {
+			slugs = append(slugs, pat.Slug)
+		}
+	}
+	items, err := h.store.Checklists(r.Context(), slugs)
+	if err != nil {
+		return nil, err
+	}
+	var out []checklistGroup
+	for _, pat := range pats {
+		if !tagged[pat.Slug] {
+			continue
+		}
+		g := checklistGroup{Pattern: pat}
+		for _, it := range items[pat.Slug] {
+			if it.Phase == store.PhaseDuring {
+				g.During = append(g.During, it)
+			} else {
+				g.After = append(g.After, it)
+			}
+		}
+		out = append(out, g)
+	}
+	return out, nil
+}
+
+type sourcePage struct {
+	basePage
+	Postmortem store.Postmortem
+}
+
+func (h *Handler) showPostmortemSource(w http.ResponseWriter, r *http.Request) {
+	p, err := h.store.GetPostmortem(r.Context(), r.PathValue("slug"))
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	h.render(w, r, http.StatusOK, "source", sourcePage{
+		basePage:   h.base(r, "Source of "+p.Title, "The verbatim text of "+p.Title+", as it was imported."),
+		Postmortem: p,
+	})
+}

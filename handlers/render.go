@@ -1,0 +1,189 @@
+package handlers
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"path"
+	"strings"
+	"time"
+
+	"hindsight/store"
+	"hindsight/templates"
+)
+
+// basePage is what the layout needs; every page's data embeds it.
+type basePage struct {
+	Title       string
+	Description string
+	Path        string
+	Query       string // the search box's value
+	Flash       string
+	// Canonical is the page's own absolute path, for OpenGraph.
+	Canonical string
+}
+
+func (h *Handler) base(r *http.Request, title, description string) basePage {
+	return basePage{Title: title, Description: description, Path: r.URL.Path, Canonical: r.URL.RequestURI()}
+}
+
+func parsePages(funcs template.FuncMap) (map[string]*template.Template, error) {
+	names, err := fs.Glob(templates.FS, "pages/*.html")
+	if err != nil {
+		return nil, err
+	}
+	pages := map[string]*template.Template{}
+	for _, name := range names {
+		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templates.FS, "layout.html", "partials/*.html", name)
+		if err != nil {
+			return nil, fmt.Errorf("parse template %s: %w", name, err)
+		}
+		pages[strings.TrimSuffix(path.Base(name), ".html")] = t
+	}
+	return pages, nil
+}
+
+func (h *Handler) funcs() template.FuncMap {
+	return template.FuncMap{
+		"markdown":  renderMarkdown,
+		"asset":     h.assets.url,
+		"roleLabel": store.RoleLabel,
+		"langName":  languageName,
+		"date":      humanDate,
+		"duration":  humanDuration,
+		"overdue": func(a store.ActionItem) bool {
+			return a.Overdue(h.now())
+		},
+		"pageURL": pageURL,
+		"add":     func(a, b int) int { return a + b },
+	}
+}
+
+// render writes page with status, after the whole template has executed
+// without error, so a failing template never leaves half a page.
+func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, page string, data any) {
+	t, ok := h.pages[page]
+	if !ok {
+		h.error(w, r, fmt.Errorf("no template %q", page))
+		return
+	}
+	var buf bytes.Buffer
+	if err := t.Execute(&buf, data); err != nil {
+		h.error(w, r, fmt.Errorf("render %s: %w", page, err))
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	buf.WriteTo(w)
+}
+
+type errorPage struct {
+	basePage
+	Status  int
+	Heading string
+	Message string
+}
+
+// error is the one place that turns an error into a status code and a page
+// (or a JSON body for the API). Internal errors are logged, never shown.
+func (h *Handler) error(w http.ResponseWriter, r *http.Request, err error) {
+	status, msg := http.StatusInternalServerError, "Something went wrong on our side. The error has been logged; please try again."
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		status, msg = http.StatusNotFound, "There is nothing at this address. It may have been mistyped, or the page may have moved."
+	case errors.Is(err, store.ErrConflict):
+		status, msg = http.StatusConflict, "This change conflicts with the current state of the data."
+	case errors.Is(err, store.ErrInvalid):
+		status, msg = http.StatusUnprocessableEntity, "The request could not be processed: "+err.Error()
+	default:
+		h.log.ErrorContext(r.Context(), "request failed", "err", err, "method", r.Method, "path", r.URL.Path,
+			"request_id", requestID(r))
+	}
+	if isAPI(r) {
+		writeJSON(w, status, map[string]string{"error": msg})
+		return
+	}
+	h.renderError(w, r, status, msg)
+}
+
+func (h *Handler) renderError(w http.ResponseWriter, r *http.Request, status int, msg string) {
+	page := errorPage{
+		basePage: h.base(r, http.StatusText(status), msg),
+		Status:   status,
+		Heading:  http.StatusText(status),
+		Message:  msg,
+	}
+	var buf bytes.Buffer
+	if err := h.pages["error"].Execute(&buf, page); err != nil {
+		h.log.ErrorContext(r.Context(), "render error page", "err", err)
+		http.Error(w, http.StatusText(status), status)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	buf.WriteTo(w)
+}
+
+func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) {
+	h.error(w, r, fmt.Errorf("%s: %w", r.URL.Path, store.ErrNotFound))
+}
+
+func (h *Handler) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
+	if isAPI(r) {
+		writeJSON(w, http.StatusMethodNotAllowed, map[string]string{"error": "method not allowed"})
+		return
+	}
+	h.renderError(w, r, http.StatusMethodNotAllowed, "This address does not accept "+r.Method+" requests.")
+}
+
+func isAPI(r *http.Request) bool { return strings.HasPrefix(r.URL.Path, "/api/") }
+
+var languageNames = map[string]string{
+	"en": "English", "es": "Español", "fr": "Français", "de": "Deutsch",
+	"pt": "Português", "it": "Italiano", "ja": "日本語",
+}
+
+func languageName(code string) string {
+	if n, ok := languageNames[code]; ok {
+		return n
+	}
+	return code
+}
+
+// humanDate turns YYYY-MM-DD into "23 September 2010".
+func humanDate(d string) string {
+	t, err := time.Parse("2006-01-02", d)
+	if err != nil {
+		return d
+	}
+	return t.Format("2 January 2006")
+}
+
+func humanDuration(minutes int) string {
+	h, m := minutes/60, minutes%60
+	switch {
+	case h == 0:
+		return fmt.Sprintf("%d min", m)
+	case m == 0:
+		return fmt.Sprintf("%d h", h)
+	}
+	return fmt.Sprintf("%d h %d min", h, m)
+}
+
+// pageURL returns the current URL's path and query with page set to n.
+func pageURL(u *url.URL, n int) string {
+	q := u.Query()
+	if n <= 1 {
+		q.Del("page")
+	} else {
+		q.Set("page", fmt.Sprint(n))
+	}
+	if len(q) == 0 {
+		return u.Path
+	}
+	return u.Path + "?" + q.Encode()
+}

@@ -1,0 +1,146 @@
+package seeds
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"hindsight/ingest"
+	"hindsight/store"
+)
+
+// entry is one seed document's curated metadata in manifest.json.
+type entry struct {
+	File            string `json:"file"`
+	Slug            string `json:"slug"`
+	Title           string `json:"title"`
+	Organization    string `json:"organization"`
+	IncidentDate    string `json:"incident_date"`
+	PublishedDate   string `json:"published_date"`
+	DurationMinutes int    `json:"duration_minutes"`
+	Severity        string `json:"severity"`
+	Language        string `json:"language"`
+	VariantKind     string `json:"variant_kind"`
+	VariantOf       string `json:"variant_of"`
+	SourceURL       string `json:"source_url"`
+	Summary         string `json:"summary"`
+	Patterns        []struct {
+		Slug string `json:"slug"`
+		Role string `json:"role"`
+	} `json:"patterns"`
+	ActionItems []struct {
+		Title    string `json:"title"`
+		Kind     string `json:"kind"`
+		Priority string `json:"priority"`
+		Status   string `json:"status"`
+	} `json:"action_items"`
+}
+
+// Report says what Load did.
+type Report struct {
+	PatternsAdded    int
+	PostmortemsAdded int
+}
+
+// Load puts the catalogue and the seed postmortems into st. It only adds
+// what is missing, so running it on every start is safe: a seed that a user
+// has since edited or archived is left as it is.
+func Load(ctx context.Context, st *store.Store) (Report, error) {
+	var r Report
+	fams, pats, err := Catalogue()
+	if err != nil {
+		return r, err
+	}
+	if r.PatternsAdded, err = st.LoadCatalogue(ctx, fams, pats); err != nil {
+		return r, err
+	}
+	entries, err := manifest()
+	if err != nil {
+		return r, err
+	}
+	for _, e := range entries {
+		_, err := st.GetPostmortem(ctx, e.Slug)
+		if err == nil {
+			continue
+		}
+		if !errors.Is(err, store.ErrNotFound) {
+			return r, err
+		}
+		p, err := e.postmortem()
+		if err != nil {
+			return r, err
+		}
+		if err := st.CreatePostmortem(ctx, &p); err != nil {
+			return r, fmt.Errorf("seed %s: %w", e.File, err)
+		}
+		r.PostmortemsAdded++
+	}
+	return r, nil
+}
+
+func manifest() ([]entry, error) {
+	src, err := FS.ReadFile("manifest.json")
+	if err != nil {
+		return nil, err
+	}
+	var entries []entry
+	if err := json.Unmarshal(src, &entries); err != nil {
+		return nil, fmt.Errorf("seeds manifest: %w", err)
+	}
+	return entries, nil
+}
+
+func (e entry) postmortem() (store.Postmortem, error) {
+	raw, err := FS.ReadFile("documents/" + e.File)
+	if err != nil {
+		return store.Postmortem{}, fmt.Errorf("seed %s: %w", e.File, err)
+	}
+	body, comments, err := clean(raw, e.File)
+	if err != nil {
+		return store.Postmortem{}, fmt.Errorf("seed %s: %w", e.File, err)
+	}
+	p := store.Postmortem{
+		Slug:            e.Slug,
+		Title:           e.Title,
+		Organization:    e.Organization,
+		IncidentDate:    e.IncidentDate,
+		PublishedDate:   e.PublishedDate,
+		DurationMinutes: e.DurationMinutes,
+		Severity:        e.Severity,
+		Language:        e.Language,
+		VariantKind:     e.VariantKind,
+		VariantOf:       e.VariantOf,
+		SourceURL:       e.SourceURL,
+		Summary:         e.Summary,
+		Body:            body,
+		SourceText:      string(raw),
+		Comments:        comments,
+	}
+	for _, t := range e.Patterns {
+		p.Tags = append(p.Tags, store.Tag{PatternSlug: t.Slug, Role: t.Role})
+	}
+	for _, a := range e.ActionItems {
+		p.ActionItems = append(p.ActionItems, store.ActionItem{Title: a.Title, Kind: a.Kind, Priority: a.Priority, Status: a.Status})
+	}
+	return p, nil
+}
+
+// clean turns a seed's verbatim text into its reading copy through the same
+// cleaner as every import: chrome, avatars and repeated blocks removed,
+// reader comments set apart.
+func clean(raw []byte, name string) (string, []store.Comment, error) {
+	d, err := ingest.Clean(raw, name)
+	if err != nil {
+		return "", nil, err
+	}
+	var comments []store.Comment
+	for _, c := range d.Comments {
+		posted := ""
+		if !c.Date.IsZero() {
+			posted = c.Date.Format("2 January 2006, 15:04")
+		}
+		comments = append(comments, store.Comment{Author: c.Author, Posted: posted, Text: c.Text})
+	}
+	return d.Body, comments, nil
+}

@@ -1,0 +1,403 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+)
+
+// Family is one of the five browse groups of the catalogue.
+type Family struct {
+	Slug     string
+	Name     string
+	Patterns []Pattern // filled by ListFamilies
+}
+
+// Checklist phases: whether an item is done while the incident is live or afterwards.
+const (
+	PhaseDuring = "during"
+	PhaseAfter  = "after"
+)
+
+// ChecklistItem is one remediation step of a pattern's checklist.
+type ChecklistItem struct {
+	ID          int64
+	PatternSlug string
+	Position    int
+	Text        string
+	Phase       string
+}
+
+// ExampleIncident is a public incident that shows a pattern.
+type ExampleIncident struct {
+	Description string
+	URL         string
+}
+
+// Pattern is a failure pattern of the catalogue.
+type Pattern struct {
+	Slug       string
+	Name       string
+	Headline   string
+	Family     string
+	FamilyName string
+	Position   int
+	Definition string
+	Mechanism  string
+	Signals    string
+	Related    string // prose, Markdown
+	RelatedTo  []string
+	PhrasesEN  []string
+	PhrasesES  []string
+	WeakWords  string
+	Checklist  []ChecklistItem
+	Incidents  []ExampleIncident
+
+	// Count is the number of incidents (variant groups) tagged with the
+	// pattern; filled by ListPatterns and ListFamilies.
+	Count int
+}
+
+// Tag roles: what part a pattern played in an incident.
+const (
+	RoleTrigger        = "trigger"
+	RoleAmplifier      = "amplifier"
+	RoleContributing   = "contributing"
+	RoleMissingDefence = "missing-defence"
+	RoleMitigation     = "mitigation"
+)
+
+// Roles lists the tag roles in the order pages show them.
+var Roles = []string{RoleTrigger, RoleAmplifier, RoleContributing, RoleMissingDefence, RoleMitigation}
+
+// RoleLabel is the human name of a tag role.
+func RoleLabel(role string) string {
+	switch role {
+	case RoleTrigger:
+		return "Trigger"
+	case RoleAmplifier:
+		return "Amplifier"
+	case RoleContributing:
+		return "Contributing factor"
+	case RoleMissingDefence:
+		return "Missing defence / lesson"
+	case RoleMitigation:
+		return "Mitigation"
+	}
+	return role
+}
+
+// ValidRole reports whether role is one of Roles.
+func ValidRole(role string) bool {
+	for _, r := range Roles {
+		if r == role {
+			return true
+		}
+	}
+	return false
+}
+
+// countsSQL counts, per pattern, the live variant groups with a member tagged with it.
+const countsSQL = `SELECT t.pattern_slug, count(DISTINCT p.group_id)
+	FROM tags t JOIN postmortems p ON p.id = t.postmortem_id
+	WHERE p.archived_at = ''
+	GROUP BY t.pattern_slug`
+
+// ListFamilies returns the catalogue's families in order, each with its
+// patterns (without checklists) and their incident counts.
+func (s *Store) ListFamilies(ctx context.Context) ([]Family, error) {
+	pats, err := s.ListPatterns(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT slug, name FROM families ORDER BY position`)
+	if err != nil {
+		return nil, fmt.Errorf("list families: %w", err)
+	}
+	defer rows.Close()
+	var fams []Family
+	for rows.Next() {
+		var f Family
+		if err := rows.Scan(&f.Slug, &f.Name); err != nil {
+			return nil, fmt.Errorf("list families: %w", err)
+		}
+		for _, p := range pats {
+			if p.Family == f.Slug {
+				f.Patterns = append(f.Patterns, p)
+			}
+		}
+		fams = append(fams, f)
+	}
+	return fams, rows.Err()
+}
+
+// ListPatterns returns every pattern in catalogue order with its incident
+// count, without checklists, phrases or incidents.
+func (s *Store) ListPatterns(ctx context.Context) ([]Pattern, error) {
+	counts := map[string]int{}
+	rows, err := s.db.QueryContext(ctx, countsSQL)
+	if err != nil {
+		return nil, fmt.Errorf("list patterns: %w", err)
+	}
+	for rows.Next() {
+		var slug string
+		var n int
+		if err := rows.Scan(&slug, &n); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("list patterns: %w", err)
+		}
+		counts[slug] = n
+	}
+	rows.Close()
+	rows, err = s.db.QueryContext(ctx, `SELECT p.slug, p.name, p.headline, p.family, f.name, p.position, p.definition
+		FROM patterns p JOIN families f ON f.slug = p.family
+		ORDER BY f.position, p.position`)
+	if err != nil {
+		return nil, fmt.Errorf("list patterns: %w", err)
+	}
+	defer rows.Close()
+	var out []Pattern
+	for rows.Next() {
+		var p Pattern
+		if err := rows.Scan(&p.Slug, &p.Name, &p.Headline, &p.Family, &p.FamilyName, &p.Position, &p.Definition); err != nil {
+			return nil, fmt.Errorf("list patterns: %w", err)
+		}
+		p.Count = counts[p.Slug]
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// GetPattern returns one pattern with everything the catalogue holds on it.
+func (s *Store) GetPattern(ctx context.Context, slug string) (Pattern, error) {
+	var p Pattern
+	err := s.db.QueryRowContext(ctx, `SELECT p.slug, p.name, p.headline, p.family, f.name, p.position,
+			p.definition, p.mechanism, p.signals, p.related, p.weak_words
+		FROM patterns p JOIN families f ON f.slug = p.family WHERE p.slug = ?`, slug).
+		Scan(&p.Slug, &p.Name, &p.Headline, &p.Family, &p.FamilyName, &p.Position,
+			&p.Definition, &p.Mechanism, &p.Signals, &p.Related, &p.WeakWords)
+	if err == sql.ErrNoRows {
+		return Pattern{}, fmt.Errorf("get pattern %q: %w", slug, ErrNotFound)
+	}
+	if err != nil {
+		return Pattern{}, fmt.Errorf("get pattern %q: %w", slug, err)
+	}
+	if p.Checklist, err = s.Checklist(ctx, slug); err != nil {
+		return Pattern{}, err
+	}
+	if err := s.loadPatternDetails(ctx, &p); err != nil {
+		return Pattern{}, fmt.Errorf("get pattern %q: %w", slug, err)
+	}
+	return p, nil
+}
+
+func (s *Store) loadPatternDetails(ctx context.Context, p *Pattern) error {
+	rows, err := s.db.QueryContext(ctx, `SELECT related_slug FROM pattern_relations r
+		JOIN patterns p ON p.slug = r.related_slug
+		WHERE r.pattern_slug = ? ORDER BY p.position`, p.Slug)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var r string
+		if err := rows.Scan(&r); err != nil {
+			rows.Close()
+			return err
+		}
+		p.RelatedTo = append(p.RelatedTo, r)
+	}
+	rows.Close()
+	rows, err = s.db.QueryContext(ctx, `SELECT language, phrase FROM pattern_phrases WHERE pattern_slug = ? ORDER BY rowid`, p.Slug)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var lang, phrase string
+		if err := rows.Scan(&lang, &phrase); err != nil {
+			rows.Close()
+			return err
+		}
+		if lang == "es" {
+			p.PhrasesES = append(p.PhrasesES, phrase)
+		} else {
+			p.PhrasesEN = append(p.PhrasesEN, phrase)
+		}
+	}
+	rows.Close()
+	rows, err = s.db.QueryContext(ctx, `SELECT description, url FROM pattern_incidents WHERE pattern_slug = ? ORDER BY position`, p.Slug)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var in ExampleIncident
+		if err := rows.Scan(&in.Description, &in.URL); err != nil {
+			return err
+		}
+		p.Incidents = append(p.Incidents, in)
+	}
+	return rows.Err()
+}
+
+// Checklist returns a pattern's remediation checklist in order.
+func (s *Store) Checklist(ctx context.Context, patternSlug string) ([]ChecklistItem, error) {
+	return s.checklists(ctx, `WHERE pattern_slug = ?`, patternSlug)
+}
+
+// Checklists returns the checklists of several patterns, keyed by pattern.
+func (s *Store) Checklists(ctx context.Context, slugs []string) (map[string][]ChecklistItem, error) {
+	out := map[string][]ChecklistItem{}
+	if len(slugs) == 0 {
+		return out, nil
+	}
+	args := make([]any, len(slugs))
+	for i, sl := range slugs {
+		args[i] = sl
+	}
+	items, err := s.checklists(ctx, `WHERE pattern_slug IN (?`+strings.Repeat(",?", len(slugs)-1)+`)`, args...)
+	if err != nil {
+		return nil, err
+	}
+	for _, it := range items {
+		out[it.PatternSlug] = append(out[it.PatternSlug], it)
+	}
+	return out, nil
+}
+
+func (s *Store) checklists(ctx context.Context, where string, args ...any) ([]ChecklistItem, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, pattern_slug, position, text, phase FROM checklist_items `+where+` ORDER BY pattern_slug, position, id`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list checklist items: %w", err)
+	}
+	defer rows.Close()
+	var out []ChecklistItem
+	for rows.Next() {
+		var it ChecklistItem
+		if err := rows.Scan(&it.ID, &it.PatternSlug, &it.Position, &it.Text, &it.Phase); err != nil {
+			return nil, fmt.Errorf("list checklist items: %w", err)
+		}
+		out = append(out, it)
+	}
+	return out, rows.Err()
+}
+
+// PatternPostmortems returns, for a pattern, the incidents tagged with it:
+// one entry per variant group (its canonical member) per role.
+func (s *Store) PatternPostmortems(ctx context.Context, slug string) ([]PostmortemRef, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT c.slug, c.title, c.organization, c.incident_date, t.role
+		FROM tags t
+		JOIN postmortems m ON m.id = t.postmortem_id AND m.archived_at = ''
+		JOIN variant_groups g ON g.id = m.group_id
+		JOIN postmortems c ON c.id = g.canonical_id
+		WHERE t.pattern_slug = ?
+		ORDER BY c.incident_date DESC, c.id DESC`, slug)
+	if err != nil {
+		return nil, fmt.Errorf("list postmortems of pattern %q: %w", slug, err)
+	}
+	defer rows.Close()
+	var out []PostmortemRef
+	for rows.Next() {
+		var r PostmortemRef
+		if err := rows.Scan(&r.Slug, &r.Title, &r.Organization, &r.IncidentDate, &r.Role); err != nil {
+			return nil, fmt.Errorf("list postmortems of pattern %q: %w", slug, err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// PatternPhrases returns every pattern's detection phrases (English and
+// Spanish), in catalogue order: the input of suggestions and search synonyms.
+func (s *Store) PatternPhrases(ctx context.Context) ([]Pattern, error) {
+	pats, err := s.ListPatterns(ctx)
+	if err != nil {
+		return nil, err
+	}
+	idx := map[string]int{}
+	for i, p := range pats {
+		idx[p.Slug] = i
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT pattern_slug, language, phrase FROM pattern_phrases ORDER BY rowid`)
+	if err != nil {
+		return nil, fmt.Errorf("list pattern phrases: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var slug, lang, phrase string
+		if err := rows.Scan(&slug, &lang, &phrase); err != nil {
+			return nil, fmt.Errorf("list pattern phrases: %w", err)
+		}
+		p := &pats[idx[slug]]
+		if lang == "es" {
+			p.PhrasesES = append(p.PhrasesES, phrase)
+		} else {
+			p.PhrasesEN = append(p.PhrasesEN, phrase)
+		}
+	}
+	return pats, rows.Err()
+}
+
+// LoadCatalogue inserts the families and patterns that are not in the
+// database yet, with their phrases, checklists and example incidents. Patterns
+// already present are left alone: their checklists may have been edited.
+func (s *Store) LoadCatalogue(ctx context.Context, fams []Family, pats []Pattern) (added int, err error) {
+	err = s.inTx(ctx, func(tx *sql.Tx) error {
+		for i, f := range fams {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO families (slug, name, position) VALUES (?, ?, ?)
+				ON CONFLICT (slug) DO NOTHING`, f.Slug, f.Name, i); err != nil {
+				return err
+			}
+		}
+		var fresh []Pattern
+		for _, p := range pats {
+			res, err := tx.ExecContext(ctx, `INSERT INTO patterns
+				(slug, name, headline, family, position, definition, mechanism, signals, related, weak_words)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (slug) DO NOTHING`,
+				p.Slug, p.Name, p.Headline, p.Family, p.Position, p.Definition, p.Mechanism, p.Signals, p.Related, p.WeakWords)
+			if err != nil {
+				return fmt.Errorf("insert pattern %s: %w", p.Slug, err)
+			}
+			if n, _ := res.RowsAffected(); n == 0 {
+				continue
+			}
+			fresh = append(fresh, p)
+			for _, ph := range p.PhrasesEN {
+				if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO pattern_phrases (pattern_slug, language, phrase) VALUES (?, 'en', ?)`, p.Slug, ph); err != nil {
+					return err
+				}
+			}
+			for _, ph := range p.PhrasesES {
+				if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO pattern_phrases (pattern_slug, language, phrase) VALUES (?, 'es', ?)`, p.Slug, ph); err != nil {
+					return err
+				}
+			}
+			for i, it := range p.Checklist {
+				if _, err := tx.ExecContext(ctx, `INSERT INTO checklist_items (pattern_slug, position, text, phase) VALUES (?, ?, ?, ?)`,
+					p.Slug, i+1, it.Text, it.Phase); err != nil {
+					return err
+				}
+			}
+			for i, in := range p.Incidents {
+				if _, err := tx.ExecContext(ctx, `INSERT INTO pattern_incidents (pattern_slug, position, description, url) VALUES (?, ?, ?, ?)`,
+					p.Slug, i+1, in.Description, in.URL); err != nil {
+					return err
+				}
+			}
+		}
+		// Relations go in once every pattern exists, since they reference each other.
+		for _, p := range fresh {
+			for _, r := range p.RelatedTo {
+				if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO pattern_relations (pattern_slug, related_slug) VALUES (?, ?)`, p.Slug, r); err != nil {
+					return fmt.Errorf("relate %s to %s: %w", p.Slug, r, err)
+				}
+			}
+		}
+		added = len(fresh)
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("load catalogue: %w", err)
+	}
+	return added, nil
+}

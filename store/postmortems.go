@@ -1,0 +1,556 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// Variant kinds: how a member of a variant group relates to the write-up.
+const (
+	KindOriginal    = "original"
+	KindTranslation = "translation"
+	KindRewrite     = "rewrite"
+)
+
+// Postmortem is one incident write-up.
+type Postmortem struct {
+	ID              int64
+	Slug            string
+	Title           string
+	Organization    string
+	IncidentDate    string // YYYY-MM-DD, "" when unknown
+	PublishedDate   string // YYYY-MM-DD, "" when unknown
+	DurationMinutes int    // 0 when unknown
+	Severity        string // SEV1..SEV5 or ""
+	Language        string // ISO 639-1
+	Summary         string
+	Body            string // Markdown
+
+	// Sections of the SRE postmortem template, Markdown each.
+	Impact       string
+	Trigger      string
+	Contributing string
+	Detection    string
+	Resolution   string
+	Timeline     string
+	WentWell     string
+	WentWrong    string
+	GotLucky     string
+
+	Services string
+	Authors  string
+
+	// Incident times in RFC 3339 with the writer's offset, "" when unknown.
+	StartedAt   string
+	DetectedAt  string
+	MitigatedAt string
+	ResolvedAt  string
+
+	SourceURL  string
+	SourceText string // verbatim text when imported
+
+	GroupID     int64
+	VariantKind string
+	Canonical   bool
+	// VariantOf, on create, names (by slug) a postmortem whose variant group
+	// the new one joins.
+	VariantOf string
+
+	Version    int
+	ArchivedAt string
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+
+	Tags        []Tag
+	Variants    []Variant // the other members of the group
+	Languages   []string  // languages of the whole group, sorted
+	ActionItems []ActionItem
+	Comments    []Comment
+}
+
+// Tag says that a postmortem shows a pattern, and in which role.
+type Tag struct {
+	PatternSlug string
+	PatternName string
+	Role        string
+}
+
+// Variant is another member of a postmortem's variant group.
+type Variant struct {
+	Slug      string
+	Title     string
+	Language  string
+	Kind      string
+	Canonical bool
+}
+
+// Comment is a reader comment found in an imported page.
+type Comment struct {
+	Author string
+	Posted string
+	Text   string
+}
+
+// PostmortemRef is a short reference to a postmortem, with the role a
+// pattern played in it.
+type PostmortemRef struct {
+	Slug         string
+	Title        string
+	Organization string
+	IncidentDate string
+	Role         string
+}
+
+// Archived reports whether the postmortem is hidden from lists.
+func (p Postmortem) Archived() bool { return p.ArchivedAt != "" }
+
+// Year is the incident's year, or "" when the date is unknown.
+func (p Postmortem) Year() string {
+	if len(p.IncidentDate) >= 4 {
+		return p.IncidentDate[:4]
+	}
+	return ""
+}
+
+const postmortemColumns = `p.id, p.slug, p.title, p.organization, p.incident_date, p.published_date,
+	coalesce(p.duration_minutes, 0), p.severity, p.language, p.summary, p.body,
+	p.impact, p.trigger_text, p.contributing, p.detection, p.resolution, p.timeline,
+	p.went_well, p.went_wrong, p.got_lucky, p.services, p.authors,
+	p.started_at, p.detected_at, p.mitigated_at, p.resolved_at,
+	p.source_url, p.source_text, p.group_id, p.variant_kind, g.canonical_id = p.id,
+	p.version, p.archived_at, p.created_at, p.updated_at`
+
+type scanner interface{ Scan(...any) error }
+
+func scanPostmortem(row scanner) (Postmortem, error) {
+	var p Postmortem
+	var created, updated string
+	err := row.Scan(&p.ID, &p.Slug, &p.Title, &p.Organization, &p.IncidentDate, &p.PublishedDate,
+		&p.DurationMinutes, &p.Severity, &p.Language, &p.Summary, &p.Body,
+		&p.Impact, &p.Trigger, &p.Contributing, &p.Detection, &p.Resolution, &p.Timeline,
+		&p.WentWell, &p.WentWrong, &p.GotLucky, &p.Services, &p.Authors,
+		&p.StartedAt, &p.DetectedAt, &p.MitigatedAt, &p.ResolvedAt,
+		&p.SourceURL, &p.SourceText, &p.GroupID, &p.VariantKind, &p.Canonical,
+		&p.Version, &p.ArchivedAt, &created, &updated)
+	p.CreatedAt, p.UpdatedAt = parseTime(created), parseTime(updated)
+	return p, err
+}
+
+// GetPostmortem returns a postmortem by slug with its tags, variants,
+// action items and comments.
+func (s *Store) GetPostmortem(ctx context.Context, slug string) (Postmortem, error) {
+	p, err := scanPostmortem(s.db.QueryRowContext(ctx, `SELECT `+postmortemColumns+`
+		FROM postmortems p JOIN variant_groups g ON g.id = p.group_id WHERE p.slug = ?`, slug))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Postmortem{}, fmt.Errorf("get postmortem %q: %w", slug, ErrNotFound)
+	}
+	if err != nil {
+		return Postmortem{}, fmt.Errorf("get postmortem %q: %w", slug, err)
+	}
+	one := []*Postmortem{&p}
+	if err := s.attachTags(ctx, one); err != nil {
+		return Postmortem{}, err
+	}
+	if err := s.attachVariants(ctx, &p); err != nil {
+		return Postmortem{}, err
+	}
+	if p.ActionItems, err = s.ListActionItems(ctx, p.ID); err != nil {
+		return Postmortem{}, err
+	}
+	if p.Comments, err = s.listComments(ctx, p.ID); err != nil {
+		return Postmortem{}, err
+	}
+	return p, nil
+}
+
+// PostmortemFilter selects postmortems for lists. Empty fields match all.
+type PostmortemFilter struct {
+	Pattern  string
+	Org      string
+	Year     string
+	Language string
+	Limit    int
+	Offset   int
+}
+
+// ListPostmortems returns one entry per variant group (its canonical member,
+// with the group's languages and tags), newest incident first, and the total
+// number of matching groups. A group matches a filter when any of its live
+// members does.
+func (s *Store) ListPostmortems(ctx context.Context, f PostmortemFilter) ([]Postmortem, int, error) {
+	var conds []string
+	var args []any
+	if f.Pattern != "" {
+		conds = append(conds, `m.id IN (SELECT postmortem_id FROM tags WHERE pattern_slug = ?)`)
+		args = append(args, f.Pattern)
+	}
+	if f.Org != "" {
+		conds = append(conds, `m.organization = ? COLLATE NOCASE`)
+		args = append(args, f.Org)
+	}
+	if f.Year != "" {
+		conds = append(conds, `substr(m.incident_date, 1, 4) = ?`)
+		args = append(args, f.Year)
+	}
+	if f.Language != "" {
+		conds = append(conds, `m.language = ?`)
+		args = append(args, f.Language)
+	}
+	where := `p.archived_at = ''`
+	if len(conds) > 0 {
+		where += ` AND EXISTS (SELECT 1 FROM postmortems m WHERE m.group_id = p.group_id AND m.archived_at = '' AND ` +
+			strings.Join(conds, " AND ") + `)`
+	}
+	from := `FROM postmortems p JOIN variant_groups g ON g.canonical_id = p.id WHERE ` + where
+
+	var total int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) `+from, args...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("list postmortems: %w", err)
+	}
+	limit := f.Limit
+	if limit <= 0 {
+		limit = 20
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+postmortemColumns+` `+from+`
+		ORDER BY p.incident_date DESC, p.id DESC LIMIT ? OFFSET ?`, append(args, limit, f.Offset)...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list postmortems: %w", err)
+	}
+	defer rows.Close()
+	var out []Postmortem
+	for rows.Next() {
+		p, err := scanPostmortem(rows)
+		if err != nil {
+			return nil, 0, fmt.Errorf("list postmortems: %w", err)
+		}
+		out = append(out, p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("list postmortems: %w", err)
+	}
+	ptrs := make([]*Postmortem, len(out))
+	for i := range out {
+		ptrs[i] = &out[i]
+	}
+	if err := s.attachTags(ctx, ptrs); err != nil {
+		return nil, 0, err
+	}
+	if err := s.attachLanguages(ctx, ptrs); err != nil {
+		return nil, 0, err
+	}
+	return out, total, nil
+}
+
+// FilterOptions lists the values the postmortem list can be filtered by.
+type FilterOptions struct {
+	Organizations []string
+	Years         []string
+	Languages     []string
+}
+
+// ListFilterOptions returns the organizations, years and languages present
+// among live postmortems.
+func (s *Store) ListFilterOptions(ctx context.Context) (FilterOptions, error) {
+	var o FilterOptions
+	for _, q := range []struct {
+		sql string
+		dst *[]string
+	}{
+		{`SELECT DISTINCT organization FROM postmortems WHERE archived_at = '' AND organization != '' ORDER BY organization COLLATE NOCASE`, &o.Organizations},
+		{`SELECT DISTINCT substr(incident_date, 1, 4) y FROM postmortems WHERE archived_at = '' AND incident_date != '' ORDER BY y DESC`, &o.Years},
+		{`SELECT DISTINCT language FROM postmortems WHERE archived_at = '' ORDER BY language`, &o.Languages},
+	} {
+		rows, err := s.db.QueryContext(ctx, q.sql)
+		if err != nil {
+			return o, fmt.Errorf("list filter options: %w", err)
+		}
+		for rows.Next() {
+			var v string
+			if err := rows.Scan(&v); err != nil {
+				rows.Close()
+				return o, fmt.Errorf("list filter options: %w", err)
+			}
+			*q.dst = append(*q.dst, v)
+		}
+		rows.Close()
+	}
+	return o, nil
+}
+
+// CountPostmortems returns the number of live incidents (variant groups) and
+// of live postmortems.
+func (s *Store) CountPostmortems(ctx context.Context) (incidents, documents int, err error) {
+	err = s.db.QueryRowContext(ctx, `SELECT count(DISTINCT group_id), count(*) FROM postmortems WHERE archived_at = ''`).Scan(&incidents, &documents)
+	if err != nil {
+		err = fmt.Errorf("count postmortems: %w", err)
+	}
+	return incidents, documents, err
+}
+
+func (s *Store) attachTags(ctx context.Context, ps []*Postmortem) error {
+	if len(ps) == 0 {
+		return nil
+	}
+	byID := map[int64]*Postmortem{}
+	args := make([]any, len(ps))
+	for i, p := range ps {
+		byID[p.ID] = p
+		args[i] = p.ID
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT t.postmortem_id, t.pattern_slug, pa.name, t.role
+		FROM tags t JOIN patterns pa ON pa.slug = t.pattern_slug
+		WHERE t.postmortem_id IN (?`+strings.Repeat(",?", len(ps)-1)+`)
+		ORDER BY t.postmortem_id, CASE t.role WHEN 'trigger' THEN 0 WHEN 'amplifier' THEN 1 WHEN 'contributing' THEN 2
+			WHEN 'missing-defence' THEN 3 ELSE 4 END, pa.position`, args...)
+	if err != nil {
+		return fmt.Errorf("list tags: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var t Tag
+		if err := rows.Scan(&id, &t.PatternSlug, &t.PatternName, &t.Role); err != nil {
+			return fmt.Errorf("list tags: %w", err)
+		}
+		byID[id].Tags = append(byID[id].Tags, t)
+	}
+	return rows.Err()
+}
+
+func (s *Store) attachLanguages(ctx context.Context, ps []*Postmortem) error {
+	if len(ps) == 0 {
+		return nil
+	}
+	byGroup := map[int64]*Postmortem{}
+	args := make([]any, len(ps))
+	for i, p := range ps {
+		byGroup[p.GroupID] = p
+		args[i] = p.GroupID
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT group_id, language FROM postmortems
+		WHERE archived_at = '' AND group_id IN (?`+strings.Repeat(",?", len(ps)-1)+`) ORDER BY group_id, language`, args...)
+	if err != nil {
+		return fmt.Errorf("list group languages: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var g int64
+		var lang string
+		if err := rows.Scan(&g, &lang); err != nil {
+			return fmt.Errorf("list group languages: %w", err)
+		}
+		byGroup[g].Languages = append(byGroup[g].Languages, lang)
+	}
+	return rows.Err()
+}
+
+func (s *Store) attachVariants(ctx context.Context, p *Postmortem) error {
+	rows, err := s.db.QueryContext(ctx, `SELECT m.slug, m.title, m.language, m.variant_kind, g.canonical_id = m.id
+		FROM postmortems m JOIN variant_groups g ON g.id = m.group_id
+		WHERE m.group_id = ? AND m.id != ? AND m.archived_at = ''
+		ORDER BY g.canonical_id = m.id DESC, m.language, m.id`, p.GroupID, p.ID)
+	if err != nil {
+		return fmt.Errorf("list variants: %w", err)
+	}
+	defer rows.Close()
+	langs := map[string]bool{p.Language: true}
+	for rows.Next() {
+		var v Variant
+		if err := rows.Scan(&v.Slug, &v.Title, &v.Language, &v.Kind, &v.Canonical); err != nil {
+			return fmt.Errorf("list variants: %w", err)
+		}
+		p.Variants = append(p.Variants, v)
+		langs[v.Language] = true
+	}
+	for l := range langs {
+		p.Languages = append(p.Languages, l)
+	}
+	slices.Sort(p.Languages)
+	return rows.Err()
+}
+
+func (s *Store) listComments(ctx context.Context, id int64) ([]Comment, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT author, posted, text FROM source_comments WHERE postmortem_id = ? ORDER BY position`, id)
+	if err != nil {
+		return nil, fmt.Errorf("list comments: %w", err)
+	}
+	defer rows.Close()
+	var out []Comment
+	for rows.Next() {
+		var c Comment
+		if err := rows.Scan(&c.Author, &c.Posted, &c.Text); err != nil {
+			return nil, fmt.Errorf("list comments: %w", err)
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// CreatePostmortem stores p with its tags, action items and comments, in
+// one transaction. It fills ID, Slug (from the title when empty), GroupID,
+// Version and the timestamps. When p.VariantOf names a postmortem, p joins
+// its variant group; otherwise p starts a group of its own.
+func (s *Store) CreatePostmortem(ctx context.Context, p *Postmortem) error {
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		return s.createPostmortem(ctx, tx, p)
+	})
+	if err != nil {
+		return fmt.Errorf("create postmortem %q: %w", p.Title, err)
+	}
+	return nil
+}
+
+func (s *Store) createPostmortem(ctx context.Context, tx *sql.Tx, p *Postmortem) error {
+	now := s.Now().UTC().Truncate(time.Second)
+	p.CreatedAt, p.UpdatedAt, p.Version = now, now, 1
+	if p.Language == "" {
+		p.Language = "en"
+	}
+	if p.VariantKind == "" {
+		p.VariantKind = KindOriginal
+	}
+	slug, err := uniqueSlug(ctx, tx, p.Slug, p.Title)
+	if err != nil {
+		return err
+	}
+	p.Slug = slug
+
+	if p.VariantOf != "" {
+		err := tx.QueryRowContext(ctx, `SELECT group_id FROM postmortems WHERE slug = ?`, p.VariantOf).Scan(&p.GroupID)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("variant of %q: %w", p.VariantOf, ErrNotFound)
+		}
+		if err != nil {
+			return err
+		}
+	} else {
+		res, err := tx.ExecContext(ctx, `INSERT INTO variant_groups (canonical_id) VALUES (NULL)`)
+		if err != nil {
+			return err
+		}
+		p.GroupID, _ = res.LastInsertId()
+	}
+
+	var duration any
+	if p.DurationMinutes > 0 {
+		duration = p.DurationMinutes
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO postmortems (slug, title, organization, incident_date, published_date,
+			duration_minutes, severity, language, summary, body,
+			impact, trigger_text, contributing, detection, resolution, timeline, went_well, went_wrong, got_lucky,
+			services, authors, started_at, detected_at, mitigated_at, resolved_at,
+			source_url, source_text, group_id, variant_kind, version, archived_at, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)`,
+		p.Slug, p.Title, p.Organization, p.IncidentDate, p.PublishedDate,
+		duration, p.Severity, p.Language, p.Summary, p.Body,
+		p.Impact, p.Trigger, p.Contributing, p.Detection, p.Resolution, p.Timeline, p.WentWell, p.WentWrong, p.GotLucky,
+		p.Services, p.Authors, p.StartedAt, p.DetectedAt, p.MitigatedAt, p.ResolvedAt,
+		p.SourceURL, p.SourceText, p.GroupID, p.VariantKind, p.ArchivedAt, formatTime(now), formatTime(now))
+	if err != nil {
+		return err
+	}
+	p.ID, _ = res.LastInsertId()
+	if p.VariantOf == "" {
+		if _, err := tx.ExecContext(ctx, `UPDATE variant_groups SET canonical_id = ? WHERE id = ?`, p.ID, p.GroupID); err != nil {
+			return err
+		}
+		p.Canonical = true
+	}
+	if err := replaceTags(ctx, tx, p.ID, p.Tags); err != nil {
+		return err
+	}
+	for i := range p.ActionItems {
+		p.ActionItems[i].PostmortemID = p.ID
+		if err := insertActionItem(ctx, tx, &p.ActionItems[i], now); err != nil {
+			return err
+		}
+	}
+	for i, c := range p.Comments {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO source_comments (postmortem_id, position, author, posted, text) VALUES (?, ?, ?, ?, ?)`,
+			p.ID, i+1, c.Author, c.Posted, c.Text); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func replaceTags(ctx context.Context, tx *sql.Tx, id int64, tags []Tag) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM tags WHERE postmortem_id = ?`, id); err != nil {
+		return err
+	}
+	for _, t := range tags {
+		if !ValidRole(t.Role) {
+			return fmt.Errorf("tag %s: role %q: %w", t.PatternSlug, t.Role, ErrInvalid)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO tags (postmortem_id, pattern_slug, role) VALUES (?, ?, ?)`,
+			id, t.PatternSlug, t.Role); err != nil {
+			return fmt.Errorf("tag %s: %w", t.PatternSlug, err)
+		}
+	}
+	return nil
+}
+
+// uniqueSlug returns want when it is free (a caller-chosen slug must be), or
+// a slug made from the title with a numeric suffix when needed.
+func uniqueSlug(ctx context.Context, tx *sql.Tx, want, title string) (string, error) {
+	taken := func(s string) (bool, error) {
+		var n int
+		err := tx.QueryRowContext(ctx, `SELECT count(*) FROM postmortems WHERE slug = ?`, s).Scan(&n)
+		return n > 0, err
+	}
+	if want != "" {
+		t, err := taken(want)
+		if err != nil {
+			return "", err
+		}
+		if t {
+			return "", fmt.Errorf("slug %q is taken: %w", want, ErrConflict)
+		}
+		return want, nil
+	}
+	base := Slugify(title)
+	for i := 1; ; i++ {
+		cand := base
+		if i > 1 {
+			cand = fmt.Sprintf("%s-%d", base, i)
+		}
+		t, err := taken(cand)
+		if err != nil {
+			return "", err
+		}
+		if !t {
+			return cand, nil
+		}
+	}
+}
+
+var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
+
+// Slugify turns a title into a readable URL path segment: lower-case ASCII
+// words joined by hyphens, accents dropped, at most 80 characters.
+func Slugify(title string) string {
+	var b strings.Builder
+	for _, r := range norm.NFD.String(strings.ToLower(title)) {
+		if unicode.Is(unicode.Mn, r) {
+			continue
+		}
+		b.WriteRune(r)
+	}
+	s := strings.Trim(nonSlug.ReplaceAllString(b.String(), "-"), "-")
+	if len(s) > 80 {
+		s = strings.TrimRight(s[:80], "-")
+	}
+	if s == "" {
+		s = "postmortem"
+	}
+	return s
+}
