@@ -20,8 +20,12 @@ func (h *Handler) routes() http.Handler {
 	r.Get("/postmortems/{slug}/source", h.showPostmortemSource)
 	r.Get("/patterns", h.listPatterns)
 	r.Get("/patterns/{slug}", h.showPattern)
+	r.Get("/import", h.showImportForm)
+	r.Post("/import", h.reviewImport)
+	r.Post("/import/save", h.saveImport)
 
 	r.Get("/api/postmortems", h.apiListPostmortems)
+	r.Post("/api/postmortems", h.apiCreatePostmortem)
 	r.Get("/api/postmortems/{slug}", h.apiGetPostmortem)
 	r.Get("/api/patterns", h.apiListPatterns)
 	r.Get("/api/patterns/{slug}", h.apiGetPattern)

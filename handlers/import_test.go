@@ -1,0 +1,423 @@
+package handlers_test
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"html"
+	"mime/multipart"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"hindsight/store"
+)
+
+// multipartBody encodes fields and, when file is not nil, an uploaded file.
+func multipartBody(t *testing.T, fields map[string][]string, filename string, file []byte) (*bytes.Buffer, string) {
+	t.Helper()
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	for k, vs := range fields {
+		for _, v := range vs {
+			if err := mw.WriteField(k, v); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if file != nil {
+		fw, err := mw.CreateFormFile("file", filename)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fw.Write(file)
+	}
+	if err := mw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return &buf, mw.FormDataContentType()
+}
+
+func post(t *testing.T, h http.Handler, path, contentType string, body *bytes.Buffer) *httptest.ResponseRecorder {
+	t.Helper()
+	req := httptest.NewRequest(http.MethodPost, path, body)
+	req.Header.Set("Content-Type", contentType)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec
+}
+
+func countPostmortems(t *testing.T, st *store.Store) int {
+	t.Helper()
+	_, n, err := st.CountPostmortems(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestImportForm(t *testing.T) {
+	h, _ := newApp(t)
+	rec := get(t, h, "/import")
+	if rec.Code != http.StatusOK {
+		t.Fatalf("status = %d", rec.Code)
+	}
+	for _, want := range []string{`enctype="multipart/form-data"`, `type="file" name="file"`, `name="text"`, `action="/import"`} {
+		if !strings.Contains(rec.Body.String(), want) {
+			t.Errorf("form lacks %q", want)
+		}
+	}
+}
+
+var sourceFieldRe = regexp.MustCompile(`name="source" value="([^"]*)"`)
+
+func TestImportReview(t *testing.T) {
+	h, _ := newApp(t)
+	for _, tt := range []struct {
+		name    string
+		fields  map[string][]string
+		file    []byte
+		want    []string
+		notWant []string
+	}{
+		{
+			name: "markdown file with front matter",
+			file: []byte("---\ntitle: Queue backlog at Example\norganization: Example\nincident_date: 2021-06-02\nseverity: sev2\nlanguage: en\npatterns:\n  - queue-backlog:amplifier\n  - bad-deploy:trigger\n---\nThe queue grew for hours.\n\nTweet\n"),
+			want: []string{`value="Queue backlog at Example"`, `value="Example"`, `value="2021-06-02"`, `<option selected>SEV2</option>`,
+				`<option value="queue-backlog" selected>`, `<option value="bad-deploy" selected>`, `<option value="trigger" selected>`,
+				"The queue grew for hours.", "removed page chrome", `action="/import/save"`},
+			notWant: []string{"Tweet\n</textarea>"},
+		},
+		{
+			name:    "pasted seed with comments",
+			fields:  map[string][]string{"text": {strings.ReplaceAll(string(seedText(t, "004")), "\n", "\r\n")}},
+			want:    []string{"Reader comments, set apart", "Tekzel", "hunky-dory", "set apart 4 reader comment(s)", "already imported as"},
+			notWant: []string{"Save the postmortem"},
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			body, ct := multipartBody(t, tt.fields, "draft.md", tt.file)
+			rec := post(t, h, "/import", ct, body)
+			if rec.Code != http.StatusOK {
+				t.Fatalf("status = %d, want 200\n%s", rec.Code, rec.Body)
+			}
+			page := rec.Body.String()
+			for _, w := range tt.want {
+				if !strings.Contains(page, w) {
+					t.Errorf("review lacks %q", w)
+				}
+			}
+			for _, w := range tt.notWant {
+				if strings.Contains(page, w) {
+					t.Errorf("review contains %q", w)
+				}
+			}
+		})
+	}
+}
+
+func seedText(t *testing.T, prefix string) []byte {
+	t.Helper()
+	paths, _ := filepath.Glob(filepath.Join("..", "seeds", "documents", prefix+"_*.txt"))
+	if len(paths) != 1 {
+		t.Fatalf("seed %s not found", prefix)
+	}
+	raw, err := os.ReadFile(paths[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+func TestImportBadFiles(t *testing.T) {
+	h, st := newApp(t)
+	before := countPostmortems(t, st)
+	for _, tt := range []struct {
+		name string
+		file []byte
+		text string
+		want string
+	}{
+		{"empty", []byte{}, "", "the file is empty"},
+		{"nothing given", nil, "", "choose a file or paste"},
+		{"binary", []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), "", "not text"},
+		{"10 MB", bytes.Repeat([]byte("The request routers were overloaded.\n"), 10<<20/37), "", "too large"},
+		{"invalid UTF-8", []byte("Caf\xe9: the routers were overloaded"), "", "not valid UTF-8"},
+		{"broken front matter", []byte("---\ntitle: x\nincident_date: yesterday\n---\nBody"), "", "front matter is broken: line 3"},
+		{"unterminated front matter", nil, "---\ntitle: x\nBody", "never closed"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			fields := map[string][]string{"text": {tt.text}}
+			body, ct := multipartBody(t, fields, "bad.md", tt.file)
+			rec := post(t, h, "/import", ct, body)
+			if rec.Code != http.StatusUnprocessableEntity {
+				t.Fatalf("status = %d, want 422", rec.Code)
+			}
+			page := html.UnescapeString(rec.Body.String())
+			if !strings.Contains(page, tt.want) || !strings.Contains(page, `role="alert"`) {
+				t.Errorf("page lacks the message %q", tt.want)
+			}
+			if !strings.Contains(page, `action="/import"`) {
+				t.Error("the upload form is not shown again")
+			}
+			if tt.text != "" && !strings.Contains(page, tt.text) {
+				t.Error("the pasted text is not kept")
+			}
+		})
+	}
+	if got := countPostmortems(t, st); got != before {
+		t.Errorf("%d postmortems after bad imports, want %d", got, before)
+	}
+}
+
+// review posts file to /import and returns the review form's fields as a
+// browser would submit them.
+func review(t *testing.T, h http.Handler, file []byte) map[string][]string {
+	t.Helper()
+	body, ct := multipartBody(t, nil, "draft.txt", file)
+	rec := post(t, h, "/import", ct, body)
+	if rec.Code != http.StatusOK {
+		t.Fatalf("review: status %d\n%s", rec.Code, rec.Body)
+	}
+	m := sourceFieldRe.FindStringSubmatch(rec.Body.String())
+	if m == nil {
+		t.Fatal("review has no source field")
+	}
+	return map[string][]string{"source": {html.UnescapeString(m[1])}, "filename": {"draft.txt"}}
+}
+
+func TestImportSave(t *testing.T) {
+	h, st := newApp(t)
+	// A forum repost with CRLF line endings, which must be kept verbatim.
+	raw := []byte("ops-lead\r\n\r\nJune 02, 2021 at 9:55am\r\n\r\nThe queue grew for hours after the deploy.\r\n\r\nann\r\n\r\nJune 02, 2021 at 10:20am\r\n\r\nThanks for the write-up!\r\n")
+	fields := review(t, h, raw)
+	fields["title"] = []string{"Queue backlog after a deploy"}
+	fields["body"] = []string{"The queue grew for hours\r\nafter the deploy."}
+	fields["incident_date"] = []string{"2021-06-01"}
+	fields["language"] = []string{"en"}
+	fields["tag_pattern"] = []string{"queue-backlog", "bad-deploy", ""}
+	fields["tag_role"] = []string{"amplifier", "trigger", ""}
+
+	t.Run("Invalid", func(t *testing.T) {
+		bad := map[string][]string{}
+		for k, v := range fields {
+			bad[k] = v
+		}
+		bad["title"] = []string{""}
+		bad["incident_date"] = []string{"June 1"}
+		body, ct := multipartBody(t, bad, "", nil)
+		before := countPostmortems(t, st)
+		rec := post(t, h, "/import/save", ct, body)
+		if rec.Code != http.StatusUnprocessableEntity {
+			t.Fatalf("status = %d, want 422", rec.Code)
+		}
+		page := rec.Body.String()
+		for _, w := range []string{"Give the postmortem a title.", "Write the date as YYYY-MM-DD.", `value="June 1"`, "The queue grew for hours"} {
+			if !strings.Contains(page, w) {
+				t.Errorf("page lacks %q", w)
+			}
+		}
+		if countPostmortems(t, st) != before {
+			t.Error("an invalid save stored something")
+		}
+	})
+
+	t.Run("OK", func(t *testing.T) {
+		body, ct := multipartBody(t, fields, "", nil)
+		rec := post(t, h, "/import/save", ct, body)
+		if rec.Code != http.StatusSeeOther {
+			t.Fatalf("status = %d, want 303\n%s", rec.Code, rec.Body)
+		}
+		if got, want := rec.Header().Get("Location"), "/postmortems/queue-backlog-after-a-deploy"; got != want {
+			t.Fatalf("Location = %q, want %q", got, want)
+		}
+		p, err := st.GetPostmortem(t.Context(), "queue-backlog-after-a-deploy")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.SourceText != string(raw) {
+			t.Errorf("source text = %q, want the original verbatim", p.SourceText)
+		}
+		if p.Body != "The queue grew for hours\nafter the deploy." || p.IncidentDate != "2021-06-01" || len(p.Tags) != 2 {
+			t.Errorf("stored %+v", p)
+		}
+		if len(p.Comments) != 1 || p.Comments[0].Author != "ann" {
+			t.Errorf("comments = %+v, want ann's", p.Comments)
+		}
+	})
+
+	t.Run("Again", func(t *testing.T) {
+		body, ct := multipartBody(t, fields, "", nil)
+		rec := post(t, h, "/import/save", ct, body)
+		if rec.Code != http.StatusConflict || !strings.Contains(rec.Body.String(), "queue-backlog-after-a-deploy") {
+			t.Errorf("status = %d, want 409 naming the existing postmortem", rec.Code)
+		}
+	})
+
+	t.Run("DamagedSource", func(t *testing.T) {
+		bad := map[string][]string{"source": {"not base64!"}, "title": {"x"}, "body": {"y"}}
+		body, ct := multipartBody(t, bad, "", nil)
+		rec := post(t, h, "/import/save", ct, body)
+		if rec.Code != http.StatusUnprocessableEntity || !strings.Contains(rec.Body.String(), "start the import again") {
+			t.Errorf("status = %d, want 422 asking to start again", rec.Code)
+		}
+	})
+
+	t.Run("TamperedSource", func(t *testing.T) {
+		bad := map[string][]string{"source": {base64.StdEncoding.EncodeToString([]byte("a\x00b"))}, "title": {"x"}, "body": {"y"}}
+		body, ct := multipartBody(t, bad, "", nil)
+		if rec := post(t, h, "/import/save", ct, body); rec.Code != http.StatusUnprocessableEntity {
+			t.Errorf("status = %d, want 422", rec.Code)
+		}
+	})
+}
+
+func TestImportCrossOrigin(t *testing.T) {
+	h, _ := newApp(t)
+	body, ct := multipartBody(t, map[string][]string{"text": {"The routers were overloaded."}}, "", nil)
+	req := httptest.NewRequest(http.MethodPost, "/import", body)
+	req.Header.Set("Content-Type", ct)
+	req.Header.Set("Sec-Fetch-Site", "cross-site")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if rec.Code != http.StatusForbidden {
+		t.Errorf("cross-site POST: status = %d, want 403", rec.Code)
+	}
+}
+
+func TestAPICreatePostmortem(t *testing.T) {
+	h, st := newApp(t)
+	for _, tt := range []struct {
+		name        string
+		contentType string
+		body        string
+		status      int
+		slug        string
+		fields      []string // field errors expected
+	}{
+		{
+			name:        "JSON",
+			contentType: "application/json",
+			body: `{"title": "Certificate expired on the API gateway", "organization": "Example", "incident_date": "2022-03-04",
+				"severity": "SEV2", "language": "en", "summary": "An expired certificate.",
+				"patterns": [{"slug": "certificate-expiry", "role": "trigger"}],
+				"action_items": [{"title": "Alert 30 days before expiry", "type": "prevent", "priority": "P1"}],
+				"body": "The certificate expired at midnight.", "slug": "ignored", "url": "/ignored"}`,
+			status: http.StatusCreated,
+			slug:   "certificate-expired-on-the-api-gateway",
+		},
+		{
+			name:        "JSONVariant",
+			contentType: "application/json; charset=utf-8",
+			body:        `{"title": "Certificado caducado", "language": "es", "variant_of": "certificate-expired-on-the-api-gateway", "body": "El certificado caducó."}`,
+			status:      http.StatusCreated,
+			slug:        "certificado-caducado",
+		},
+		{
+			name:        "Markdown",
+			contentType: "text/markdown",
+			body:        "---\ntitle: DNS record deleted\nincident_date: 2023-01-02\npatterns: dns-failure:trigger\n---\n# DNS record deleted\n\nA cleanup script deleted the record.\n",
+			status:      http.StatusCreated,
+			slug:        "dns-record-deleted",
+		},
+		{
+			name:        "FieldErrors",
+			contentType: "application/json",
+			body:        `{"title": "", "incident_date": "tomorrow", "severity": "bad", "patterns": [{"slug": "nope", "role": "trigger"}], "body": "x"}`,
+			status:      http.StatusUnprocessableEntity,
+			fields:      []string{"incident_date", "severity", "title"},
+		},
+		{
+			name:        "UnknownPattern",
+			contentType: "application/json",
+			body:        `{"title": "t", "patterns": [{"slug": "nope", "role": "trigger"}], "body": "x"}`,
+			status:      http.StatusUnprocessableEntity,
+			fields:      []string{"patterns"},
+		},
+		{"BrokenFrontMatter", "text/markdown", "---\ntitle: x\n", http.StatusUnprocessableEntity, "", nil},
+		{"MarkdownTwice", "text/markdown", "---\ntitle: DNS record deleted\nincident_date: 2023-01-02\npatterns: dns-failure:trigger\n---\n# DNS record deleted\n\nA cleanup script deleted the record.\n", http.StatusConflict, "", nil},
+		{"NotJSON", "application/json", `{"title": `, http.StatusBadRequest, "", nil},
+		{"UnknownField", "application/json", `{"titel": "x", "body": "y"}`, http.StatusBadRequest, "", nil},
+		{"OtherMediaType", "application/xml", `<x/>`, http.StatusBadRequest, "", nil},
+		{"TooLarge", "text/markdown", strings.Repeat("x", 3<<20), http.StatusRequestEntityTooLarge, "", nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			before := countPostmortems(t, st)
+			rec := post(t, h, "/api/postmortems", tt.contentType, bytes.NewBufferString(tt.body))
+			if rec.Code != tt.status {
+				t.Fatalf("status = %d, want %d\n%s", rec.Code, tt.status, rec.Body)
+			}
+			if ct := rec.Header().Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+				t.Errorf("Content-Type = %q", ct)
+			}
+			var got map[string]any
+			if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
+				t.Fatalf("body is not JSON: %v", err)
+			}
+			if tt.status != http.StatusCreated {
+				if got["error"] == nil {
+					t.Error("no error message")
+				}
+				for _, f := range tt.fields {
+					if fs, _ := got["fields"].(map[string]any); fs[f] == nil {
+						t.Errorf("no field error for %s: %v", f, got["fields"])
+					}
+				}
+				if countPostmortems(t, st) != before {
+					t.Error("a refused request stored something")
+				}
+				return
+			}
+			if got["slug"] != tt.slug || rec.Header().Get("Location") != "/api/postmortems/"+tt.slug {
+				t.Errorf("slug = %v, Location = %q, want %s", got["slug"], rec.Header().Get("Location"), tt.slug)
+			}
+			// The answer has the same shape as GET /api/postmortems/{slug}.
+			var again map[string]any
+			json.Unmarshal(get(t, h, "/api/postmortems/"+tt.slug).Body.Bytes(), &again)
+			if a, b := mustJSON(t, got), mustJSON(t, again); a != b {
+				t.Errorf("created record differs from GET:\n%s\n%s", a, b)
+			}
+		})
+	}
+
+	p, err := st.GetPostmortem(t.Context(), "certificado-caducado")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.VariantKind != store.KindTranslation || len(p.Variants) != 1 {
+		t.Errorf("the Spanish variant is %q with variants %+v", p.VariantKind, p.Variants)
+	}
+	md, err := st.GetPostmortem(t.Context(), "dns-record-deleted")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if md.Body != "A cleanup script deleted the record." || !strings.HasPrefix(md.SourceText, "---\ntitle: DNS") {
+		t.Errorf("markdown import stored body %q, source %q", md.Body, md.SourceText)
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestAPICreateCrossOrigin(t *testing.T) {
+	h, _ := newApp(t)
+	req := httptest.NewRequest(http.MethodPost, "/api/postmortems", strings.NewReader(`{"title": "t", "body": "b"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Origin", "https://evil.example")
+	req.Header.Set("Sec-Fetch-Site", "cross-site")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if rec.Code != http.StatusForbidden {
+		t.Errorf("cross-site API POST: status = %d, want 403", rec.Code)
+	}
+}
