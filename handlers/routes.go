@@ -20,6 +20,7 @@ func (h *Handler) routes() http.Handler {
 	r.Get("/postmortems/{slug}/source", h.showPostmortemSource)
 	r.Get("/patterns", h.listPatterns)
 	r.Get("/patterns/{slug}", h.showPattern)
+	r.Get("/search", h.showSearch)
 	r.Get("/import", h.showImportForm)
 	r.Post("/import", h.reviewImport)
 	r.Post("/import/save", h.saveImport)
@@ -29,6 +30,7 @@ func (h *Handler) routes() http.Handler {
 	r.Get("/api/postmortems/{slug}", h.apiGetPostmortem)
 	r.Get("/api/patterns", h.apiListPatterns)
 	r.Get("/api/patterns/{slug}", h.apiGetPattern)
+	r.Get("/api/search", h.apiSearch)
 
 	r.Get("/healthz", h.healthz)
 	r.Get("/favicon.ico", h.serveFavicon)
