@@ -90,13 +90,21 @@ func TestImportReview(t *testing.T) {
 			want: []string{`value="Queue backlog at Example"`, `value="Example"`, `value="2021-06-02"`, `<option selected>SEV2</option>`,
 				`<option value="queue-backlog" selected>`, `<option value="bad-deploy" selected>`, `<option value="trigger" selected>`,
 				"The queue grew for hours.", "removed page chrome", `action="/import/save"`},
-			notWant: []string{"Tweet\n</textarea>"},
+			notWant: []string{"Tweet"},
 		},
 		{
-			name:    "pasted seed with comments",
-			fields:  map[string][]string{"text": {strings.ReplaceAll(string(seedText(t, "004")), "\n", "\r\n")}},
-			want:    []string{"Reader comments, set apart", "Tekzel", "hunky-dory", "set apart 4 reader comment(s)", "already imported as"},
-			notWant: []string{"Save the postmortem"},
+			name: "HTML page",
+			file: []byte(`<!doctype html><html lang="es"><head><title>Caída del DNS | Ejemplo</title><meta property="og:site_name" content="Ejemplo"><script>track()</script></head>` +
+				`<body><nav><a href="/">Inicio</a></nav><article><h1>Caída del DNS</h1><p>Un script borró el registro.</p><ul><li>10:00 alerta</li></ul></article></body></html>`),
+			want:    []string{`value="Caída del DNS"`, `value="Ejemplo"`, `<option value="es" selected>`, "Un script borró el registro.", "- 10:00 alerta", "Read as html"},
+			notWant: []string{"track()", "Inicio"},
+		},
+		{
+			name:   "pasted seed with comments",
+			fields: map[string][]string{"text": {strings.ReplaceAll(string(seedText(t, "004")), "\n", "\r\n")}},
+			want: []string{"Reader comments, set apart", "Tekzel", "hunky-dory", "set apart 4 reader comment(s)",
+				"already imported as", "Go to the postmortem"},
+			notWant: []string{"uberduke", "Tekzel"},
 		},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -111,14 +119,21 @@ func TestImportReview(t *testing.T) {
 					t.Errorf("review lacks %q", w)
 				}
 			}
+			// The original is on the page too, verbatim; the cleaned body is not.
+			m := bodyFieldRe.FindStringSubmatch(page)
+			if m == nil {
+				t.Fatal("review has no body field")
+			}
 			for _, w := range tt.notWant {
-				if strings.Contains(page, w) {
-					t.Errorf("review contains %q", w)
+				if strings.Contains(m[1], w) {
+					t.Errorf("cleaned body contains %q", w)
 				}
 			}
 		})
 	}
 }
+
+var bodyFieldRe = regexp.MustCompile(`(?s)<textarea id="f-body"[^>]*>(.*?)</textarea>`)
 
 func seedText(t *testing.T, prefix string) []byte {
 	t.Helper()

@@ -42,12 +42,15 @@ func TestImportCommand(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "g-seed.txt"), seed, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(filepath.Join(dir, "h-huge.txt"), bytes.Repeat([]byte("overloaded "), 1<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	db := filepath.Join(t.TempDir(), "hindsight.db")
 
 	var out bytes.Buffer
 	err = run(t.Context(), []string{"-db", db, "import", dir}, func(string) string { return "" }, &out, io.Discard)
-	if err == nil || !strings.Contains(err.Error(), "2 of 7 files failed") {
-		t.Errorf("first run: err = %v, want 2 of 7 files failed", err)
+	if err == nil || !strings.Contains(err.Error(), "3 of 8 files failed") {
+		t.Errorf("first run: err = %v, want 3 of 8 files failed", err)
 	}
 	for _, want := range []string{
 		"linked   a-translation.md: caida-por-certificado-caducado, translation of certificate-expired-at-example",
@@ -57,7 +60,8 @@ func TestImportCommand(t *testing.T) {
 		"failed   e-orphan.md: There is no postmortem \"no-such-postmortem\"",
 		"skipped  f-image.png: not a .md, .txt or .html file",
 		"skipped  g-seed.txt: already imported as dreamwidth-2020-05-25-site-interruptions",
-		"2 created, 1 linked, 2 skipped, 2 failed",
+		"failed   h-huge.txt: the file is too large (the limit is 2 MB): it has 11534336 bytes",
+		"2 created, 1 linked, 2 skipped, 3 failed",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("first report lacks %q:\n%s", want, out.String())
@@ -65,15 +69,15 @@ func TestImportCommand(t *testing.T) {
 	}
 
 	// Flags after the subcommand and the environment work too. The second
-	// run creates nothing and fails only for the same two files.
+	// run creates nothing and fails only for the same three files.
 	out.Reset()
 	err = run(t.Context(), []string{"import", dir}, func(k string) string {
 		return map[string]string{"HINDSIGHT_DB": db}[k]
 	}, &out, io.Discard)
 	if err == nil {
-		t.Error("second run: want an error for the two bad files")
+		t.Error("second run: want an error for the three bad files")
 	}
-	if !strings.Contains(out.String(), "0 created, 0 linked, 5 skipped, 2 failed") {
+	if !strings.Contains(out.String(), "0 created, 0 linked, 5 skipped, 3 failed") {
 		t.Errorf("second report:\n%s", out.String())
 	}
 
