@@ -7,8 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
-	"sort"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -28,24 +27,45 @@ type importPage struct {
 	Error string
 }
 
-// importForm is the review form: every field of the draft, editable, and
-// the verbatim source carried along unchanged so that the save stores it.
-type importForm struct {
-	Title, Organization, IncidentDate, PublishedDate string
-	Duration, Severity, Language, SourceURL          string
-	Summary, Body                                    string
-	VariantOf, VariantKind                           string
-	Tags                                             []store.Tag
-	Source, Filename                                 string
+// importReviewPage is the postmortem form filled in from a cleaned draft,
+// with what only an import has: the verbatim source (carried in base64,
+// since a form field would turn its line endings into CRLF), what was
+// cleaned, the comments set apart, the suggestions and the versions it may
+// be of.
+type importReviewPage struct {
+	postmortemFormPage
+	Source        string
+	SourceEncoded string
+	Filename      string
+	Format        ingest.Format
+	Notes         []string
+	Comments      []store.Comment
+	Detected      string // the language the text appears to be in
+	Suggestions   []patternSuggestion
+	Similar       []variantOption
+	Duplicate     string // the postmortem already imported from this text
+	Incident      field  // the form's incident date, without its hint about start times
+	Published     field
+	Duration      field
 }
 
-// tagRow is one row of the review form's pattern table.
-type tagRow struct {
-	Pattern   string
-	Role      string
-	Suggested bool
-	Score     float64
-	Evidence  []string
+// ErrorList is the form's error summary with the import's own fields.
+func (p importReviewPage) ErrorList() []errorLink {
+	out := p.Form.ErrorList()
+	for _, f := range []field{p.Published, p.Duration} {
+		if f.Error != "" {
+			out = append(out, errorLink{ID: f.ID, Label: f.Label, Message: f.Error})
+		}
+	}
+	return out
+}
+
+// patternSuggestion is a pattern the text appears to show, ticked in the
+// picker until the writer unticks it.
+type patternSuggestion struct {
+	Slug, Name, Role string
+	Score            float64
+	Evidence         []string
 }
 
 // variantOption is a postmortem the import may be another version of.
@@ -54,31 +74,10 @@ type variantOption struct {
 	Score                       float64
 }
 
-// inputField is one single-line input of the review form.
-type inputField struct {
-	Name, Label, Type, Value, Error string
-}
-
-type importReviewPage struct {
-	basePage
-	Form importForm
-	// SourceEncoded carries the source in base64: a form field would turn
-	// its line endings into CRLF, and the source must stay verbatim.
-	SourceEncoded string
-	Inputs        map[string]inputField
-	Errors        map[string]string
-	Notes         []string
-	Comments      []store.Comment
-	Format        ingest.Format
-	Detected      string // the language the text appears to be in
-	Rows          []tagRow
-	Patterns      []store.Pattern
-	Variants      []variantOption
-	Duplicate     string // the postmortem already imported from this text
-	Roles         []string
-	Kinds         []string
-	Severities    []string
-	Languages     []string
+// importExtras are the review form's fields that the postmortem form
+// lacks, as typed.
+type importExtras struct {
+	Published, Duration string
 }
 
 func (h *Handler) showImportForm(w http.ResponseWriter, r *http.Request) {
@@ -90,7 +89,7 @@ func (h *Handler) importBase(r *http.Request) basePage {
 }
 
 // reviewImport reads the uploaded file or pasted text, cleans it and shows
-// the draft for review. Nothing is saved yet.
+// the draft in the postmortem form for review. Nothing is saved yet.
 func (h *Handler) reviewImport(w http.ResponseWriter, r *http.Request) {
 	raw, name, pasted, err := readUpload(w, r)
 	if err != nil {
@@ -103,12 +102,34 @@ func (h *Handler) reviewImport(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := store.ImportedPostmortem(d, string(raw))
-	form := importForm{
-		Title: p.Title, Organization: p.Organization, IncidentDate: p.IncidentDate, PublishedDate: p.PublishedDate,
-		Severity: p.Severity, Language: p.Language, SourceURL: p.SourceURL, Summary: p.Summary, Body: p.Body,
-		VariantOf: p.VariantOf, VariantKind: p.VariantKind, Tags: p.Tags, Source: string(raw), Filename: name,
+	f := postmortemForm{
+		Title: p.Title, Organization: p.Organization, Severity: p.Severity, Language: p.Language,
+		SourceURL: p.SourceURL, IncidentDate: p.IncidentDate, TimeZone: "UTC", Summary: p.Summary, Body: p.Body,
+		VariantOf: p.VariantOf, VariantKind: p.VariantKind, Tags: map[string]bool{}, Errors: formErrors{},
+		Author: authorFromCookie(r), Note: importNote(name),
 	}
-	page, err := h.reviewPage(r, form, d, nil, true)
+	for _, t := range p.Tags {
+		f.Tags[t.PatternSlug+":"+t.Role] = true
+	}
+	extras := importExtras{Published: p.PublishedDate}
+	sug, err := h.suggestImport(r.Context(), f)
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	if f.Language == "" {
+		f.Language = sug.language
+	}
+	if f.Language == "" {
+		f.Language = "en"
+	}
+	for _, s := range sug.patterns {
+		f.Tags[s.Slug+":"+s.Role] = true
+	}
+	if f.VariantOf != "" && f.VariantKind == "" {
+		f.VariantKind = h.variantKindFor(r.Context(), f.VariantOf, f.Language)
+	}
+	page, err := h.reviewPage(r, f, extras, d, string(raw), name, sug)
 	if err != nil {
 		h.error(w, r, err)
 		return
@@ -116,198 +137,164 @@ func (h *Handler) reviewImport(w http.ResponseWriter, r *http.Request) {
 	h.render(w, r, http.StatusOK, "import-review", page)
 }
 
-// saveImport stores the reviewed draft with its verbatim source and goes to
-// the new postmortem. Invalid fields re-render the review with 422; nothing
-// is written unless everything is.
+func importNote(filename string) string {
+	if filename == "" {
+		return "Imported from pasted text"
+	}
+	return "Imported from " + filename
+}
+
+// variantKindFor proposes how a text in lang relates to the postmortem
+// slug: a translation when their languages differ, else a rewrite.
+func (h *Handler) variantKindFor(ctx context.Context, slug, lang string) string {
+	target, err := h.store.GetPostmortem(ctx, slug)
+	if err == nil && target.Language != lang {
+		return store.KindTranslation
+	}
+	return store.KindRewrite
+}
+
+// saveImport validates the reviewed form as the postmortem form does, then
+// stores it with its verbatim source and goes to the new postmortem.
+// Invalid fields show the review again with 422; nothing is written unless
+// everything is.
 func (h *Handler) saveImport(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxImportRequest)
-	if err := parseForm(r); err != nil {
+	if err := parseUploadForm(r); err != nil {
 		h.importFailed(w, r, "", err)
 		return
-	}
-	form := importForm{
-		Title: r.PostFormValue("title"), Organization: r.PostFormValue("organization"),
-		IncidentDate: r.PostFormValue("incident_date"), PublishedDate: r.PostFormValue("published_date"),
-		Duration: r.PostFormValue("duration_minutes"), Severity: r.PostFormValue("severity"),
-		Language: r.PostFormValue("language"), SourceURL: r.PostFormValue("source_url"),
-		Summary: normalizeNewlines(r.PostFormValue("summary")), Body: normalizeNewlines(r.PostFormValue("body")),
-		VariantOf: r.PostFormValue("variant_of"), VariantKind: r.PostFormValue("variant_kind"),
-		Filename: r.PostFormValue("filename"),
 	}
 	src, err := base64.StdEncoding.DecodeString(r.PostFormValue("source"))
 	if err != nil {
 		h.importFailed(w, r, "", errDamagedForm)
 		return
 	}
-	form.Source = string(src)
-	patterns, roles := r.PostForm["tag_pattern"], r.PostForm["tag_role"]
-	for i := range min(len(patterns), len(roles)) {
-		if patterns[i] != "" && roles[i] != "" {
-			form.Tags = append(form.Tags, store.Tag{PatternSlug: patterns[i], Role: roles[i]})
-		}
-	}
+	name := r.PostFormValue("filename")
 	// The source is cleaned again for what the form does not carry: the
 	// reader comments. A source that no longer cleans was tampered with.
-	d, err := ingest.Clean(src, form.Filename)
+	d, err := ingest.Clean(src, name)
 	if err != nil {
 		h.importFailed(w, r, "", err)
 		return
 	}
-	p, errs := form.postmortem(d)
-	if errs == nil {
-		err = h.store.ImportPostmortem(r.Context(), &p)
-		var fields store.FieldErrors
-		switch {
-		case errors.As(err, &fields):
-			errs = fields
-		case err != nil:
-			h.error(w, r, err)
-			return
-		default:
-			http.Redirect(w, r, "/postmortems/"+p.Slug, http.StatusSeeOther)
-			return
-		}
-	}
-	page, err := h.reviewPage(r, form, d, errs, false)
+	p := store.ImportedPostmortem(d, string(src))
+	f, x, err := h.validateImport(r, r.PostForm, &p)
 	if err != nil {
 		h.error(w, r, err)
 		return
 	}
+	rememberAuthor(w, f.Author)
+	if len(f.Errors) == 0 {
+		err := h.store.ImportPostmortem(r.Context(), &p)
+		var fields store.FieldErrors
+		switch {
+		case errors.As(err, &fields):
+			for k, v := range fields {
+				if k == "patterns" {
+					k = "tags" // the store names fields as the JSON mirror does
+				}
+				f.Errors.add(k, v)
+			}
+		case err != nil:
+			h.error(w, r, err)
+			return
+		default:
+			redirectWithFlash(w, r, "/postmortems/"+p.Slug, "Postmortem imported; the original is kept as its source.")
+			return
+		}
+	}
+	sug, err := h.suggestImport(r.Context(), f)
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	sug.patterns = nil // offered on the first review; the picker now holds the writer's choice
+	page, err := h.reviewPage(r, f, x, d, string(src), name, sug)
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	page.Title = "Check the form: " + page.Title
 	h.render(w, r, http.StatusUnprocessableEntity, "import-review", page)
 }
 
-// postmortem builds the postmortem to save from the reviewed form, taking
-// the comments from the cleaned source.
-func (f importForm) postmortem(d ingest.Draft) (store.Postmortem, store.FieldErrors) {
-	p := store.ImportedPostmortem(d, f.Source)
-	p.Title, p.Organization = strings.TrimSpace(f.Title), strings.TrimSpace(f.Organization)
-	p.IncidentDate, p.PublishedDate = strings.TrimSpace(f.IncidentDate), strings.TrimSpace(f.PublishedDate)
-	p.Severity, p.Language = f.Severity, f.Language
-	p.SourceURL, p.Summary, p.Body = strings.TrimSpace(f.SourceURL), strings.TrimSpace(f.Summary), f.Body
-	p.VariantOf, p.VariantKind, p.Tags = f.VariantOf, f.VariantKind, f.Tags
-	if f.Duration != "" {
-		n, err := strconv.Atoi(strings.TrimSpace(f.Duration))
-		if err != nil {
-			return p, store.FieldErrors{"duration_minutes": "The duration is a whole number of minutes."}
+// validateImport checks v as the postmortem form does, plus the fields
+// only imports have, and fills p from it: p already holds what the form
+// does not carry (the source, the comments). Field errors are in the
+// returned form; err is for a failing database.
+func (h *Handler) validateImport(r *http.Request, v url.Values, p *store.Postmortem) (postmortemForm, importExtras, error) {
+	fams, err := h.store.ListFamilies(r.Context())
+	if err != nil {
+		return postmortemForm{}, importExtras{}, err
+	}
+	f := parsePostmortemForm(v, knownPatterns(fams), h.now())
+	h.checkVariant(r, &f, store.Postmortem{})
+	x := importExtras{Published: strings.TrimSpace(v.Get("published_date")), Duration: strings.TrimSpace(v.Get("duration_minutes"))}
+	f.fields().ApplyTo(p)
+	p.PublishedDate, p.VariantOf, p.VariantKind = x.Published, f.VariantOf, f.VariantKind
+	p.SavedBy, p.SaveNote = f.Author, f.Note
+	if p.VariantOf == "" {
+		p.VariantKind = store.KindOriginal
+	}
+	if x.Published != "" {
+		if msg := checkDate(x.Published, "The date of the write-up"); msg != "" {
+			f.Errors.add("published_date", msg)
+		}
+	}
+	if x.Duration != "" {
+		n, err := strconv.Atoi(x.Duration)
+		if err != nil || n < 0 {
+			f.Errors.add("duration_minutes", "The duration is a whole number of minutes.")
 		}
 		p.DurationMinutes = n
 	}
-	return p, store.ValidatePostmortem(&p)
+	return f, x, nil
 }
 
-// reviewPage assembles the review of a draft: its fields, what was cleaned,
-// the comments set apart, the pattern table and the versions it may be of.
-func (h *Handler) reviewPage(r *http.Request, form importForm, d ingest.Draft, errs store.FieldErrors, first bool) (importReviewPage, error) {
-	ctx := r.Context()
+// reviewPage assembles the review of a draft.
+func (h *Handler) reviewPage(r *http.Request, f postmortemForm, x importExtras, d ingest.Draft, source, name string, sug importSuggestion) (importReviewPage, error) {
+	form, err := h.postmortemFormPage(r, f, "Review the import")
+	if err != nil {
+		return importReviewPage{}, err
+	}
+	form.FormAction = "/import/save"
+	form.Path = "/import"
 	page := importReviewPage{
-		basePage:      h.base(r, "Review the import", "Check the cleaned draft before it is saved."),
-		Form:          form,
-		SourceEncoded: base64.StdEncoding.EncodeToString([]byte(form.Source)),
-		Errors:        errs,
-		Notes:         d.Notes,
-		Format:        d.Format,
-		Roles:         store.Roles,
-		Kinds:         []string{store.KindRewrite, store.KindTranslation},
-		Severities:    []string{"SEV1", "SEV2", "SEV3", "SEV4", "SEV5"},
+		postmortemFormPage: form,
+		Source:             source,
+		SourceEncoded:      base64.StdEncoding.EncodeToString([]byte(source)),
+		Filename:           name,
+		Format:             d.Format,
+		Notes:              d.Notes,
+		Comments:           store.ImportedPostmortem(d, "").Comments,
+		Detected:           sug.language,
+		Suggestions:        sug.patterns,
+		Similar:            sug.similar,
+		Incident:           f.Field("incident_date"),
+		Published: field{ID: "f-published_date", Name: "published_date", Label: "Date of the write-up", Type: "date",
+			Hint: "When the text was published, if it says.", Value: x.Published, Error: f.Errors["published_date"]},
+		Duration: field{ID: "f-duration_minutes", Name: "duration_minutes", Label: "Duration in minutes", Type: "number",
+			Hint: "How long users were affected, when known.", Value: x.Duration, Error: f.Errors["duration_minutes"]},
 	}
-	if form.Severity != "" && !slices.Contains(page.Severities, form.Severity) {
-		page.Severities = append(page.Severities, form.Severity) // shown, so the error about it makes sense
+	page.Incident.Hint = ""
+	names := patternNames(form.Families)
+	for i := range page.Suggestions {
+		page.Suggestions[i].Name = names[page.Suggestions[i].Slug]
 	}
-	page.Comments = store.ImportedPostmortem(d, "").Comments
-	var err error
-	if page.Patterns, err = h.store.ListPatterns(ctx); err != nil {
-		return page, err
-	}
-	slug, err := h.store.FindImported(ctx, form.Source)
+	slug, err := h.store.FindImported(r.Context(), source)
 	switch {
 	case err == nil:
 		page.Duplicate = slug
 	case !errors.Is(err, store.ErrNotFound):
 		return page, err
 	}
-
-	sug, err := h.suggestImport(ctx, form)
-	if err != nil {
-		return page, err
-	}
-	page.Detected = sug.language
-	if first && page.Form.Language == "" {
-		page.Form.Language = sug.language
-	}
-	for _, t := range form.Tags {
-		page.Rows = append(page.Rows, tagRow{Pattern: t.PatternSlug, Role: t.Role})
-	}
-	for _, s := range sug.patterns {
-		if !hasPattern(form.Tags, s.Pattern) {
-			// Offered on the first review, kept once the writer has seen it.
-			if !first {
-				continue
-			}
-			page.Rows = append(page.Rows, s)
-		}
-	}
-	page.Rows = append(page.Rows, tagRow{}, tagRow{})
-	page.Variants = sug.similar
-	if form.VariantOf != "" && !hasVariant(page.Variants, form.VariantOf) {
-		if v, err := h.store.GetPostmortem(ctx, form.VariantOf); err == nil {
-			page.Variants = append(page.Variants, variantOption{Slug: v.Slug, Title: v.Title, Language: v.Language, Kind: form.VariantKind})
-		}
-	}
-	page.Languages = languageCodes(page.Form.Language, page.Detected)
-	f := page.Form
-	page.Inputs = map[string]inputField{}
-	for _, in := range []inputField{
-		{"title", "Title", "text", f.Title, ""},
-		{"organization", "Organization", "text", f.Organization, ""},
-		{"incident_date", "Incident date", "date", f.IncidentDate, ""},
-		{"published_date", "Written on", "date", f.PublishedDate, ""},
-		{"duration_minutes", "Duration (minutes)", "number", f.Duration, ""},
-		{"source_url", "Original address", "url", f.SourceURL, ""},
-	} {
-		in.Error = errs[in.Name]
-		page.Inputs[in.Name] = in
-	}
 	return page, nil
-}
-
-func hasPattern(tags []store.Tag, slug string) bool {
-	for _, t := range tags {
-		if t.PatternSlug == slug {
-			return true
-		}
-	}
-	return false
-}
-
-func hasVariant(vs []variantOption, slug string) bool {
-	for _, v := range vs {
-		if v.Slug == slug {
-			return true
-		}
-	}
-	return false
-}
-
-// languageCodes lists the languages the form offers: the known ones plus
-// whatever the draft says.
-func languageCodes(extra ...string) []string {
-	var out []string
-	for code := range languageNames {
-		out = append(out, code)
-	}
-	for _, c := range extra {
-		if c != "" && languageNames[c] == "" {
-			out = append(out, c)
-		}
-	}
-	sort.Strings(out)
-	return out
 }
 
 // importSuggestion is what the classifier says about a draft.
 type importSuggestion struct {
 	language string
-	patterns []tagRow
+	patterns []patternSuggestion
 	similar  []variantOption
 }
 
@@ -315,10 +302,11 @@ type importSuggestion struct {
 // it shows and the postmortems it may be another version of.
 //
 // CLASSIFY: the classify package is not on main yet. Once it is, fill this
-// in from classify.DetectLanguage, h.classifier.Suggest (rows with
-// Suggested, Score, Role and Evidence) and h.store.FindSimilar; until then
-// the review offers no suggestions and the writer tags by hand.
-func (h *Handler) suggestImport(ctx context.Context, form importForm) (importSuggestion, error) {
+// in from classify.DetectLanguage, h.classifier.Suggest (above
+// classify.DefaultThreshold, with the evidence sentences) and
+// h.store.FindSimilar; until then the review offers no suggestions and the
+// writer tags and links by hand.
+func (h *Handler) suggestImport(ctx context.Context, f postmortemForm) (importSuggestion, error) {
 	return importSuggestion{}, nil
 }
 
@@ -326,15 +314,15 @@ func (h *Handler) suggestImport(ctx context.Context, form importForm) (importSug
 // import form. pasted is the text to echo back if the import fails.
 func readUpload(w http.ResponseWriter, r *http.Request) (raw []byte, name, pasted string, err error) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxImportRequest)
-	if err := parseForm(r); err != nil {
+	if err := parseUploadForm(r); err != nil {
 		return nil, "", "", err
 	}
 	pasted = r.PostFormValue("text")
-	f, hdr, err := r.FormFile("file")
+	file, hdr, err := r.FormFile("file")
 	switch {
 	case err == nil:
-		defer f.Close()
-		raw, err = io.ReadAll(io.LimitReader(f, ingest.MaxSize+1))
+		defer file.Close()
+		raw, err = io.ReadAll(io.LimitReader(file, ingest.MaxSize+1))
 		if err != nil {
 			return nil, "", pasted, err
 		}
@@ -350,19 +338,17 @@ func readUpload(w http.ResponseWriter, r *http.Request) (raw []byte, name, paste
 	}
 	// Browsers send a textarea's line breaks as CRLF; the text was typed
 	// or pasted with plain newlines.
-	return []byte(normalizeNewlines(pasted)), "", pasted, nil
+	return []byte(strings.ReplaceAll(pasted, "\r\n", "\n")), "", pasted, nil
 }
 
-// parseForm reads a multipart or URL-encoded form body.
-func parseForm(r *http.Request) error {
+// parseUploadForm reads a multipart (or URL-encoded) form body.
+func parseUploadForm(r *http.Request) error {
 	err := r.ParseMultipartForm(1 << 20)
 	if errors.Is(err, http.ErrNotMultipart) {
 		return r.ParseForm()
 	}
 	return err
 }
-
-func normalizeNewlines(s string) string { return strings.ReplaceAll(s, "\r\n", "\n") }
 
 // errDamagedForm is a review form whose source field did not survive.
 var errDamagedForm = errors.New("the review form lost the original text; start the import again")

@@ -87,9 +87,9 @@ func TestImportReview(t *testing.T) {
 		{
 			name: "markdown file with front matter",
 			file: []byte("---\ntitle: Queue backlog at Example\norganization: Example\nincident_date: 2021-06-02\nseverity: sev2\nlanguage: en\npatterns:\n  - queue-backlog:amplifier\n  - bad-deploy:trigger\n---\nThe queue grew for hours.\n\nTweet\n"),
-			want: []string{`value="Queue backlog at Example"`, `value="Example"`, `value="2021-06-02"`, `<option selected>SEV2</option>`,
-				`<option value="queue-backlog" selected>`, `<option value="bad-deploy" selected>`, `<option value="trigger" selected>`,
-				"The queue grew for hours.", "removed page chrome", `action="/import/save"`},
+			want: []string{`value="Queue backlog at Example"`, `value="Example"`, `value="2021-06-02"`, `<option value="SEV2" selected>`,
+				`value="queue-backlog:amplifier" checked`, `value="bad-deploy:trigger" checked`,
+				"The queue grew for hours.", "removed page chrome", `action="/import/save"`, `name="author"`, "Imported from draft.md"},
 			notWant: []string{"Tweet"},
 		},
 		{
@@ -211,11 +211,15 @@ func TestImportSave(t *testing.T) {
 	raw := []byte("ops-lead\r\n\r\nJune 02, 2021 at 9:55am\r\n\r\nThe queue grew for hours after the deploy.\r\n\r\nann\r\n\r\nJune 02, 2021 at 10:20am\r\n\r\nThanks for the write-up!\r\n")
 	fields := review(t, h, raw)
 	fields["title"] = []string{"Queue backlog after a deploy"}
+	fields["summary"] = []string{"A deploy slowed the consumers; the queue took hours to drain."}
 	fields["body"] = []string{"The queue grew for hours\r\nafter the deploy."}
 	fields["incident_date"] = []string{"2021-06-01"}
+	fields["published_date"] = []string{"2021-06-02"}
+	fields["duration_minutes"] = []string{"95"}
 	fields["language"] = []string{"en"}
-	fields["tag_pattern"] = []string{"queue-backlog", "bad-deploy", ""}
-	fields["tag_role"] = []string{"amplifier", "trigger", ""}
+	fields["tags"] = []string{"queue-backlog:amplifier", "bad-deploy:trigger"}
+	fields["author"] = []string{"Ana"}
+	fields["note"] = []string{"Imported from draft.txt"}
 
 	t.Run("Invalid", func(t *testing.T) {
 		bad := map[string][]string{}
@@ -224,6 +228,8 @@ func TestImportSave(t *testing.T) {
 		}
 		bad["title"] = []string{""}
 		bad["incident_date"] = []string{"June 1"}
+		bad["duration_minutes"] = []string{"ninety"}
+		bad["tags"] = []string{"no-such-pattern:trigger"}
 		body, ct := multipartBody(t, bad, "", nil)
 		before := countPostmortems(t, st)
 		rec := post(t, h, "/import/save", ct, body)
@@ -231,7 +237,8 @@ func TestImportSave(t *testing.T) {
 			t.Fatalf("status = %d, want 422", rec.Code)
 		}
 		page := rec.Body.String()
-		for _, w := range []string{"Give the postmortem a title.", "Write the date as YYYY-MM-DD.", `value="June 1"`, "The queue grew for hours"} {
+		for _, w := range []string{"Title is required.", "The incident date must be a date like", "whole number of minutes",
+			"Choose patterns and roles from the list.", `value="June 1"`, "The queue grew for hours", "4 things to fix"} {
 			if !strings.Contains(page, w) {
 				t.Errorf("page lacks %q", w)
 			}
@@ -257,8 +264,13 @@ func TestImportSave(t *testing.T) {
 		if p.SourceText != string(raw) {
 			t.Errorf("source text = %q, want the original verbatim", p.SourceText)
 		}
-		if p.Body != "The queue grew for hours\nafter the deploy." || p.IncidentDate != "2021-06-01" || len(p.Tags) != 2 {
+		if p.Body != "The queue grew for hours\nafter the deploy." || p.IncidentDate != "2021-06-01" || p.PublishedDate != "2021-06-02" ||
+			p.DurationMinutes != 95 || len(p.Tags) != 2 || p.VariantKind != store.KindOriginal {
 			t.Errorf("stored %+v", p)
+		}
+		revs, err := st.ListRevisions(t.Context(), p.ID)
+		if err != nil || len(revs) != 1 || revs[0].Author != "Ana" || revs[0].Note != "Imported from draft.txt" {
+			t.Errorf("revisions = %+v, %v; want one by Ana, noting the file", revs, err)
 		}
 		if len(p.Comments) != 1 || p.Comments[0].Author != "ann" {
 			t.Errorf("comments = %+v, want ann's", p.Comments)
@@ -321,40 +333,55 @@ func TestAPICreatePostmortem(t *testing.T) {
 				"severity": "SEV2", "language": "en", "summary": "An expired certificate.",
 				"patterns": [{"slug": "certificate-expiry", "role": "trigger"}],
 				"action_items": [{"title": "Alert 30 days before expiry", "type": "prevent", "priority": "P1"}],
-				"body": "The certificate expired at midnight.", "slug": "ignored", "url": "/ignored"}`,
+				"body": "The certificate expired at midnight.", "slug": "ignored", "url": "/ignored", "variants": [], "archived": false}`,
 			status: http.StatusCreated,
 			slug:   "certificate-expired-on-the-api-gateway",
 		},
 		{
 			name:        "JSONVariant",
 			contentType: "application/json; charset=utf-8",
-			body:        `{"title": "Certificado caducado", "language": "es", "variant_of": "certificate-expired-on-the-api-gateway", "body": "El certificado caducó."}`,
-			status:      http.StatusCreated,
-			slug:        "certificado-caducado",
+			body: `{"title": "Certificado caducado", "language": "es", "summary": "Un certificado caducado.", "variant_of": "certificate-expired-on-the-api-gateway",
+				"variant_kind": "translation", "body": "El certificado caducó.", "author": "Ana"}`,
+			status: http.StatusCreated,
+			slug:   "certificado-caducado",
 		},
 		{
 			name:        "Markdown",
 			contentType: "text/markdown",
-			body:        "---\ntitle: DNS record deleted\nincident_date: 2023-01-02\npatterns: dns-failure:trigger\n---\n# DNS record deleted\n\nA cleanup script deleted the record.\n",
+			body:        "---\ntitle: DNS record deleted\nincident_date: 2023-01-02\nsummary: A script deleted a DNS record.\npatterns: dns-failure:trigger\n---\n# DNS record deleted\n\nA cleanup script deleted the record.\n",
 			status:      http.StatusCreated,
 			slug:        "dns-record-deleted",
 		},
 		{
 			name:        "FieldErrors",
 			contentType: "application/json",
-			body:        `{"title": "", "incident_date": "tomorrow", "severity": "bad", "patterns": [{"slug": "nope", "role": "trigger"}], "body": "x"}`,
+			body:        `{"title": "", "incident_date": "tomorrow", "severity": "bad", "duration_minutes": -3, "patterns": [{"slug": "nope", "role": "trigger"}], "body": "x"}`,
 			status:      http.StatusUnprocessableEntity,
-			fields:      []string{"incident_date", "severity", "title"},
+			fields:      []string{"duration_minutes", "incident_date", "patterns", "severity", "summary", "title"},
 		},
 		{
 			name:        "UnknownPattern",
 			contentType: "application/json",
-			body:        `{"title": "t", "patterns": [{"slug": "nope", "role": "trigger"}], "body": "x"}`,
+			body:        `{"title": "t", "summary": "s", "patterns": [{"slug": "retry-storm", "role": "cause"}], "body": "x"}`,
 			status:      http.StatusUnprocessableEntity,
 			fields:      []string{"patterns"},
 		},
+		{
+			name:        "MarkdownWithoutSummary",
+			contentType: "text/markdown",
+			body:        "---\ntitle: No summary\n---\nText.\n",
+			status:      http.StatusUnprocessableEntity,
+			fields:      []string{"summary"},
+		},
+		{
+			name:        "TranslationInSameLanguage",
+			contentType: "application/json",
+			body:        `{"title": "t", "summary": "s", "body": "x", "language": "en", "variant_of": "certificate-expired-on-the-api-gateway", "variant_kind": "translation"}`,
+			status:      http.StatusUnprocessableEntity,
+			fields:      []string{"variant_kind"},
+		},
 		{"BrokenFrontMatter", "text/markdown", "---\ntitle: x\n", http.StatusUnprocessableEntity, "", nil},
-		{"MarkdownTwice", "text/markdown", "---\ntitle: DNS record deleted\nincident_date: 2023-01-02\npatterns: dns-failure:trigger\n---\n# DNS record deleted\n\nA cleanup script deleted the record.\n", http.StatusConflict, "", nil},
+		{"MarkdownTwice", "text/markdown", "---\ntitle: DNS record deleted\nincident_date: 2023-01-02\nsummary: A script deleted a DNS record.\npatterns: dns-failure:trigger\n---\n# DNS record deleted\n\nA cleanup script deleted the record.\n", http.StatusConflict, "", nil},
 		{"NotJSON", "application/json", `{"title": `, http.StatusBadRequest, "", nil},
 		{"UnknownField", "application/json", `{"titel": "x", "body": "y"}`, http.StatusBadRequest, "", nil},
 		{"OtherMediaType", "application/xml", `<x/>`, http.StatusBadRequest, "", nil},

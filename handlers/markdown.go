@@ -2,7 +2,9 @@ package handlers
 
 import (
 	"bytes"
+	"html"
 	"html/template"
+	"strings"
 
 	"github.com/microcosm-cc/bluemonday"
 	"github.com/yuin/goldmark"
@@ -26,6 +28,20 @@ var (
 		return p
 	}()
 )
+
+// markdownText turns Markdown into plain text, for places that show text
+// without markup, such as an action item's title: link targets and
+// emphasis marks go, the words stay.
+func markdownText(src string) string {
+	var buf bytes.Buffer
+	if err := markdown.Convert([]byte(src), &buf); err != nil {
+		return src
+	}
+	return strings.TrimSpace(html.UnescapeString(textOnly.Sanitize(buf.String())))
+}
+
+// textOnly keeps the text of HTML and drops every tag.
+var textOnly = bluemonday.StrictPolicy()
 
 // renderMarkdown is the only place user text becomes trusted HTML.
 func renderMarkdown(src string) template.HTML {

@@ -121,5 +121,7 @@ func readImport(path string) (store.Postmortem, error) {
 	if err != nil {
 		return store.Postmortem{}, err
 	}
-	return store.ImportedPostmortem(d, string(raw)), nil
+	p := store.ImportedPostmortem(d, string(raw))
+	p.SavedBy, p.SaveNote = "server import", "Imported from "+filepath.Base(path)
+	return p, nil
 }
