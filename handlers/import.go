@@ -28,10 +28,10 @@ type importPage struct {
 }
 
 // importReviewPage is the postmortem form filled in from a cleaned draft,
-// with what only an import has: the verbatim source (carried in base64,
-// since a form field would turn its line endings into CRLF), what was
-// cleaned, the comments set apart, the suggestions and the versions it may
-// be of.
+// with its "Suggest patterns" panel (patterns and the versions the text may
+// be of), and what only an import has: the verbatim source (carried in
+// base64, since a form field would turn its line endings into CRLF), what
+// was cleaned and the comments set apart.
 type importReviewPage struct {
 	postmortemFormPage
 	Source        string
@@ -41,8 +41,6 @@ type importReviewPage struct {
 	Notes         []string
 	Comments      []store.Comment
 	Detected      string // the language the text appears to be in
-	Suggestions   []patternSuggestion
-	Similar       []variantOption
 	Duplicate     string // the postmortem already imported from this text
 	Incident      field  // the form's incident date, without its hint about start times
 	Published     field
@@ -58,20 +56,6 @@ func (p importReviewPage) ErrorList() []errorLink {
 		}
 	}
 	return out
-}
-
-// patternSuggestion is a pattern the text appears to show, ticked in the
-// picker until the writer unticks it.
-type patternSuggestion struct {
-	Slug, Name, Role string
-	Score            float64
-	Evidence         []string
-}
-
-// variantOption is a postmortem the import may be another version of.
-type variantOption struct {
-	Slug, Title, Language, Kind string
-	Score                       float64
 }
 
 // importExtras are the review form's fields that the postmortem form
@@ -111,25 +95,14 @@ func (h *Handler) reviewImport(w http.ResponseWriter, r *http.Request) {
 	for _, t := range p.Tags {
 		f.Tags[t.PatternSlug+":"+t.Role] = true
 	}
-	extras := importExtras{Published: p.PublishedDate}
-	sug, err := h.suggestImport(r.Context(), f)
-	if err != nil {
-		h.error(w, r, err)
-		return
-	}
 	if f.Language == "" {
-		f.Language = sug.language
-	}
-	if f.Language == "" {
-		f.Language = "en"
-	}
-	for _, s := range sug.patterns {
-		f.Tags[s.Slug+":"+s.Role] = true
+		f.Language = "en" // too short to tell: the form's default
 	}
 	if f.VariantOf != "" && f.VariantKind == "" {
 		f.VariantKind = h.variantKindFor(r.Context(), f.VariantOf, f.Language)
 	}
-	page, err := h.reviewPage(r, f, extras, d, string(raw), name, sug)
+	extras := importExtras{Published: p.PublishedDate}
+	page, err := h.reviewPage(r, f, extras, d, string(raw), name, true)
 	if err != nil {
 		h.error(w, r, err)
 		return
@@ -184,6 +157,15 @@ func (h *Handler) saveImport(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rememberAuthor(w, f.Author)
+	if suggesting(r) {
+		page, err := h.reviewPage(r, f, x, d, string(src), name, true)
+		if err != nil {
+			h.error(w, r, err)
+			return
+		}
+		h.render(w, r, http.StatusOK, "import-review", page)
+		return
+	}
 	if len(f.Errors) == 0 {
 		err := h.store.ImportPostmortem(r.Context(), &p)
 		var fields store.FieldErrors
@@ -203,13 +185,7 @@ func (h *Handler) saveImport(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	sug, err := h.suggestImport(r.Context(), f)
-	if err != nil {
-		h.error(w, r, err)
-		return
-	}
-	sug.patterns = nil // offered on the first review; the picker now holds the writer's choice
-	page, err := h.reviewPage(r, f, x, d, string(src), name, sug)
+	page, err := h.reviewPage(r, f, x, d, string(src), name, false)
 	if err != nil {
 		h.error(w, r, err)
 		return
@@ -251,14 +227,21 @@ func (h *Handler) validateImport(r *http.Request, v url.Values, p *store.Postmor
 	return f, x, nil
 }
 
-// reviewPage assembles the review of a draft.
-func (h *Handler) reviewPage(r *http.Request, f postmortemForm, x importExtras, d ingest.Draft, source, name string, sug importSuggestion) (importReviewPage, error) {
+// reviewPage assembles the review of a draft; suggest fills the "Suggest
+// patterns" panel, acting on the writer's accept, reject or link.
+func (h *Handler) reviewPage(r *http.Request, f postmortemForm, x importExtras, d ingest.Draft, source, name string, suggest bool) (importReviewPage, error) {
+	imported := store.ImportedPostmortem(d, "")
 	form, err := h.postmortemFormPage(r, f, "Review the import")
 	if err != nil {
 		return importReviewPage{}, err
 	}
 	form.FormAction = "/import/save"
 	form.Path = "/import"
+	if suggest {
+		if err := h.suggestInForm(r, &form); err != nil {
+			return importReviewPage{}, err
+		}
+	}
 	page := importReviewPage{
 		postmortemFormPage: form,
 		Source:             source,
@@ -266,10 +249,7 @@ func (h *Handler) reviewPage(r *http.Request, f postmortemForm, x importExtras, 
 		Filename:           name,
 		Format:             d.Format,
 		Notes:              d.Notes,
-		Comments:           store.ImportedPostmortem(d, "").Comments,
-		Detected:           sug.language,
-		Suggestions:        sug.patterns,
-		Similar:            sug.similar,
+		Comments:           imported.Comments,
 		Incident:           f.Field("incident_date"),
 		Published: field{ID: "f-published_date", Name: "published_date", Label: "Date of the write-up", Type: "date",
 			Hint: "When the text was published, if it says.", Value: x.Published, Error: f.Errors["published_date"]},
@@ -277,9 +257,8 @@ func (h *Handler) reviewPage(r *http.Request, f postmortemForm, x importExtras, 
 			Hint: "How long users were affected, when known.", Value: x.Duration, Error: f.Errors["duration_minutes"]},
 	}
 	page.Incident.Hint = ""
-	names := patternNames(form.Families)
-	for i := range page.Suggestions {
-		page.Suggestions[i].Name = names[page.Suggestions[i].Slug]
+	if d.Language == "" {
+		page.Detected = imported.Language // guessed from the text
 	}
 	slug, err := h.store.FindImported(r.Context(), source)
 	switch {
@@ -289,25 +268,6 @@ func (h *Handler) reviewPage(r *http.Request, f postmortemForm, x importExtras, 
 		return page, err
 	}
 	return page, nil
-}
-
-// importSuggestion is what the classifier says about a draft.
-type importSuggestion struct {
-	language string
-	patterns []patternSuggestion
-	similar  []variantOption
-}
-
-// suggestImport asks the classifier for the draft's language, the patterns
-// it shows and the postmortems it may be another version of.
-//
-// CLASSIFY: the classify package is not on main yet. Once it is, fill this
-// in from classify.DetectLanguage, h.classifier.Suggest (above
-// classify.DefaultThreshold, with the evidence sentences) and
-// h.store.FindSimilar; until then the review offers no suggestions and the
-// writer tags and links by hand.
-func (h *Handler) suggestImport(ctx context.Context, f postmortemForm) (importSuggestion, error) {
-	return importSuggestion{}, nil
 }
 
 // readUpload returns the uploaded file, or else the pasted text, of an

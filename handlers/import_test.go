@@ -463,3 +463,69 @@ func TestAPICreateCrossOrigin(t *testing.T) {
 		t.Errorf("cross-site API POST: status = %d, want 403", rec.Code)
 	}
 }
+
+func TestImportSuggestions(t *testing.T) {
+	h, st := newApp(t)
+
+	t.Run("SeedCopyIsOfferedAsVariant", func(t *testing.T) {
+		// Seed 001 under another bait title: not the same text, the same write-up.
+		text := strings.Replace(string(seedText(t, "001")), "What is Wrong with My Facebook Account", "Facebook Down Again Today", 1)
+		body, ct := multipartBody(t, map[string][]string{"text": {text}}, "", nil)
+		rec := post(t, h, "/import", ct, body)
+		if rec.Code != http.StatusOK {
+			t.Fatalf("status = %d", rec.Code)
+		}
+		page := rec.Body.String()
+		for _, want := range []string{`name="link_variant" value="facebook-2010-09-23-outage`, "a copy or rewrite", `name="accept" value="feedback-loop:`} {
+			if !strings.Contains(page, want) {
+				t.Errorf("review lacks %q", want)
+			}
+		}
+		if strings.Contains(page, "already imported") {
+			t.Error("a reworded copy is taken for the same text")
+		}
+		if strings.Contains(page, `value="feedback-loop:amplifier" checked`) {
+			t.Error("a suggestion is ticked before the writer accepted it")
+		}
+	})
+
+	t.Run("LanguageDetected", func(t *testing.T) {
+		text := "Caída del balanceador\n\nEl balanceador de carga dejó de responder durante cuarenta minutos porque los chequeos de salud fallaban y los servidores se retiraban uno tras otro. Los reintentos de los clientes empeoraron la situación hasta que cortamos todo el tráfico y lo restablecimos gradualmente."
+		body, ct := multipartBody(t, map[string][]string{"text": {text}}, "", nil)
+		page := post(t, h, "/import", ct, body).Body.String()
+		if !strings.Contains(page, `<option value="es" selected>`) || !strings.Contains(page, "The text reads as Español") {
+			t.Error("the Spanish text is not detected as Spanish")
+		}
+	})
+
+	t.Run("AcceptRejectLink", func(t *testing.T) {
+		fields := review(t, h, []byte("Routers overloaded\n\nThe request routers became overloaded and told the system to stop sending traffic, which shifted the load onto the remaining routers; within minutes nearly all of them were overloaded, a cascading failure. Retries from clients made it worse.\n"))
+		fields["title"] = []string{"Routers overloaded"}
+		fields["body"] = []string{"The request routers became overloaded and told the system to stop sending traffic, which shifted the load onto the remaining routers; within minutes nearly all of them were overloaded, a cascading failure. Retries from clients made it worse."}
+		fields["language"] = []string{"en"}
+		fields["accept"] = []string{"cascading-overload:amplifier"}
+		body, ct := multipartBody(t, fields, "", nil)
+		rec := post(t, h, "/import/save", ct, body)
+		if rec.Code != http.StatusOK {
+			t.Fatalf("accept: status = %d, want 200 (nothing saved)", rec.Code)
+		}
+		if page := rec.Body.String(); !strings.Contains(page, `value="cascading-overload:amplifier" checked`) || !strings.Contains(page, "Accepted: ticked below") {
+			t.Error("the accepted suggestion is not ticked")
+		}
+
+		delete(fields, "accept")
+		fields["reject"] = []string{"retry-storm"}
+		body, ct = multipartBody(t, fields, "", nil)
+		rec = post(t, h, "/import/save", ct, body)
+		if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `name="rejected" value="retry-storm"`) {
+			t.Errorf("reject: status = %d, or the rejection is not carried", rec.Code)
+		}
+		rejs, err := st.ListRejections(t.Context(), "retry-storm")
+		if err != nil || len(rejs) != 1 || rejs[0].Title != "Routers overloaded" {
+			t.Errorf("rejections = %+v, %v; want the one just made", rejs, err)
+		}
+		if n := countPostmortems(t, st); n != 5 {
+			t.Errorf("%d postmortems: suggesting saved something", n)
+		}
+	})
+}

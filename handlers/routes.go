@@ -57,6 +57,7 @@ func (h *Handler) routes() http.Handler {
 	r.Get("/api/patterns", h.apiListPatterns)
 	r.Get("/api/patterns/{slug}", h.apiGetPattern)
 	r.Get("/api/search", h.apiSearch)
+	r.Post("/api/suggest", h.apiSuggest)
 
 	r.Get("/healthz", h.healthz)
 	r.Get("/favicon.ico", h.serveFavicon)

@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"hindsight/classify"
 	"hindsight/ingest"
 )
 
@@ -259,11 +260,20 @@ var roleAliases = map[string]string{
 	"sustaining": RoleAmplifier,
 }
 
+// minDetectRunes is the shortest text whose language is guessed: on a few
+// words, trigram detection answers confidently and wrongly ("Body text."
+// reads as Uyghur).
+const minDetectRunes = 200
+
 // ImportedPostmortem turns a cleaned draft and the verbatim text it came
 // from into a postmortem ready for ImportPostmortem. Front-matter roles and
 // severities are read leniently ("lesson", "sev1"); anything still wrong is
-// left for validation to report.
+// left for validation to report. A draft that does not say its language
+// gets the one its text is written in, when that can be told.
 func ImportedPostmortem(d ingest.Draft, source string) Postmortem {
+	if d.Language == "" && utf8.RuneCountInString(d.Body) >= minDetectRunes {
+		d.Language = classify.DetectLanguage(d.Title + "\n" + d.Body)
+	}
 	p := Postmortem{
 		Title:        d.Title,
 		Organization: d.Organization,
