@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -168,8 +169,13 @@ type querier interface {
 
 func findImported(ctx context.Context, q querier, source string) (string, error) {
 	var slug string
-	err := q.QueryRowContext(ctx, `SELECT slug FROM postmortems
-		WHERE source_hash = ? OR (source_hash = '' AND source_text = ? AND source_text != '')
+	// Each branch repeats its index's condition (source_hash != '', or
+	// the unhashed rows') so that SQLite can use that partial index: with
+	// a bound value alone it cannot tell, and it would read every row.
+	err := q.QueryRowContext(ctx, `SELECT slug FROM (
+			SELECT id, slug FROM postmortems WHERE source_hash = ? AND source_hash != ''
+			UNION ALL
+			SELECT id, slug FROM postmortems WHERE source_hash = '' AND source_text != '' AND source_text = ?)
 		ORDER BY id LIMIT 1`, SourceHash(source), source).Scan(&slug)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", fmt.Errorf("find imported text: %w", ErrNotFound)
@@ -190,32 +196,101 @@ func (s *Store) ImportPostmortem(ctx context.Context, p *Postmortem) error {
 	if errs := ValidatePostmortem(p); errs != nil {
 		return fmt.Errorf("import postmortem: %w", errs)
 	}
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		if p.SourceText != "" {
-			slug, err := findImported(ctx, tx, p.SourceText)
-			if err == nil {
-				return &DuplicateError{Slug: slug}
-			}
-			if !errors.Is(err, ErrNotFound) {
-				return err
-			}
-		}
-		if err := checkReferences(ctx, tx, p); err != nil {
-			return err
-		}
-		if err := s.createPostmortem(ctx, tx, p); err != nil {
-			return err
-		}
-		if p.SourceText == "" {
-			return nil
-		}
-		_, err := tx.ExecContext(ctx, `UPDATE postmortems SET source_hash = ? WHERE id = ?`, SourceHash(p.SourceText), p.ID)
-		return err
-	})
+	err := s.inTx(ctx, func(tx *sql.Tx) error { return s.importPostmortem(ctx, tx, p) })
 	if err != nil {
 		return fmt.Errorf("import postmortem %q: %w", p.Title, err)
 	}
 	return nil
+}
+
+// ImportPostmortems imports a batch, each postmortem as ImportPostmortem
+// would, in one transaction: a folder import then commits, and syncs the
+// disk, once per batch rather than once per file. errs[i] says why ps[i]
+// was not imported; err is for the batch as a whole, and then none was.
+func (s *Store) ImportPostmortems(ctx context.Context, ps []*Postmortem) (errs []error, err error) {
+	errs = make([]error, len(ps))
+	before := make([]Postmortem, len(ps))
+	for i, p := range ps {
+		before[i] = *p
+		before[i].ActionItems = slices.Clone(p.ActionItems)
+	}
+	// Fingerprinting needs no database: do it on every core first.
+	parallel(len(ps), func(i int) { ps[i].print = printOf(fingerprintText(ps[i])) })
+	failed := -1
+	err = s.inTx(ctx, func(tx *sql.Tx) error {
+		// The batch touches pages all over the fingerprint and search
+		// indexes: a larger cache for this connection keeps them from
+		// being read again and again (the default is 2 MB), and statement
+		// journals in memory spare a temporary file write per page.
+		for _, q := range []string{`PRAGMA cache_size = -65536`, `PRAGMA temp_store = MEMORY`} {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return err
+			}
+		}
+		for i, p := range ps {
+			if fe := ValidatePostmortem(p); fe != nil {
+				errs[i] = fmt.Errorf("import postmortem: %w", fe)
+				continue
+			}
+			// An import is refused, when it is, by checks made before
+			// anything is written, so none needs a savepoint (which would
+			// copy every page it changes).
+			if err := checkImport(ctx, tx, p); err != nil {
+				errs[i] = fmt.Errorf("import postmortem %q: %w", p.Title, err)
+				continue
+			}
+			if err := s.writeImport(ctx, tx, p); err != nil {
+				failed = i
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil && failed >= 0 {
+		// A write failed half-way: import them one by one, so that only
+		// that one fails.
+		for i, p := range ps {
+			*p = before[i]
+			errs[i] = s.ImportPostmortem(ctx, p)
+		}
+		return errs, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("import %d postmortems: %w", len(ps), err)
+	}
+	return errs, nil
+}
+
+func (s *Store) importPostmortem(ctx context.Context, tx *sql.Tx, p *Postmortem) error {
+	if err := checkImport(ctx, tx, p); err != nil {
+		return err
+	}
+	return s.writeImport(ctx, tx, p)
+}
+
+// checkImport refuses a text already imported, and checks the references.
+func checkImport(ctx context.Context, tx *sql.Tx, p *Postmortem) error {
+	if p.SourceText != "" {
+		slug, err := findImported(ctx, tx, p.SourceText)
+		if err == nil {
+			return &DuplicateError{Slug: slug}
+		}
+		if !errors.Is(err, ErrNotFound) {
+			return err
+		}
+	}
+	return checkReferences(ctx, tx, p)
+}
+
+func (s *Store) writeImport(ctx context.Context, tx *sql.Tx, p *Postmortem) error {
+	if err := s.createPostmortem(ctx, tx, p); err != nil {
+		return err
+	}
+	if p.SourceText == "" {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE postmortems SET source_hash = ? WHERE id = ?`, SourceHash(p.SourceText), p.ID)
+	return err
 }
 
 // checkReferences checks that the patterns and the variant p names exist,

@@ -82,6 +82,10 @@ type Postmortem struct {
 	Languages   []string  // languages of the whole group, sorted
 	ActionItems []ActionItem
 	Comments    []Comment
+
+	// print is the text's fingerprint when a batch import computed it
+	// ahead, on every core; otherwise the write computes it.
+	print *textPrint
 }
 
 // Tag says that a postmortem shows a pattern, and in which role.
@@ -565,7 +569,11 @@ func (s *Store) createPostmortem(ctx context.Context, tx *sql.Tx, p *Postmortem)
 			return err
 		}
 	}
-	if err := saveFingerprint(ctx, tx, p.ID, fingerprintText(p)); err != nil {
+	tp := p.print
+	if tp == nil {
+		tp = printOf(fingerprintText(p))
+	}
+	if err := savePrint(ctx, tx, p.ID, tp); err != nil {
 		return err
 	}
 	return insertRevision(ctx, tx, *p, revisionMeta{Action: ActionCreate, Author: p.SavedBy, Note: p.SaveNote}, now)

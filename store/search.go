@@ -5,10 +5,12 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"hindsight/search"
 )
@@ -503,7 +505,15 @@ func loadIndexDocs(ctx context.Context, tx *sql.Tx, where string, args ...any) (
 }
 
 func writeIndexDocs(ctx context.Context, tx *sql.Tx, docs []indexDoc) error {
-	for _, d := range docs {
+	// Folding and stemming is most of the work, and needs no database: it
+	// runs on every core; only the writes are in order.
+	texts := make([][4]string, len(docs))
+	parallel(len(docs), func(i int) {
+		d := docs[i]
+		texts[i] = [4]string{search.IndexText(d.title, d.lang), search.IndexText(d.summary, d.lang),
+			search.IndexText(d.body, d.lang), search.IndexText(d.extra, d.lang)}
+	})
+	for i, d := range docs {
 		tokens := make([]string, len(d.patterns))
 		for i, slug := range d.patterns {
 			tokens[i] = search.PatternToken(slug)
@@ -511,12 +521,34 @@ func writeIndexDocs(ctx context.Context, tx *sql.Tx, docs []indexDoc) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM search_index WHERE rowid = ?`, d.id); err != nil {
 			return fmt.Errorf("index postmortem %d: %w", d.id, err)
 		}
+		t := texts[i]
 		if _, err := tx.ExecContext(ctx, `INSERT INTO search_index (rowid, title, summary, body, extra, patterns)
-			VALUES (?, ?, ?, ?, ?, ?)`, d.id,
-			search.IndexText(d.title, d.lang), search.IndexText(d.summary, d.lang), search.IndexText(d.body, d.lang),
-			search.IndexText(d.extra, d.lang), strings.Join(tokens, " ")); err != nil {
+			VALUES (?, ?, ?, ?, ?, ?)`, d.id, t[0], t[1], t[2], t[3], strings.Join(tokens, " ")); err != nil {
 			return fmt.Errorf("index postmortem %d: %w", d.id, err)
 		}
 	}
 	return nil
+}
+
+// parallel calls fn(0) … fn(n-1) on every core and returns when all are done.
+func parallel(n int, fn func(i int)) {
+	workers := min(n, runtime.GOMAXPROCS(0))
+	if workers <= 1 {
+		for i := range n {
+			fn(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				fn(i)
+			}
+		}()
+	}
+	wg.Wait()
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -25,41 +26,52 @@ func fingerprintText(p *Postmortem) string {
 	return strings.Join(parts, "\n\n")
 }
 
+// textPrint is what variant detection keeps of a text: its MinHash
+// signature and the facts (numbers, names) it mentions.
+type textPrint struct {
+	sig   classify.Signature
+	facts []string
+}
+
+func printOf(text string) *textPrint {
+	return &textPrint{sig: classify.Fingerprint(text), facts: classify.ExtractFacts(text).Keys()}
+}
+
 // saveFingerprint replaces the signature, LSH bands and facts of postmortem
 // id; the caller's transaction also writes the postmortem, so they never
 // disagree.
 func saveFingerprint(ctx context.Context, tx *sql.Tx, id int64, text string) error {
-	sig := classify.Fingerprint(text)
+	return savePrint(ctx, tx, id, printOf(text))
+}
+
+func savePrint(ctx context.Context, tx *sql.Tx, id int64, tp *textPrint) error {
 	for _, q := range []string{`DELETE FROM fingerprint_bands WHERE postmortem_id = ?`, `DELETE FROM postmortem_facts WHERE postmortem_id = ?`} {
 		if _, err := tx.ExecContext(ctx, q, id); err != nil {
 			return fmt.Errorf("save fingerprint: %w", err)
 		}
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO postmortem_fingerprints (postmortem_id, signature) VALUES (?, ?)
-		ON CONFLICT (postmortem_id) DO UPDATE SET signature = excluded.signature`, id, sig.Bytes()); err != nil {
+		ON CONFLICT (postmortem_id) DO UPDATE SET signature = excluded.signature`, id, tp.sig.Bytes()); err != nil {
 		return fmt.Errorf("save fingerprint: %w", err)
 	}
-	if err := insertEach(ctx, tx, `INSERT OR IGNORE INTO fingerprint_bands (band, postmortem_id) VALUES (?, ?)`, id, sig.Bands()); err != nil {
-		return fmt.Errorf("save fingerprint bands: %w", err)
-	}
-	if err := insertEach(ctx, tx, `INSERT OR IGNORE INTO postmortem_facts (fact, postmortem_id) VALUES (?, ?)`, id, classify.ExtractFacts(text).Keys()); err != nil {
-		return fmt.Errorf("save facts: %w", err)
-	}
-	return nil
-}
-
-func insertEach[T any](ctx context.Context, tx *sql.Tx, query string, id int64, values []T) error {
-	if len(values) == 0 {
-		return nil
-	}
-	stmt, err := tx.PrepareContext(ctx, query)
+	// One statement each for the dozens of bands and facts: a statement
+	// per row costs more in calls than in writes.
+	bands, err := json.Marshal(tp.sig.Bands())
 	if err != nil {
 		return err
 	}
-	defer stmt.Close()
-	for _, v := range values {
-		if _, err := stmt.ExecContext(ctx, v, id); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO fingerprint_bands (band, postmortem_id)
+		SELECT value, ? FROM json_each(?)`, id, string(bands)); err != nil {
+		return fmt.Errorf("save fingerprint bands: %w", err)
+	}
+	if len(tp.facts) > 0 {
+		facts, err := json.Marshal(tp.facts)
+		if err != nil {
 			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO postmortem_facts (fact, postmortem_id)
+			SELECT value, ? FROM json_each(?)`, id, string(facts)); err != nil {
+			return fmt.Errorf("save facts: %w", err)
 		}
 	}
 	return nil
@@ -67,7 +79,27 @@ func insertEach[T any](ctx context.Context, tx *sql.Tx, query string, id int64, 
 
 // backfillFingerprints fingerprints the postmortems written before
 // fingerprints existed (a database created before migration 0031).
+// Every write fingerprints what it writes, so once done this never needs
+// doing again: store_jobs remembers it, and start-up does not read every
+// postmortem each time.
 func (s *Store) backfillFingerprints(ctx context.Context) error {
+	var done bool
+	if err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM store_jobs WHERE name = 'fingerprints')`).Scan(&done); err != nil {
+		return fmt.Errorf("backfill fingerprints: %w", err)
+	}
+	if done {
+		return nil
+	}
+	if err := s.fingerprintMissing(ctx); err != nil {
+		return err
+	}
+	if _, err := s.db.ExecContext(ctx, `INSERT OR IGNORE INTO store_jobs (name, done_at) VALUES ('fingerprints', ?)`, s.now()); err != nil {
+		return fmt.Errorf("backfill fingerprints: %w", err)
+	}
+	return nil
+}
+
+func (s *Store) fingerprintMissing(ctx context.Context) error {
 	rows, err := s.db.QueryContext(ctx, `SELECT p.slug FROM postmortems p
 		WHERE NOT EXISTS (SELECT 1 FROM postmortem_fingerprints f WHERE f.postmortem_id = p.id)`)
 	if err != nil {

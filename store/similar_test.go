@@ -159,7 +159,8 @@ func TestFingerprintsBackfilled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, q := range []string{`DELETE FROM fingerprint_bands`, `DELETE FROM postmortem_facts`, `DELETE FROM postmortem_fingerprints`} {
+	// As in a database from before fingerprints: none, and no record of a backfill.
+	for _, q := range []string{`DELETE FROM fingerprint_bands`, `DELETE FROM postmortem_facts`, `DELETE FROM postmortem_fingerprints`, `DELETE FROM store_jobs`} {
 		if _, err := raw.ExecContext(t.Context(), q); err != nil {
 			t.Fatal(err)
 		}

@@ -136,12 +136,15 @@ func run(ctx context.Context, cfg config, out io.Writer) error {
 	fmt.Fprintf(out, "load average before: %s\n", loadavg())
 	fmt.Fprintf(out, "corpus: -n %d -seed %d; load steps of %s at %v clients\n\n", cfg.n, cfg.seed, cfg.step, cfg.clients)
 
-	logf("building the server")
-	bin := filepath.Join(work, "hindsight")
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/server")
-	build.Dir, build.Stdout, build.Stderr = root, os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		return fmt.Errorf("build server: %w", err)
+	bin := cfg.server
+	if bin == "" {
+		logf("building the server")
+		bin = filepath.Join(work, "hindsight")
+		build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/server")
+		build.Dir, build.Stdout, build.Stderr = root, os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			return fmt.Errorf("build server: %w", err)
+		}
 	}
 	g, err := generator(cfg.seed)
 	if err != nil {

@@ -58,6 +58,7 @@ type config struct {
 	step    time.Duration
 	clients []int
 	work    string // kept working directory; "" for a temporary one
+	server  string // a server binary to use instead of building one
 }
 
 func parseConfig(args []string) (config, error) {
@@ -69,6 +70,7 @@ func parseConfig(args []string) (config, error) {
 	fs.DurationVar(&c.step, "d", 5*time.Second, "duration of each load step")
 	fs.StringVar(&clients, "clients", "1,16,64", "concurrent clients of the load steps")
 	fs.StringVar(&c.work, "work", "", "working directory to keep (and reuse: an imported database there is not imported again)")
+	fs.StringVar(&c.server, "server", "", "server binary to measure instead of building ./cmd/server (to compare builds on one database)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}

@@ -7,7 +7,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
+	"sync"
 
 	"hindsight/ingest"
 	"hindsight/store"
@@ -23,85 +26,155 @@ type importResult struct {
 	detail string
 }
 
+// importBatch is how many files one transaction imports: enough that the
+// commit's disk sync and the search index's flush are paid rarely, few
+// enough that memory stays flat whatever the size of the folder.
+const importBatch = 256
+
+// importFile is one file read and cleaned, ready to import.
+type importFile struct {
+	res *importResult
+	p   store.Postmortem
+}
+
 // importDir imports every postmortem file of dir (not its subfolders) and
 // writes one line per file to out. Re-running it skips the files already
 // imported. Files whose front matter names a variant_of are linked to that
 // postmortem, once it exists: files are retried until no more can be
 // imported, so a translation may come before its original in name order.
+// Files are read and cleaned on every core, a batch ahead of the batch
+// being imported, and each batch is imported in one transaction.
 // It fails only when some file could not be imported.
 func importDir(ctx context.Context, st *store.Store, dir string, out io.Writer) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return fmt.Errorf("import: %w", err)
 	}
-	results := map[string]*importResult{}
-	var order []string
-	pending := map[string]store.Postmortem{}
+	var results []*importResult
+	var todo []*importResult
 	for _, e := range entries {
 		name := e.Name()
 		if e.IsDir() || strings.HasPrefix(name, ".") {
 			continue
 		}
-		order = append(order, name)
 		res := &importResult{file: name}
-		results[name] = res
+		results = append(results, res)
 		if !importExts[strings.ToLower(filepath.Ext(name))] {
 			res.status, res.detail = "skipped", "not a .md, .txt or .html file"
 			continue
 		}
-		p, err := readImport(filepath.Join(dir, name))
-		if err != nil {
-			res.status, res.detail = "failed", err.Error()
-			continue
-		}
-		pending[name] = p
+		todo = append(todo, res)
 	}
 
-	for progress := true; progress && len(pending) > 0; {
-		progress = false
-		for _, name := range order {
-			p, ok := pending[name]
-			if !ok {
-				continue
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	batches := make(chan []importFile, 1)
+	go func() {
+		defer close(batches)
+		for start := 0; start < len(todo); start += importBatch {
+			b := readBatch(dir, todo[start:min(start+importBatch, len(todo))])
+			select {
+			case batches <- b:
+			case <-ctx.Done():
+				return
 			}
-			res := results[name]
-			err := st.ImportPostmortem(ctx, &p)
-			var fields store.FieldErrors
-			var dup *store.DuplicateError
-			switch {
-			case err == nil && p.VariantOf != "":
-				res.status, res.detail = "linked", fmt.Sprintf("%s, %s of %s", p.Slug, p.VariantKind, p.VariantOf)
-			case err == nil:
-				res.status, res.detail = "created", p.Slug
-			case errors.As(err, &dup):
-				res.status, res.detail = "skipped", "already imported as "+dup.Slug
-			case errors.As(err, &fields) && len(fields) == 1 && fields["variant_of"] != "":
-				// Its original may be a file not imported yet: retry next round.
-				res.status, res.detail = "failed", fields["variant_of"]
-				continue
-			case errors.As(err, &fields):
-				res.status, res.detail = "failed", fields.Error()
-			case ctx.Err() != nil:
-				return ctx.Err()
-			default:
-				res.status, res.detail = "failed", err.Error()
-			}
-			delete(pending, name)
-			progress = true
 		}
+	}()
+	var retry []importFile
+	for b := range batches {
+		again, err := importFiles(ctx, st, b)
+		if err != nil {
+			return err
+		}
+		retry = append(retry, again...)
+	}
+	for len(retry) > 0 {
+		again, err := importFiles(ctx, st, retry)
+		if err != nil {
+			return err
+		}
+		if len(again) == len(retry) {
+			break // no progress: their originals are not in the folder
+		}
+		retry = again
 	}
 
 	counts := map[string]int{}
-	for _, name := range order {
-		res := results[name]
+	for _, res := range results {
 		counts[res.status]++
 		fmt.Fprintf(out, "%-8s %s: %s\n", res.status, res.file, res.detail)
 	}
 	fmt.Fprintf(out, "%d created, %d linked, %d skipped, %d failed\n", counts["created"], counts["linked"], counts["skipped"], counts["failed"])
 	if counts["failed"] > 0 {
-		return fmt.Errorf("import: %d of %d files failed", counts["failed"], len(order))
+		return fmt.Errorf("import: %d of %d files failed", counts["failed"], len(results))
 	}
 	return nil
+}
+
+// readBatch reads and cleans files on every core. A file that cannot be
+// read or cleaned is marked failed and left out.
+func readBatch(dir string, files []*importResult) []importFile {
+	out := make([]importFile, len(files))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				p, err := readImport(filepath.Join(dir, files[i].file))
+				if err != nil {
+					files[i].status, files[i].detail = "failed", err.Error()
+					continue
+				}
+				out[i] = importFile{res: files[i], p: p}
+			}
+		}()
+	}
+	for i := range files {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return slices.DeleteFunc(out, func(f importFile) bool { return f.res == nil })
+}
+
+// importFiles imports files in one transaction and records each outcome.
+// It returns the files to try again: variants whose original is not
+// imported yet. A file is imported from a copy, so a retry starts afresh.
+func importFiles(ctx context.Context, st *store.Store, files []importFile) ([]importFile, error) {
+	ps := make([]*store.Postmortem, len(files))
+	for i := range files {
+		p := files[i].p
+		ps[i] = &p
+	}
+	errs, err := st.ImportPostmortems(ctx, ps)
+	if err != nil {
+		return nil, err
+	}
+	var retry []importFile
+	for i, err := range errs {
+		res, p := files[i].res, ps[i]
+		var fields store.FieldErrors
+		var dup *store.DuplicateError
+		switch {
+		case err == nil && p.VariantOf != "":
+			res.status, res.detail = "linked", fmt.Sprintf("%s, %s of %s", p.Slug, p.VariantKind, p.VariantOf)
+		case err == nil:
+			res.status, res.detail = "created", p.Slug
+		case errors.As(err, &dup):
+			res.status, res.detail = "skipped", "already imported as "+dup.Slug
+		case errors.As(err, &fields) && len(fields) == 1 && fields["variant_of"] != "":
+			// Its original may be a file not imported yet: retry it later.
+			res.status, res.detail = "failed", fields["variant_of"]
+			retry = append(retry, files[i])
+		case errors.As(err, &fields):
+			res.status, res.detail = "failed", fields.Error()
+		default:
+			res.status, res.detail = "failed", err.Error()
+		}
+	}
+	return retry, nil
 }
 
 // readImport reads and cleans one file into a postmortem to import.

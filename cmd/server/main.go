@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"os/signal"
 	"syscall"
@@ -38,6 +39,9 @@ type config struct {
 	db   string
 	// importDir is set by the import subcommand: import it, then exit.
 	importDir string
+	// pprof, when set, is a loopback address serving net/http/pprof, for
+	// profiling a running server or import; never on the app's listener.
+	pprof string
 }
 
 func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
@@ -46,6 +50,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	var c config
 	fs.StringVar(&c.addr, "addr", envOr(getenv, "HINDSIGHT_ADDR", "127.0.0.1:8080"), "listen address (env HINDSIGHT_ADDR)")
 	fs.StringVar(&c.db, "db", envOr(getenv, "HINDSIGHT_DB", "hindsight.db"), "SQLite database file (env HINDSIGHT_DB)")
+	fs.StringVar(&c.pprof, "pprof", "", "serve net/http/pprof on this loopback address, e.g. 127.0.0.1:6060 (off when empty)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -66,6 +71,44 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	return c, nil
 }
 
+// checkPprofAddr refuses a profiling address that is not loopback: the
+// profiles show the code and the data in memory.
+func checkPprofAddr(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("-pprof %q: %w", addr, err)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return fmt.Errorf("-pprof %q: only a loopback address is allowed", addr)
+	}
+	return nil
+}
+
+// servePprof serves the profiler on its own listener until ctx ends.
+func servePprof(ctx context.Context, addr string, log *slog.Logger) error {
+	if err := checkPprofAddr(addr); err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		<-ctx.Done()
+		srv.Close()
+	}()
+	go srv.Serve(ln)
+	log.Info("profiling", "url", "http://"+ln.Addr().String()+"/debug/pprof/")
+	return nil
+}
+
 func envOr(getenv func(string) string, key, def string) string {
 	if v := getenv(key); v != "" {
 		return v
@@ -79,6 +122,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
+	if cfg.pprof != "" {
+		if err := servePprof(ctx, cfg.pprof, log); err != nil {
+			return err
+		}
+	}
 
 	st, err := store.Open(ctx, cfg.db)
 	if err != nil {
