@@ -19,6 +19,8 @@ type Handler struct {
 	log    *slog.Logger
 	pages  map[string]*template.Template
 	assets *assets
+	// rendered keeps the pages most read, while the data is unchanged.
+	rendered pageCache
 	// now is the clock used to judge overdue action items.
 	now func() time.Time
 	mux http.Handler

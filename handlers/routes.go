@@ -14,12 +14,14 @@ func (h *Handler) routes() http.Handler {
 	r.NotFound(h.notFound)
 	r.MethodNotAllowed(h.methodNotAllowed)
 
-	r.Get("/", h.showHome)
-	r.Get("/postmortems", h.listPostmortems)
-	r.Get("/postmortems/{slug}", h.showPostmortem)
+	// Pages read most are served from the page cache while the data is
+	// unchanged (see cached).
+	r.Get("/", h.cached(h.showHome))
+	r.Get("/postmortems", h.cached(h.listPostmortems))
+	r.Get("/postmortems/{slug}", h.cached(h.showPostmortem))
 	r.Get("/postmortems/{slug}/source", h.showPostmortemSource)
-	r.Get("/patterns", h.listPatterns)
-	r.Get("/patterns/{slug}", h.showPattern)
+	r.Get("/patterns", h.cached(h.listPatterns))
+	r.Get("/patterns/{slug}", h.cached(h.showPattern))
 	r.Get("/search", h.showSearch)
 	r.Get("/import", h.showImportForm)
 	r.Post("/import", h.reviewImport)

@@ -90,3 +90,10 @@ func cached[T any](ctx context.Context, s *Store, key string, load func() (T, er
 	s.derived.store(key, version, v)
 	return v, nil
 }
+
+// DataVersion changes whenever the database changes, by this process or
+// another: what was computed from it under an older version may be stale.
+func (s *Store) DataVersion(ctx context.Context) (int64, error) {
+	_, _, v, err := s.derived.lookup(ctx, "")
+	return v, err
+}

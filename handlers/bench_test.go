@@ -1,0 +1,98 @@
+package handlers_test
+
+import (
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"testing"
+
+	"hindsight/bench/corpus"
+	"hindsight/handlers"
+	"hindsight/ingest"
+	"hindsight/seeds"
+	"hindsight/store"
+)
+
+// benchApp is the application over the seeds and n generated postmortems,
+// imported as a folder import does; it returns the generated documents.
+func benchApp(b *testing.B, n int) (http.Handler, []corpus.Doc) {
+	b.Helper()
+	ctx := b.Context()
+	st, err := store.Open(ctx, filepath.Join(b.TempDir(), "bench.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	if _, err := seeds.Load(ctx, st); err != nil {
+		b.Fatal(err)
+	}
+	_, pats, err := seeds.Catalogue()
+	if err != nil {
+		b.Fatal(err)
+	}
+	g := corpus.New(1, pats)
+	docs := make([]corpus.Doc, n)
+	ps := make([]*store.Postmortem, n)
+	for i := range docs {
+		docs[i] = g.Doc(i)
+		d, err := ingest.Clean(docs[i].Data, docs[i].Name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		p := store.ImportedPostmortem(d, string(docs[i].Data))
+		ps[i] = &p
+	}
+	errs, err := st.ImportPostmortems(ctx, ps)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i, err := range errs {
+		if err != nil {
+			b.Fatalf("%s: %v", docs[i].Name, err)
+		}
+	}
+	h, err := handlers.New(st, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return h, docs
+}
+
+// BenchmarkPages is the server-side cost of the pages the load benchmark
+// (bench/run) measures, without the network: rendering, Markdown included,
+// and the queries, over 500 postmortems. The whole-collection results the
+// store keeps (counts, list pages) are warm after the first call, as on a
+// server that is being used.
+func BenchmarkPages(b *testing.B) {
+	h, docs := benchApp(b, 500)
+	longest := docs[0]
+	for _, d := range docs {
+		if len(d.Data) > len(longest.Data) {
+			longest = d
+		}
+	}
+	for _, bb := range []struct{ name, path string }{
+		{"postmortem", "/postmortems/" + docs[1].Slug},
+		{"postmortem-20kB", "/postmortems/" + longest.Slug},
+		{"list", "/postmortems?" + url.Values{"pattern": {docs[1].Patterns[0]}, "year": {docs[1].Year}}.Encode()},
+		{"pattern", "/patterns/" + docs[1].Patterns[0]},
+		{"search", "/search?q=" + url.QueryEscape("connection pool exhausted")},
+		{"home", "/"},
+	} {
+		b.Run(bb.name, func(b *testing.B) {
+			var n int64
+			for b.Loop() {
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, bb.path, nil))
+				if rec.Code != http.StatusOK {
+					b.Fatalf("GET %s: %d", bb.path, rec.Code)
+				}
+				n = int64(rec.Body.Len())
+			}
+			b.SetBytes(n)
+		})
+	}
+}

@@ -1,0 +1,92 @@
+package handlers
+
+import (
+	"bytes"
+	"net/http"
+	"sync"
+)
+
+// pageCache keeps rendered pages (postmortems, patterns, lists) while the
+// data they show is unchanged: rendering a 20 kB write-up costs a
+// millisecond or more of queries, templates and Markdown, and serving the
+// same bytes again costs almost nothing. An entry holds for one data
+// version (store.DataVersion) and one day (pages show what is overdue).
+type pageCache struct {
+	mu      sync.Mutex
+	version int64
+	size    int
+	pages   map[string]cachedPage
+}
+
+type cachedPage struct {
+	contentType string
+	body        []byte
+}
+
+// pageCacheBytes bounds the memory the cache holds; when full it starts
+// again empty, which is simple and, for a working set larger than this,
+// no worse than no cache.
+const pageCacheBytes = 24 << 20
+
+func (c *pageCache) get(key string, version int64) (cachedPage, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if version != c.version {
+		c.pages, c.size, c.version = nil, 0, version
+	}
+	p, ok := c.pages[key]
+	return p, ok
+}
+
+func (c *pageCache) put(key string, version int64, p cachedPage) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if version != c.version {
+		return // the data changed while the page was rendered
+	}
+	if c.pages == nil || c.size+len(p.body) > pageCacheBytes {
+		c.pages, c.size = map[string]cachedPage{}, 0
+	}
+	c.pages[key] = p
+	c.size += len(p.body)
+}
+
+// capture is a ResponseWriter that keeps what a handler writes.
+type capture struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (c *capture) Header() http.Header         { return c.header }
+func (c *capture) WriteHeader(status int)      { c.status = status }
+func (c *capture) Write(b []byte) (int, error) { return c.body.Write(b) }
+
+// cached serves next's page from the page cache when it can. Only plain
+// GETs are cached: a page showing a flash message is for one reader.
+func (h *Handler) cached(next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet || flashFrom(r) != "" {
+			next(w, r)
+			return
+		}
+		version, err := h.store.DataVersion(r.Context())
+		if err != nil {
+			h.error(w, r, err)
+			return
+		}
+		key := h.now().Format("2006-01-02") + " " + r.URL.RequestURI()
+		if p, ok := h.rendered.get(key, version); ok {
+			w.Header().Set("Content-Type", p.contentType)
+			w.Write(p.body)
+			return
+		}
+		c := &capture{header: w.Header(), status: http.StatusOK}
+		next(c, r)
+		if c.status == http.StatusOK {
+			h.rendered.put(key, version, cachedPage{contentType: w.Header().Get("Content-Type"), body: bytes.Clone(c.body.Bytes())})
+		}
+		w.WriteHeader(c.status)
+		w.Write(c.body.Bytes())
+	}
+}
