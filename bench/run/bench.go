@@ -210,20 +210,33 @@ func run(ctx context.Context, cfg config, out io.Writer) error {
 	if err := os.MkdirAll(static, 0o755); err != nil {
 		return err
 	}
+	// The first request for each URL is also timed: it finds no result
+	// kept from an earlier request, as after a restart or a write.
 	var staticPaths []string
-	for _, p := range slices.Concat(w.postmortems, w.lists, w.patterns, w.searches) {
-		body, err := fetch(ctx, client, srv.base+p)
-		if err != nil {
-			return err
-		}
-		if strings.HasPrefix(p, "/postmortems/") {
-			name := strings.TrimPrefix(p, "/postmortems/") + ".html"
-			if err := os.WriteFile(filepath.Join(static, name), body, 0o644); err != nil {
+	for _, t := range []struct {
+		target string
+		paths  []string
+	}{{"postmortem page", w.postmortems}, {"filtered list", w.lists}, {"pattern page", w.patterns}, {"search", w.searches}} {
+		cold := result{target: t.target, clients: 1}
+		for _, p := range t.paths {
+			start := time.Now()
+			body, err := fetch(ctx, client, srv.base+p)
+			if err != nil {
 				return err
 			}
-			staticPaths = append(staticPaths, "/"+name)
-			rep.pageBytes += len(body)
+			cold.lat = append(cold.lat, time.Since(start))
+			if t.target == "postmortem page" {
+				name := strings.TrimPrefix(p, "/postmortems/") + ".html"
+				if err := os.WriteFile(filepath.Join(static, name), body, 0o644); err != nil {
+					return err
+				}
+				staticPaths = append(staticPaths, "/"+name)
+				rep.pageBytes += len(body)
+			}
 		}
+		slices.Sort(cold.lat)
+		cold.requests = len(cold.lat)
+		rep.cold = append(rep.cold, cold)
 	}
 	rep.pageBytes /= max(len(staticPaths), 1)
 

@@ -14,6 +14,7 @@ type report struct {
 	startups      []time.Duration
 	pageBytes     int
 	results       []result
+	cold          []result // first request of each URL, one at a time
 	peakRSS, rss  int64
 	loadAfter     string
 }
@@ -45,6 +46,11 @@ func (r report) print(out io.Writer) {
 	for _, x := range r.results {
 		fmt.Fprintf(out, "| %s | %d | %.0f | %s | %s | %s | %d |\n", x.target, x.clients, x.rate(),
 			ms(x.pct(0.50)), ms(x.pct(0.95)), ms(x.pct(0.99)), x.errors)
+	}
+	fmt.Fprintf(out, "\nFirst request of each URL (nothing kept from an earlier request), one at a time:\n\n")
+	fmt.Fprintf(out, "| target | URLs | p50 ms | p95 ms | max ms |\n|---|---:|---:|---:|---:|\n")
+	for _, x := range r.cold {
+		fmt.Fprintf(out, "| %s | %d | %s | %s | %s |\n", x.target, x.requests, ms(x.pct(0.50)), ms(x.pct(0.95)), ms(x.pct(1)))
 	}
 	fmt.Fprintf(out, "\naverage postmortem page: %.1f kB\n\n", float64(r.pageBytes)/1024)
 
