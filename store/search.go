@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"hindsight/search"
 )
@@ -185,7 +186,7 @@ func (s *Store) Search(ctx context.Context, p SearchParams) (SearchResult, error
 	}
 	for i, r := range page {
 		pm := ps[r.id]
-		hit := SearchHit{Postmortem: *pm, Snippet: search.Snippet(snippetText(*pm), pm.Language, q, 240)}
+		hit := SearchHit{Postmortem: *pm, Snippet: snippet(*pm, q)}
 		if q.HasText() {
 			hit.Score = -page[i].rank // bm25 is lower for better matches
 		}
@@ -311,11 +312,34 @@ func (s *Store) patternsBySlug(ctx context.Context, slugs []string) ([]Pattern, 
 	return out, rows.Err()
 }
 
-// snippetText is the text snippets are cut from: the summary, then the
-// write-up and its sections, as plain text.
-func snippetText(p Postmortem) string {
-	return plainText(strings.Join([]string{p.Summary, p.Body, p.Impact, p.Trigger, p.Contributing, p.Detection,
-		p.Resolution, p.Timeline, p.WentWell, p.WentWrong, p.GotLucky}, "\n"))
+// snippetHead is how much of a postmortem's text a snippet is first looked
+// for in. Finding the matches means folding and comparing every word, and a
+// page of long write-ups holds hundreds of kilobytes: the opening part
+// usually has them, and only when it has none is the whole text read.
+const snippetHead = 4 << 10
+
+// snippet cuts the hit's snippet for q.
+func snippet(p Postmortem, q search.Query) []search.Fragment {
+	md := snippetMarkdown(p)
+	if len(md) <= snippetHead || !q.HasText() {
+		return search.Snippet(plainText(md), p.Language, q, 240)
+	}
+	cut := snippetHead
+	for cut > 0 && !utf8.RuneStart(md[cut]) {
+		cut--
+	}
+	frags := search.Snippet(plainText(md[:cut]), p.Language, q, 240)
+	if slices.ContainsFunc(frags, func(f search.Fragment) bool { return f.Match }) {
+		return frags
+	}
+	return search.Snippet(plainText(md), p.Language, q, 240)
+}
+
+// snippetMarkdown is the text snippets are cut from: the summary, then the
+// write-up and its sections, in Markdown (plainText strips it).
+func snippetMarkdown(p Postmortem) string {
+	return strings.Join([]string{p.Summary, p.Body, p.Impact, p.Trigger, p.Contributing, p.Detection,
+		p.Resolution, p.Timeline, p.WentWell, p.WentWrong, p.GotLucky}, "\n")
 }
 
 // plainText drops what would show as noise in a snippet of Markdown: link

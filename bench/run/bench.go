@@ -182,6 +182,13 @@ func run(ctx context.Context, cfg config, out io.Writer) error {
 		return err
 	}
 	args := []string{"-db", db, "-addr", addr}
+	var pprofAddr string
+	if cfg.profile {
+		if pprofAddr, err = freeAddr(); err != nil {
+			return err
+		}
+		args = append(args, "-pprof", pprofAddr)
+	}
 	var srv *server
 	for i := range 3 {
 		s, took, err := startServer(ctx, bin, args, addr, "/readyz", srvLog)
@@ -277,7 +284,18 @@ func run(ctx context.Context, cfg config, out io.Writer) error {
 				return ctx.Err()
 			}
 			runtime.GC()
+			var profiled chan error
+			if pprofAddr != "" && c == 16 && !strings.Contains(st.target, "ceiling") {
+				profiled = make(chan error, 1)
+				name := filepath.Join(work, "profile-"+strings.ReplaceAll(st.target, " ", "-")+".pprof")
+				go func() { profiled <- saveProfile(ctx, pprofAddr, cfg.step, name) }()
+			}
 			res := load(ctx, st.target, c, cfg.step, st.op)
+			if profiled != nil {
+				if err := <-profiled; err != nil {
+					logf("  profile: %v", err)
+				}
+			}
 			logf("%-15s c=%-3d %8.0f req/s  p50 %-9s p95 %-9s p99 %-9s errors %d", res.target, c, res.rate(),
 				res.pct(0.50).Round(time.Microsecond), res.pct(0.95).Round(time.Microsecond), res.pct(0.99).Round(time.Microsecond), res.errors)
 			if res.firstErr != nil {
@@ -292,6 +310,16 @@ func run(ctx context.Context, cfg config, out io.Writer) error {
 	rep.loadAfter = loadavg()
 	rep.print(out)
 	return nil
+}
+
+// saveProfile saves the server's CPU profile over the next d to path.
+func saveProfile(ctx context.Context, addr string, d time.Duration, path string) error {
+	secs := max(int(d.Seconds())-1, 1)
+	body, err := fetch(ctx, http.DefaultClient, fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, secs))
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, body, 0o644)
 }
 
 var summaryLine = regexp.MustCompile(`(?m)^\d+ created, .*$`)

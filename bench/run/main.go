@@ -59,6 +59,7 @@ type config struct {
 	clients []int
 	work    string // kept working directory; "" for a temporary one
 	server  string // a server binary to use instead of building one
+	profile bool   // save a CPU profile of the server during each step at 16 clients
 }
 
 func parseConfig(args []string) (config, error) {
@@ -70,6 +71,7 @@ func parseConfig(args []string) (config, error) {
 	fs.DurationVar(&c.step, "d", 5*time.Second, "duration of each load step")
 	fs.StringVar(&clients, "clients", "1,16,64", "concurrent clients of the load steps")
 	fs.StringVar(&c.work, "work", "", "working directory to keep (and reuse: an imported database there is not imported again)")
+	fs.BoolVar(&c.profile, "profile", false, "save the server's CPU profile of each step at 16 clients in the working directory (with -work)")
 	fs.StringVar(&c.server, "server", "", "server binary to measure instead of building ./cmd/server (to compare builds on one database)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
