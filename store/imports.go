@@ -219,10 +219,11 @@ func (s *Store) ImportPostmortems(ctx context.Context, ps []*Postmortem) (errs [
 	failed := -1
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
 		// The batch touches pages all over the fingerprint and search
-		// indexes: a larger cache for this connection keeps them from
-		// being read again and again (the default is 2 MB), and statement
-		// journals in memory spare a temporary file write per page.
-		for _, q := range []string{`PRAGMA cache_size = -65536`, `PRAGMA temp_store = MEMORY`} {
+		// indexes: a larger cache for this connection (256 MB; the default
+		// is 2 MB) keeps them from being read again and again, and
+		// statement journals in memory spare a temporary file write per
+		// page. Only batch imports use it: the server's requests do not.
+		for _, q := range []string{`PRAGMA cache_size = -262144`, `PRAGMA temp_store = MEMORY`} {
 			if _, err := tx.ExecContext(ctx, q); err != nil {
 				return err
 			}

@@ -100,9 +100,13 @@ func ValidRole(role string) bool {
 	return false
 }
 
-// countsSQL counts, per pattern, the live variant groups with a member tagged with it.
+// countsSQL counts, per pattern, the live variant groups with a member
+// tagged with it. It walks the postmortems in id order through an index
+// that holds group_id and archived_at (the rows are wide: reading them
+// means reading their text), and each one's tags by primary key: in order,
+// not a lookup at random per tag (4 s at 100,000 postmortems, then 1 s).
 const countsSQL = `SELECT t.pattern_slug, count(DISTINCT p.group_id)
-	FROM tags t JOIN postmortems p ON p.id = t.postmortem_id
+	FROM postmortems p INDEXED BY postmortems_search CROSS JOIN tags t ON t.postmortem_id = p.id
 	WHERE p.archived_at = ''
 	GROUP BY t.pattern_slug`
 

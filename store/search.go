@@ -82,7 +82,8 @@ type SearchResult struct {
 // Search runs a parsed query: full-text match (when it has words) combined
 // with its filters and exclusions, over live postmortems, one hit per variant
 // group, ranked. Facets and the total are computed in the same statement,
-// from the index and indexed joins only.
+// from the index and indexed joins only. Hits carry their snippet, not their
+// Markdown or source. Callers must not modify the result: it is shared.
 func (s *Store) Search(ctx context.Context, p SearchParams) (SearchResult, error) {
 	if err := s.flushSearchIndex(ctx); err != nil {
 		return SearchResult{}, err
@@ -101,7 +102,22 @@ func (s *Store) Search(ctx context.Context, p SearchParams) (SearchResult, error
 		limit = 20
 	}
 	limit = min(limit, 100)
+	// Ranking every match and counting the facets reads every hit: tens of
+	// milliseconds for a broad query at 100,000 postmortems. The queries
+	// typed during an incident repeat, so results are kept until the data
+	// changes.
+	key := fmt.Sprintf("search\x00%s\x00%d\x00%d", q.String(), limit, p.Offset)
+	found, err := cached(ctx, s, key, func() (SearchResult, error) { return s.search(ctx, q, limit, p.Offset) })
+	if err != nil {
+		return res, err
+	}
+	found.Query = q
+	return found, nil
+}
 
+// search runs q for one page of results; Search keeps what it returns.
+func (s *Store) search(ctx context.Context, q search.Query, limit, offset int) (SearchResult, error) {
+	res := SearchResult{Query: q}
 	hits, args := hitsSQL(q)
 	order := `rank, incident_date DESC, id DESC`
 	if !q.HasText() {
@@ -120,7 +136,7 @@ func (s *Store) Search(ctx context.Context, p SearchParams) (SearchResult, error
 		UNION ALL SELECT 'year', substr(incident_date, 1, 4), count(DISTINCT group_id), '', 0 FROM hits WHERE incident_date != '' GROUP BY 2
 		UNION ALL SELECT 'lang', language, count(DISTINCT group_id), '', 0 FROM hits GROUP BY language
 		UNION ALL SELECT 'sev', severity, count(DISTINCT group_id), '', 0 FROM hits WHERE severity != '' GROUP BY severity`,
-		append(args, limit, p.Offset)...)
+		append(args, limit, offset)...)
 	if err != nil {
 		return res, fmt.Errorf("search %q: %w", q.String(), err)
 	}
@@ -187,6 +203,11 @@ func (s *Store) Search(ctx context.Context, p SearchParams) (SearchResult, error
 	for i, r := range page {
 		pm := ps[r.id]
 		hit := SearchHit{Postmortem: *pm, Snippet: snippet(*pm, q)}
+		// Results show the snippet, not the text: drop it before the
+		// result is kept.
+		hit.Body, hit.SourceText = "", ""
+		hit.Impact, hit.Trigger, hit.Contributing, hit.Detection, hit.Resolution = "", "", "", "", ""
+		hit.Timeline, hit.WentWell, hit.WentWrong, hit.GotLucky = "", "", "", ""
 		if q.HasText() {
 			hit.Score = -page[i].rank // bm25 is lower for better matches
 		}

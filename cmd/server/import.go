@@ -26,10 +26,13 @@ type importResult struct {
 	detail string
 }
 
-// importBatch is how many files one transaction imports: enough that the
-// commit's disk sync and the search index's flush are paid rarely, few
-// enough that memory stays flat whatever the size of the folder.
-const importBatch = 256
+// importBatch is how many files one transaction imports. Each postmortem
+// adds rows all over some large indexes (fingerprint bands, facts, search
+// terms), so a commit writes most of their pages whatever the batch size:
+// large batches write each page once for many postmortems. It stays small
+// enough that memory is flat whatever the size of the folder (a few tens
+// of megabytes of text).
+const importBatch = 2048
 
 // importFile is one file read and cleaned, ready to import.
 type importFile struct {
