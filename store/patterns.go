@@ -162,7 +162,17 @@ func (s *Store) listPatterns(ctx context.Context) ([]Pattern, error) {
 		counts[slug] = n
 	}
 	rows.Close()
-	rows, err = s.db.QueryContext(ctx, `SELECT p.slug, p.name, p.headline, p.family, f.name, p.position, p.definition
+	pats, err := s.patternCatalogue(ctx)
+	for i := range pats {
+		pats[i].Count = counts[pats[i].Slug]
+	}
+	return pats, err
+}
+
+// patternCatalogue returns every pattern in catalogue order, without
+// counts: what does not depend on the postmortems.
+func (s *Store) patternCatalogue(ctx context.Context) ([]Pattern, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT p.slug, p.name, p.headline, p.family, f.name, p.position, p.definition
 		FROM patterns p JOIN families f ON f.slug = p.family
 		ORDER BY f.position, p.position`)
 	if err != nil {
@@ -175,7 +185,6 @@ func (s *Store) listPatterns(ctx context.Context) ([]Pattern, error) {
 		if err := rows.Scan(&p.Slug, &p.Name, &p.Headline, &p.Family, &p.FamilyName, &p.Position, &p.Definition); err != nil {
 			return nil, fmt.Errorf("list patterns: %w", err)
 		}
-		p.Count = counts[p.Slug]
 		out = append(out, p)
 	}
 	return out, rows.Err()
@@ -346,7 +355,9 @@ func (s *Store) patternPostmortems(ctx context.Context, slug string, perRole int
 // Spanish) and weak words, in catalogue order: the input of suggestions and
 // search synonyms.
 func (s *Store) PatternPhrases(ctx context.Context) ([]Pattern, error) {
-	pats, err := s.ListPatterns(ctx)
+	// Not ListPatterns: counting reads every tag, and start-up compiles
+	// the classifier from these phrases.
+	pats, err := s.patternCatalogue(ctx)
 	if err != nil {
 		return nil, err
 	}
