@@ -22,7 +22,7 @@ func (h *Handler) routes() http.Handler {
 	r.Get("/postmortems/{slug}/source", h.showPostmortemSource)
 	r.Get("/patterns", h.cached(h.listPatterns))
 	r.Get("/patterns/{slug}", h.cached(h.showPattern))
-	r.Get("/search", h.showSearch)
+	r.Get("/search", h.cached(h.showSearch))
 	r.Get("/import", h.showImportForm)
 	r.Post("/import", h.reviewImport)
 	r.Post("/import/save", h.saveImport)

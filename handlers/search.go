@@ -21,6 +21,11 @@ type facetLink struct {
 	Active bool
 }
 
+// maxFacetLinks is how many values of one facet the page links to, the
+// most frequent first (facets come sorted so; an active filter is always
+// shown).
+const maxFacetLinks = 25
+
 // facetGroup is one facet (pattern, organization…) with its values.
 type facetGroup struct {
 	Name  string
@@ -98,8 +103,14 @@ func facetGroups(res store.SearchResult) []facetGroup {
 			continue
 		}
 		fg := facetGroup{Name: g.name}
-		for _, f := range g.facets {
+		for i, f := range g.facets {
 			l := facetLink{Label: f.Label, Count: f.Count, Active: strings.EqualFold(q.Filter(g.key), f.Value)}
+			if i >= maxFacetLinks && !l.Active {
+				// A broad query at scale has hundreds of organizations:
+				// the most frequent ones narrow the results; a long tail of
+				// links costs rendering time and helps no one.
+				continue
+			}
 			if g.label != nil {
 				l.Label = g.label(f)
 			}
