@@ -214,8 +214,9 @@ func (s *Store) ImportPostmortems(ctx context.Context, ps []*Postmortem) (errs [
 		before[i] = *p
 		before[i].ActionItems = slices.Clone(p.ActionItems)
 	}
-	// Fingerprinting needs no database: do it on every core first.
-	parallel(len(ps), func(i int) { ps[i].print = printOf(fingerprintText(ps[i])) })
+	// Fingerprinting needs no database: do it on every core first, for
+	// those the caller has not prepared.
+	parallel(len(ps), func(i int) { ps[i].PrepareImport() })
 	failed := -1
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
 		// The batch touches pages all over the fingerprint and search
@@ -260,6 +261,16 @@ func (s *Store) ImportPostmortems(ctx context.Context, ps []*Postmortem) (errs [
 		return nil, fmt.Errorf("import %d postmortems: %w", len(ps), err)
 	}
 	return errs, nil
+}
+
+// PrepareImport does ahead the part of importing p that needs no database
+// (fingerprinting its text), so that a batch import can do it for the next
+// batch while the store writes this one. ImportPostmortems does it for the
+// postmortems not prepared yet; p must not change afterwards.
+func (p *Postmortem) PrepareImport() {
+	if p.print == nil {
+		p.print = printOf(fingerprintText(p))
+	}
 }
 
 func (s *Store) importPostmortem(ctx context.Context, tx *sql.Tx, p *Postmortem) error {

@@ -72,7 +72,7 @@ func (r report) print(out io.Writer) {
 		a, ok1 := r.find("search", c)
 		f, ok2 := r.find("FTS ceiling", c)
 		if ok1 && ok2 {
-			fmt.Fprintf(out, "| search p95 (ms) | %d | %s | %s | %.2f |\n", c, ms(a.pct(0.95)), ms(f.pct(0.95)), float64(a.pct(0.95))/float64(max(f.pct(0.95), 1)))
+			fmt.Fprintf(out, "| search p95 (ms) | %d | %s | %s | %.3f |\n", c, ms(a.pct(0.95)), ms(f.pct(0.95)), float64(a.pct(0.95))/float64(max(f.pct(0.95), 1)))
 		}
 	}
 
@@ -93,7 +93,7 @@ func (r report) print(out io.Writer) {
 		row("search p95 at 16 clients", "≤ 20 ms", ms(a.pct(0.95))+" ms", a.pct(0.95) <= 20*time.Millisecond)
 		if f, ok := r.find("FTS ceiling", 16); ok {
 			ratio := float64(a.pct(0.95)) / float64(max(f.pct(0.95), 1))
-			row("search p95 vs direct FTS at 16 clients", "≤ 2×", fmt.Sprintf("%.2f× (%s vs %s ms)", ratio, ms(a.pct(0.95)), ms(f.pct(0.95))), ratio <= 2)
+			row("search p95 vs direct FTS at 16 clients", "≤ 2×", fmt.Sprintf("%.3f× (%s vs %s ms)", ratio, ms(a.pct(0.95)), ms(f.pct(0.95))), ratio <= 2)
 		}
 	}
 	for _, t := range []string{"filtered list", "pattern page"} {

@@ -114,7 +114,7 @@ func importDir(ctx context.Context, st *store.Store, dir string, out io.Writer) 
 	return nil
 }
 
-// readBatch reads and cleans files on every core. A file that cannot be
+// readBatch reads, cleans and prepares files on every core. A file that cannot be
 // read or cleaned is marked failed and left out.
 func readBatch(dir string, files []*importResult) []importFile {
 	out := make([]importFile, len(files))
@@ -130,6 +130,7 @@ func readBatch(dir string, files []*importResult) []importFile {
 					files[i].status, files[i].detail = "failed", err.Error()
 					continue
 				}
+				p.PrepareImport()
 				out[i] = importFile{res: files[i], p: p}
 			}
 		}()
