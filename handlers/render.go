@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"hindsight/markdown"
 	"hindsight/store"
 	"hindsight/templates"
 )
@@ -49,7 +50,7 @@ func parsePages(funcs template.FuncMap) (map[string]*template.Template, error) {
 
 func (h *Handler) funcs() template.FuncMap {
 	return template.FuncMap{
-		"markdown":  renderMarkdown,
+		"markdown":  markdown.Render,
 		"asset":     h.assets.url,
 		"roleLabel": store.RoleLabel,
 		"langName":  languageName,

@@ -1,4 +1,6 @@
-package handlers
+// Package markdown renders the Markdown people write in postmortems into
+// HTML that is safe to put in a page.
+package markdown
 
 import (
 	"bytes"
@@ -12,7 +14,7 @@ import (
 
 // Both are safe for concurrent use once built.
 var (
-	markdown = goldmark.New(
+	converter = goldmark.New(
 		goldmark.WithExtensions(extension.GFM),
 		goldmark.WithParserOptions(parser.WithAutoHeadingID()),
 	)
@@ -27,10 +29,10 @@ var (
 	}()
 )
 
-// renderMarkdown is the only place user text becomes trusted HTML.
-func renderMarkdown(src string) template.HTML {
+// Render is the only place user text becomes trusted HTML.
+func Render(src string) template.HTML {
 	var buf bytes.Buffer
-	if err := markdown.Convert([]byte(src), &buf); err != nil {
+	if err := converter.Convert([]byte(src), &buf); err != nil {
 		// Convert only fails when writing to buf fails, which it cannot;
 		// show the source escaped rather than nothing.
 		return template.HTML(template.HTMLEscapeString(src))
