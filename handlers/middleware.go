@@ -1,8 +1,10 @@
 package handlers
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5/middleware"
@@ -10,15 +12,27 @@ import (
 
 func requestID(r *http.Request) string { return middleware.GetReqID(r.Context()) }
 
-// logRequests logs one line per request once it is answered.
-func (h *Handler) logRequests(next http.Handler) http.Handler {
+// observeRequests logs one line per request once it is answered, and records
+// it in the metrics. The response carries the request ID, so a user's report
+// can be matched to the log.
+func (h *Handler) observeRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
+		h.metrics.inFlight.Inc()
+		defer h.metrics.inFlight.Dec()
+		w.Header().Set("X-Request-Id", requestID(r))
 		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
 		next.ServeHTTP(ww, r)
+		took := time.Since(start)
+		status := ww.Status()
+		if status == 0 {
+			status = http.StatusOK
+		}
+		route := routeOf(r)
+		h.metrics.observe(r, route, status, took.Seconds())
 		h.log.InfoContext(r.Context(), "request",
-			"method", r.Method, "path", r.URL.Path, "status", ww.Status(),
-			"bytes", ww.BytesWritten(), "duration", time.Since(start), "request_id", requestID(r))
+			"method", r.Method, "path", r.URL.Path, "route", route, "status", status,
+			"bytes", ww.BytesWritten(), "duration", took, "client", h.clientIP(r), "request_id", requestID(r))
 	})
 }
 
@@ -38,6 +52,9 @@ func (h *Handler) recoverPanics(next http.Handler) http.Handler {
 }
 
 // securityHeaders allows no inline script, no framing and no content sniffing.
+// Strict-Transport-Security is left to the TLS-terminating proxy: this server
+// speaks plain HTTP, and HSTS sent over plain HTTP is ignored by browsers at
+// best and locks a misconfigured site out at worst.
 func securityHeaders(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hd := w.Header()
@@ -47,5 +64,84 @@ func securityHeaders(next http.Handler) http.Handler {
 		hd.Set("Referrer-Policy", "strict-origin-when-cross-origin")
 		hd.Set("X-Frame-Options", "DENY")
 		next.ServeHTTP(w, r)
+	})
+}
+
+var (
+	errCrossOrigin = errors.New("cross-origin request refused")
+	errBusy        = errors.New("too many requests in flight")
+)
+
+// refuseCrossOrigin refuses state-changing requests that a browser says come
+// from another site (Sec-Fetch-Site, or Origin against Host), which is what
+// a forged form post looks like; no token is needed.
+func (h *Handler) refuseCrossOrigin(next http.Handler) http.Handler {
+	cop := http.NewCrossOriginProtection()
+	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.error(w, r, errCrossOrigin)
+	}))
+	return cop.Handler(next)
+}
+
+// Body size limits. Imports carry whole documents (ingest accepts up to
+// 2 MB per file, and an upload may hold several); everything else is a form
+// or a JSON record, where 1 MB is already a very long postmortem.
+const (
+	maxUploadBody = 12 << 20
+	maxBody       = 1 << 20
+)
+
+func bodyLimit(r *http.Request) int64 {
+	if strings.HasPrefix(r.URL.Path, "/import") || r.URL.Path == "/api/postmortems" {
+		return maxUploadBody
+	}
+	return maxBody
+}
+
+// limitBodies refuses a body announced as too large before reading any of
+// it, and stops reading one that turns out too large, so that no client can
+// make the server hold or parse an unbounded body.
+func (h *Handler) limitBodies(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := bodyLimit(r)
+		if r.ContentLength > n {
+			h.error(w, r, &http.MaxBytesError{Limit: n})
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, n)
+		next.ServeHTTP(w, r)
+	})
+}
+
+// neverShed are the cheap routes that must answer even under overload:
+// probes and scrapes must not fail because the app is busy, and assets are
+// served from memory.
+func neverShed(path string) bool {
+	switch path {
+	case "/healthz", "/readyz", "/metrics", "/favicon.ico":
+		return true
+	}
+	return strings.HasPrefix(path, "/static/")
+}
+
+// shed serves at most cap(h.slots) expensive requests at once and refuses
+// the rest at once with 503 and Retry-After. Refusing fast keeps the
+// latency of accepted requests bounded and the work per request the same,
+// where a queue would let every request wait longer and time out together.
+func (h *Handler) shed(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if h.slots == nil || neverShed(r.URL.Path) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		select {
+		case h.slots <- struct{}{}:
+			defer func() { <-h.slots }()
+			next.ServeHTTP(w, r)
+		default:
+			h.metrics.shed.Inc()
+			w.Header().Set("Retry-After", "1")
+			h.error(w, r, errBusy)
+		}
 	})
 }

@@ -93,6 +93,7 @@ type errorPage struct {
 // (or a JSON body for the API). Internal errors are logged, never shown.
 func (h *Handler) error(w http.ResponseWriter, r *http.Request, err error) {
 	status, msg := http.StatusInternalServerError, "Something went wrong on our side. The error has been logged; please try again."
+	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		status, msg = http.StatusNotFound, "There is nothing at this address. It may have been mistyped, or the page may have moved."
@@ -100,6 +101,12 @@ func (h *Handler) error(w http.ResponseWriter, r *http.Request, err error) {
 		status, msg = http.StatusConflict, "This change conflicts with the current state of the data."
 	case errors.Is(err, store.ErrInvalid):
 		status, msg = http.StatusUnprocessableEntity, "The request could not be processed: "+err.Error()
+	case errors.Is(err, errCrossOrigin):
+		status, msg = http.StatusForbidden, "Requests that change data must come from Hindsight's own pages."
+	case errors.Is(err, errBusy):
+		status, msg = http.StatusServiceUnavailable, "Hindsight is busy right now. Please retry in a moment."
+	case errors.As(err, &tooLarge):
+		status, msg = http.StatusRequestEntityTooLarge, fmt.Sprintf("The request is too large: the limit is %d MB.", tooLarge.Limit>>20)
 	default:
 		h.log.ErrorContext(r.Context(), "request failed", "err", err, "method", r.Method, "path", r.URL.Path,
 			"request_id", requestID(r))

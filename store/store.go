@@ -71,9 +71,6 @@ func dsn(path string) string {
 // Close closes the database.
 func (s *Store) Close() error { return s.db.Close() }
 
-// Ping reports whether the database answers.
-func (s *Store) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }
-
 // inTx runs fn in a transaction, committing only if fn returns nil.
 func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := s.db.BeginTx(ctx, nil)
