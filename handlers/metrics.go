@@ -1,9 +1,11 @@
 package handlers
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/prometheus/client_golang/prometheus"
@@ -20,9 +22,8 @@ type metrics struct {
 	duration *prometheus.HistogramVec // by route, method
 	inFlight prometheus.Gauge
 	shed     prometheus.Counter
-	// search is the latency of full-text queries: the search handlers
-	// observe it around their store.Search call, so it measures the query
-	// alone, apart from rendering the page.
+	// search is the latency of full-text queries alone, apart from
+	// rendering the results (see runSearch).
 	search  prometheus.Histogram
 	handler http.Handler
 }
@@ -75,6 +76,13 @@ func newMetrics(st *store.Store, log *slog.Logger, maxInFlight int) (*metrics, e
 		Registry:      reg,
 	})
 	return m, nil
+}
+
+// runSearch runs a full-text search and records how long it took.
+func (h *Handler) runSearch(ctx context.Context, p store.SearchParams) (store.SearchResult, error) {
+	start := time.Now()
+	defer func() { h.metrics.search.Observe(time.Since(start).Seconds()) }()
+	return h.store.Search(ctx, p)
 }
 
 func (h *Handler) serveMetrics(w http.ResponseWriter, r *http.Request) {

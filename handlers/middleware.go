@@ -83,19 +83,16 @@ func (h *Handler) refuseCrossOrigin(next http.Handler) http.Handler {
 	return cop.Handler(next)
 }
 
-// Body size limits. Imports carry whole documents (ingest accepts up to
-// 2 MB per file, and an upload may hold several); everything else is a form
-// or a JSON record, where 1 MB is already a very long postmortem.
-const (
-	maxUploadBody = 12 << 20
-	maxBody       = 1 << 20
-)
+// maxUploadBody caps imports, which carry whole documents (ingest accepts
+// up to 2 MB per file, and an upload may hold several). Every other body is a
+// form or a JSON record, capped at maxFormBytes.
+const maxUploadBody = 12 << 20
 
 func bodyLimit(r *http.Request) int64 {
 	if strings.HasPrefix(r.URL.Path, "/import") || r.URL.Path == "/api/postmortems" {
 		return maxUploadBody
 	}
-	return maxBody
+	return maxFormBytes
 }
 
 // limitBodies refuses a body announced as too large before reading any of

@@ -29,7 +29,7 @@ type basePage struct {
 }
 
 func (h *Handler) base(r *http.Request, title, description string) basePage {
-	return basePage{Title: title, Description: description, Path: r.URL.Path, Canonical: r.URL.RequestURI()}
+	return basePage{Title: title, Description: description, Path: r.URL.Path, Canonical: r.URL.RequestURI(), Flash: flashFrom(r)}
 }
 
 func parsePages(funcs template.FuncMap) (map[string]*template.Template, error) {
@@ -61,6 +61,13 @@ func (h *Handler) funcs() template.FuncMap {
 		},
 		"pageURL": pageURL,
 		"add":     func(a, b int) int { return a + b },
+		// Authoring: labels of stored values, and selects built from a field.
+		"kindLabel":   func(v string) string { return optionLabel(actionKinds, v) },
+		"statusLabel": func(v string) string { return optionLabel(actionStatuses, v) },
+		"actionLabel": revisionActionLabel,
+		"choices":     func(f field, opts []option) selectField { return selectField{field: f, Options: opts} },
+		"dateTime":    func(t time.Time) string { return t.UTC().Format("2 January 2006, 15:04 UTC") },
+		"rfc3339":     func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 	}
 }
 

@@ -13,7 +13,7 @@ func (h *Handler) routes() http.Handler {
 	// Refusals (cross-origin, too large, shed) come after the headers are
 	// set and before any work, and are logged and counted like the rest.
 	r.Use(middleware.RequestID, h.observeRequests, h.recoverPanics, securityHeaders,
-		h.refuseCrossOrigin, h.limitBodies, h.shed)
+		h.refuseCrossOrigin, h.limitBodies, h.shed, takeFlash)
 	r.NotFound(h.notFound)
 	r.MethodNotAllowed(h.methodNotAllowed)
 
@@ -23,11 +23,39 @@ func (h *Handler) routes() http.Handler {
 	r.Get("/postmortems/{slug}/source", h.showPostmortemSource)
 	r.Get("/patterns", h.listPatterns)
 	r.Get("/patterns/{slug}", h.showPattern)
+	r.Get("/search", h.showSearch)
+
+	// Writing and editing (forms; every POST redirects or re-renders with 422/409).
+	r.Get("/postmortems/new", h.newPostmortem)
+	r.Post("/postmortems", h.createPostmortem)
+	r.Get("/postmortems/{slug}/edit", h.editPostmortem)
+	r.Post("/postmortems/{slug}/edit", h.updatePostmortem)
+	r.Post("/postmortems/{slug}/archive", h.archivePostmortem)
+	r.Post("/postmortems/{slug}/unarchive", h.unarchivePostmortem)
+	r.Get("/postmortems/{slug}/history", h.showHistory)
+	r.Get("/postmortems/{slug}/compare", h.compareRevisions)
+	r.Get("/postmortems/{slug}/revisions/{version}", h.showRevision)
+	r.Post("/postmortems/{slug}/revisions/{version}/restore", h.restoreRevision)
+	r.Get("/postmortems/{slug}/action-items/new", h.newActionItem)
+	r.Post("/postmortems/{slug}/action-items", h.createActionItem)
+	r.Get("/postmortems/{slug}/action-items/{id}/edit", h.editActionItem)
+	r.Post("/postmortems/{slug}/action-items/{id}", h.updateActionItem)
+	r.Post("/postmortems/{slug}/action-items/{id}/complete", h.completeActionItem)
+	r.Post("/postmortems/{slug}/checklist", h.tickChecklist)
+	r.Post("/postmortems/{slug}/checklist/{item}/action-item", h.checklistActionItem)
+	r.Get("/patterns/{slug}/checklist", h.editChecklist)
+	r.Post("/patterns/{slug}/checklist", h.addChecklistItem)
+	r.Post("/patterns/{slug}/checklist/{item}", h.updateChecklistItem)
+	r.Post("/patterns/{slug}/checklist/{item}/move", h.moveChecklistItem)
+	r.Post("/patterns/{slug}/checklist/{item}/remove", h.removeChecklistItem)
+	r.Post("/patterns/{slug}/checklist/{item}/restore", h.restoreChecklistItem)
+	r.Post("/preview", h.previewMarkdown)
 
 	r.Get("/api/postmortems", h.apiListPostmortems)
 	r.Get("/api/postmortems/{slug}", h.apiGetPostmortem)
 	r.Get("/api/patterns", h.apiListPatterns)
 	r.Get("/api/patterns/{slug}", h.apiGetPattern)
+	r.Get("/api/search", h.apiSearch)
 
 	// Operations; shed never refuses these (see neverShed).
 	r.Get("/healthz", h.healthz)

@@ -4,7 +4,9 @@ package markdown
 
 import (
 	"bytes"
+	"html"
 	"html/template"
+	"strings"
 
 	"github.com/microcosm-cc/bluemonday"
 	"github.com/yuin/goldmark"
@@ -39,3 +41,17 @@ func Render(src string) template.HTML {
 	}
 	return template.HTML(sanitizer.SanitizeBytes(buf.Bytes()))
 }
+
+// Text turns Markdown into plain text, for places that show text without
+// markup, such as an action item's title: link targets and emphasis marks
+// go, the words stay.
+func Text(src string) string {
+	var buf bytes.Buffer
+	if err := converter.Convert([]byte(src), &buf); err != nil {
+		return src
+	}
+	return strings.TrimSpace(html.UnescapeString(textOnly.Sanitize(buf.String())))
+}
+
+// textOnly keeps the text of HTML and drops every tag.
+var textOnly = bluemonday.StrictPolicy()

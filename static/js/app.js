@@ -12,4 +12,55 @@
     box.focus();
     box.select();
   });
+
+  // A form that failed validation opens on its error summary, so screen
+  // readers announce it and keyboard users start from the list of links.
+  var summary = document.querySelector("[data-error-summary]");
+  if (summary) summary.focus();
+
+  // Forms marked data-guard warn before the page is left with unsaved text.
+  document.querySelectorAll("form[data-guard]").forEach(function (form) {
+    var dirty = false;
+    form.addEventListener("input", function () { dirty = true; });
+    form.addEventListener("submit", function () { dirty = false; });
+    window.addEventListener("beforeunload", function (e) {
+      if (dirty) { e.preventDefault(); e.returnValue = ""; }
+    });
+  });
+
+  // Live preview of Markdown fields: the server renders (and sanitises)
+  // the text, exactly as it will on the page. The Preview button stays the
+  // way to see the whole postmortem.
+  document.querySelectorAll("textarea[data-markdown]").forEach(function (area) {
+    var box = document.createElement("div");
+    box.className = "live-preview prose";
+    box.hidden = true;
+    var label = document.createElement("p");
+    label.className = "meta";
+    label.textContent = "Preview";
+    var out = document.createElement("div");
+    box.appendChild(label);
+    box.appendChild(out);
+    area.insertAdjacentElement("afterend", box);
+    var timer = null, seq = 0;
+    function refresh() {
+      var text = area.value;
+      if (!text.trim()) { box.hidden = true; return; }
+      var mine = ++seq;
+      var body = new FormData();
+      body.append("text", text);
+      fetch("/preview", { method: "POST", body: body, credentials: "same-origin" })
+        .then(function (r) { return r.ok ? r.text() : Promise.reject(r.status); })
+        .then(function (html) {
+          if (mine !== seq) return; // a newer request is on its way
+          out.innerHTML = html; // sanitised by the server's renderMarkdown
+          box.hidden = false;
+        })
+        .catch(function () { /* the Preview button still works */ });
+    }
+    area.addEventListener("input", function () {
+      clearTimeout(timer);
+      timer = setTimeout(refresh, 500);
+    });
+  });
 })();
