@@ -11,9 +11,11 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -25,7 +27,7 @@ import (
 )
 
 // newOpsApp is newApp with options, a log to read and the database path.
-func newOpsApp(t *testing.T, opts ...handlers.Option) (http.Handler, *store.Store, string, *lockedBuffer) {
+func newOpsApp(t testing.TB, opts ...handlers.Option) (http.Handler, *store.Store, string, *lockedBuffer) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "test.db")
 	st, err := store.Open(t.Context(), path)
@@ -518,7 +520,7 @@ func TestQueryValuesAreNotSQL(t *testing.T) {
 }
 
 func TestRequestLog(t *testing.T) {
-	proxies := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}
+	h, _, _, logs := newOpsApp(t, handlers.TrustedProxies([]netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}))
 	for _, tt := range []struct {
 		name, remote, xff, want string
 	}{
@@ -533,7 +535,7 @@ func TestRequestLog(t *testing.T) {
 		{"IPv6", "[2001:db8::1]:4000", "", "2001:db8::1"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			h, _, _, logs := newOpsApp(t, handlers.TrustedProxies(proxies))
+			seen := len(logs.String())
 			req := httptest.NewRequest(http.MethodGet, "/postmortems/facebook-2010-09-23-outage", nil)
 			req.RemoteAddr = tt.remote
 			for _, v := range strings.Split(tt.xff, "\n") {
@@ -541,9 +543,9 @@ func TestRequestLog(t *testing.T) {
 					req.Header.Add("X-Forwarded-For", v)
 				}
 			}
-			req.Header.Set("X-Request-Id", "abc-123")
+			req.Header.Set("X-Request-Id", "abc-"+tt.name)
 			rec := serve(h, req)
-			if got := rec.Header().Get("X-Request-Id"); got != "abc-123" {
+			if got := rec.Header().Get("X-Request-Id"); got != "abc-"+tt.name {
 				t.Errorf("X-Request-Id = %q, want the one the proxy sent", got)
 			}
 			var line struct {
@@ -551,12 +553,10 @@ func TestRequestLog(t *testing.T) {
 				Status                           int
 				RequestID                        string `json:"request_id"`
 			}
-			for _, l := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
-				if err := json.Unmarshal([]byte(l), &line); err != nil {
-					t.Fatalf("log line is not JSON: %q", l)
-				}
+			if err := json.Unmarshal([]byte(strings.TrimSpace(logs.String()[seen:])), &line); err != nil {
+				t.Fatalf("want one JSON log line, got %q", logs.String()[seen:])
 			}
-			if line.Msg != "request" || line.Route != "/postmortems/{slug}" || line.Status != 200 || line.RequestID != "abc-123" ||
+			if line.Msg != "request" || line.Route != "/postmortems/{slug}" || line.Status != 200 || line.RequestID != "abc-"+tt.name ||
 				line.Path != "/postmortems/facebook-2010-09-23-outage" {
 				t.Errorf("request log = %+v", line)
 			}
@@ -565,4 +565,102 @@ func TestRequestLog(t *testing.T) {
 			}
 		})
 	}
+}
+
+// BenchmarkOverload offers the pattern page at a fixed rate, as a traffic
+// surge does (arrivals do not wait for answers), at twice and four times
+// what the machine serves, with the default in-flight cap and without one.
+// It reports the throughput of accepted requests, the share refused and
+// the median and 99th percentile latency of accepted requests: with the
+// cap, throughput should stay near capacity and latency bounded; without
+// it, latency grows with the length of the surge.
+func BenchmarkOverload(b *testing.B) {
+	const path, surge = "/patterns/feedback-loop", 2 * time.Second
+	h, _, _, _ := newOpsApp(b, handlers.MaxInFlight(0))
+	capacity := closedLoop(h, path, handlers.DefaultMaxInFlight(), time.Second)
+	b.Logf("capacity: %.0f requests/s with %d clients", capacity, handlers.DefaultMaxInFlight())
+	for _, tt := range []struct {
+		name  string
+		limit int
+		load  float64
+	}{
+		{"cap/2x", handlers.DefaultMaxInFlight(), 2},
+		{"cap/4x", handlers.DefaultMaxInFlight(), 4},
+		{"nocap/2x", 0, 2},
+	} {
+		b.Run(tt.name, func(b *testing.B) {
+			h, _, _, _ := newOpsApp(b, handlers.MaxInFlight(tt.limit))
+			var r surgeResult
+			for b.Loop() {
+				r = openLoop(h, path, tt.load*capacity, surge)
+			}
+			b.ReportMetric(float64(len(r.accepted))/r.elapsed.Seconds(), "accepted/s")
+			b.ReportMetric(100*float64(r.shed)/float64(r.shed+len(r.accepted)), "%shed")
+			b.ReportMetric(quantile(r.accepted, 0.5), "p50-ms")
+			b.ReportMetric(quantile(r.accepted, 0.99), "p99-ms")
+		})
+	}
+}
+
+// closedLoop returns the requests per second that clients, each sending
+// its next request as soon as the last is answered, get through.
+func closedLoop(h http.Handler, path string, clients int, d time.Duration) float64 {
+	var n sync.WaitGroup
+	var mu sync.Mutex
+	done, end := 0, time.Now().Add(d)
+	for range clients {
+		n.Go(func() {
+			for time.Now().Before(end) {
+				serve(h, httptest.NewRequest(http.MethodGet, path, nil))
+				mu.Lock()
+				done++
+				mu.Unlock()
+			}
+		})
+	}
+	n.Wait()
+	return float64(done) / d.Seconds()
+}
+
+type surgeResult struct {
+	accepted []time.Duration
+	shed     int
+	elapsed  time.Duration
+}
+
+// openLoop starts a request every 1/rate seconds for d, whatever happens
+// to the earlier ones, and waits for all of them.
+func openLoop(h http.Handler, path string, rate float64, d time.Duration) surgeResult {
+	var r surgeResult
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	start := time.Now()
+	interval := time.Duration(float64(time.Second) / rate)
+	for at := time.Duration(0); at < d; at += interval {
+		time.Sleep(time.Until(start.Add(at)))
+		wg.Go(func() {
+			t0 := time.Now()
+			rec := serve(h, httptest.NewRequest(http.MethodGet, path, nil))
+			took := time.Since(t0)
+			mu.Lock()
+			defer mu.Unlock()
+			if rec.Code == http.StatusServiceUnavailable {
+				r.shed++
+			} else {
+				r.accepted = append(r.accepted, took)
+			}
+		})
+	}
+	wg.Wait()
+	r.elapsed = time.Since(start)
+	return r
+}
+
+func quantile(ds []time.Duration, q float64) float64 {
+	if len(ds) == 0 {
+		return 0
+	}
+	ds = slices.Clone(ds)
+	slices.Sort(ds)
+	return float64(ds[int(q*float64(len(ds)-1))].Microseconds()) / 1000
 }
