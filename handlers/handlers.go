@@ -3,6 +3,7 @@
 package handlers
 
 import (
+	"context"
 	"html/template"
 	"log/slog"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"runtime"
 	"time"
 
+	"hindsight/classify"
 	"hindsight/store"
 )
 
@@ -22,6 +24,9 @@ type Handler struct {
 	// now is the clock used to judge overdue action items.
 	now func() time.Time
 	mux http.Handler
+	// classifier suggests patterns; patternNames names them in answers.
+	classifier   *classify.Classifier
+	patternNames map[string]string
 
 	metrics *metrics
 	// slots holds one token per expensive request being served; nil means
@@ -73,6 +78,9 @@ func New(st *store.Store, log *slog.Logger, opts ...Option) (*Handler, error) {
 		return nil, err
 	}
 	if h.pages, err = parsePages(h.funcs()); err != nil {
+		return nil, err
+	}
+	if h.classifier, h.patternNames, err = compileClassifier(context.Background(), st); err != nil {
 		return nil, err
 	}
 	if h.metrics, err = newMetrics(st, log, cap(h.slots)); err != nil {

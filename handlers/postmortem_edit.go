@@ -34,8 +34,9 @@ type postmortemFormPage struct {
 	VariantKinds   []option
 	VariantChoices []store.Variant
 
-	Preview  *previewView
-	Conflict *conflictView
+	Preview     *previewView
+	Conflict    *conflictView
+	Suggestions *suggestionsView
 }
 
 // previewView is the rendered form, shown above it.
@@ -114,6 +115,18 @@ func (h *Handler) createPostmortem(w http.ResponseWriter, r *http.Request) {
 	}
 	f := parsePostmortemForm(r.PostForm, knownPatterns(fams), h.now())
 	rememberAuthor(w, f.Author)
+	if suggesting(r) {
+		page, err := h.postmortemFormPage(r, f, "Write a postmortem")
+		if err == nil {
+			err = h.suggestInForm(r, &page)
+		}
+		if err != nil {
+			h.error(w, r, err)
+			return
+		}
+		h.render(w, r, http.StatusOK, "postmortem-form", page)
+		return
+	}
 	if f.Action != "preview" {
 		h.checkVariant(r, &f, store.Postmortem{})
 	}
@@ -245,6 +258,18 @@ func (h *Handler) updatePostmortem(w http.ResponseWriter, r *http.Request) {
 	rememberAuthor(w, f.Author)
 	if len(cur.Variants) > 0 {
 		f.VariantOf, f.VariantKind = "", "" // only a postmortem alone in its group can join another
+	}
+	if suggesting(r) {
+		page, err := h.editFormPage(r, f, cur)
+		if err == nil {
+			err = h.suggestInForm(r, &page)
+		}
+		if err != nil {
+			h.error(w, r, err)
+			return
+		}
+		h.render(w, r, http.StatusOK, "postmortem-form", page)
+		return
 	}
 	if f.Action != "preview" {
 		h.checkVariant(r, &f, cur)

@@ -56,6 +56,7 @@ func (h *Handler) routes() http.Handler {
 	r.Get("/api/patterns", h.apiListPatterns)
 	r.Get("/api/patterns/{slug}", h.apiGetPattern)
 	r.Get("/api/search", h.apiSearch)
+	r.Post("/api/suggest", h.apiSuggest)
 
 	// Operations; shed never refuses these (see neverShed).
 	r.Get("/healthz", h.healthz)

@@ -162,7 +162,10 @@ func updatePostmortem(ctx context.Context, tx *sql.Tx, p *Postmortem, now time.T
 	}
 	p.Version++
 	p.UpdatedAt = now
-	return replaceTags(ctx, tx, p.ID, p.Tags)
+	if err := replaceTags(ctx, tx, p.ID, p.Tags); err != nil {
+		return err
+	}
+	return saveFingerprint(ctx, tx, p.ID, fingerprintText(p))
 }
 
 // setDuration derives the incident's duration from its start and

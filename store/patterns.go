@@ -309,7 +309,8 @@ func (s *Store) PatternPostmortems(ctx context.Context, slug string) ([]Postmort
 }
 
 // PatternPhrases returns every pattern's detection phrases (English and
-// Spanish), in catalogue order: the input of suggestions and search synonyms.
+// Spanish) and weak words, in catalogue order: the input of suggestions and
+// search synonyms.
 func (s *Store) PatternPhrases(ctx context.Context) ([]Pattern, error) {
 	pats, err := s.ListPatterns(ctx)
 	if err != nil {
@@ -336,7 +337,22 @@ func (s *Store) PatternPhrases(ctx context.Context) ([]Pattern, error) {
 			p.PhrasesEN = append(p.PhrasesEN, phrase)
 		}
 	}
-	return pats, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list pattern phrases: %w", err)
+	}
+	weak, err := s.db.QueryContext(ctx, `SELECT slug, weak_words FROM patterns`)
+	if err != nil {
+		return nil, fmt.Errorf("list weak words: %w", err)
+	}
+	defer weak.Close()
+	for weak.Next() {
+		var slug, words string
+		if err := weak.Scan(&slug, &words); err != nil {
+			return nil, fmt.Errorf("list weak words: %w", err)
+		}
+		pats[idx[slug]].WeakWords = words
+	}
+	return pats, weak.Err()
 }
 
 // LoadCatalogue inserts the families and patterns that are not in the

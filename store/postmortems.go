@@ -489,6 +489,9 @@ func (s *Store) createPostmortem(ctx context.Context, tx *sql.Tx, p *Postmortem)
 			return err
 		}
 	}
+	if err := saveFingerprint(ctx, tx, p.ID, fingerprintText(p)); err != nil {
+		return err
+	}
 	return insertRevision(ctx, tx, *p, revisionMeta{Action: ActionCreate, Author: p.SavedBy, Note: p.SaveNote}, now)
 }
 
