@@ -67,10 +67,7 @@ func securityHeaders(next http.Handler) http.Handler {
 	})
 }
 
-var (
-	errCrossOrigin = errors.New("cross-origin request refused")
-	errBusy        = errors.New("too many requests in flight")
-)
+var errCrossOrigin = errors.New("cross-origin request refused")
 
 // refuseCrossOrigin refuses state-changing requests that a browser says come
 // from another site (Sec-Fetch-Site, or Origin against Host), which is what
@@ -137,8 +134,25 @@ func (h *Handler) shed(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 		default:
 			h.metrics.shed.Inc()
-			w.Header().Set("Retry-After", "1")
-			h.error(w, r, errBusy)
+			refuseBusy(w, r)
 		}
 	})
+}
+
+// refuseBusy answers 503 with a fixed body: refusing must cost next to
+// nothing, or a surge of refusals takes the CPU the accepted requests need
+// (rendering the error page cost about a seventh of a whole page).
+func refuseBusy(w http.ResponseWriter, r *http.Request) {
+	hd := w.Header()
+	hd.Set("Retry-After", "1")
+	hd.Set("Cache-Control", "no-store")
+	if isAPI(r) {
+		hd.Set("Content-Type", "application/json; charset=utf-8")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		w.Write([]byte(`{"error": "Hindsight is busy right now. Please retry in a moment."}` + "\n"))
+		return
+	}
+	hd.Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(http.StatusServiceUnavailable)
+	w.Write([]byte("Hindsight is busy right now. Please retry in a moment.\n"))
 }

@@ -110,8 +110,6 @@ func (h *Handler) error(w http.ResponseWriter, r *http.Request, err error) {
 		status, msg = http.StatusUnprocessableEntity, "The request could not be processed: "+err.Error()
 	case errors.Is(err, errCrossOrigin):
 		status, msg = http.StatusForbidden, "Requests that change data must come from Hindsight's own pages."
-	case errors.Is(err, errBusy):
-		status, msg = http.StatusServiceUnavailable, "Hindsight is busy right now. Please retry in a moment."
 	case errors.As(err, &tooLarge):
 		status, msg = http.StatusRequestEntityTooLarge, fmt.Sprintf("The request is too large: the limit is %d MB.", tooLarge.Limit>>20)
 	default:
