@@ -164,7 +164,7 @@ func TestKillLosesNoAcknowledgedWrite(t *testing.T) {
 					title := fmt.Sprintf("Crash probe round %d writer %d write %d", round, w, i)
 					slug, err := create(client, p.base, title)
 					if rej, ok := errors.AsType[*rejected](err); ok {
-						t.Errorf("POST /postmortems %q: %v", title, rej)
+						t.Errorf("POST /postmortems %q: %v\nserver log:\n%s", title, rej, p.logs)
 						return
 					}
 					if err != nil {
@@ -173,7 +173,7 @@ func TestKillLosesNoAcknowledgedWrite(t *testing.T) {
 					mu.Lock()
 					acked[slug] = title
 					roundAcks++
-					if roundAcks == 5*writers {
+					if roundAcks == 3*writers {
 						close(enough)
 					}
 					mu.Unlock()
@@ -183,7 +183,7 @@ func TestKillLosesNoAcknowledgedWrite(t *testing.T) {
 		select {
 		case <-enough:
 		case <-time.After(60 * time.Second):
-			t.Fatalf("round %d: fewer than %d writes acknowledged in 60 s", round, 5*writers)
+			t.Fatalf("round %d: fewer than %d writes acknowledged in 60 s", round, 3*writers)
 		}
 		p.kill(t)
 		wg.Wait()
