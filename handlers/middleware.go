@@ -80,11 +80,15 @@ func (h *Handler) refuseCrossOrigin(next http.Handler) http.Handler {
 	return cop.Handler(next)
 }
 
-// maxUploadBody caps imports, which carry whole documents (ingest accepts
-// up to 2 MB per file, and an upload may hold several). Every other body is a
-// form or a JSON record, capped at maxFormBytes.
+// maxUploadBody is the ceiling for imports, which carry whole documents.
+// It is generous on purpose: the import handlers read up to their own,
+// smaller limits and answer an oversized file with a message in the form
+// (or the API's JSON); this only stops what no handler should read.
 const maxUploadBody = 12 << 20
 
+// bodyLimit is the most a request body may hold, checked against
+// Content-Length before a byte is read: maxUploadBody for imports,
+// maxFormBytes for every other form or JSON record.
 func bodyLimit(r *http.Request) int64 {
 	if strings.HasPrefix(r.URL.Path, "/import") || r.URL.Path == "/api/postmortems" {
 		return maxUploadBody

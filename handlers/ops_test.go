@@ -320,8 +320,8 @@ func TestBodyLimits(t *testing.T) {
 	}{
 		{"FormOverLimit", "/postmortems", 4<<20 + 1, false, true},
 		{"APIOverLimit", "/api/patterns", 5 << 20, false, true},
-		{"ImportUnderLimit", "/import", 5 << 20, false, false},
-		{"ImportOverLimit", "/import", 12<<20 + 1, false, true},
+		{"ImportUnderCeiling", "/import", 10 << 20, false, false},
+		{"ImportOverCeiling", "/import", 12<<20 + 1, false, true},
 		{"StreamedFormOverLimit", "/postmortems", 5 << 20, true, true},
 		{"SmallForm", "/postmortems", 10 << 10, false, false},
 	} {

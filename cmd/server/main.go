@@ -1,6 +1,6 @@
 // Command server runs Hindsight: it opens (and if needed creates, migrates
 // and seeds) the SQLite database, then serves the web app until SIGINT or
-// SIGTERM.
+// SIGTERM. "server import DIR" imports a folder of postmortem files instead.
 package main
 
 import (
@@ -28,7 +28,7 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Getenv, os.Stderr); err != nil {
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "hindsight:", err)
 		os.Exit(1)
 	}
@@ -42,6 +42,11 @@ type config struct {
 	logFormat      string
 	maxInFlight    int
 	trustedProxies []netip.Prefix
+	// importDir is set by the import subcommand: import it, then exit.
+	importDir string
+	// backupTo is set by the backup subcommand: copy the database there,
+	// then exit.
+	backupTo string
 }
 
 func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
@@ -65,6 +70,25 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		"comma-separated IPs or CIDR prefixes of reverse proxies whose X-Forwarded-For is believed (env HINDSIGHT_TRUSTED_PROXIES)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
+	}
+	switch cmd := fs.Arg(0); cmd {
+	case "import", "backup":
+		// Flags may also follow the subcommand: import -db x.db DIR.
+		if err := fs.Parse(fs.Args()[1:]); err != nil {
+			return c, err
+		}
+		if cmd == "import" && fs.NArg() != 1 {
+			return c, fmt.Errorf("usage: server [-db file] import DIR")
+		}
+		if cmd == "backup" && fs.NArg() != 1 {
+			return c, fmt.Errorf("usage: server [-db file] backup DEST (a new file)")
+		}
+		if cmd == "import" {
+			c.importDir = fs.Arg(0)
+		} else {
+			c.backupTo = fs.Arg(0)
+		}
+		return c, nil
 	}
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected argument %q", fs.Arg(0))
@@ -119,13 +143,19 @@ func envOr(getenv func(string) string, key, def string) string {
 	return def
 }
 
-func run(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
-	if len(args) > 0 && args[0] == "backup" {
-		return runBackup(ctx, args[1:], getenv, stderr)
-	}
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	cfg, err := parseConfig(args, getenv, stderr)
 	if err != nil {
 		return err
+	}
+	if cfg.backupTo != "" {
+		// Before store.Open: a backup copies the database as it is, and
+		// neither migrates nor seeds it.
+		if err := store.Backup(ctx, cfg.db, cfg.backupTo); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "backed up %s to %s\n", cfg.db, cfg.backupTo)
+		return nil
 	}
 	log := newLogger(cfg.logFormat, stderr)
 
@@ -140,6 +170,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	if rep.PatternsAdded > 0 || rep.PostmortemsAdded > 0 {
 		log.Info("seeded", "patterns", rep.PatternsAdded, "postmortems", rep.PostmortemsAdded)
+	}
+	if cfg.importDir != "" {
+		return importDir(ctx, st, cfg.importDir, stdout)
 	}
 
 	h, err := handlers.New(st, log, handlers.MaxInFlight(cfg.maxInFlight), handlers.TrustedProxies(cfg.trustedProxies))

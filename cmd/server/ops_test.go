@@ -42,6 +42,8 @@ func TestParseOpsConfig(t *testing.T) {
 		{"BadMaxEnv", nil, map[string]string{"HINDSIGHT_MAX_INFLIGHT": "lots"}, "", 0, nil, true},
 		{"BadMaxFlag", []string{"-max-inflight", "lots"}, nil, "", 0, nil, true},
 		{"BadProxy", []string{"-trusted-proxies", "proxy.example"}, nil, "", 0, nil, true},
+		{"BackupWithoutDest", []string{"backup"}, nil, "", 0, nil, true},
+		{"BackupTwoDests", []string{"backup", "a.db", "b.db"}, nil, "", 0, nil, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			c, err := parseConfig(tt.args, func(k string) string { return tt.env[k] }, io.Discard)
@@ -59,6 +61,19 @@ func TestParseOpsConfig(t *testing.T) {
 				t.Errorf("config = %q %d %v, want %q %d %v", c.logFormat, c.maxInFlight, proxies, tt.wantFormat, tt.wantMax, tt.wantProxies)
 			}
 		})
+	}
+}
+
+func TestParseBackupCommand(t *testing.T) {
+	for _, args := range [][]string{{"-db", "live.db", "backup", "copy.db"}, {"backup", "-db", "live.db", "copy.db"}} {
+		c, err := parseConfig(args, noEnv, io.Discard)
+		if err != nil || c.db != "live.db" || c.backupTo != "copy.db" {
+			t.Errorf("parseConfig(%q) = db %q, backupTo %q, err %v; want live.db, copy.db", args, c.db, c.backupTo, err)
+		}
+	}
+	c, err := parseConfig([]string{"backup", "copy.db"}, func(k string) string { return map[string]string{"HINDSIGHT_DB": "env.db"}[k] }, io.Discard)
+	if err != nil || c.db != "env.db" || c.backupTo != "copy.db" {
+		t.Errorf("backup with HINDSIGHT_DB: db %q, backupTo %q, err %v", c.db, c.backupTo, err)
 	}
 }
 
@@ -309,7 +324,7 @@ func TestBackupWhileServingAndRestore(t *testing.T) {
 
 	waitFor(10)
 	during := filepath.Join(dir, "during.db")
-	if err := run(t.Context(), []string{"backup", "-db", db, during}, noEnv, io.Discard); err != nil {
+	if err := run(t.Context(), []string{"backup", "-db", db, during}, noEnv, io.Discard, io.Discard); err != nil {
 		t.Fatalf("backup during writes: %v", err)
 	}
 	fetch(t, base+"/postmortems") // the app serves throughout
@@ -337,7 +352,7 @@ func TestBackupWhileServingAndRestore(t *testing.T) {
 
 	t.Run("RefusesToOverwrite", func(t *testing.T) {
 		sum := fileSum(t, during)
-		err := run(t.Context(), []string{"backup", "-db", db, during}, noEnv, io.Discard)
+		err := run(t.Context(), []string{"backup", "-db", db, during}, noEnv, io.Discard, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), "already exists") {
 			t.Errorf("backup over an existing file: err = %v", err)
 		}
@@ -347,7 +362,7 @@ func TestBackupWhileServingAndRestore(t *testing.T) {
 	})
 	t.Run("RefusesMissingDatabase", func(t *testing.T) {
 		missing := filepath.Join(dir, "missing.db")
-		if err := run(t.Context(), []string{"backup", "-db", missing, filepath.Join(dir, "x.db")}, noEnv, io.Discard); err == nil {
+		if err := run(t.Context(), []string{"backup", "-db", missing, filepath.Join(dir, "x.db")}, noEnv, io.Discard, io.Discard); err == nil {
 			t.Error("backup of a missing database succeeded")
 		}
 		if _, err := os.Stat(missing); err == nil {
@@ -356,7 +371,7 @@ func TestBackupWhileServingAndRestore(t *testing.T) {
 	})
 
 	final := filepath.Join(dir, "final.db")
-	if err := run(t.Context(), []string{"backup", "-db", db, final}, noEnv, io.Discard); err != nil {
+	if err := run(t.Context(), []string{"backup", "-db", db, final}, noEnv, io.Discard, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	want := collection(t, base)
