@@ -62,11 +62,50 @@ func (c *capture) Header() http.Header         { return c.header }
 func (c *capture) WriteHeader(status int)      { c.status = status }
 func (c *capture) Write(b []byte) (int, error) { return c.body.Write(b) }
 
-// cached serves next's page from the page cache when it can. Only plain
-// GETs are cached: a page showing a flash message is for one reader.
+// pageKey names a cached page: its URL, on the day it was rendered.
+func (h *Handler) pageKey(r *http.Request) string {
+	return h.now().Format("2006-01-02") + " " + r.URL.RequestURI()
+}
+
+// cacheable reports whether r may be answered from the page cache: only
+// GETs of pages are, and not when a flash message waits to be shown (that
+// page is for one reader).
+func cacheable(r *http.Request) bool {
+	if r.Method != http.MethodGet || neverShed(r.URL.Path) || isAPI(r) {
+		return false // probes and assets must not wait on the database
+	}
+	_, err := r.Cookie(flashCookie)
+	return err != nil
+}
+
+// fromPageCache answers from the page cache, before shed: a kept page costs
+// next to nothing, so it is served even when the expensive requests are at
+// their cap. Pages get there through cached.
+func (h *Handler) fromPageCache(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !cacheable(r) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		version, err := h.store.DataVersion(r.Context())
+		if err != nil {
+			h.error(w, r, err)
+			return
+		}
+		if p, ok := h.rendered.get(h.pageKey(r), version); ok {
+			w.Header().Set("Content-Type", p.contentType)
+			w.Write(p.body)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// cached keeps next's page in the page cache, for fromPageCache to serve
+// until the data changes.
 func (h *Handler) cached(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet || flashFrom(r) != "" {
+		if !cacheable(r) {
 			next(w, r)
 			return
 		}
@@ -75,16 +114,10 @@ func (h *Handler) cached(next http.HandlerFunc) http.HandlerFunc {
 			h.error(w, r, err)
 			return
 		}
-		key := h.now().Format("2006-01-02") + " " + r.URL.RequestURI()
-		if p, ok := h.rendered.get(key, version); ok {
-			w.Header().Set("Content-Type", p.contentType)
-			w.Write(p.body)
-			return
-		}
 		c := &capture{header: w.Header(), status: http.StatusOK}
 		next(c, r)
 		if c.status == http.StatusOK {
-			h.rendered.put(key, version, cachedPage{contentType: w.Header().Get("Content-Type"), body: bytes.Clone(c.body.Bytes())})
+			h.rendered.put(h.pageKey(r), version, cachedPage{contentType: w.Header().Get("Content-Type"), body: bytes.Clone(c.body.Bytes())})
 		}
 		w.WriteHeader(c.status)
 		w.Write(c.body.Bytes())

@@ -121,14 +121,3 @@ func (h *Handler) showHome(w http.ResponseWriter, r *http.Request) {
 		Documents: documents,
 	})
 }
-
-func (h *Handler) healthz(w http.ResponseWriter, r *http.Request) {
-	if err := h.store.Ping(r.Context()); err != nil {
-		h.log.ErrorContext(r.Context(), "health check failed", "err", err)
-		http.Error(w, "database unavailable", http.StatusServiceUnavailable)
-		return
-	}
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	w.Write([]byte("ok\n"))
-}

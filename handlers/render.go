@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"hindsight/ingest"
+	"hindsight/markdown"
 	"hindsight/store"
 	"hindsight/templates"
 )
@@ -50,7 +51,7 @@ func parsePages(funcs template.FuncMap) (map[string]*template.Template, error) {
 
 func (h *Handler) funcs() template.FuncMap {
 	return template.FuncMap{
-		"markdown":  renderMarkdown,
+		"markdown":  markdown.Render,
 		"asset":     h.assets.url,
 		"roleLabel": store.RoleLabel,
 		"langName":  languageName,
@@ -117,6 +118,8 @@ func (h *Handler) error(w http.ResponseWriter, r *http.Request, err error) {
 		status, msg = http.StatusUnprocessableEntity, "Some fields are not valid: "+fields.Error()
 	case errors.Is(err, store.ErrInvalid):
 		status, msg = http.StatusUnprocessableEntity, "The request could not be processed: "+err.Error()
+	case errors.Is(err, errCrossOrigin):
+		status, msg = http.StatusForbidden, "Requests that change data must come from Hindsight's own pages."
 	case errors.As(err, &input):
 		status, msg = http.StatusUnprocessableEntity, "This file cannot be imported: "+input.Error()+"."
 	case errors.As(err, &tooBig):

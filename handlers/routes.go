@@ -10,12 +10,15 @@ import (
 // routes is the map of the application: every URL it answers.
 func (h *Handler) routes() http.Handler {
 	r := chi.NewRouter()
-	r.Use(middleware.RequestID, h.logRequests, h.recoverPanics, securityHeaders, takeFlash)
+	// Refusals (cross-origin, too large, shed) come after the headers are
+	// set and before any work, and are logged and counted like the rest.
+	r.Use(middleware.RequestID, h.observeRequests, h.recoverPanics, securityHeaders,
+		h.refuseCrossOrigin, h.limitBodies, h.fromPageCache, h.shed, takeFlash)
 	r.NotFound(h.notFound)
 	r.MethodNotAllowed(h.methodNotAllowed)
 
-	// Pages read most are served from the page cache while the data is
-	// unchanged (see cached).
+	// Pages read most are kept (cached) and served from the page cache
+	// (fromPageCache) while the data is unchanged.
 	r.Get("/", h.cached(h.showHome))
 	r.Get("/postmortems", h.cached(h.listPostmortems))
 	r.Get("/postmortems/{slug}", h.cached(h.showPostmortem))
@@ -61,9 +64,12 @@ func (h *Handler) routes() http.Handler {
 	r.Get("/api/search", h.apiSearch)
 	r.Post("/api/suggest", h.apiSuggest)
 
+	// Operations; shed never refuses these (see neverShed).
 	r.Get("/healthz", h.healthz)
+	r.Get("/readyz", h.readyz)
+	r.Get("/metrics", h.serveMetrics)
 	r.Get("/favicon.ico", h.serveFavicon)
 	r.Handle("/static/*", http.StripPrefix("/static/", h.assets))
 
-	return http.NewCrossOriginProtection().Handler(r)
+	return r
 }

@@ -1,4 +1,6 @@
-package handlers
+// Package markdown renders the Markdown people write in postmortems into
+// HTML that is safe to put in a page.
+package markdown
 
 import (
 	"bytes"
@@ -14,7 +16,7 @@ import (
 
 // Both are safe for concurrent use once built.
 var (
-	markdown = goldmark.New(
+	converter = goldmark.New(
 		goldmark.WithExtensions(extension.GFM),
 		goldmark.WithParserOptions(parser.WithAutoHeadingID()),
 	)
@@ -29,12 +31,23 @@ var (
 	}()
 )
 
-// markdownText turns Markdown into plain text, for places that show text
-// without markup, such as an action item's title: link targets and
-// emphasis marks go, the words stay.
-func markdownText(src string) string {
+// Render is the only place user text becomes trusted HTML.
+func Render(src string) template.HTML {
 	var buf bytes.Buffer
-	if err := markdown.Convert([]byte(src), &buf); err != nil {
+	if err := converter.Convert([]byte(src), &buf); err != nil {
+		// Convert only fails when writing to buf fails, which it cannot;
+		// show the source escaped rather than nothing.
+		return template.HTML(template.HTMLEscapeString(src))
+	}
+	return template.HTML(sanitizer.SanitizeBytes(buf.Bytes()))
+}
+
+// Text turns Markdown into plain text, for places that show text without
+// markup, such as an action item's title: link targets and emphasis marks
+// go, the words stay.
+func Text(src string) string {
+	var buf bytes.Buffer
+	if err := converter.Convert([]byte(src), &buf); err != nil {
 		return src
 	}
 	return strings.TrimSpace(html.UnescapeString(textOnly.Sanitize(buf.String())))
@@ -42,14 +55,3 @@ func markdownText(src string) string {
 
 // textOnly keeps the text of HTML and drops every tag.
 var textOnly = bluemonday.StrictPolicy()
-
-// renderMarkdown is the only place user text becomes trusted HTML.
-func renderMarkdown(src string) template.HTML {
-	var buf bytes.Buffer
-	if err := markdown.Convert([]byte(src), &buf); err != nil {
-		// Convert only fails when writing to buf fails, which it cannot;
-		// show the source escaped rather than nothing.
-		return template.HTML(template.HTMLEscapeString(src))
-	}
-	return template.HTML(sanitizer.SanitizeBytes(buf.Bytes()))
-}
