@@ -1,0 +1,47 @@
+package markdown_test
+
+import (
+	"testing"
+
+	"hindsight/bench/corpus"
+	"hindsight/ingest"
+	"hindsight/markdown"
+	"hindsight/seeds"
+)
+
+// BenchmarkRender renders generated write-ups of about 5 and 20 kB (cleaned
+// as an import cleans them): the cost a postmortem page pays when it is not
+// in the page cache.
+func BenchmarkRender(b *testing.B) {
+	_, pats, err := seeds.Catalogue()
+	if err != nil {
+		b.Fatal(err)
+	}
+	g := corpus.New(1, pats)
+	bodies := map[string]string{}
+	for i := 0; len(bodies) < 2 && i < 1000; i++ {
+		doc := g.Doc(i)
+		d, err := ingest.Clean(doc.Data, doc.Name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		switch n := len(d.Body); {
+		case n > 4500 && n < 6000 && bodies["5kB"] == "":
+			bodies["5kB"] = d.Body
+		case n > 17000 && bodies["20kB"] == "":
+			bodies["20kB"] = d.Body
+		}
+	}
+	for _, name := range []string{"5kB", "20kB"} {
+		src := bodies[name]
+		if src == "" {
+			b.Fatalf("no %s body in the first 1000 documents", name)
+		}
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(src)))
+			for b.Loop() {
+				markdown.Render(src)
+			}
+		})
+	}
+}
