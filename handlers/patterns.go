@@ -55,7 +55,7 @@ func (h *Handler) showPattern(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	all, err := h.store.ListPatterns(r.Context())
+	all, err := h.store.PatternCatalogue(r.Context())
 	if err != nil {
 		h.error(w, r, err)
 		return

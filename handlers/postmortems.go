@@ -57,7 +57,7 @@ func (h *Handler) listPostmortems(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	pats, err := h.store.ListPatterns(r.Context())
+	pats, err := h.store.PatternCatalogue(r.Context())
 	if err != nil {
 		h.error(w, r, err)
 		return
@@ -166,7 +166,7 @@ func (h *Handler) checklistsOf(r *http.Request, p store.Postmortem) ([]checklist
 	for _, t := range p.Tags {
 		tagged[t.PatternSlug] = true
 	}
-	pats, err := h.store.ListPatterns(r.Context())
+	pats, err := h.store.PatternCatalogue(r.Context())
 	if err != nil {
 		return nil, err
 	}

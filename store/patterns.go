@@ -162,16 +162,17 @@ func (s *Store) listPatterns(ctx context.Context) ([]Pattern, error) {
 		counts[slug] = n
 	}
 	rows.Close()
-	pats, err := s.patternCatalogue(ctx)
+	pats, err := s.PatternCatalogue(ctx)
 	for i := range pats {
 		pats[i].Count = counts[pats[i].Slug]
 	}
 	return pats, err
 }
 
-// patternCatalogue returns every pattern in catalogue order, without
-// counts: what does not depend on the postmortems.
-func (s *Store) patternCatalogue(ctx context.Context) ([]Pattern, error) {
+// PatternCatalogue returns every pattern in catalogue order, without
+// counts (nor checklists, phrases or incidents): what pages need to name
+// and order patterns, without reading every tag as ListPatterns does.
+func (s *Store) PatternCatalogue(ctx context.Context) ([]Pattern, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT p.slug, p.name, p.headline, p.family, f.name, p.position, p.definition
 		FROM patterns p JOIN families f ON f.slug = p.family
 		ORDER BY f.position, p.position`)
@@ -357,7 +358,7 @@ func (s *Store) patternPostmortems(ctx context.Context, slug string, perRole int
 func (s *Store) PatternPhrases(ctx context.Context) ([]Pattern, error) {
 	// Not ListPatterns: counting reads every tag, and start-up compiles
 	// the classifier from these phrases.
-	pats, err := s.patternCatalogue(ctx)
+	pats, err := s.PatternCatalogue(ctx)
 	if err != nil {
 		return nil, err
 	}
