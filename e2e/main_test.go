@@ -1,0 +1,189 @@
+package e2e_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// Shared by every test: one server and one browser for the whole package,
+// so the suite pays the start-up costs once.
+var (
+	baseURL    string // the running server, e.g. http://127.0.0.1:41234
+	serverLog  string // path of the server's log file
+	browserCtx context.Context
+	browserErr error // why there is no browser, when browserCtx is nil
+)
+
+// inCI reports whether we run under CI, where a missing tool is a failure
+// and not a reason to skip.
+func inCI() bool { return os.Getenv("CI") == "true" }
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if testing.Short() {
+		fmt.Println("e2e: skipped in -short mode")
+		os.Exit(0)
+	}
+	os.Exit(runMain(m))
+}
+
+func runMain(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "hindsight-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+
+	stopServer, err := startServer(dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e: start the server:", err)
+		printLogTail(os.Stderr, 40)
+		return 1
+	}
+	defer stopServer()
+
+	stopBrowser := startBrowser(dir)
+	defer stopBrowser()
+	return m.Run()
+}
+
+// startServer builds ./cmd/server and runs it on a free loopback port over a
+// fresh database, then waits until /healthz answers.
+func startServer(dir string) (stop func(), err error) {
+	bin := filepath.Join(dir, "hindsight-server")
+	build := exec.Command("go", "build", "-o", bin, "hindsight/cmd/server")
+	if out, err := build.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+
+	serverLog = filepath.Join(dir, "server.log")
+	logFile, err := os.Create(serverLog)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin, "-addr", addr, "-db", filepath.Join(dir, "hindsight.db"))
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if err := cmd.Start(); err != nil {
+		logFile.Close()
+		return nil, err
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait(); logFile.Close() }()
+	stop = func() {
+		cmd.Process.Signal(syscall.SIGINT)
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-exited
+		}
+	}
+
+	baseURL = "http://" + addr
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		select {
+		case err := <-exited:
+			return nil, fmt.Errorf("server exited before it was healthy: %v", err)
+		default:
+		}
+		if res, err := http.Get(baseURL + "/healthz"); err == nil {
+			res.Body.Close()
+			if res.StatusCode == http.StatusOK {
+				return stop, nil
+			}
+		}
+		if time.Now().After(deadline) {
+			stop()
+			return nil, errors.New("server not healthy after 60s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// startBrowser starts one headless Chromium for the whole package. Each test
+// opens its own tab in its own browser context (see newPage), so tests share
+// the process but no cookies or storage.
+func startBrowser(dir string) (stop func()) {
+	path, err := exec.LookPath("chromium")
+	if err != nil {
+		browserErr = fmt.Errorf("Chromium not found (%v); install it with `apt-get install -y chromium`", err)
+		return func() {}
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(path),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.UserDataDir(filepath.Join(dir, "chromium-profile")),
+		chromedp.WindowSize(1280, 900),
+	)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(allocCtx)
+	if err := chromedp.Do(ctx); err != nil {
+		cancel()
+		cancelAlloc()
+		browserErr = fmt.Errorf("start Chromium at %s: %v", path, err)
+		return func() {}
+	}
+	browserCtx = ctx
+	return func() { cancel(); cancelAlloc() }
+}
+
+// printLogTail writes the last n lines of the server's log, to explain a
+// failure from the server's side.
+func printLogTail(w interface{ Write([]byte) (int, error) }, n int) {
+	b, err := os.ReadFile(serverLog)
+	if err != nil {
+		return
+	}
+	var lines []string
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	fmt.Fprintf(w, "last lines of the server log (%s):\n%s\n", serverLog, strings.Join(lines, "\n"))
+}
+
+// need skips the test when a tool it needs is missing, or fails it under
+// CI, where every tool must be there.
+func need(t *testing.T, what string, err error) {
+	t.Helper()
+	if err == nil {
+		return
+	}
+	if inCI() {
+		t.Fatalf("%s is required under CI=true: %v", what, err)
+	}
+	t.Skipf("skipping: %s is missing: %v", what, err)
+}

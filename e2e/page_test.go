@@ -1,0 +1,229 @@
+package e2e_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+)
+
+// failureDir is where a failing test leaves a screenshot of its page.
+// It sits next to the tests (e2e/failures/, ignored by git) so that a
+// developer and a CI log reader both find it from the path in the message.
+const failureDir = "failures"
+
+// actionTimeout bounds one step of a journey: a page load, a click, a query.
+const actionTimeout = 20 * time.Second
+
+// page is one browser tab, in a browser context of its own, driven by one test.
+type page struct {
+	t   *testing.T
+	ctx context.Context
+
+	mu           sync.Mutex
+	console      []chromedp.ConsoleMessage
+	allowConsole []string // substrings of console errors this test expects
+}
+
+// newPage opens a tab for t at 1280×900 in the light theme. When t fails,
+// a full-page screenshot is saved in failureDir. Console errors (scripts that
+// throw, Content-Security-Policy violations, failed loads) fail the test.
+func newPage(t *testing.T) *page {
+	t.Helper()
+	need(t, "Chromium", browserErr)
+	ctx, cancel := chromedp.NewContext(browserCtx, chromedp.WithNewBrowserContext())
+	t.Cleanup(cancel)
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("open a tab: %v", err)
+	}
+	p := &page{t: t, ctx: ctx}
+	msgs := chromedp.Console(ctx)
+	go func() {
+		for m, err := range msgs {
+			if err != nil {
+				return
+			}
+			p.mu.Lock()
+			p.console = append(p.console, m)
+			p.mu.Unlock()
+		}
+	}()
+	t.Cleanup(p.finish)
+	p.viewport(1280, 900)
+	return p
+}
+
+// finish runs when the test ends: it reports console errors and, when the
+// test failed, saves a screenshot and the end of the server's log.
+func (p *page) finish() {
+	t := p.t
+	p.mu.Lock()
+	for _, m := range p.console {
+		if m.IsException() || m.Type == "error" || strings.Contains(m.Text, "Content Security Policy") {
+			if !p.allowed(m.Text) {
+				t.Errorf("browser console: %s (%s)", m.String(), m.URL)
+			}
+		}
+	}
+	p.mu.Unlock()
+	if !t.Failed() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(p.ctx, 10*time.Second)
+	defer cancel()
+	url, _ := chromedp.Run(ctx, chromedp.Location())
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Logf("no screenshot of the failing page: %v", err)
+	} else if dir, err := filepath.Abs(failureDir); err == nil {
+		name := filepath.Join(dir, strings.NewReplacer("/", "__", " ", "_").Replace(t.Name())+".png")
+		if err := os.MkdirAll(dir, 0o755); err == nil && os.WriteFile(name, png, 0o644) == nil {
+			t.Logf("screenshot of the failing page (%s): %s", url, name)
+		}
+	}
+	var b strings.Builder
+	printLogTail(&b, 15)
+	t.Log(b.String())
+}
+
+func (p *page) allowed(text string) bool {
+	for _, s := range p.allowConsole {
+		if strings.Contains(text, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// expectConsole lets console errors that contain s pass, for a test that
+// provokes them on purpose (a 404 logs one).
+func (p *page) expectConsole(s string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.allowConsole = append(p.allowConsole, s)
+}
+
+// run runs actions with a timeout and fails the test on an error.
+func (p *page) run(what string, actions ...chromedp.Action[chromedp.Void]) {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, actionTimeout)
+	defer cancel()
+	if err := chromedp.Do(ctx, actions...); err != nil {
+		p.t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// eval evaluates a JavaScript expression in the page and decodes its value.
+func eval[T any](p *page, expr string, opts ...chromedp.EvaluateOption) T {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, actionTimeout)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr, opts...))
+	if err != nil {
+		p.t.Fatalf("evaluate %.80q: %v", expr, err)
+	}
+	return v
+}
+
+// open loads path and checks the HTTP status of the document.
+func (p *page) open(path string, status int) {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, actionTimeout)
+	defer cancel()
+	res, err := chromedp.Run(ctx, chromedp.NavigateResponse(baseURL+path))
+	if err != nil {
+		p.t.Fatalf("open %s: %v", path, err)
+	}
+	if res.Status != int64(status) {
+		p.t.Fatalf("open %s: status %d, want %d", path, res.Status, status)
+	}
+}
+
+// follow clicks sel, waits for the page it leads to and checks its status
+// is 200.
+func (p *page) follow(sel string) {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, actionTimeout)
+	defer cancel()
+	res, err := chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS(sel), chromedp.NodeVisible))
+	if err != nil {
+		p.t.Fatalf("click %s: %v", sel, err)
+	}
+	if res.Status != 200 {
+		p.t.Fatalf("click %s: landed on %s with status %d", sel, res.URL, res.Status)
+	}
+}
+
+// path is the path and query of the page's current URL.
+func (p *page) path() string {
+	p.t.Helper()
+	return eval[string](p, `location.pathname + location.search`)
+}
+
+// text is what a person sees of the first element matching sel: its
+// rendered text, with whitespace collapsed.
+func (p *page) text(sel string) string {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, actionTimeout)
+	defer cancel()
+	s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel), chromedp.NodeVisible))
+	if err != nil {
+		p.t.Fatalf("read the text of %s: %v", sel, err)
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// see fails the test unless the element sel shows each of the texts. Case
+// is ignored, as CSS may set small headings in capitals.
+func (p *page) see(sel string, texts ...string) {
+	p.t.Helper()
+	got := p.text(sel)
+	for _, want := range texts {
+		if !strings.Contains(strings.ToLower(got), strings.ToLower(want)) {
+			p.t.Errorf("%s on %s shows %.300q, which lacks %q", sel, p.path(), got, want)
+		}
+	}
+}
+
+// count is the number of elements matching sel that are rendered (have a box).
+func (p *page) count(sel string) int {
+	p.t.Helper()
+	return eval[int](p, `Array.from(document.querySelectorAll(`+jsString(sel)+`)).filter(e => e.getClientRects().length > 0).length`)
+}
+
+// viewport sets the size of the layout viewport, in CSS pixels.
+func (p *page) viewport(width, height int64) {
+	p.t.Helper()
+	p.run("set the viewport", chromedp.EmulateViewport(width, height))
+}
+
+// theme emulates prefers-color-scheme: "light" or "dark".
+func (p *page) theme(scheme string) {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, actionTimeout)
+	defer cancel()
+	_, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+		Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}},
+	})
+	if err != nil {
+		p.t.Fatalf("emulate the %s theme: %v", scheme, err)
+	}
+}
+
+// jsString quotes s as a JavaScript string literal (JSON is a subset).
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// setSelect chooses the option with value v in the select sel.
+func setSelect(sel, v string) chromedp.Action[chromedp.Void] {
+	return chromedp.SetValue(chromedp.CSS(sel), v, chromedp.NodeVisible)
+}
