@@ -22,14 +22,22 @@ const failureDir = "failures"
 // actionTimeout bounds one step of a journey: a page load, a click, a query.
 const actionTimeout = 20 * time.Second
 
-// page is one browser tab, in a browser context of its own, driven by one test.
+// page is one browser tab, in a browser context of its own, as one test (or
+// subtest, see sub) drives it.
 type page struct {
 	t   *testing.T
 	ctx context.Context
+	log *consoleLog
+	// allow holds substrings of console errors this test expects.
+	allow []string
+}
 
-	mu           sync.Mutex
-	console      []chromedp.ConsoleMessage
-	allowConsole []string // substrings of console errors this test expects
+// consoleLog collects what the tab writes to its console. Each test checks
+// the messages that arrived while it drove the tab.
+type consoleLog struct {
+	mu      sync.Mutex
+	msgs    []chromedp.ConsoleMessage
+	checked int
 }
 
 // newPage opens a tab for t at 1280×900 in the light theme. When t fails,
@@ -43,16 +51,16 @@ func newPage(t *testing.T) *page {
 	if err := chromedp.Do(ctx); err != nil {
 		t.Fatalf("open a tab: %v", err)
 	}
-	p := &page{t: t, ctx: ctx}
+	p := &page{t: t, ctx: ctx, log: &consoleLog{}}
 	msgs := chromedp.Console(ctx)
 	go func() {
 		for m, err := range msgs {
 			if err != nil {
 				return
 			}
-			p.mu.Lock()
-			p.console = append(p.console, m)
-			p.mu.Unlock()
+			p.log.mu.Lock()
+			p.log.msgs = append(p.log.msgs, m)
+			p.log.mu.Unlock()
 		}
 	}()
 	t.Cleanup(p.finish)
@@ -60,19 +68,28 @@ func newPage(t *testing.T) *page {
 	return p
 }
 
+// sub lets subtest t drive the same tab, so a table of page visits pays
+// for one tab only. Each subtest gets its own failure screenshot and console check.
+func (p *page) sub(t *testing.T) *page {
+	q := &page{t: t, ctx: p.ctx, log: p.log}
+	t.Cleanup(q.finish)
+	return q
+}
+
 // finish runs when the test ends: it reports console errors and, when the
 // test failed, saves a screenshot and the end of the server's log.
 func (p *page) finish() {
 	t := p.t
-	p.mu.Lock()
-	for _, m := range p.console {
+	p.log.mu.Lock()
+	for _, m := range p.log.msgs[p.log.checked:] {
 		if m.IsException() || m.Type == "error" || strings.Contains(m.Text, "Content Security Policy") {
 			if !p.allowed(m.Text) {
 				t.Errorf("browser console: %s (%s)", m.String(), m.URL)
 			}
 		}
 	}
-	p.mu.Unlock()
+	p.log.checked = len(p.log.msgs)
+	p.log.mu.Unlock()
 	if !t.Failed() {
 		return
 	}
@@ -94,7 +111,7 @@ func (p *page) finish() {
 }
 
 func (p *page) allowed(text string) bool {
-	for _, s := range p.allowConsole {
+	for _, s := range p.allow {
 		if strings.Contains(text, s) {
 			return true
 		}
@@ -104,11 +121,7 @@ func (p *page) allowed(text string) bool {
 
 // expectConsole lets console errors that contain s pass, for a test that
 // provokes them on purpose (a 404 logs one).
-func (p *page) expectConsole(s string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.allowConsole = append(p.allowConsole, s)
-}
+func (p *page) expectConsole(s string) { p.allow = append(p.allow, s) }
 
 // run runs actions with a timeout and fails the test on an error.
 func (p *page) run(what string, actions ...chromedp.Action[chromedp.Void]) {
@@ -128,6 +141,18 @@ func eval[T any](p *page, expr string, opts ...chromedp.EvaluateOption) T {
 	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr, opts...))
 	if err != nil {
 		p.t.Fatalf("evaluate %.80q: %v", expr, err)
+	}
+	return v
+}
+
+// runValue runs an action that returns a value, failing the test on an error.
+func runValue[T any](p *page, a chromedp.Action[T]) T {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, actionTimeout)
+	defer cancel()
+	v, err := chromedp.Run(ctx, a)
+	if err != nil {
+		p.t.Fatal(err)
 	}
 	return v
 }

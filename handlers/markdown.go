@@ -3,11 +3,14 @@ package handlers
 import (
 	"bytes"
 	"html/template"
+	"strings"
 
 	"github.com/microcosm-cc/bluemonday"
 	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
 )
 
 // Both are safe for concurrent use once built.
@@ -27,13 +30,97 @@ var (
 	}()
 )
 
-// renderMarkdown is the only place user text becomes trusted HTML.
+// renderMarkdown renders a short field (a definition, a checklist item).
 func renderMarkdown(src string) template.HTML {
+	return render([]byte(src), markdown.Parser().Parse(text.NewReader([]byte(src))))
+}
+
+// renderSection renders a long field that a page shows under its own h2,
+// such as a postmortem's write-up; see parseSection.
+func renderSection(prefix, src string) template.HTML {
+	return render([]byte(src), parseSection(prefix, []byte(src)))
+}
+
+// render is the only place user text becomes trusted HTML.
+func render(src []byte, doc ast.Node) template.HTML {
 	var buf bytes.Buffer
-	if err := markdown.Convert([]byte(src), &buf); err != nil {
-		// Convert only fails when writing to buf fails, which it cannot;
+	if err := markdown.Renderer().Render(&buf, src, doc); err != nil {
+		// Render only fails when writing to buf fails, which it cannot;
 		// show the source escaped rather than nothing.
-		return template.HTML(template.HTMLEscapeString(src))
+		return template.HTML(template.HTMLEscapeString(string(src)))
 	}
 	return template.HTML(sanitizer.SanitizeBytes(buf.Bytes()))
+}
+
+// heading is one heading of a section, for a page's table of contents.
+type heading struct {
+	ID, Text string
+}
+
+// parseSection parses src as one section of a page. Its headings move down
+// so that its top level becomes h3, under the h2 the page gives the section,
+// whatever level the writer started at; and their ids get prefix, so that
+// two sections with the same heading never share an id.
+func parseSection(prefix string, src []byte) ast.Node {
+	doc := markdown.Parser().Parse(text.NewReader(src))
+	top := 7
+	ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if h, ok := n.(*ast.Heading); ok && entering {
+			top = min(top, h.Level)
+		}
+		return ast.WalkContinue, nil
+	})
+	ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if h, ok := n.(*ast.Heading); ok && entering {
+			h.Level = min(6, h.Level-top+3)
+			if id, ok := h.AttributeString("id"); ok {
+				if b, ok := id.([]byte); ok {
+					h.SetAttributeString("id", []byte(prefix+"-"+string(b)))
+				}
+			}
+		}
+		return ast.WalkContinue, nil
+	})
+	return doc
+}
+
+// sectionHeadings lists the top-level headings of a section (the h3s once
+// rendered by renderSection), with the ids renderSection gives them.
+func sectionHeadings(prefix, src string) []heading {
+	doc := parseSection(prefix, []byte(src))
+	var out []heading
+	ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		h, ok := n.(*ast.Heading)
+		if !ok || !entering {
+			return ast.WalkContinue, nil
+		}
+		if id, ok := h.AttributeString("id"); ok && h.Level == 3 {
+			if b, ok := id.([]byte); ok {
+				out = append(out, heading{ID: string(b), Text: plainText(h, []byte(src))})
+			}
+		}
+		return ast.WalkSkipChildren, nil
+	})
+	return out
+}
+
+// plainText is the text of n without its markup.
+func plainText(n ast.Node, src []byte) string {
+	var b strings.Builder
+	ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch t := c.(type) {
+		case *ast.Text:
+			b.Write(t.Segment.Value(src))
+			if t.SoftLineBreak() || t.HardLineBreak() {
+				b.WriteByte(' ')
+			}
+		case *ast.String:
+			b.Write(t.Value)
+		}
+		return ast.WalkContinue, nil
+	})
+	return strings.TrimSpace(b.String())
 }

@@ -23,12 +23,18 @@ type basePage struct {
 	Path        string
 	Query       string // the search box's value
 	Flash       string
-	// Canonical is the page's own absolute path, for OpenGraph.
+	// Origin ("http://host:port") and Canonical (the page's own absolute
+	// URL) are for OpenGraph, whose URLs must be absolute.
+	Origin    string
 	Canonical string
 }
 
 func (h *Handler) base(r *http.Request, title, description string) basePage {
-	return basePage{Title: title, Description: description, Path: r.URL.Path, Canonical: r.URL.RequestURI()}
+	origin := "http://" + r.Host
+	if r.TLS != nil {
+		origin = "https://" + r.Host
+	}
+	return basePage{Title: title, Description: description, Path: r.URL.Path, Origin: origin, Canonical: origin + r.URL.RequestURI()}
 }
 
 func parsePages(funcs template.FuncMap) (map[string]*template.Template, error) {
@@ -49,7 +55,11 @@ func parsePages(funcs template.FuncMap) (map[string]*template.Template, error) {
 
 func (h *Handler) funcs() template.FuncMap {
 	return template.FuncMap{
-		"markdown":  renderMarkdown,
+		"markdown": renderMarkdown,
+		// section and headings render a long Markdown field under its own h2
+		// and list its headings for the table of contents.
+		"section":   renderSection,
+		"headings":  sectionHeadings,
 		"asset":     h.assets.url,
 		"roleLabel": store.RoleLabel,
 		"langName":  languageName,

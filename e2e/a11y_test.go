@@ -1,0 +1,88 @@
+package e2e_test
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// pageTypes are one address of each kind of page, with the status it answers.
+// Accessibility and layout tests visit each of them.
+var pageTypes = []struct {
+	name, path string
+	status     int
+}{
+	{"home", "/", 200},
+	{"list", "/postmortems", 200},
+	{"list-filtered", "/postmortems?pattern=feedback-loop&lang=en", 200},
+	{"list-empty", "/postmortems?year=1999", 200},
+	{"postmortem", "/postmortems/facebook-2010-09-23-outage", 200},
+	{"postmortem-es", "/postmortems/facebook-2010-09-23-outage-es", 200},
+	{"postmortem-comments", "/postmortems/gmail-2009-09-01-request-router-overload", 200},
+	{"source", "/postmortems/facebook-2010-09-23-outage/source", 200},
+	{"patterns", "/patterns", 200},
+	{"pattern", "/patterns/feedback-loop", 200},
+	{"pattern-untagged", "/patterns/dns-failure", 200},
+	{"404", "/no/such/page", 404},
+}
+
+// axeScript is axe-core from the npm package (e2e/package.json).
+var axeScript = sync.OnceValues(func() (string, error) {
+	b, err := os.ReadFile("node_modules/axe-core/axe.min.js")
+	return string(b), err
+})
+
+type axeViolation struct {
+	ID      string   `json:"id"`
+	Impact  string   `json:"impact"`
+	Help    string   `json:"help"`
+	HelpURL string   `json:"helpUrl"`
+	Nodes   []string `json:"nodes"`
+}
+
+// axe injects axe-core into the page and returns its violations of WCAG 2.x
+// A and AA and of axe's best practices.
+func (p *page) axe() []axeViolation {
+	p.t.Helper()
+	src, err := axeScript()
+	need(p.t, "axe-core (run `npm ci --ignore-scripts --prefix e2e`)", err)
+	p.run("inject axe-core", chromedp.Evaluate[chromedp.Void](src))
+	return eval[[]axeViolation](p, `axe.run(document, {resultTypes: ["violations"]}).then(r => r.violations.map(v => ({
+		id: v.id, impact: v.impact, help: v.help, helpUrl: v.helpUrl,
+		nodes: v.nodes.slice(0, 5).map(n => n.target.join(" ") + "  " + (n.failureSummary || "").replace(/\s+/g, " "))
+	})))`, chromedp.EvalAwaitPromise)
+}
+
+// No page type has a critical or serious accessibility violation, in the
+// light or the dark theme (colour contrast differs between them). Moderate
+// and minor findings are logged.
+func TestAccessibility(t *testing.T) {
+	for _, scheme := range []string{"light", "dark"} {
+		t.Run(scheme, func(t *testing.T) {
+			t.Parallel()
+			tab := newPage(t)
+			tab.theme(scheme)
+			for _, pt := range pageTypes {
+				t.Run(pt.name, func(t *testing.T) {
+					p := tab.sub(t)
+					if pt.status != 200 {
+						p.expectConsole(fmt.Sprint(pt.status))
+					}
+					p.open(pt.path, pt.status)
+					for _, v := range p.axe() {
+						report := fmt.Sprintf("%s on %s: %s [%s, %s]\n    %s", v.Impact, pt.path, v.Help, v.ID, v.HelpURL, strings.Join(v.Nodes, "\n    "))
+						if v.Impact == "critical" || v.Impact == "serious" {
+							t.Error(report)
+						} else {
+							t.Log(report)
+						}
+					}
+				})
+			}
+		})
+	}
+}

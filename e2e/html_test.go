@@ -1,0 +1,134 @@
+package e2e_test
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// vnuJar is the Nu HTML Checker from the npm package vnu-jar (e2e/package.json).
+const vnuJar = "node_modules/vnu-jar/build/dist/vnu.jar"
+
+// extraPages are page types the crawl cannot reach through a link: they are
+// fetched and checked too, with the status they must answer.
+var extraPages = []struct {
+	path   string
+	status int
+}{
+	{"/no/such/page", http.StatusNotFound},
+	{"/postmortems?year=1999", http.StatusOK}, // an empty list
+}
+
+type vnuMessage struct {
+	Type      string `json:"type"`
+	SubType   string `json:"subType"`
+	URL       string `json:"url"`
+	LastLine  int    `json:"lastLine"`
+	FirstCol  int    `json:"firstColumn"`
+	Message   string `json:"message"`
+	Extract   string `json:"extract"`
+	LastCol   int    `json:"lastColumn"`
+	FirstLine int    `json:"firstLine"`
+}
+
+// Every HTML page the crawl reaches, the pages in extraPages, and the
+// stylesheets and SVG images pass the Nu HTML Checker with no error.
+func TestValidHTML(t *testing.T) {
+	java, err := exec.LookPath("java")
+	need(t, "Java (for the Nu HTML Checker)", err)
+	_, err = os.Stat(vnuJar)
+	need(t, "vnu.jar (run `npm ci --ignore-scripts --prefix e2e`)", err)
+
+	pages, order := site(t)
+	dir := t.TempDir()
+	byFile := map[string]string{} // file written -> URL it came from
+	write := func(u string, body []byte, ext string) {
+		name := filepath.Join(dir, fmt.Sprintf("%03d%s", len(byFile), ext))
+		if err := os.WriteFile(name, body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		byFile[name] = strings.TrimPrefix(u, baseURL)
+	}
+	for _, u := range order {
+		r := pages[u]
+		switch {
+		case r.Status != http.StatusOK:
+		case r.isHTML():
+			write(u, r.Body, ".html")
+		case strings.HasPrefix(r.ContentType, "text/css"):
+			write(u, r.Body, ".css")
+		case strings.HasPrefix(r.ContentType, "image/svg+xml"):
+			write(u, r.Body, ".svg")
+		}
+	}
+	for _, x := range extraPages {
+		res, err := http.Get(baseURL + x.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := io.ReadAll(res.Body)
+		res.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.StatusCode != x.status {
+			t.Errorf("%s answers %d, want %d", x.path, res.StatusCode, x.status)
+		}
+		write(baseURL+x.path, body, ".html")
+	}
+
+	msgs := runVNU(t, java, dir)
+	perURL := map[string][]string{}
+	for _, m := range msgs {
+		u := byFile[strings.TrimPrefix(m.URL, "file:")]
+		if u == "" {
+			u = m.URL
+		}
+		line := fmt.Sprintf("line %d: %s\n        %s", m.LastLine, m.Message, strings.TrimSpace(m.Extract))
+		switch {
+		case m.Type == "error" || m.Type == "non-document-error":
+			perURL[u] = append(perURL[u], line)
+		case m.SubType == "warning":
+			t.Logf("warning on %s: %s", u, line)
+		}
+	}
+	urls := make([]string, 0, len(perURL))
+	for u := range perURL {
+		urls = append(urls, u)
+	}
+	sort.Strings(urls)
+	for _, u := range urls {
+		t.Errorf("the Nu HTML Checker finds %d error(s) in %s:\n    %s", len(perURL[u]), u, strings.Join(perURL[u], "\n    "))
+	}
+	t.Logf("checked %d documents with the Nu HTML Checker", len(byFile))
+}
+
+// runVNU checks every file in dir and returns the checker's messages.
+func runVNU(t *testing.T, java, dir string) []vnuMessage {
+	t.Helper()
+	cmd := exec.Command(java, "-jar", vnuJar, "--format", "json", "--stdout", "--exit-zero-always",
+		"--also-check-css", "--also-check-svg", dir)
+	out, err := cmd.Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			t.Fatalf("vnu: %v\n%s", err, ee.Stderr)
+		}
+		t.Fatalf("vnu: %v", err)
+	}
+	var report struct {
+		Messages []vnuMessage `json:"messages"`
+	}
+	if err := json.Unmarshal(out, &report); err != nil {
+		t.Fatalf("read vnu's report: %v\n%.500s", err, out)
+	}
+	return report.Messages
+}
