@@ -44,6 +44,9 @@ var (
 // a third party's page exists is not ours to prove.
 func site(t *testing.T) (map[string]*resource, []string) {
 	t.Helper()
+	if err := trackSources(); err != nil {
+		t.Fatal(err)
+	}
 	crawlOnce.Do(func() { crawlSite, crawlOrder, crawlErr = crawl(baseURL + "/") })
 	if crawlErr != nil {
 		t.Fatal(crawlErr)

@@ -40,11 +40,14 @@ type consoleLog struct {
 	checked int
 }
 
-// newPage opens a tab for t at 1280×900 in the light theme. When t fails,
+// newPage opens a tab for t at 1280×900 in the light theme, with reduced motion. When t fails,
 // a full-page screenshot is saved in failureDir. Console errors (scripts that
 // throw, Content-Security-Policy violations, failed loads) fail the test.
 func newPage(t *testing.T) *page {
 	t.Helper()
+	if err := trackSources(); err != nil {
+		t.Fatal(err)
+	}
 	need(t, "Chromium", browserErr)
 	ctx, cancel := chromedp.NewContext(browserCtx, chromedp.WithNewBrowserContext())
 	t.Cleanup(cancel)
@@ -65,6 +68,7 @@ func newPage(t *testing.T) *page {
 	}()
 	t.Cleanup(p.finish)
 	p.viewport(1280, 900)
+	p.theme("light")
 	return p
 }
 
@@ -229,13 +233,18 @@ func (p *page) viewport(width, height int64) {
 	p.run("set the viewport", chromedp.EmulateViewport(width, height))
 }
 
-// theme emulates prefers-color-scheme: "light" or "dark".
+// theme emulates prefers-color-scheme: "light" or "dark". It also asks for
+// reduced motion, so that scrolling to a focused element or an anchor is
+// done when the next step looks.
 func (p *page) theme(scheme string) {
 	p.t.Helper()
 	ctx, cancel := context.WithTimeout(p.ctx, actionTimeout)
 	defer cancel()
 	_, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
-		Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}},
+		Features: []*emulation.MediaFeature{
+			{Name: "prefers-color-scheme", Value: scheme},
+			{Name: "prefers-reduced-motion", Value: "reduce"},
+		},
 	})
 	if err != nil {
 		p.t.Fatalf("emulate the %s theme: %v", scheme, err)
