@@ -19,6 +19,7 @@ type resource struct {
 	URL         string // absolute
 	Status      int
 	ContentType string
+	Header      http.Header
 	Body        []byte
 	From        string   // the first page that linked to it
 	Links       []string // for HTML: same-origin URLs it links to, fragments kept
@@ -80,7 +81,7 @@ func crawl(start string) (map[string]*resource, []string, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		r.Status, r.ContentType = res.StatusCode, res.Header.Get("Content-Type")
+		r.Status, r.ContentType, r.Header = res.StatusCode, res.Header.Get("Content-Type"), res.Header
 		var links []string
 		if loc := res.Header.Get("Location"); loc != "" {
 			links = append(links, loc)
@@ -201,5 +202,51 @@ func TestNoDeadEnds(t *testing.T) {
 	}
 	if !slices.ContainsFunc(order, func(u string) bool { return strings.Contains(u, "/static/css/app.css?v=") }) {
 		t.Error("the crawl found no versioned stylesheet")
+	}
+}
+
+// No page carries inline script or style, so the strict Content-Security-Policy
+// every page is sent with (script-src 'self'; style-src 'self') blocks
+// nothing of ours. The browser tests fail on a violation too; this finds one
+// on every page, not only those the journeys visit.
+func TestNoInlineCode(t *testing.T) {
+	pages, order := site(t)
+	for _, u := range order {
+		r := pages[u]
+		if !r.isHTML() {
+			continue
+		}
+		path := strings.TrimPrefix(u, baseURL)
+		csp := r.Header.Get("Content-Security-Policy")
+		for _, want := range []string{"script-src 'self'", "style-src 'self'"} {
+			if !strings.Contains(csp, want) {
+				t.Errorf("%s: Content-Security-Policy %q lacks %q", path, csp, want)
+			}
+		}
+		doc, err := html.Parse(bytes.NewReader(r.Body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		walk(doc, func(n *html.Node) {
+			if n.Data == "style" {
+				t.Errorf("%s: inline <style> element", path)
+			}
+			src := false
+			for _, a := range n.Attr {
+				switch {
+				case a.Key == "src":
+					src = true
+				case a.Key == "style":
+					t.Errorf("%s: inline style on <%s>: %q", path, n.Data, a.Val)
+				case strings.HasPrefix(a.Key, "on"):
+					t.Errorf("%s: inline event handler %s on <%s>", path, a.Key, n.Data)
+				case (a.Key == "href" || a.Key == "action") && strings.HasPrefix(strings.ToLower(strings.TrimSpace(a.Val)), "javascript:"):
+					t.Errorf("%s: javascript: URL on <%s>", path, n.Data)
+				}
+			}
+			if n.Data == "script" && !src {
+				t.Errorf("%s: inline <script>", path)
+			}
+		})
 	}
 }
