@@ -3,6 +3,8 @@ package e2e_test
 import (
 	"strings"
 	"testing"
+
+	"github.com/chromedp/chromedp"
 )
 
 // An SRE lands on the home page, picks a failure pattern, opens an incident
@@ -93,4 +95,38 @@ func TestJourneyNotFound(t *testing.T) {
 	p.see("main", "There is nothing at this address")
 	p.follow(`main a[href="/"]`)
 	p.see("h1", "Learn from every outage")
+}
+
+// A long postmortem has a table of contents: a column beside the text on a
+// wide screen that stays in view while the reader scrolls, and a block
+// above the text on a phone. Its links land on their sections.
+func TestJourneyTableOfContents(t *testing.T) {
+	p := newPage(t)
+	p.open("/postmortems/gmail-2009-09-01-request-router-overload", 200)
+	p.see(".toc", "On this page", "Summary", "The write-up", "Reader comments", "Action items", "Remediation checklists", "Cascading overload", "Source")
+	beside := eval[bool](p, `document.querySelector(".toc").getBoundingClientRect().left > document.querySelector(".pm-content .prose").getBoundingClientRect().right`)
+	if !beside {
+		t.Error("at 1280 px the table of contents is not beside the text")
+	}
+
+	p.run("follow the Action items entry", chromedp.Click(chromedp.CSS(`.toc a[href="#actions-heading"]`), chromedp.NodeVisible))
+	if hash := eval[string](p, `location.hash`); hash != "#actions-heading" {
+		t.Errorf("the entry led to %q", hash)
+	}
+	top := eval[float64](p, `document.getElementById("actions-heading").getBoundingClientRect().top`)
+	if top < 0 || top > 120 {
+		t.Errorf("after the jump, the Action items heading is %.0f px from the top", top)
+	}
+	tocTop := eval[float64](p, `document.querySelector(".toc").getBoundingClientRect().top`)
+	if tocTop < 0 || tocTop > 100 {
+		t.Errorf("after scrolling, the table of contents is %.0f px from the top: it does not stay in view", tocTop)
+	}
+	p.run("wait for the current section to be marked", chromedp.WaitVisible(chromedp.CSS(`.toc a[aria-current][href="#actions-heading"]`)))
+
+	p.viewport(390, 844)
+	p.open("/postmortems/gmail-2009-09-01-request-router-overload", 200)
+	above := eval[bool](p, `document.querySelector(".toc").getBoundingClientRect().bottom < document.getElementById("summary-heading").getBoundingClientRect().top`)
+	if !above {
+		t.Error("at 390 px the table of contents is not above the summary")
+	}
 }
