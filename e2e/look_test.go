@@ -84,3 +84,34 @@ func TestNarrowScreens(t *testing.T) {
 		})
 	}
 }
+
+// On paper a postmortem is its text: no header, navigation, search or table
+// of contents, black on white, the checklists and source kept.
+func TestPrintStylesheet(t *testing.T) {
+	p := newPage(t)
+	p.theme("dark") // printing from a dark screen still gives black on white
+	p.open("/postmortems/gmail-2009-09-01-request-router-overload", 200)
+	p.media("print")
+	for _, sel := range []string{".site-header", ".site-footer", ".toc", ".skip-link", ".versions"} {
+		if n := p.count(sel); n != 0 {
+			t.Errorf("printed page shows %s", sel)
+		}
+	}
+	for _, sel := range []string{"h1", ".facts", ".prose", ".action-items", ".checklists", ".pm-source"} {
+		if n := p.count(sel); n == 0 {
+			t.Errorf("printed page lacks %s", sel)
+		}
+	}
+	for _, sel := range []string{"body", ".facts", ".summary", ".prose p"} {
+		c := eval[[]string](p, `(() => { const s = getComputedStyle(document.querySelector(`+jsString(sel)+`)); return [s.color, s.backgroundColor]; })()`)
+		if c[0] != "rgb(0, 0, 0)" && c[0] != "rgb(51, 51, 51)" || c[1] != "rgb(255, 255, 255)" && c[1] != "rgba(0, 0, 0, 0)" {
+			t.Errorf("printed %s is %s on %s, want black on white", sel, c[0], c[1])
+		}
+	}
+	if *screenshotDir != "" {
+		png := runValue(p, chromedp.FullScreenshot(100))
+		if err := os.WriteFile(filepath.Join(*screenshotDir, "postmortem-print.png"), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

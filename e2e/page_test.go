@@ -30,6 +30,8 @@ type page struct {
 	log *consoleLog
 	// allow holds substrings of console errors this test expects.
 	allow []string
+	// scheme and mediaType are what the tab emulates (see emulate).
+	scheme, mediaType string
 }
 
 // consoleLog collects what the tab writes to its console. Each test checks
@@ -75,7 +77,7 @@ func newPage(t *testing.T) *page {
 // sub lets subtest t drive the same tab, so a table of page visits pays
 // for one tab only. Each subtest gets its own failure screenshot and console check.
 func (p *page) sub(t *testing.T) *page {
-	q := &page{t: t, ctx: p.ctx, log: p.log}
+	q := &page{t: t, ctx: p.ctx, log: p.log, scheme: p.scheme, mediaType: p.mediaType}
 	t.Cleanup(q.finish)
 	return q
 }
@@ -233,21 +235,36 @@ func (p *page) viewport(width, height int64) {
 	p.run("set the viewport", chromedp.EmulateViewport(width, height))
 }
 
-// theme emulates prefers-color-scheme: "light" or "dark". It also asks for
+// media emulates a CSS media type, such as "print"; "" is the screen.
+func (p *page) media(typ string) {
+	p.t.Helper()
+	p.mediaType = typ
+	p.emulate()
+}
+
+// theme emulates prefers-color-scheme: "light" or "dark".
+func (p *page) theme(scheme string) {
+	p.t.Helper()
+	p.scheme = scheme
+	p.emulate()
+}
+
+// emulate applies the media type and colour scheme. It also asks for
 // reduced motion, so that scrolling to a focused element or an anchor is
 // done when the next step looks.
-func (p *page) theme(scheme string) {
+func (p *page) emulate() {
 	p.t.Helper()
 	ctx, cancel := context.WithTimeout(p.ctx, actionTimeout)
 	defer cancel()
 	_, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+		Media: p.mediaType,
 		Features: []*emulation.MediaFeature{
-			{Name: "prefers-color-scheme", Value: scheme},
+			{Name: "prefers-color-scheme", Value: p.scheme},
 			{Name: "prefers-reduced-motion", Value: "reduce"},
 		},
 	})
 	if err != nil {
-		p.t.Fatalf("emulate the %s theme: %v", scheme, err)
+		p.t.Fatalf("emulate %q media in the %s theme: %v", p.mediaType, p.scheme, err)
 	}
 }
 

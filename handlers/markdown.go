@@ -104,11 +104,20 @@ func sectionHeadings(prefix, src string) []heading {
 	return out
 }
 
+// markdownText is src without its markup, on one line: for a page's
+// description, which link previews show as plain text.
+func markdownText(src string) string {
+	return strings.Join(strings.Fields(plainText(markdown.Parser().Parse(text.NewReader([]byte(src))), []byte(src))), " ")
+}
+
 // plainText is the text of n without its markup.
 func plainText(n ast.Node, src []byte) string {
 	var b strings.Builder
 	ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
+			if c.Type() == ast.TypeBlock {
+				b.WriteByte(' ')
+			}
 			return ast.WalkContinue, nil
 		}
 		switch t := c.(type) {

@@ -11,6 +11,7 @@ import (
 	"path"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"hindsight/store"
 	"hindsight/templates"
@@ -34,7 +35,23 @@ func (h *Handler) base(r *http.Request, title, description string) basePage {
 	if r.TLS != nil {
 		origin = "https://" + r.Host
 	}
-	return basePage{Title: title, Description: description, Path: r.URL.Path, Origin: origin, Canonical: origin + r.URL.RequestURI()}
+	return basePage{Title: title, Description: clip(description, 200), Path: r.URL.Path, Origin: origin, Canonical: origin + r.URL.RequestURI()}
+}
+
+// clip shortens s to at most n bytes, at a word boundary, marking the cut.
+// Search results and link previews show about that much of a description.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := strings.LastIndexByte(s[:n], ' ')
+	if cut < n/2 {
+		cut = n
+		for !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+	}
+	return strings.TrimRight(s[:cut], " ,;:.") + "…"
 }
 
 func parsePages(funcs template.FuncMap) (map[string]*template.Template, error) {

@@ -45,3 +45,26 @@ func TestPostmortemTableOfContents(t *testing.T) {
 		}
 	}
 }
+
+// Link previews get a page's description as short plain text: no Markdown
+// syntax, cut at a word.
+func TestDescriptionIsShortPlainText(t *testing.T) {
+	h, _ := newApp(t)
+	for _, path := range []string{"/patterns/feedback-loop", "/postmortems/facebook-2010-09-23-outage"} {
+		body := get(t, h, path).Body.String()
+		_, rest, ok := strings.Cut(body, `<meta name="description" content="`)
+		if !ok {
+			t.Fatalf("%s has no description", path)
+		}
+		desc, _, _ := strings.Cut(rest, `"`)
+		if n := len([]rune(desc)); n > 210 || n < 80 {
+			t.Errorf("%s: description is %d characters: %q", path, n, desc)
+		}
+		if strings.ContainsAny(desc, "*[]") || strings.Contains(desc, "](") {
+			t.Errorf("%s: description has Markdown in it: %q", path, desc)
+		}
+		if !strings.HasSuffix(desc, "…") {
+			t.Errorf("%s: a cut description should end with …: %q", path, desc)
+		}
+	}
+}
