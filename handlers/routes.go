@@ -20,11 +20,13 @@ func (h *Handler) routes() http.Handler {
 	r.Get("/postmortems/{slug}/source", h.showPostmortemSource)
 	r.Get("/patterns", h.listPatterns)
 	r.Get("/patterns/{slug}", h.showPattern)
+	r.Get("/search", h.showSearch)
 
 	r.Get("/api/postmortems", h.apiListPostmortems)
 	r.Get("/api/postmortems/{slug}", h.apiGetPostmortem)
 	r.Get("/api/patterns", h.apiListPatterns)
 	r.Get("/api/patterns/{slug}", h.apiGetPattern)
+	r.Get("/api/search", h.apiSearch)
 
 	r.Get("/healthz", h.healthz)
 	r.Get("/favicon.ico", h.serveFavicon)

@@ -41,7 +41,7 @@ func Catalogue() ([]store.Family, []store.Pattern, error) {
 		pats     []store.Pattern
 		familyOf = map[string]string{}
 		cur      *store.Pattern
-		list     string // the sub-list being read: "checklist" or "incidents"
+		list     string                // the sub-list being read: "checklist" or "incidents"
 		sources  = map[string]string{} // citation key -> URL
 	)
 	sc := bufio.NewScanner(strings.NewReader(string(src)))

@@ -28,6 +28,11 @@ type Store struct {
 	db *sql.DB
 	// Now is the clock used for created/updated times; tests may replace it.
 	Now func() time.Time
+
+	// indexing is set once the search index is ready: from then on every
+	// transaction reindexes the postmortems it changed before committing.
+	indexing bool
+	synonyms synonymsCache
 }
 
 // Open opens (creating if needed) the SQLite database at path and applies any
@@ -43,6 +48,10 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	}
 	s := &Store{db: db, Now: time.Now}
 	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if err := s.openSearchIndex(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -74,7 +83,9 @@ func (s *Store) Close() error { return s.db.Close() }
 // Ping reports whether the database answers.
 func (s *Store) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }
 
-// inTx runs fn in a transaction, committing only if fn returns nil.
+// inTx runs fn in a transaction, committing only if fn returns nil. Before
+// committing it reindexes for search the postmortems fn changed, so the
+// index is always in step with the data.
 func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -83,6 +94,11 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	defer tx.Rollback()
 	if err := fn(tx); err != nil {
 		return err
+	}
+	if s.indexing {
+		if err := indexStale(ctx, tx); err != nil {
+			return err
+		}
 	}
 	return tx.Commit()
 }

@@ -1,0 +1,215 @@
+package handlers
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"hindsight/search"
+	"hindsight/store"
+)
+
+const searchPageSize = 20
+
+// facetLink is one value of a facet: following it adds the filter to the
+// query, or removes it when it is already there.
+type facetLink struct {
+	Label  string
+	Count  int
+	URL    string
+	Active bool
+}
+
+// facetGroup is one facet (pattern, organization…) with its values.
+type facetGroup struct {
+	Name  string
+	Links []facetLink
+}
+
+type searchPage struct {
+	basePage
+	Result store.SearchResult
+	Facets []facetGroup
+	Page   int
+	Pages  int
+	Start  int // rank of the page's first hit
+	URL    *url.URL
+}
+
+// searchRequest reads the query and page shared by the page and the API.
+// Parsing never fails: odd input becomes words and notes.
+func searchRequest(r *http.Request, size int) (store.SearchParams, int) {
+	v := r.URL.Query()
+	page, err := strconv.Atoi(v.Get("page"))
+	if err != nil || page < 1 {
+		page = 1
+	}
+	page = min(page, 1000) // deeper pages are not worth the offset scan
+	return store.SearchParams{Query: search.Parse(v.Get("q")), Limit: size, Offset: (page - 1) * size}, page
+}
+
+// searchURL is the address of the results for q.
+func searchURL(q search.Query) string {
+	return "/search?q=" + url.QueryEscape(q.String())
+}
+
+func (h *Handler) showSearch(w http.ResponseWriter, r *http.Request) {
+	params, page := searchRequest(r, searchPageSize)
+	res, err := h.store.Search(r.Context(), params)
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	title := "Search"
+	if !res.Query.IsEmpty() {
+		title = "Search: " + res.Query.String()
+	}
+	base := h.base(r, title, "Search Hindsight's postmortems and failure patterns, in English and Spanish.")
+	base.Query = r.URL.Query().Get("q")
+	h.render(w, r, http.StatusOK, "search", searchPage{
+		basePage: base,
+		Result:   res,
+		Facets:   facetGroups(res),
+		Page:     page,
+		Pages:    pageCount(res.Total, searchPageSize),
+		Start:    params.Offset + 1,
+		URL:      r.URL,
+	})
+}
+
+// facetGroups turns the result's counts into links that narrow the query.
+func facetGroups(res store.SearchResult) []facetGroup {
+	q := res.Query
+	groups := []struct {
+		name, key string
+		facets    []store.Facet
+		label     func(store.Facet) string
+	}{
+		{"Pattern", "pattern", res.Facets.Patterns, nil},
+		{"Organization", "org", res.Facets.Organizations, nil},
+		{"Year", "year", res.Facets.Years, nil},
+		{"Language", "lang", res.Facets.Languages, func(f store.Facet) string { return languageName(f.Value) }},
+		{"Severity", "sev", res.Facets.Severities, nil},
+	}
+	var out []facetGroup
+	for _, g := range groups {
+		if len(g.facets) == 0 {
+			continue
+		}
+		fg := facetGroup{Name: g.name}
+		for _, f := range g.facets {
+			l := facetLink{Label: f.Label, Count: f.Count, Active: strings.EqualFold(q.Filter(g.key), f.Value)}
+			if g.label != nil {
+				l.Label = g.label(f)
+			}
+			if l.Active {
+				l.URL = searchURL(q.WithFilter(g.key, ""))
+			} else {
+				l.URL = searchURL(q.WithFilter(g.key, f.Value))
+			}
+			fg.Links = append(fg.Links, l)
+		}
+		out = append(out, fg)
+	}
+	return out
+}
+
+// The JSON shapes of /api/search; like the rest of the mirror, extend, never rename.
+type (
+	apiFragment struct {
+		Text string `json:"text"`
+		Mark bool   `json:"mark,omitempty"`
+	}
+	apiSearchHit struct {
+		Slug         string        `json:"slug"`
+		Title        string        `json:"title"`
+		Snippet      string        `json:"snippet"`
+		SnippetParts []apiFragment `json:"snippet_parts"`
+		Score        float64       `json:"score"`
+		Language     string        `json:"language"`
+		Languages    []string      `json:"languages"`
+		VariantKind  string        `json:"variant_kind"`
+		Canonical    bool          `json:"canonical"`
+		Organization string        `json:"organization"`
+		IncidentDate string        `json:"incident_date"`
+		Severity     string        `json:"severity,omitempty"`
+		Patterns     []apiTag      `json:"patterns"`
+		URL          string        `json:"url"`
+	}
+	apiFacet struct {
+		Value string `json:"value"`
+		Label string `json:"label"`
+		Count int    `json:"count"`
+	}
+	apiNamedPattern struct {
+		Slug     string `json:"slug"`
+		Name     string `json:"name"`
+		Headline string `json:"headline"`
+		URL      string `json:"url"`
+	}
+)
+
+func apiFacets(fs []store.Facet) []apiFacet {
+	out := []apiFacet{}
+	for _, f := range fs {
+		out = append(out, apiFacet{Value: f.Value, Label: f.Label, Count: f.Count})
+	}
+	return out
+}
+
+func (h *Handler) apiSearch(w http.ResponseWriter, r *http.Request) {
+	size := searchPageSize
+	if n, err := strconv.Atoi(r.URL.Query().Get("limit")); err == nil && n > 0 {
+		size = min(n, 100)
+	}
+	params, page := searchRequest(r, size)
+	res, err := h.store.Search(r.Context(), params)
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	out := struct {
+		Query    string                `json:"query"` // as understood, in the query language
+		Notes    []string              `json:"notes"`
+		Items    []apiSearchHit        `json:"items"`
+		Total    int                   `json:"total"`
+		Page     int                   `json:"page"`
+		Pages    int                   `json:"pages"`
+		Facets   map[string][]apiFacet `json:"facets"`
+		Patterns []apiNamedPattern     `json:"patterns"`
+		URL      string                `json:"url"`
+	}{
+		Query: res.Query.String(), Notes: res.Query.Notes, Items: []apiSearchHit{}, Total: res.Total,
+		Page: page, Pages: pageCount(res.Total, size), Patterns: []apiNamedPattern{}, URL: searchURL(res.Query),
+		Facets: map[string][]apiFacet{
+			"pattern": apiFacets(res.Facets.Patterns), "org": apiFacets(res.Facets.Organizations),
+			"year": apiFacets(res.Facets.Years), "lang": apiFacets(res.Facets.Languages), "sev": apiFacets(res.Facets.Severities),
+		},
+	}
+	if out.Notes == nil {
+		out.Notes = []string{}
+	}
+	for _, hit := range res.Hits {
+		item := apiSearchHit{
+			Slug: hit.Slug, Title: hit.Title, Score: hit.Score, Language: hit.Language, Languages: hit.Languages,
+			VariantKind: hit.VariantKind, Canonical: hit.Canonical, Organization: hit.Organization,
+			IncidentDate: hit.IncidentDate, Severity: hit.Severity, URL: "/postmortems/" + hit.Slug,
+			Patterns: []apiTag{}, SnippetParts: []apiFragment{},
+		}
+		var text strings.Builder
+		for _, f := range hit.Snippet {
+			text.WriteString(f.Text)
+			item.SnippetParts = append(item.SnippetParts, apiFragment{Text: f.Text, Mark: f.Match})
+		}
+		item.Snippet = text.String()
+		for _, t := range hit.Tags {
+			item.Patterns = append(item.Patterns, apiTag{Slug: t.PatternSlug, Role: t.Role})
+		}
+		out.Items = append(out.Items, item)
+	}
+	for _, p := range res.Patterns {
+		out.Patterns = append(out.Patterns, apiNamedPattern{Slug: p.Slug, Name: p.Name, Headline: p.Headline, URL: "/patterns/" + p.Slug})
+	}
+	writeJSON(w, http.StatusOK, out)
+}

@@ -1,0 +1,185 @@
+package handlers_test
+
+import (
+	"encoding/json"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+func TestSearchPage(t *testing.T) {
+	h, _ := newApp(t)
+	for _, tt := range []struct {
+		query   string
+		want    []string
+		notWant []string
+	}{
+		{"", []string{"How to search", `<details class="search-help" open>`, "Type a few words"}, []string{"incidents for", "Nothing matches"}},
+		{"keep-alive", []string{
+			"1 incident for", "Tonight&#39;s site interruptions", "<mark>Keep-alive</mark>",
+			`href="/search?q=%22keep-alive%22&#43;org%3ADreamwidth"`, `value="keep-alive"`, "How to search",
+		}, []string{`<details class="search-help" open>`}},
+		{"retry storm", []string{"Failure pattern", `<a href="/patterns/retry-storm">Retry storm</a>`, "More Details on Today&#39;s Outage"}, nil},
+		{"bucle de realimentación", []string{"Más detalles sobre la caída de hoy", "Matched version: Español translation", "<mark>realimentación</mark>"}, nil},
+		{"health checks failing -gmail", []string{"Tonight&#39;s site interruptions", "<mark>health</mark>"}, []string{"More on today&#39;s Gmail issue"}},
+		{"org:Facebook", []string{`aria-current="true"`, `href="/search?q="`, "More Details on Today&#39;s Outage"}, []string{"Tonight&#39;s site interruptions"}},
+		{`"unbalanced`, []string{"ignored unbalanced quote", "Nothing matches"}, nil},
+		{"OR", []string{"OR is not an operator here"}, nil},
+		{"<script>alert(1)</script>", []string{"&lt;script&gt;"}, []string{"<script>alert"}},
+	} {
+		t.Run(tt.query, func(t *testing.T) {
+			rec := get(t, h, "/search?q="+url.QueryEscape(tt.query))
+			if rec.Code != 200 {
+				t.Fatalf("status = %d, want 200", rec.Code)
+			}
+			body := rec.Body.String()
+			for _, w := range tt.want {
+				if !strings.Contains(body, w) {
+					t.Errorf("body lacks %q", w)
+				}
+			}
+			for _, w := range tt.notWant {
+				if strings.Contains(body, w) {
+					t.Errorf("body contains %q", w)
+				}
+			}
+		})
+	}
+}
+
+func TestSearchPagination(t *testing.T) {
+	h, _ := newApp(t)
+	rec := get(t, h, "/search?q=pattern:feedback-loop&page=5")
+	if rec.Code != 200 {
+		t.Fatalf("status = %d", rec.Code)
+	}
+	if body := rec.Body.String(); !strings.Contains(body, "3 incidents") || !strings.Contains(body, "No more results on this page") {
+		t.Errorf("page 5 of 1 does not say so:\n%s", body)
+	}
+}
+
+func TestSearchBoxOnEveryPage(t *testing.T) {
+	h, _ := newApp(t)
+	for _, path := range []string{"/", "/postmortems", "/patterns/feedback-loop", "/search?q=x", "/nope"} {
+		body := get(t, h, path).Body.String()
+		for _, w := range []string{`action="/search"`, "data-search-box", `src="/static/js/search.js?v=`} {
+			if !strings.Contains(body, w) {
+				t.Errorf("%s lacks %q", path, w)
+			}
+		}
+	}
+	if rec := get(t, h, "/static/js/search.js"); rec.Code != 200 || !strings.Contains(rec.Body.String(), "/api/search") {
+		t.Errorf("search.js: status %d", rec.Code)
+	}
+}
+
+func TestSearchOddInputNever500(t *testing.T) {
+	h, _ := newApp(t)
+	for _, q := range []string{
+		`"`, `""`, "*", "-", "--x", "AND", "NOT x", "NEAR(", "a OR b", "title:x", "{a b}: c", "^x", "x:", "org:", `org:"`,
+		"year:abc", "lang:zz", "sev:", "pattern:nope", "'; DROP TABLE postmortems; --", "%", "\x00", "\xff", "🔥",
+		strings.Repeat("retry storm ", 900), strings.Repeat("x", 10_000),
+	} {
+		for _, path := range []string{"/search?q=", "/api/search?q="} {
+			if rec := get(t, h, path+url.QueryEscape(q)+"&page=999999"); rec.Code != 200 {
+				t.Errorf("%s%.30q: status %d", path, q, rec.Code)
+			}
+			if rec := get(t, h, path+url.QueryEscape(q)); rec.Code != 200 {
+				t.Errorf("%s%.30q: status %d", path, q, rec.Code)
+			}
+		}
+	}
+	for _, raw := range []string{"/search?page=-1", "/search?page=x&q=retry", "/api/search?limit=-5&q=retry", "/api/search?limit=1000000&q=retry", "/search?q=%zz"} {
+		if rec := get(t, h, raw); rec.Code != 200 && rec.Code != 400 {
+			t.Errorf("%s: status %d", raw, rec.Code)
+		}
+	}
+}
+
+func TestAPISearch(t *testing.T) {
+	h, _ := newApp(t)
+	rec := get(t, h, "/api/search?q="+url.QueryEscape("health checks failing"))
+	if rec.Code != 200 {
+		t.Fatalf("status = %d", rec.Code)
+	}
+	if ct := rec.Header().Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		t.Errorf("Content-Type = %q", ct)
+	}
+	var out struct {
+		Query string `json:"query"`
+		Items []struct {
+			Slug         string `json:"slug"`
+			Title        string `json:"title"`
+			Snippet      string `json:"snippet"`
+			SnippetParts []struct {
+				Text string `json:"text"`
+				Mark bool   `json:"mark"`
+			} `json:"snippet_parts"`
+			Score     float64 `json:"score"`
+			Language  string  `json:"language"`
+			Canonical bool    `json:"canonical"`
+			URL       string  `json:"url"`
+		} `json:"items"`
+		Facets map[string][]struct {
+			Value, Label string
+			Count        int
+		} `json:"facets"`
+		Total    int                     `json:"total"`
+		Patterns []struct{ Slug string } `json:"patterns"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.Total != 1 || len(out.Items) != 1 {
+		t.Fatalf("total = %d, items = %d; want 1", out.Total, len(out.Items))
+	}
+	it := out.Items[0]
+	if it.Slug != "dreamwidth-2020-05-25-site-interruptions" || it.Title != "Tonight's site interruptions" ||
+		it.Language != "en" || !it.Canonical || it.URL != "/postmortems/"+it.Slug {
+		t.Errorf("item = %+v", it)
+	}
+	if it.Score <= 0 || !strings.Contains(it.Snippet, "health checks") {
+		t.Errorf("score = %v, snippet = %q", it.Score, it.Snippet)
+	}
+	marked := 0
+	for _, p := range it.SnippetParts {
+		if p.Mark {
+			marked++
+		}
+	}
+	if marked == 0 {
+		t.Error("no part of the snippet is marked")
+	}
+	for _, key := range []string{"pattern", "org", "year", "lang", "sev"} {
+		if _, ok := out.Facets[key]; !ok {
+			t.Errorf("facets lack %q", key)
+		}
+	}
+	if f := out.Facets["org"]; len(f) != 1 || f[0].Value != "Dreamwidth" || f[0].Count != 1 {
+		t.Errorf("org facet = %+v", f)
+	}
+	if len(out.Patterns) != 1 || out.Patterns[0].Slug != "health-check-death-spiral" {
+		t.Errorf("patterns = %+v, want health-check-death-spiral", out.Patterns)
+	}
+
+	t.Run("Limit", func(t *testing.T) {
+		var page struct {
+			Items []json.RawMessage `json:"items"`
+			Total int               `json:"total"`
+			Pages int               `json:"pages"`
+		}
+		rec := get(t, h, "/api/search?limit=1&q=pattern:feedback-loop")
+		if err := json.Unmarshal(rec.Body.Bytes(), &page); err != nil {
+			t.Fatal(err)
+		}
+		if len(page.Items) != 1 || page.Total != 3 || page.Pages != 3 {
+			t.Errorf("items %d, total %d, pages %d; want 1, 3, 3", len(page.Items), page.Total, page.Pages)
+		}
+	})
+	t.Run("Empty", func(t *testing.T) {
+		rec := get(t, h, "/api/search")
+		if !strings.Contains(rec.Body.String(), `"items": []`) || !strings.Contains(rec.Body.String(), `"total": 0`) {
+			t.Errorf("empty query: %s", rec.Body.String())
+		}
+	})
+}

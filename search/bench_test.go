@@ -1,0 +1,100 @@
+package search_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"hindsight/search"
+)
+
+var benchQueries = []string{
+	"retry storm",
+	`"health checks" failing -dns`,
+	"realimentación org:Facebook year:2010",
+	"keep-al* lang:en",
+	`bucle de "agotamiento de conexiones" -caché pattern:feedback-loop`,
+}
+
+// BenchmarkParseMatchExpr is the per-request cost of turning typed text into
+// an FTS5 expression.
+func BenchmarkParseMatchExpr(b *testing.B) {
+	for _, raw := range benchQueries {
+		b.Run(raw, func(b *testing.B) {
+			for b.Loop() {
+				_ = search.Parse(raw).MatchExpr()
+			}
+		})
+	}
+	b.Run("10kB", func(b *testing.B) {
+		raw := strings.Repeat("cascading failure ", 600)
+		for b.Loop() {
+			_ = search.Parse(raw).MatchExpr()
+		}
+	})
+}
+
+// bigCatalogue has the catalogue's size: 25 patterns of about 30 phrases.
+func bigCatalogue() []search.PatternPhrases {
+	words := strings.Fields("retry storm cache stampede thundering herd cascading overload connection exhaustion health check death spiral queue backlog resource limit graceful degradation traffic surge config push deploy maintenance isolation dependency split brain certificate expiry time dns hardware network partition data loss backup")
+	var pats []search.PatternPhrases
+	for i := range 25 {
+		p := search.PatternPhrases{Slug: fmt.Sprintf("pattern-%d", i), Name: words[i] + " " + words[i+1]}
+		for j := range 30 {
+			p.Phrases = append(p.Phrases, words[(i+j)%len(words)]+" "+words[(i*j+1)%len(words)]+" de "+words[j%len(words)])
+		}
+		pats = append(pats, p)
+	}
+	return pats
+}
+
+func BenchmarkNewSynonyms(b *testing.B) {
+	pats := bigCatalogue()
+	for b.Loop() {
+		search.NewSynonyms(pats)
+	}
+}
+
+// BenchmarkExpandMatchExpr is the per-request cost once the catalogue is compiled.
+func BenchmarkExpandMatchExpr(b *testing.B) {
+	syn := search.NewSynonyms(bigCatalogue())
+	for _, raw := range benchQueries[:2] {
+		b.Run(raw, func(b *testing.B) {
+			for b.Loop() {
+				_ = syn.Expand(search.Parse(raw)).MatchExpr()
+			}
+		})
+	}
+}
+
+// postmortemBody is about 4 kB of English, a typical body; real bodies
+// repeat their words about as much.
+var postmortemBody = strings.Repeat(`Shortly after the evening peak, requests to the web tier began timing out.
+Every Apache worker was busy holding an idle keep-alive connection open, so when the load balancer sent its
+periodic health check there was no free worker to answer it. After three missed checks the balancer marked the
+server unhealthy and removed it from the pool. Its clients reconnected to the remaining servers, which filled
+their own worker slots even faster and started failing checks in turn. Within a few minutes most of the pool
+had been ejected at least once; servers flapped in and out as checks briefly succeeded and failed again.
+Graphs showed CPU nearly idle while connection counts sat at the configured maximum, which misled the first
+responders into suspecting the network. We disabled keep-alive in the Apache configuration, reloaded the
+servers one at a time, and the health checks recovered within a minute. Follow-up work: alert on worker
+saturation rather than CPU, give health checks a reserved worker, and cap keep-alive timeouts well below the
+balancer's check interval. `, 3)
+
+func BenchmarkIndexText(b *testing.B) {
+	for _, lang := range []string{"en", "es"} {
+		b.Run(lang, func(b *testing.B) {
+			b.SetBytes(int64(len(postmortemBody)))
+			for b.Loop() {
+				search.IndexText(postmortemBody, lang)
+			}
+		})
+	}
+}
+
+func BenchmarkSnippet(b *testing.B) {
+	q := search.Parse(`"health checks" keep-alive`)
+	for b.Loop() {
+		search.Snippet(postmortemBody, "en", q, 200)
+	}
+}

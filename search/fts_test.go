@@ -1,0 +1,187 @@
+package search_test
+
+import (
+	"database/sql"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"hindsight/search"
+
+	_ "modernc.org/sqlite"
+)
+
+// ftsDoc is a document indexed the way the store indexes postmortems.
+type ftsDoc struct {
+	id                int
+	lang, title, body string
+	patterns          []string
+}
+
+var ftsDocs = []ftsDoc{
+	{1, "en", "Retry storm takes down the API", "Clients retried every failed call without backoff, and the load kept growing.", []string{"retry-storm"}},
+	{2, "es", "Bucle de realimentación en la caché", "Los clientes seguían reintentando y hubo agotamiento de conexiones en la base de datos.", []string{"feedback-loop", "connection-exhaustion"}},
+	{3, "en", "Keep-alive starves health checks", "Apache workers were tied up by keep-alive connections, so the health checks were failing.", []string{"health-check-death-spiral"}},
+	{4, "en", "Reconnect storm after a deploy", "Every client reconnected at once when the service came back.", []string{"thundering-herd"}},
+	{5, "en", "Cache stampede on the database", "The cache was emptied and every request went to the database.", []string{"cache-stampede"}},
+}
+
+var catalogue = []search.PatternPhrases{
+	{Slug: "retry-storm", Name: "Retry storm", Phrases: []string{"retry amplification", "tormenta de reintentos"}},
+	{Slug: "thundering-herd", Name: "Thundering herd", Phrases: []string{"reconnect storm", "manada atronadora"}},
+	{Slug: "connection-exhaustion", Name: "Connection exhaustion", Phrases: []string{"agotamiento de conexiones", "pool exhausted"}},
+	{Slug: "feedback-loop", Name: "Positive feedback loop", Phrases: []string{"feedback loop", "bucle de retroalimentación"}},
+}
+
+// openFTS returns a database with the table the brief's FTS5 checks use,
+// filled with docs.
+func openFTS(tb testing.TB, dir string, docs []ftsDoc) *sql.DB {
+	tb.Helper()
+	db, err := sql.Open("sqlite", filepath.Join(dir, "fts.db"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	db.SetMaxOpenConns(1)
+	if _, err := db.Exec(`CREATE VIRTUAL TABLE t USING fts5(a, b, p, tokenize='unicode61 remove_diacritics 2')`); err != nil {
+		tb.Fatal(err)
+	}
+	for _, d := range docs {
+		var tokens []string
+		for _, slug := range d.patterns {
+			tokens = append(tokens, search.PatternToken(slug))
+		}
+		if _, err := db.Exec(`INSERT INTO t(rowid, a, b, p) VALUES (?, ?, ?, ?)`,
+			d.id, search.IndexText(d.title, d.lang), search.IndexText(d.body, d.lang), strings.Join(tokens, " ")); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return db
+}
+
+// matching returns the ids of rows the query selects: by MATCH when it has
+// text, else by dropping what its exclusions match.
+func matching(t *testing.T, db *sql.DB, q search.Query) []int {
+	t.Helper()
+	var rows *sql.Rows
+	var err error
+	switch {
+	case q.HasText():
+		rows, err = db.Query(`SELECT rowid FROM t WHERE t MATCH ? ORDER BY rowid`, q.MatchExpr())
+	case q.ExcludeExpr() != "":
+		rows, err = db.Query(`SELECT rowid FROM t WHERE rowid NOT IN (SELECT rowid FROM t WHERE t MATCH ?) ORDER BY rowid`, q.ExcludeExpr())
+	default:
+		rows, err = db.Query(`SELECT rowid FROM t ORDER BY rowid`)
+	}
+	if err != nil {
+		t.Fatalf("query %q: %v", q.MatchExpr(), err)
+	}
+	defer rows.Close()
+	var ids []int
+	for rows.Next() {
+		var id int
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return ids
+}
+
+func TestMatchExprFindsIndexedText(t *testing.T) {
+	db := openFTS(t, t.TempDir(), ftsDocs)
+	syn := search.NewSynonyms(catalogue)
+	tests := []struct {
+		query string
+		want  []int
+	}{
+		{"retries", []int{1}},
+		{"RETRY", []int{1}},
+		{"retrying backoff", []int{1}},
+		{"realimentacion", []int{2}},
+		{"realimentación", []int{2}},
+		{"REALIMENTACIÓN", []int{2}},
+		{"reintentos", []int{2}},
+		{"conexión", []int{2}},
+		{"agotamiento de conexiones", []int{2}},
+		{`"health checks"`, []int{3}},
+		{`"checks health"`, nil},
+		{"keep-alive", []int{3}},
+		{"keepalive", nil},
+		{`"keep al"*`, []int{3}},
+		{"retr*", []int{1}},
+		{"retries*", []int{1}},
+		{"reint*", []int{2}},
+		{"stor*", []int{1, 4}},
+		{"storm", []int{1, 4}},
+		{"storm -retry", []int{4}},
+		{`storm -"retry storm"`, []int{4}},
+		{"-cache -storm", []int{3}},
+		{"database", []int{5}},
+		{"base de datos", []int{2}},
+		{"clients", []int{1, 2, 4}},
+		{"clients -caché", []int{1, 4}},
+		{"thundering herd", []int{4}},
+		{"manada atronadora", []int{4}},
+		{"tormenta de reintentos", []int{1}},
+		{"feedback loop", []int{2}},
+		{"pool exhausted", []int{2}},
+		{"connection exhaustion", []int{2}},
+		{"AND", []int{1, 5}},
+		{`NEAR(retry storm)`, nil},
+		{"title:keep", nil},
+		{`"unbalanced retry`, nil},
+		{`"retry`, []int{1}},
+		{"*", []int{1, 2, 3, 4, 5}},
+		{"", []int{1, 2, 3, 4, 5}},
+		{"!!! ???", []int{1, 2, 3, 4, 5}},
+		{"hindsightpatternretrystorm", []int{1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.query, func(t *testing.T) {
+			q := syn.Expand(search.Parse(tt.query))
+			if got := matching(t, db, q); !slices.Equal(got, tt.want) {
+				t.Errorf("ids = %v, want %v (expr %s)", got, tt.want, q.MatchExpr())
+			}
+		})
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{
+		"retry storm", `"retry storm" -cache org:"Acme Corp" year:2010`, "realimentación", `"`, `""`, `"a" "`,
+		"AND OR NOT", "NEAR(a b, 3)", "*", "-", "--", "-*", `-"`, "title:x", "a:b:c", "{a b}: c", "^start",
+		"col : word", "org:", `org:"`, "year:99999", "lang:español", "sev:", "pattern:retry-storm",
+		"a* b** \"c d\"*", "\x00\xff", "e\u0301", "ǅ", "İstanbul", "ß", "𝔘𝔫𝔦𝔠𝔬𝔡𝔢", "日本語の検索", "٣٤٥",
+		"hindsightpatternretrystorm", "thundering herd reconnect storm agotamiento de conexiones",
+	} {
+		f.Add(s)
+	}
+	db := openFTS(f, f.TempDir(), ftsDocs)
+	syn := search.NewSynonyms(catalogue)
+	f.Fuzz(func(t *testing.T, raw string) {
+		q := search.Parse(raw)
+		again := search.Parse(q.String())
+		if got, want := again.String(), q.String(); got != want {
+			t.Errorf("Parse(%q).String() = %q, want %q", want, got, want)
+		}
+		if got, want := again.MatchExpr(), q.MatchExpr(); got != want {
+			t.Errorf("MatchExpr changed after a round trip: %q, want %q", got, want)
+		}
+		expanded := syn.Expand(q)
+		for _, expr := range []string{q.MatchExpr(), q.ExcludeExpr(), expanded.MatchExpr()} {
+			if expr == "" {
+				continue
+			}
+			var n int
+			if err := db.QueryRow(`SELECT count(*) FROM t WHERE t MATCH ?`, expr).Scan(&n); err != nil {
+				t.Fatalf("Parse(%q): MATCH %q: %v", raw, expr, err)
+			}
+		}
+		search.Snippet(raw, "es", q, 50)
+	})
+}

@@ -1,0 +1,67 @@
+package search_test
+
+import (
+	"slices"
+	"testing"
+
+	"hindsight/search"
+)
+
+func TestSynonymsExpand(t *testing.T) {
+	syn := search.NewSynonyms(catalogue)
+	tests := []struct {
+		raw   string
+		named []string
+		expr  string
+	}{
+		{
+			raw:   "thundering herd",
+			named: []string{"thundering-herd"},
+			expr:  `((("thunder" OR "thundering") AND "herd") OR "hindsightpatternthunderingherd")`,
+		},
+		{raw: `"Thundering Herd"`, named: []string{"thundering-herd"}},
+		{raw: "reconnect storms", named: []string{"thundering-herd"}},
+		{raw: "retry storm", named: []string{"retry-storm"}},
+		{raw: "retry-storm", named: []string{"retry-storm"}},
+		{raw: "tormentas de reintentos", named: []string{"retry-storm"}},
+		{raw: "agotamiento de conexión", named: []string{"connection-exhaustion"}},
+		{raw: "bucle de retroalimentacion", named: []string{"feedback-loop"}},
+		{raw: "Positive Feedback Loop", named: []string{"feedback-loop"}},
+		{raw: "the thundering herd after a retry storm", named: []string{"retry-storm", "thundering-herd"}},
+		{raw: "herd", named: nil, expr: `"herd"`},
+		{raw: "thundering -herd", named: nil},
+		{raw: "thunder* herd", named: nil},
+		{
+			// Named inside a longer phrase: the card shows, the match is unchanged.
+			raw:   `"a retry storm began"`,
+			named: []string{"retry-storm"},
+			expr:  `("a retri storm began" OR "a retry storm beg" OR "a retry storm began")`,
+		},
+		{
+			// The rest of the query stays a plain AND.
+			raw:   "feedback loop database",
+			named: []string{"feedback-loop"},
+			expr:  `(("feedback" AND "loop") OR "hindsightpatternfeedbackloop") AND ("databas" OR "datab" OR "database")`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.raw, func(t *testing.T) {
+			q := syn.Expand(search.Parse(tt.raw))
+			if !slices.Equal(q.Named, tt.named) {
+				t.Errorf("Named = %q, want %q", q.Named, tt.named)
+			}
+			if tt.expr != "" && q.MatchExpr() != tt.expr {
+				t.Errorf("MatchExpr() =\n  %s\nwant\n  %s", q.MatchExpr(), tt.expr)
+			}
+		})
+	}
+}
+
+func TestPatternToken(t *testing.T) {
+	if got, want := search.PatternToken("health-check-death-spiral"), "hindsightpatternhealthcheckdeathspiral"; got != want {
+		t.Errorf("PatternToken = %q, want %q", got, want)
+	}
+	if got := search.Words(search.PatternToken("retry-storm")); len(got) != 1 {
+		t.Errorf("PatternToken splits into %q, want one word", got)
+	}
+}

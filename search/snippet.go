@@ -1,0 +1,292 @@
+package search
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/kljensen/snowball/english"
+	"github.com/kljensen/snowball/spanish"
+)
+
+// Fragment is a piece of a snippet; Match marks text the query matched, so a
+// template can escape every piece and wrap matches in <mark>.
+type Fragment struct {
+	Text  string
+	Match bool
+}
+
+// Snippet picks the window of about maxRunes runes of text (written in lang,
+// an ISO 639-1 code) that shows the most of the query's terms, and marks the
+// words (or whole phrases) that match them, comparing folded and stemmed forms
+// as the index does. Runs of white space become one space; "…" marks cut ends.
+func Snippet(text, lang string, q Query, maxRunes int) []Fragment {
+	maxRunes = max(maxRunes, 20)
+	text = strings.Join(strings.Fields(text), " ")
+	if text == "" {
+		return nil
+	}
+	hits := findHits(text, stemmerFor(lang), q)
+
+	// Choose the window (in runes) holding the most distinct terms, then the
+	// most hits; with no hit, the start of the text.
+	total := utf8.RuneCountInString(text)
+	from := 0
+	if len(hits) > 0 {
+		best, bestScore := [2]int{0, 0}, -1
+		count := make(map[int]int)
+		j := 0
+		for i := range hits {
+			if j < i {
+				j = i
+			}
+			for j < len(hits) && hits[j].endRune-hits[i].startRune <= maxRunes {
+				count[hits[j].term]++
+				j++
+			}
+			if j == i { // a hit longer than the window: show its start
+				j = i + 1
+				count[hits[i].term]++
+			}
+			if score := len(count)*1000 + (j - i); score > bestScore {
+				best, bestScore = [2]int{i, j - 1}, score
+			}
+			if count[hits[i].term]--; count[hits[i].term] == 0 {
+				delete(count, hits[i].term)
+			}
+		}
+		first, last := hits[best[0]], hits[best[1]]
+		slack := max(maxRunes-(last.endRune-first.startRune), 0)
+		from = max(first.startRune-slack/3, 0)
+	}
+	from = max(min(from, total-maxRunes), 0)
+	start, end := byteOffset(text, from), byteOffset(text, from+maxRunes)
+	start, end = snapWords(text, start, end)
+
+	var frags []Fragment
+	add := func(s string, match bool) {
+		if s == "" {
+			return
+		}
+		if n := len(frags); n > 0 && frags[n-1].Match == match {
+			frags[n-1].Text += s
+			return
+		}
+		frags = append(frags, Fragment{Text: s, Match: match})
+	}
+	if start > 0 {
+		add("…", false)
+	}
+	at := start
+	for _, h := range hits {
+		if h.start < at || h.end > end {
+			continue
+		}
+		add(text[at:h.start], false)
+		add(text[h.start:h.end], true)
+		at = h.end
+	}
+	add(text[at:end], false)
+	if end < len(text) {
+		add("…", false)
+	}
+	return frags
+}
+
+// hit is a matched word or phrase in the text.
+type hit struct {
+	start, end         int // bytes
+	startRune, endRune int
+	term               int
+}
+
+// docWord is a word of the text being marked.
+type docWord struct {
+	start, end int
+	folded     string
+	forms      []string // its stem and itself; computed only when it might match
+}
+
+// findHits returns the query terms' occurrences in text, in order, without
+// overlaps.
+func findHits(text string, stem func(string) string, q Query) []hit {
+	terms := markable(q.Terms)
+	if len(terms) == 0 {
+		return nil
+	}
+	// want[t][k] lists the forms that match word k of term t, as in MatchExpr;
+	// a prefix is matched as is. Stemming only rewrites the end of a word
+	// (retry -> retri, latencia -> latent), so a text word can only match a
+	// form if it starts with all but the form's last two letters: the other
+	// words, most of the text, need no stemming.
+	want := make([][][]string, len(terms))
+	var starts []string
+	heads := make(map[string]bool)
+	for ti, t := range terms {
+		want[ti] = make([][]string, len(t.Words))
+		for k, w := range t.Words {
+			if t.Kind == Prefix && k == len(t.Words)-1 {
+				want[ti][k] = []string{w}
+			} else {
+				want[ti][k] = t.forms(k)
+			}
+			for _, f := range want[ti][k] {
+				heads[head(f)] = true
+				starts = append(starts, stemStart(f))
+			}
+		}
+	}
+	mayMatch := func(w []byte) bool {
+		if !heads[string(w[:headLen(w)])] {
+			return false
+		}
+		return slices.ContainsFunc(starts, func(s string) bool { return bytes.HasPrefix(w, []byte(s)) })
+	}
+	memo := make(map[string][]string) // texts repeat their words
+	var words []docWord
+	scanWords(text, func(start, end int, w []byte) bool {
+		d := docWord{start: start, end: end}
+		if mayMatch(w) {
+			d.folded = string(w)
+		} else {
+			d.forms = []string{} // matches nothing
+		}
+		words = append(words, d)
+		return true
+	})
+	matchesWord := func(i int, t Term, k int, want []string) bool {
+		w := &words[i]
+		if t.Kind == Prefix && k == len(t.Words)-1 {
+			return w.folded != "" && strings.HasPrefix(w.folded, want[0])
+		}
+		if w.forms == nil {
+			f, ok := memo[w.folded]
+			if !ok {
+				f = []string{stem(w.folded), w.folded}
+				memo[w.folded] = f
+			}
+			w.forms = f
+		}
+		return slices.ContainsFunc(w.forms, func(f string) bool { return slices.Contains(want, f) })
+	}
+
+	var hits []hit
+	runes, runeAt := 0, 0 // rune count of text[:runeAt]
+	for i := 0; i < len(words); i++ {
+		for ti, t := range terms {
+			n := len(t.Words)
+			if i+n > len(words) {
+				continue
+			}
+			ok := true
+			for k := 0; k < n && ok; k++ {
+				ok = matchesWord(i+k, t, k, want[ti][k])
+			}
+			if !ok {
+				continue
+			}
+			start, end := words[i].start, words[i+n-1].end
+			runes += utf8.RuneCountInString(text[runeAt:start])
+			startRune := runes
+			runes += utf8.RuneCountInString(text[start:end])
+			runeAt = end
+			hits = append(hits, hit{start: start, end: end, startRune: startRune, endRune: runes, term: ti})
+			i += n - 1
+			break
+		}
+	}
+	return hits
+}
+
+// markable drops single stop words ("the", "de") when the query has other
+// terms, so they are not marked all over the snippet.
+func markable(terms []Term) []Term {
+	var kept []Term
+	for _, t := range terms {
+		if t.Kind == Word && len(t.Words) == 1 && (english.IsStopWord(t.Words[0]) || spanish.IsStopWord(t.Words[0])) {
+			continue
+		}
+		kept = append(kept, t)
+	}
+	if len(kept) == 0 {
+		return terms
+	}
+	return kept
+}
+
+// stemStart is what a word must start with to have stem (or be) f: all but
+// its last two runes, and at least two.
+func stemStart(f string) string {
+	n := utf8.RuneCountInString(f)
+	if n <= 4 {
+		return head(f)
+	}
+	return f[:byteOffset(f, n-2)]
+}
+
+// head is the first two runes of w.
+func head(w string) string {
+	return w[:headLen([]byte(w))]
+}
+
+// headLen is the length in bytes of the first two runes of w.
+func headLen(w []byte) int {
+	n := 0
+	for i := 0; i < len(w); n++ {
+		if n == 2 {
+			return i
+		}
+		_, size := utf8.DecodeRune(w[i:])
+		i += size
+	}
+	return len(w)
+}
+
+// byteOffset is the byte offset of the n-th rune of s (len(s) past the end).
+func byteOffset(s string, n int) int {
+	for i := range s {
+		if n == 0 {
+			return i
+		}
+		n--
+	}
+	return len(s)
+}
+
+// snapWords moves start forward and end backward off the middle of words.
+func snapWords(text string, start, end int) (int, int) {
+	inWord := func(i int) bool {
+		if i <= 0 || i >= len(text) {
+			return false
+		}
+		before, _ := utf8.DecodeLastRuneInString(text[:i])
+		after, _ := utf8.DecodeRuneInString(text[i:])
+		return isWordRune(before) && isWordRune(after)
+	}
+	s := start
+	for s < end && inWord(s) {
+		_, size := utf8.DecodeRuneInString(text[s:])
+		s += size
+	}
+	e := end
+	for e > s && inWord(e) {
+		_, size := utf8.DecodeLastRuneInString(text[:e])
+		e -= size
+	}
+	if e == s { // one word longer than the window: cut it rather than show nothing
+		s, e = start, end
+	}
+	for s < e && text[s] == ' ' {
+		s++
+	}
+	for e > s && text[e-1] == ' ' {
+		e--
+	}
+	return s, e
+}
+
+func isWordRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.Mn, r)
+}

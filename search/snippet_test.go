@@ -1,0 +1,118 @@
+package search_test
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"hindsight/search"
+)
+
+// render writes fragments with [brackets] around matches.
+func render(frags []search.Fragment) string {
+	var b strings.Builder
+	for _, f := range frags {
+		if f.Match {
+			b.WriteString("[" + f.Text + "]")
+		} else {
+			b.WriteString(f.Text)
+		}
+	}
+	return b.String()
+}
+
+const dreamwidth = `First of all, sorry for the trouble tonight.
+The basic description of the issue is that we believe that all of our Apache workers were tied up
+by keep-alive connections, so the load balancer health checks could not get a connection.
+Servers failed the checks and were removed, which left fewer servers under more load.`
+
+func TestSnippet(t *testing.T) {
+	tests := []struct {
+		name, text, query string
+		lang              string // "en" when empty
+		max               int
+		want              string
+	}{
+		{
+			name: "stem and window", text: dreamwidth, query: "health check", max: 80,
+			want: "…[health] [checks] could not get a connection. Servers failed the [checks] and were…",
+		},
+		{
+			name: "phrase marked whole", text: dreamwidth, query: `"health checks"`, max: 80,
+			want: "…so the load balancer [health checks] could not get a connection. Servers failed…",
+		},
+		{
+			name: "punctuated word", text: dreamwidth, query: "keep-alive", max: 60,
+			want: "…were tied up by [keep-alive] connections, so the load balancer…",
+		},
+		{
+			name: "prefix", text: dreamwidth, query: "serv*", max: 60,
+			want: "…a connection. [Servers] failed the checks and were removed,…",
+		},
+		{
+			name: "accents and Spanish stems", text: "Hubo un bucle de realimentación: los clientes seguían reintentando.", query: "realimentacion reintentos", lang: "es", max: 200,
+			want: "Hubo un bucle de [realimentación]: los clientes seguían [reintentando].",
+		},
+		{
+			name: "stop words are not marked", text: "The cache and the database.", query: "the cache", max: 200,
+			want: "The [cache] and the database.",
+		},
+		{
+			name: "only stop words are marked", text: "The cache and the database.", query: "the", max: 200,
+			want: "[The] cache and [the] database.",
+		},
+		{
+			name: "no match shows the start", text: dreamwidth, query: "zebra", max: 40,
+			want: "First of all, sorry for the trouble…",
+		},
+		{
+			name: "exclusions are not marked", text: "retry storm", query: "storm -retry", max: 200,
+			want: "retry [storm]",
+		},
+		{
+			name: "white space collapses", text: "a\n\n  retry\tstorm  ", query: "retry", max: 200,
+			want: "a [retry] storm",
+		},
+		{
+			name: "prefers the window with more terms", text: "retry " + strings.Repeat("filler ", 40) + "retry and then a storm", query: "retry storm", max: 40,
+			want: "…filler filler [retry] and then a [storm]",
+		},
+		{
+			name: "one long word", text: strings.Repeat("x", 100), query: "y", max: 20,
+			want: strings.Repeat("x", 20) + "…",
+		},
+		{
+			name: "stems of the text's language", text: "Hubo un bucle de realimentación: los clientes seguían reintentando.", query: "reintentos", lang: "en", max: 200,
+			want: "Hubo un bucle de realimentación: los clientes seguían reintentando.",
+		},
+		{
+			name: "unknown language matches folded words", text: "Retries and retried", query: "RETRIES", lang: "de", max: 200,
+			want: "[Retries] and retried",
+		},
+		{name: "empty text", text: "", query: "x", max: 20, want: ""},
+		{name: "empty query", text: "retry storm", query: "", max: 200, want: "retry storm"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lang := tt.lang
+			if lang == "" {
+				lang = "en"
+			}
+			got := render(search.Snippet(tt.text, lang, search.Parse(tt.query), tt.max))
+			if got != tt.want {
+				t.Errorf("Snippet =\n  %q\nwant\n  %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestSnippetLength(t *testing.T) {
+	text := strings.Repeat("the retry storm took the site down ", 50)
+	for _, max := range []int{20, 50, 160} {
+		got := render(search.Snippet(text, "en", search.Parse("storm"), max))
+		got = strings.NewReplacer("[", "", "]", "", "…", "").Replace(got)
+		if n := utf8.RuneCountInString(got); n > max {
+			t.Errorf("Snippet(max %d) has %d runes: %q", max, n, got)
+		}
+	}
+}

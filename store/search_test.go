@@ -1,0 +1,504 @@
+package store_test
+
+import (
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"hindsight/search"
+	"hindsight/seeds"
+	"hindsight/store"
+)
+
+// searchFixtures are postmortems of our own, next to the seeds: English and
+// Spanish, a variant pair, an archived one, and one whose text never names
+// its pattern.
+func searchFixtures() []store.Postmortem {
+	return []store.Postmortem{
+		{
+			Slug: "acme-checkout-retry-storm", Title: "Checkout API brought down by its own clients", Organization: "Acme Payments",
+			IncidentDate: "2023-03-14", Severity: "SEV2", Language: "en",
+			Summary: "A slow database made checkout calls time out; the mobile SDK retried every failed call immediately and the load tripled.",
+			Body:    "## What happened\n\nClients retried without backoff or jitter. Each retry added load, so more calls failed and were retried again.",
+			Tags:    []store.Tag{{PatternSlug: "retry-storm", Role: store.RoleAmplifier}},
+			ActionItems: []store.ActionItem{
+				{Title: "Add exponential backoff with jitter to the SDK", Kind: store.KindPrevent},
+			},
+		},
+		{
+			Slug: "acme-checkout-retry-storm-es", Title: "La API de pago, tumbada por sus propios clientes", Organization: "Acme Payments",
+			IncidentDate: "2023-03-14", Severity: "SEV2", Language: "es", VariantOf: "acme-checkout-retry-storm", VariantKind: store.KindTranslation,
+			Summary: "Una base de datos lenta hizo que las llamadas de pago expiraran; el SDK reintentaba cada llamada fallida y la carga se triplicó.",
+			Body:    "Los clientes reintentaban sin retroceso exponencial. Cada reintento añadía carga.",
+			Tags:    []store.Tag{{PatternSlug: "retry-storm", Role: store.RoleAmplifier}},
+		},
+		{
+			Slug: "banco-pagos-tormenta", Title: "Tormenta de reintentos en el servicio de pagos", Organization: "Banco Ejemplo",
+			IncidentDate: "2022-11-02", Severity: "SEV1", Language: "es",
+			Summary: "Los clientes seguían reintentando y el pool de conexiones de la base de datos se agotó.",
+			Body:    "Durante dos horas hubo agotamiento de conexiones: cada petición abría una conexión nueva y la configuración inválida del pool empeoró la situación.",
+			Tags: []store.Tag{
+				{PatternSlug: "retry-storm", Role: store.RoleAmplifier},
+				{PatternSlug: "connection-exhaustion", Role: store.RoleTrigger},
+			},
+		},
+		{
+			Slug: "chatco-lockstep-reconnect", Title: "Mobile clients reconnected in lockstep after a gateway restart", Organization: "ChatCo",
+			IncidentDate: "2021-06-30", Severity: "SEV2", Language: "en",
+			Summary: "Restarting the push gateway dropped every session; all phones came back within the same second.",
+			Body:    "The reconnect storm saturated the login service for forty minutes.",
+			Tags:    []store.Tag{{PatternSlug: "thundering-herd", Role: store.RoleTrigger}},
+		},
+		{
+			Slug: "acme-expired-certificate", Title: "Internal certificate expired on the payments mesh", Organization: "Acme Payments",
+			IncidentDate: "2023-08-01", Severity: "SEV3", Language: "en",
+			Summary: "An intermediate certificate of the internal CA expired and service-to-service TLS failed.",
+			Tags:    []store.Tag{{PatternSlug: "certificate-expiry", Role: store.RoleTrigger}},
+		},
+		{
+			Slug: "archived-dns-outage", Title: "DNS resolver timeouts", Organization: "Acme Payments",
+			IncidentDate: "2023-01-05", Language: "en", ArchivedAt: "2024-01-01T00:00:00Z",
+			Summary: "The resolver fleet timed out after a bad certificate rotation.",
+			Tags:    []store.Tag{{PatternSlug: "dns-failure", Role: store.RoleTrigger}},
+		},
+	}
+}
+
+// newSearchStore is a seeded store holding searchFixtures too.
+func newSearchStore(t testing.TB) (*store.Store, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "test.db")
+	st, err := store.Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if _, err := seeds.Load(t.Context(), st); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range searchFixtures() {
+		if err := st.CreatePostmortem(t.Context(), &p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return st, path
+}
+
+func searchSlugs(t *testing.T, st *store.Store, raw string, limit int) ([]string, store.SearchResult) {
+	t.Helper()
+	res, err := st.Search(t.Context(), store.SearchParams{Query: search.Parse(raw), Limit: limit})
+	if err != nil {
+		t.Fatalf("Search(%q): %v", raw, err)
+	}
+	var slugs []string
+	for _, h := range res.Hits {
+		slugs = append(slugs, h.Slug)
+	}
+	return slugs, res
+}
+
+const (
+	fb     = "facebook-2010-09-23-outage"
+	fbRe   = "facebook-2010-09-23-outage-rewrite"
+	fbES   = "facebook-2010-09-23-outage-es"
+	dw     = "dreamwidth-2020-05-25-site-interruptions"
+	gmail  = "gmail-2009-09-01-request-router-overload"
+	acme   = "acme-checkout-retry-storm"
+	acmeES = "acme-checkout-retry-storm-es"
+	banco  = "banco-pagos-tormenta"
+	chat   = "chatco-lockstep-reconnect"
+	cert   = "acme-expired-certificate"
+	dns    = "archived-dns-outage"
+)
+
+// anyOf matches a hit from a variant group, whichever version matched.
+func anyOf(slugs ...string) string { return strings.Join(slugs, "|") }
+
+func TestSearchQueries(t *testing.T) {
+	st, _ := newSearchStore(t)
+	tests := []struct {
+		query string
+		top   []string // each must be among the first len(top)+1 hits; "a|b" accepts either version
+		not   []string // must not be found at all
+		first string   // when set, the best hit
+	}{
+		// English words, stems and phrases.
+		{query: "retries", top: []string{acme}, first: acme},
+		{query: "retry storm", top: []string{acme, banco, anyOf(fb, fbRe, fbES)}},
+		{query: "Retry Storm", top: []string{acme, banco}},
+		{query: "keep-alive", top: []string{dw}, first: dw},
+		{query: "health checks failing", top: []string{dw}, first: dw},
+		{query: `"health checks"`, top: []string{dw}, not: []string{fb, chat}},
+		{query: `"request routers"`, top: []string{gmail}, first: gmail},
+		{query: "router*", top: []string{gmail}, not: []string{dw}},
+		{query: "backoff jitter", top: []string{acme}},                                // an action item
+		{query: "Acme", top: []string{anyOf(acme, acmeES), cert}, not: []string{dns}}, // organization, archived left out
+		{query: "cascading failure", top: []string{dw, gmail}},
+		// Spanish, with and without accents.
+		{query: "bucle de realimentación", top: []string{fbES}, first: fbES},
+		{query: "realimentacion", top: []string{fbES}},
+		{query: "REALIMENTACIÓN", top: []string{fbES}},
+		{query: "reintentos", top: []string{banco, acmeES}},
+		{query: "reint*", top: []string{banco}},
+		{query: "configuración inválida", top: []string{banco, fbES}},
+		{query: `"pool de conexiones"`, top: []string{banco}, first: banco},
+		// Pattern synonyms: postmortems tagged with the named pattern match
+		// even when their text does not say it.
+		{query: "thundering herd", top: []string{chat, anyOf(fb, fbRe, fbES)}},
+		{query: "reconnect storm", top: []string{chat}, first: chat},
+		{query: "agotamiento de conexiones", top: []string{banco, dw}},
+		{query: "connection exhaustion", top: []string{dw, banco}},
+		// Filters, alone and with words.
+		{query: "org:google", top: []string{gmail}, not: []string{dw}},
+		{query: `org:"Acme Payments"`, top: []string{cert, anyOf(acme, acmeES)}, not: []string{banco, dns}},
+		{query: "retry year:2022", top: []string{banco}, not: []string{acme}},
+		{query: "lang:es tormenta", top: []string{banco}, not: []string{acme}},
+		{query: "sev:1", top: []string{anyOf(fb, fbRe, fbES), gmail, banco}, not: []string{dw}},
+		{query: "pattern:certificate-expiry", top: []string{cert}, first: cert},
+		{query: "pattern:dns-failure", not: []string{dns}},
+		// Exclusions.
+		{query: "retry storm -facebook", top: []string{acme, banco}, not: []string{fb, fbRe, fbES}},
+		{query: `checkout -"exponential backoff"`, not: []string{acme}},
+		{query: "pattern:retry-storm -pagos", top: []string{acme, anyOf(fb, fbRe, fbES)}, not: []string{banco}},
+		{query: "-facebook -gmail -dreamwidth -acme -banco", top: []string{chat}},
+		// Odd input is read as words.
+		{query: `"retries backoff`, top: []string{acme}},
+		{query: "retries AND backoff", top: []string{acme}},
+		{query: "NEAR(retries backoff)", not: []string{dw}},
+		{query: "title:certificate", not: []string{dw}},
+		{query: "certificate*", top: []string{cert}, not: []string{dns}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.query, func(t *testing.T) {
+			slugs, res := searchSlugs(t, st, tt.query, 20)
+			if res.Total != len(slugs) {
+				t.Errorf("Total = %d, but %d hits on one page of 20", res.Total, len(slugs))
+			}
+			for _, want := range tt.top {
+				i := slices.IndexFunc(slugs, func(s string) bool { return slices.Contains(strings.Split(want, "|"), s) })
+				if i < 0 || i > len(tt.top) {
+					t.Errorf("%s at %d, want among the first %d of %q", want, i, len(tt.top)+1, slugs)
+				}
+			}
+			for _, bad := range tt.not {
+				if slices.Contains(slugs, bad) {
+					t.Errorf("found %s in %q", bad, slugs)
+				}
+			}
+			if tt.first != "" && (len(slugs) == 0 || slugs[0] != tt.first) {
+				t.Errorf("first hit of %q, want %s", slugs, tt.first)
+			}
+		})
+	}
+}
+
+func TestSearchOneHitPerVariantGroup(t *testing.T) {
+	st, _ := newSearchStore(t)
+	tests := []struct {
+		query, want string // want: the version reported as matching
+	}{
+		{"facebook feedback", fb},
+		{"lang:es facebook", fbES},
+		{"realimentación", fbES},
+		{"checkout clients", acme},
+		{"reintentaba", acmeES},
+	}
+	for _, tt := range tests {
+		slugs, res := searchSlugs(t, st, tt.query, 20)
+		var group []store.SearchHit
+		for _, h := range res.Hits {
+			if strings.HasPrefix(h.Slug, strings.TrimSuffix(tt.want, "-es")) {
+				group = append(group, h)
+			}
+		}
+		if len(group) != 1 {
+			t.Errorf("%q: %d hits of the group in %q, want 1", tt.query, len(group), slugs)
+			continue
+		}
+		if got := group[0].Slug; got != tt.want {
+			t.Errorf("%q: matched version %s, want %s", tt.query, got, tt.want)
+		}
+		if group[0].Canonical != (tt.want == fb || tt.want == acme) {
+			t.Errorf("%q: Canonical = %v for %s", tt.query, group[0].Canonical, tt.want)
+		}
+		if !slices.Equal(group[0].Languages, []string{"en", "es"}) {
+			t.Errorf("%q: Languages = %q, want the group's [en es]", tt.query, group[0].Languages)
+		}
+	}
+}
+
+func TestSearchFacets(t *testing.T) {
+	st, _ := newSearchStore(t)
+	_, res := searchSlugs(t, st, "retry storm", 20)
+	want := map[string][]store.Facet{
+		"Organizations": {{"Acme Payments", "Acme Payments", 1}, {"Banco Ejemplo", "Banco Ejemplo", 1}, {"Facebook", "Facebook", 1}},
+		"Years":         {{"2023", "2023", 1}, {"2022", "2022", 1}, {"2010", "2010", 1}},
+		"Languages":     {{"es", "es", 3}, {"en", "en", 2}},
+		"Severities":    {{"SEV1", "SEV1", 2}, {"SEV2", "SEV2", 1}},
+	}
+	got := map[string][]store.Facet{
+		"Organizations": res.Facets.Organizations, "Years": res.Facets.Years,
+		"Languages": res.Facets.Languages, "Severities": res.Facets.Severities,
+	}
+	for name, w := range want {
+		if !slices.Equal(got[name], w) {
+			t.Errorf("%s = %v, want %v", name, got[name], w)
+		}
+	}
+	if i := slices.IndexFunc(res.Facets.Patterns, func(f store.Facet) bool { return f.Value == "retry-storm" }); i != 0 ||
+		res.Facets.Patterns[0] != (store.Facet{Value: "retry-storm", Label: "Retry storm", Count: 3}) {
+		t.Errorf("Patterns = %v, want Retry storm first with 3", res.Facets.Patterns)
+	}
+	if len(res.Patterns) != 1 || res.Patterns[0].Slug != "retry-storm" || res.Patterns[0].Definition == "" {
+		t.Errorf("named Patterns = %+v, want the retry-storm card", res.Patterns)
+	}
+
+	// A facet's value used as a filter gives as many incidents as it counted.
+	for _, f := range res.Facets.Organizations {
+		q := search.Parse("retry storm").WithFilter("org", f.Value)
+		r, err := st.Search(t.Context(), store.SearchParams{Query: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Total != f.Count {
+			t.Errorf("%s: Total = %d, facet said %d", q, r.Total, f.Count)
+		}
+	}
+}
+
+func TestSearchPagination(t *testing.T) {
+	st, _ := newSearchStore(t)
+	all, res := searchSlugs(t, st, "pattern:feedback-loop", 20)
+	if res.Total != 3 || len(all) != 3 {
+		t.Fatalf("Total = %d, hits %q; want 3", res.Total, all)
+	}
+	var paged []string
+	for off := 0; off < 4; off++ {
+		r, err := st.Search(t.Context(), store.SearchParams{Query: search.Parse("pattern:feedback-loop"), Limit: 1, Offset: off})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Total != 3 {
+			t.Errorf("offset %d: Total = %d, want 3", off, r.Total)
+		}
+		for _, h := range r.Hits {
+			paged = append(paged, h.Slug)
+		}
+	}
+	if !slices.Equal(paged, all) {
+		t.Errorf("pages = %q, want %q", paged, all)
+	}
+	// Without words, newest incident first.
+	if want := []string{dw, fb, gmail}; !slices.Equal(all, want) {
+		t.Errorf("order = %q, want %q", all, want)
+	}
+}
+
+func TestSearchSnippets(t *testing.T) {
+	st, _ := newSearchStore(t)
+	_, res := searchSlugs(t, st, "keep-alive", 1)
+	if len(res.Hits) != 1 {
+		t.Fatalf("hits = %d", len(res.Hits))
+	}
+	var marked []string
+	for _, f := range res.Hits[0].Snippet {
+		if f.Match {
+			marked = append(marked, f.Text)
+		}
+		if strings.ContainsAny(f.Text, "#*[]") {
+			t.Errorf("snippet keeps Markdown: %q", f.Text)
+		}
+	}
+	if len(marked) == 0 || !strings.EqualFold(marked[0], "keep-alive") {
+		t.Errorf("marked = %q, want keep-alive", marked)
+	}
+	if res.Hits[0].Score <= 0 {
+		t.Errorf("Score = %v, want > 0", res.Hits[0].Score)
+	}
+
+	// The Dreamwidth post says "_also_": emphasis marks go, the word stays.
+	_, res = searchSlugs(t, st, `"load balancer also needs"`, 1)
+	var text strings.Builder
+	for _, f := range res.Hits[0].Snippet {
+		text.WriteString(f.Text)
+	}
+	if got := text.String(); strings.Contains(got, "_also_") || !strings.Contains(got, "balancer also needs") {
+		t.Errorf("snippet = %q, want the emphasis dropped", got)
+	}
+}
+
+func TestSearchOddInput(t *testing.T) {
+	st, _ := newSearchStore(t)
+	for _, raw := range []string{
+		"", " ", `"`, `""`, `"""`, "*", "**", "-", "--", "-*", "AND", "OR", "NOT", "NEAR(", "NEAR(a b, 2)", "a OR",
+		"title:x", "{title}: x", "^x", "x:", ":", "org:", `org:"`, "year:x", "year:-1", "lang:zz", "sev:SEV9",
+		"pattern:no-such-pattern", "'; DROP TABLE postmortems; --", "\x00", "\xff\xfe", "e\u0301", "日本語", "🔥 outage",
+		strings.Repeat("retry storm ", 1000), strings.Repeat(`"a `, 500), strings.Repeat("x", 10_000),
+	} {
+		for _, off := range []int{0, 1_000_000} {
+			if _, err := st.Search(t.Context(), store.SearchParams{Query: search.Parse(raw), Offset: off}); err != nil {
+				t.Errorf("Search(%.40q, offset %d): %v", raw, off, err)
+			}
+		}
+	}
+}
+
+// TestSearchIndexFollowsWrites checks that writes reach the index in their
+// own transaction, including writes made outside the store's code.
+func TestSearchIndexFollowsWrites(t *testing.T) {
+	st, path := newSearchStore(t)
+	found := func(raw, slug string) bool {
+		t.Helper()
+		slugs, _ := searchSlugs(t, st, raw, 100)
+		return slices.Contains(slugs, slug)
+	}
+
+	t.Run("Create", func(t *testing.T) {
+		p := store.Postmortem{Title: "Quokka fleet ran out of file descriptors", Language: "en",
+			ActionItems: []store.ActionItem{{Title: "Raise the wombat ulimit", Kind: store.KindPrevent}}}
+		if err := st.CreatePostmortem(t.Context(), &p); err != nil {
+			t.Fatal(err)
+		}
+		if !found("quokka", p.Slug) || !found("wombat", p.Slug) {
+			t.Error("a new postmortem is not searchable by its title and action items")
+		}
+	})
+
+	// Another connection writes behind the store's back, as a migration or
+	// a script could: the triggers mark the rows, the next search indexes them.
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	exec := func(query string, args ...any) {
+		t.Helper()
+		if _, err := db.ExecContext(t.Context(), query, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Run("Update", func(t *testing.T) {
+		exec(`UPDATE postmortems SET title = 'Platypus certificate' WHERE slug = ?`, cert)
+		if !found("platypus", cert) {
+			t.Error("an updated title is not searchable")
+		}
+		if found("internal mesh", cert) {
+			t.Error("the old title is still searchable")
+		}
+	})
+	t.Run("Tags", func(t *testing.T) {
+		exec(`INSERT INTO tags (postmortem_id, pattern_slug, role) SELECT id, 'thundering-herd', 'trigger' FROM postmortems WHERE slug = ?`, cert)
+		if !found("thundering herd", cert) {
+			t.Error("a new tag does not bring the pattern's synonyms")
+		}
+		exec(`DELETE FROM tags WHERE pattern_slug = 'thundering-herd' AND postmortem_id = (SELECT id FROM postmortems WHERE slug = ?)`, cert)
+		if found("thundering herd", cert) {
+			t.Error("a removed tag still matches")
+		}
+	})
+	t.Run("Archive", func(t *testing.T) {
+		exec(`UPDATE postmortems SET archived_at = '2024-01-01T00:00:00Z' WHERE slug = ?`, chat)
+		if found("reconnect storm", chat) {
+			t.Error("an archived postmortem is found")
+		}
+	})
+	t.Run("Delete", func(t *testing.T) {
+		exec(`DELETE FROM source_comments WHERE postmortem_id = (SELECT id FROM postmortems WHERE slug = ?)`, gmail)
+		exec(`DELETE FROM tags WHERE postmortem_id = (SELECT id FROM postmortems WHERE slug = ?)`, gmail)
+		exec(`DELETE FROM action_items WHERE postmortem_id = (SELECT id FROM postmortems WHERE slug = ?)`, gmail)
+		exec(`UPDATE variant_groups SET canonical_id = NULL WHERE canonical_id = (SELECT id FROM postmortems WHERE slug = ?)`, gmail)
+		exec(`DELETE FROM postmortems WHERE slug = ?`, gmail)
+		if found("request routers", gmail) {
+			t.Error("a deleted postmortem is found")
+		}
+		var n int
+		if err := db.QueryRowContext(t.Context(), `SELECT count(*) FROM search_index`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if want := 5 + len(searchFixtures()); n != want { // 5 seeds + fixtures + Create - the deleted one
+			t.Errorf("index rows = %d, want %d", n, want)
+		}
+	})
+}
+
+// TestSearchIndexRebuiltWhenStale: a database whose index was built by
+// another definition gets a fresh one when the store opens.
+func TestSearchIndexRebuiltWhenStale(t *testing.T) {
+	st, path := newSearchStore(t)
+	st.Close()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`INSERT INTO search_index (search_index) VALUES ('delete-all')`,
+		`UPDATE search_meta SET value = 'an older definition' WHERE key = 'version'`,
+	} {
+		if _, err := db.ExecContext(t.Context(), q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+
+	st, err = store.Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	slugs, _ := searchSlugs(t, st, "keep-alive", 10)
+	if !slices.Contains(slugs, dw) {
+		t.Errorf("after reopening, keep-alive finds %q", slugs)
+	}
+}
+
+// BenchmarkSearch times typical queries over the seeds and n generated
+// postmortems whose words follow a long-tailed vocabulary, so a query word
+// matches a realistic share of them (the performance issue measures larger
+// collections).
+func BenchmarkSearch(b *testing.B) {
+	const n = 2000
+	st, _ := newSearchStore(b)
+	terms := strings.Fields("retry storm cache stampede keep-alive health check router overload backoff jitter " +
+		"database connection pool exhausted deploy config rollback certificate dns timeout queue backlog " +
+		"reintentos conexiones tormenta caída base datos cascading failure")
+	orgs := []string{"Acme Payments", "ChatCo", "Banco Ejemplo", "Globex", "Initech"}
+	pats := []string{"retry-storm", "cache-stampede", "connection-exhaustion", "bad-deploy", "dns-failure"}
+	for i := range n {
+		var body strings.Builder
+		for j := range 400 {
+			k := (i*7919 + j*104729) % 5000
+			if k%50 == 0 { // about one word in fifty is an SRE term
+				body.WriteString(terms[(k/50+i)%len(terms)] + " ")
+			} else {
+				fmt.Fprintf(&body, "w%d ", k*k%5000) // squared: some words are far more frequent
+			}
+		}
+		p := store.Postmortem{
+			Slug:         fmt.Sprintf("bench-%d", i),
+			Title:        fmt.Sprintf("%s %s incident %d", terms[i%len(terms)], terms[(i/3)%len(terms)], i),
+			Organization: orgs[i%len(orgs)], IncidentDate: fmt.Sprintf("%d-01-01", 2010+i%14),
+			Language: []string{"en", "es"}[i%2], Body: body.String(),
+			Tags: []store.Tag{{PatternSlug: pats[i%len(pats)], Role: store.RoleTrigger}},
+		}
+		if err := st.CreatePostmortem(b.Context(), &p); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, raw := range []string{"retry storm", `"connection pool" exhausted`, "reintentos lang:es", "keep-al* -dns", "org:acme year:2015", "w1"} {
+		b.Run(raw, func(b *testing.B) {
+			q := search.Parse(raw)
+			var total int
+			for b.Loop() {
+				res, err := st.Search(b.Context(), store.SearchParams{Query: q})
+				if err != nil {
+					b.Fatal(err)
+				}
+				total = res.Total
+			}
+			b.ReportMetric(float64(total), "hits")
+		})
+	}
+}
