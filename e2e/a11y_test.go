@@ -27,6 +27,10 @@ var pageTypes = []struct {
 	{"patterns", "/patterns", 200},
 	{"pattern", "/patterns/feedback-loop", 200},
 	{"pattern-untagged", "/patterns/dns-failure", 200},
+	{"search", "/search", 200},
+	{"search-results", "/search?q=feedback+loop", 200},
+	{"search-faceted", "/search?q=feedback+loop+org%3AFacebook", 200},
+	{"search-nothing", "/search?q=zzzyx", 200},
 	{"404", "/no/such/page", 404},
 }
 

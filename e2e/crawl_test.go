@@ -48,27 +48,36 @@ func site(t *testing.T) (map[string]*resource, []string) {
 	if err := trackSources(); err != nil {
 		t.Fatal(err)
 	}
-	crawlOnce.Do(func() { crawlSite, crawlOrder, crawlErr = crawl(baseURL + "/") })
+	crawlOnce.Do(func() { crawlSite, crawlOrder, crawlErr = crawl(baseURL, crawlStarts) })
 	if crawlErr != nil {
 		t.Fatal(crawlErr)
 	}
 	return crawlSite, crawlOrder
 }
 
-func crawl(start string) (map[string]*resource, []string, error) {
-	base, err := url.Parse(start)
+// crawlStarts are where the crawl begins: the home page, and a search a
+// person would type (results pages are reached through a form). Search
+// pages the crawl reaches are checked but not followed: each facet links to
+// the results with one more filter, and their combinations are endless.
+var crawlStarts = []string{"/", "/search?q=feedback+loop"}
+
+func crawl(origin string, starts []string) (map[string]*resource, []string, error) {
+	base, err := url.Parse(origin)
 	if err != nil {
 		return nil, nil, err
 	}
 	seen := map[string]*resource{}
-	var order []string
-	queue := []*resource{{URL: start, From: "(start)"}}
-	seen[start] = queue[0]
+	var order, queue []*resource
+	for _, s := range starts {
+		r := &resource{URL: origin + s, From: "(start)"}
+		seen[r.URL] = r
+		queue = append(queue, r)
+	}
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	for len(queue) > 0 {
 		r := queue[0]
 		queue = queue[1:]
-		order = append(order, r.URL)
+		order = append(order, r)
 		if len(order) > maxCrawl {
 			return nil, nil, fmt.Errorf("crawl reached more than %d URLs; last %s linked from %s", maxCrawl, r.URL, r.From)
 		}
@@ -86,7 +95,7 @@ func crawl(start string) (map[string]*resource, []string, error) {
 		if loc := res.Header.Get("Location"); loc != "" {
 			links = append(links, loc)
 		}
-		if r.isHTML() {
+		if r.isHTML() && (r.From == "(start)" || !strings.HasPrefix(r.URL, origin+"/search")) {
 			var found []string
 			found, r.IDs, err = parseLinks(r.Body)
 			if err != nil {
@@ -112,7 +121,11 @@ func crawl(start string) (map[string]*resource, []string, error) {
 			}
 		}
 	}
-	return seen, order, nil
+	urls := make([]string, len(order))
+	for i, r := range order {
+		urls[i] = r.URL
+	}
+	return seen, urls, nil
 }
 
 // linkAttrs are the attributes through which a page makes the browser or the
@@ -123,7 +136,9 @@ var linkAttrs = map[string][]string{
 }
 
 // parseLinks returns the URLs a page links to and the ids of its elements.
-// The og:image and og:url meta tags count as links too: chat apps follow them.
+// The og:image and og:url meta tags count as links too: chat apps follow
+// them. So does each GET form, submitted as it stands: a person who presses
+// its button without changing anything must not meet a dead end either.
 func parseLinks(body []byte) (links []string, ids map[string]bool, err error) {
 	doc, err := html.Parse(bytes.NewReader(body))
 	if err != nil {
@@ -147,6 +162,11 @@ func parseLinks(body []byte) (links []string, ids map[string]bool, err error) {
 				links = append(links, v)
 			}
 		}
+		if n.Data == "form" {
+			if u, ok := formURL(n); ok {
+				links = append(links, u)
+			}
+		}
 		if n.Data == "meta" {
 			if prop, _ := attr("property"); prop == "og:image" || prop == "og:url" {
 				if v, ok := attr("content"); ok {
@@ -156,6 +176,96 @@ func parseLinks(body []byte) (links []string, ids map[string]bool, err error) {
 		}
 	})
 	return links, ids, nil
+}
+
+// formURL is the URL a GET form requests when submitted with its default
+// values; ok is false for a POST form.
+func formURL(form *html.Node) (u string, ok bool) {
+	get := func(n *html.Node, key string) string {
+		for _, a := range n.Attr {
+			if a.Key == key {
+				return a.Val
+			}
+		}
+		return ""
+	}
+	if m := strings.ToLower(get(form, "method")); m != "" && m != "get" {
+		return "", false
+	}
+	q := url.Values{}
+	walk(form, func(n *html.Node) {
+		name := get(n, "name")
+		if name == "" {
+			return
+		}
+		switch n.Data {
+		case "input":
+			switch get(n, "type") {
+			case "submit", "button", "reset", "image":
+			case "checkbox", "radio":
+				if hasAttr(n, "checked") {
+					q.Add(name, cmpOr(get(n, "value"), "on"))
+				}
+			default:
+				q.Add(name, get(n, "value"))
+			}
+		case "select":
+			var first, chosen *html.Node
+			walk(n, func(o *html.Node) {
+				if o.Data != "option" {
+					return
+				}
+				if first == nil {
+					first = o
+				}
+				if chosen == nil && hasAttr(o, "selected") {
+					chosen = o
+				}
+			})
+			if chosen == nil {
+				chosen = first
+			}
+			if chosen != nil {
+				v, ok := "", false
+				for _, a := range chosen.Attr {
+					if a.Key == "value" {
+						v, ok = a.Val, true
+					}
+				}
+				if !ok && chosen.FirstChild != nil {
+					v = strings.TrimSpace(chosen.FirstChild.Data)
+				}
+				q.Add(name, v)
+			}
+		case "textarea":
+			if n.FirstChild != nil {
+				q.Add(name, n.FirstChild.Data)
+			} else {
+				q.Add(name, "")
+			}
+		}
+	})
+	action := get(form, "action")
+	if len(q) == 0 {
+		return action, true
+	}
+	return action + "?" + q.Encode(), true
+}
+
+func hasAttr(n *html.Node, key string) bool {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return true
+		}
+	}
+	return false
+}
+
+func cmpOr(v, def string) string {
+	if v != "" {
+		return v
+	}
+	return def
 }
 
 // walk calls fn for every element under n, in document order.

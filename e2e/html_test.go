@@ -25,6 +25,8 @@ var extraPages = []struct {
 }{
 	{"/no/such/page", http.StatusNotFound},
 	{"/postmortems?year=1999", http.StatusOK}, // an empty list
+	{"/search?q=keep-alive", http.StatusOK},   // results without a pattern card
+	{"/search?q=zzzyx", http.StatusOK},        // nothing found
 }
 
 type vnuMessage struct {

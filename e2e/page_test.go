@@ -129,6 +129,11 @@ func (p *page) allowed(text string) bool {
 // provokes them on purpose (a 404 logs one).
 func (p *page) expectConsole(s string) { p.allow = append(p.allow, s) }
 
+// timeout is the tab's context, limited to one step's time.
+func (p *page) timeout() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(p.ctx, actionTimeout)
+}
+
 // run runs actions with a timeout and fails the test on an error.
 func (p *page) run(what string, actions ...chromedp.Action[chromedp.Void]) {
 	p.t.Helper()
