@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -15,8 +16,7 @@ func TestJourneySearchFromTheHeader(t *testing.T) {
 	p := newPage(t)
 	p.open("/patterns", 200)
 	p.run("type in the header's search box", chromedp.SendKeys(chromedp.CSS("#site-search"), "keep-aliv", chromedp.NodeVisible))
-	p.run("wait for suggestions", chromedp.WaitVisible(chromedp.CSS(".header-search .search-suggest a")))
-	p.see(".header-search .search-suggest", "Tonight's site interruptions")
+	waitText(p, ".header-search .search-suggest", "Tonight's site interruptions")
 	p.run("move into the suggestions", chromedp.KeyEvent(kb.ArrowDown))
 	if got := eval[string](p, `document.activeElement.closest(".search-suggest") ? document.activeElement.textContent : ""`); !strings.Contains(got, "Tonight's site interruptions") {
 		t.Fatalf("ArrowDown focuses %q, want the first suggestion", got)
@@ -62,9 +62,40 @@ func TestJourneySearchLive(t *testing.T) {
 	p.open("/search", 200)
 	p.see(".search-help", "How to search")
 	p.run("type a query", chromedp.SendKeys(chromedp.CSS("#page-search"), "health checks", chromedp.NodeVisible))
-	p.run("wait for results", chromedp.WaitVisible(chromedp.CSS(".hit-list .search-hit")))
-	p.see(".hit-list", "Tonight's site interruptions")
+	waitText(p, ".hit-list", "Tonight's site interruptions")
 	runValue(p, chromedp.Poll[bool](`location.search.includes("health")`))
 	p.run("reload", chromedp.Reload())
 	p.see(".hit-list", "Tonight's site interruptions")
+}
+
+// The home page's search box is the page's one search box, with the same
+// live suggestions; Enter searches.
+func TestJourneySearchFromHome(t *testing.T) {
+	p := newPage(t)
+	p.open("/", 200)
+	if n := p.count(`form[role="search"]`); n != 1 {
+		t.Errorf("home shows %d search forms, want 1", n)
+	}
+	p.run("type in the home search box", chromedp.SendKeys(chromedp.CSS("#home-search"), "cache key", chromedp.NodeVisible))
+	// Suggestions follow each keystroke; wait for those of the whole word.
+	waitText(p, ".big-search .search-suggest", "More Details on Today's Outage")
+	ctx, cancel := p.timeout()
+	defer cancel()
+	if _, err := chromedp.RunResponse(ctx, chromedp.KeyEvent(kb.Enter)); err != nil {
+		t.Fatalf("search: %v", err)
+	}
+	p.see("h1", "Search")
+	p.see(".hit-list", "More Details on Today's Outage")
+}
+
+// waitText waits until the element sel is shown with text in it, for content
+// that a script fills in.
+func waitText(p *page, sel, text string) {
+	p.t.Helper()
+	ctx, cancel := p.timeout()
+	defer cancel()
+	js := `(() => { const e = document.querySelector(` + jsString(sel) + `); return !!e && e.getClientRects().length > 0 && e.innerText.includes(` + jsString(text) + `); })()`
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](js, chromedp.WithPollingInterval(50*time.Millisecond))); err != nil {
+		p.t.Fatalf("wait for %q in %s: %v (it shows %q)", text, sel, err, eval[string](p, `(document.querySelector(`+jsString(sel)+`) || {}).innerText || ""`))
+	}
 }
