@@ -3,11 +3,13 @@
 package handlers
 
 import (
+	"context"
 	"html/template"
 	"log/slog"
 	"net/http"
 	"time"
 
+	"hindsight/classify"
 	"hindsight/store"
 )
 
@@ -20,6 +22,9 @@ type Handler struct {
 	// now is the clock used to judge overdue action items.
 	now func() time.Time
 	mux http.Handler
+	// classifier suggests patterns; patternNames names them in answers.
+	classifier   *classify.Classifier
+	patternNames map[string]string
 }
 
 // New builds the application's handler. It parses every template and
@@ -32,6 +37,9 @@ func New(st *store.Store, log *slog.Logger) (*Handler, error) {
 		return nil, err
 	}
 	if h.pages, err = parsePages(h.funcs()); err != nil {
+		return nil, err
+	}
+	if h.classifier, h.patternNames, err = compileClassifier(context.Background(), st); err != nil {
 		return nil, err
 	}
 	h.mux = h.routes()

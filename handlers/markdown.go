@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"bytes"
+	"html"
 	"html/template"
 	"strings"
 
@@ -30,9 +31,39 @@ var (
 	}()
 )
 
+// markdownText turns Markdown into plain text, for places that show text
+// without markup, such as an action item's title: link targets and
+// emphasis marks go, the words stay.
+func markdownText(src string) string {
+	var buf bytes.Buffer
+	if err := markdown.Convert([]byte(src), &buf); err != nil {
+		return src
+	}
+	return strings.TrimSpace(html.UnescapeString(textOnly.Sanitize(buf.String())))
+}
+
+// textOnly keeps the text of HTML and drops every tag.
+var textOnly = bluemonday.StrictPolicy()
+
 // renderMarkdown renders a short field (a definition, a checklist item).
 func renderMarkdown(src string) template.HTML {
 	return render([]byte(src), markdown.Parser().Parse(text.NewReader([]byte(src))))
+}
+
+// renderInline renders a one-paragraph field (a checklist item) for a place
+// that takes only phrasing content, such as a label: without the <p>.
+func renderInline(src string) template.HTML {
+	doc := markdown.Parser().Parse(text.NewReader([]byte(src)))
+	if p, ok := doc.FirstChild().(*ast.Paragraph); ok && doc.ChildCount() == 1 {
+		// A text block renders its children only, as in a tight list.
+		tb := ast.NewTextBlock()
+		tb.SetLines(p.Lines())
+		for c := p.FirstChild(); c != nil; c = p.FirstChild() {
+			tb.AppendChild(tb, c)
+		}
+		doc.ReplaceChild(doc, p, tb)
+	}
+	return render([]byte(src), doc)
 }
 
 // renderSection renders a long field that a page shows under its own h2,
@@ -102,12 +133,6 @@ func sectionHeadings(prefix, src string) []heading {
 		return ast.WalkSkipChildren, nil
 	})
 	return out
-}
-
-// markdownText is src without its markup, on one line: for a page's
-// description, which link previews show as plain text.
-func markdownText(src string) string {
-	return strings.Join(strings.Fields(plainText(markdown.Parser().Parse(text.NewReader([]byte(src))), []byte(src))), " ")
 }
 
 // plainText is the text of n without its markup.

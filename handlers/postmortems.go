@@ -91,7 +91,11 @@ type postmortemPage struct {
 	basePage
 	Postmortem store.Postmortem
 	Sections   []section
-	Checklists []checklistGroup
+	Checklists []tickGroup
+	Times      []incidentTime
+	Timings    []timing
+	Ticks      tickForm
+	NewItem    actionItemForm
 }
 
 func sectionsOf(p store.Postmortem) []section {
@@ -121,17 +125,38 @@ func (h *Handler) showPostmortem(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	checklists, err := h.checklistsOf(r, p)
+	page, err := h.postmortemPage(r, p, tickForm{Author: authorFromCookie(r)})
 	if err != nil {
 		h.error(w, r, err)
 		return
 	}
-	h.render(w, r, http.StatusOK, "postmortem", postmortemPage{
+	h.render(w, r, http.StatusOK, "postmortem", page)
+}
+
+// postmortemPage builds the postmortem page; ticks is the state of its
+// checklist form.
+func (h *Handler) postmortemPage(r *http.Request, p store.Postmortem, ticks tickForm) (postmortemPage, error) {
+	checklists, err := h.checklistsOf(r, p)
+	if err != nil {
+		return postmortemPage{}, err
+	}
+	stored, err := h.store.ChecklistTicks(r.Context(), p.ID)
+	if err != nil {
+		return postmortemPage{}, err
+	}
+	times, timings := incidentTimes(p)
+	item := newActionItemForm()
+	item.Prefix = "new-"
+	return postmortemPage{
 		basePage:   h.base(r, p.Title, p.Summary),
 		Postmortem: p,
 		Sections:   sectionsOf(p),
-		Checklists: checklists,
-	})
+		Checklists: tickGroupsOf(p, checklists, stored, ticks),
+		Times:      times,
+		Timings:    timings,
+		Ticks:      ticks,
+		NewItem:    item,
+	}, nil
 }
 
 // checklistsOf returns the checklists of the patterns p is tagged with, in

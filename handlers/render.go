@@ -35,12 +35,15 @@ func (h *Handler) base(r *http.Request, title, description string) basePage {
 	if r.TLS != nil {
 		origin = "https://" + r.Host
 	}
-	return basePage{Title: title, Description: clip(description, 200), Path: r.URL.Path, Origin: origin, Canonical: origin + r.URL.RequestURI()}
+	return basePage{Title: title, Description: clip(description, 200), Path: r.URL.Path, Origin: origin,
+		Canonical: origin + r.URL.RequestURI(), Flash: flashFrom(r)}
 }
 
-// clip shortens s to at most n bytes, at a word boundary, marking the cut.
-// Search results and link previews show about that much of a description.
+// clip shortens s to at most n bytes, at a word boundary, marking the cut,
+// and puts it on one line. Search results and link previews show about
+// that much of a description.
 func clip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
 	if len(s) <= n {
 		return s
 	}
@@ -73,6 +76,7 @@ func parsePages(funcs template.FuncMap) (map[string]*template.Template, error) {
 func (h *Handler) funcs() template.FuncMap {
 	return template.FuncMap{
 		"markdown": renderMarkdown,
+		"inline":   renderInline,
 		// section and headings render a long Markdown field under its own h2
 		// and list its headings for the table of contents.
 		"section":   renderSection,
@@ -87,6 +91,13 @@ func (h *Handler) funcs() template.FuncMap {
 		},
 		"pageURL": pageURL,
 		"add":     func(a, b int) int { return a + b },
+		// Authoring: labels of stored values, and selects built from a field.
+		"kindLabel":   func(v string) string { return optionLabel(actionKinds, v) },
+		"statusLabel": func(v string) string { return optionLabel(actionStatuses, v) },
+		"actionLabel": revisionActionLabel,
+		"choices":     func(f field, opts []option) selectField { return selectField{field: f, Options: opts} },
+		"dateTime":    func(t time.Time) string { return t.UTC().Format("2 January 2006, 15:04 UTC") },
+		"rfc3339":     func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 	}
 }
 

@@ -10,7 +10,7 @@ import (
 // routes is the map of the application: every URL it answers.
 func (h *Handler) routes() http.Handler {
 	r := chi.NewRouter()
-	r.Use(middleware.RequestID, h.logRequests, h.recoverPanics, securityHeaders)
+	r.Use(middleware.RequestID, h.logRequests, h.recoverPanics, securityHeaders, takeFlash)
 	r.NotFound(h.notFound)
 	r.MethodNotAllowed(h.methodNotAllowed)
 
@@ -22,11 +22,38 @@ func (h *Handler) routes() http.Handler {
 	r.Get("/patterns/{slug}", h.showPattern)
 	r.Get("/search", h.showSearch)
 
+	// Writing and editing (forms; every POST redirects or re-renders with 422/409).
+	r.Get("/postmortems/new", h.newPostmortem)
+	r.Post("/postmortems", h.createPostmortem)
+	r.Get("/postmortems/{slug}/edit", h.editPostmortem)
+	r.Post("/postmortems/{slug}/edit", h.updatePostmortem)
+	r.Post("/postmortems/{slug}/archive", h.archivePostmortem)
+	r.Post("/postmortems/{slug}/unarchive", h.unarchivePostmortem)
+	r.Get("/postmortems/{slug}/history", h.showHistory)
+	r.Get("/postmortems/{slug}/compare", h.compareRevisions)
+	r.Get("/postmortems/{slug}/revisions/{version}", h.showRevision)
+	r.Post("/postmortems/{slug}/revisions/{version}/restore", h.restoreRevision)
+	r.Get("/postmortems/{slug}/action-items/new", h.newActionItem)
+	r.Post("/postmortems/{slug}/action-items", h.createActionItem)
+	r.Get("/postmortems/{slug}/action-items/{id}/edit", h.editActionItem)
+	r.Post("/postmortems/{slug}/action-items/{id}", h.updateActionItem)
+	r.Post("/postmortems/{slug}/action-items/{id}/complete", h.completeActionItem)
+	r.Post("/postmortems/{slug}/checklist", h.tickChecklist)
+	r.Post("/postmortems/{slug}/checklist/{item}/action-item", h.checklistActionItem)
+	r.Get("/patterns/{slug}/checklist", h.editChecklist)
+	r.Post("/patterns/{slug}/checklist", h.addChecklistItem)
+	r.Post("/patterns/{slug}/checklist/{item}", h.updateChecklistItem)
+	r.Post("/patterns/{slug}/checklist/{item}/move", h.moveChecklistItem)
+	r.Post("/patterns/{slug}/checklist/{item}/remove", h.removeChecklistItem)
+	r.Post("/patterns/{slug}/checklist/{item}/restore", h.restoreChecklistItem)
+	r.Post("/preview", h.previewMarkdown)
+
 	r.Get("/api/postmortems", h.apiListPostmortems)
 	r.Get("/api/postmortems/{slug}", h.apiGetPostmortem)
 	r.Get("/api/patterns", h.apiListPatterns)
 	r.Get("/api/patterns/{slug}", h.apiGetPattern)
 	r.Get("/api/search", h.apiSearch)
+	r.Post("/api/suggest", h.apiSuggest)
 
 	r.Get("/healthz", h.healthz)
 	r.Get("/favicon.ico", h.serveFavicon)

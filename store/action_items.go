@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -19,6 +20,9 @@ const (
 	StatusWontDo     = "wont-do"
 )
 
+const actionItemFields = `id, postmortem_id, title, owner, kind, priority, status, due_date, ticket_url,
+	coalesce(checklist_item_id, 0), created_at, updated_at`
+
 // ActionItem is a follow-up task of a postmortem.
 type ActionItem struct {
 	ID           int64
@@ -30,8 +34,10 @@ type ActionItem struct {
 	Status       string // open, in-progress, done, wont-do
 	DueDate      string // YYYY-MM-DD or ""
 	TicketURL    string
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	// ChecklistItemID is the checklist item it was made from, 0 if none.
+	ChecklistItemID int64
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
 }
 
 // Closed reports whether the item needs no more work.
@@ -44,7 +50,7 @@ func (a ActionItem) Overdue(today time.Time) bool {
 
 // ListActionItems returns a postmortem's action items, open ones first.
 func (s *Store) ListActionItems(ctx context.Context, postmortemID int64) ([]ActionItem, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, postmortem_id, title, owner, kind, priority, status, due_date, ticket_url, created_at, updated_at
+	rows, err := s.db.QueryContext(ctx, `SELECT `+actionItemFields+`
 		FROM action_items WHERE postmortem_id = ?
 		ORDER BY status IN ('done', 'wont-do'), priority, due_date = '', due_date, id`, postmortemID)
 	if err != nil {
@@ -53,15 +59,83 @@ func (s *Store) ListActionItems(ctx context.Context, postmortemID int64) ([]Acti
 	defer rows.Close()
 	var out []ActionItem
 	for rows.Next() {
-		var a ActionItem
-		var created, updated string
-		if err := rows.Scan(&a.ID, &a.PostmortemID, &a.Title, &a.Owner, &a.Kind, &a.Priority, &a.Status, &a.DueDate, &a.TicketURL, &created, &updated); err != nil {
+		a, err := scanActionItem(rows)
+		if err != nil {
 			return nil, fmt.Errorf("list action items: %w", err)
 		}
-		a.CreatedAt, a.UpdatedAt = parseTime(created), parseTime(updated)
 		out = append(out, a)
 	}
 	return out, rows.Err()
+}
+
+func scanActionItem(row scanner) (ActionItem, error) {
+	var a ActionItem
+	var created, updated string
+	err := row.Scan(&a.ID, &a.PostmortemID, &a.Title, &a.Owner, &a.Kind, &a.Priority, &a.Status, &a.DueDate, &a.TicketURL,
+		&a.ChecklistItemID, &created, &updated)
+	a.CreatedAt, a.UpdatedAt = parseTime(created), parseTime(updated)
+	return a, err
+}
+
+// GetActionItem returns one action item.
+func (s *Store) GetActionItem(ctx context.Context, id int64) (ActionItem, error) {
+	a, err := scanActionItem(s.db.QueryRowContext(ctx, `SELECT `+actionItemFields+` FROM action_items WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return a, fmt.Errorf("get action item %d: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return a, fmt.Errorf("get action item %d: %w", id, err)
+	}
+	return a, nil
+}
+
+// CreateActionItem adds a to its postmortem and fills its ID and times.
+func (s *Store) CreateActionItem(ctx context.Context, a *ActionItem) error {
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		return insertActionItem(ctx, tx, a, s.Now().UTC().Truncate(time.Second))
+	})
+	if err != nil {
+		return fmt.Errorf("create action item: %w", err)
+	}
+	return nil
+}
+
+// ActionItemUpdate changes the fields that are set.
+type ActionItemUpdate struct {
+	Title, Owner, Kind, Priority, Status, DueDate, TicketURL *string
+}
+
+// UpdateActionItem applies upd to the action item id and returns it.
+func (s *Store) UpdateActionItem(ctx context.Context, id int64, upd ActionItemUpdate) (ActionItem, error) {
+	var a ActionItem
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		a, err = scanActionItem(tx.QueryRowContext(ctx, `SELECT `+actionItemFields+` FROM action_items WHERE id = ?`, id))
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		for _, f := range []struct {
+			dst *string
+			src *string
+		}{{&a.Title, upd.Title}, {&a.Owner, upd.Owner}, {&a.Kind, upd.Kind}, {&a.Priority, upd.Priority},
+			{&a.Status, upd.Status}, {&a.DueDate, upd.DueDate}, {&a.TicketURL, upd.TicketURL}} {
+			if f.src != nil {
+				*f.dst = *f.src
+			}
+		}
+		a.UpdatedAt = s.Now().UTC().Truncate(time.Second)
+		_, err = tx.ExecContext(ctx, `UPDATE action_items SET title = ?, owner = ?, kind = ?, priority = ?, status = ?,
+			due_date = ?, ticket_url = ?, updated_at = ? WHERE id = ?`,
+			a.Title, a.Owner, a.Kind, a.Priority, a.Status, a.DueDate, a.TicketURL, formatTime(a.UpdatedAt), id)
+		return err
+	})
+	if err != nil {
+		return a, fmt.Errorf("update action item %d: %w", id, err)
+	}
+	return a, nil
 }
 
 func insertActionItem(ctx context.Context, tx *sql.Tx, a *ActionItem, now time.Time) error {
@@ -72,10 +146,14 @@ func insertActionItem(ctx context.Context, tx *sql.Tx, a *ActionItem, now time.T
 		a.Status = StatusOpen
 	}
 	a.CreatedAt, a.UpdatedAt = now, now
+	var from any
+	if a.ChecklistItemID != 0 {
+		from = a.ChecklistItemID
+	}
 	res, err := tx.ExecContext(ctx, `INSERT INTO action_items
-		(postmortem_id, title, owner, kind, priority, status, due_date, ticket_url, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		a.PostmortemID, a.Title, a.Owner, a.Kind, a.Priority, a.Status, a.DueDate, a.TicketURL, formatTime(now), formatTime(now))
+		(postmortem_id, title, owner, kind, priority, status, due_date, ticket_url, checklist_item_id, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		a.PostmortemID, a.Title, a.Owner, a.Kind, a.Priority, a.Status, a.DueDate, a.TicketURL, from, formatTime(now), formatTime(now))
 	if err != nil {
 		return fmt.Errorf("insert action item %q: %w", a.Title, err)
 	}

@@ -27,6 +27,7 @@ type ChecklistItem struct {
 	Position    int
 	Text        string
 	Phase       string
+	RemovedAt   string // set when the item was removed from the checklist
 }
 
 // ExampleIncident is a public incident that shows a pattern.
@@ -242,7 +243,7 @@ func (s *Store) loadPatternDetails(ctx context.Context, p *Pattern) error {
 
 // Checklist returns a pattern's remediation checklist in order.
 func (s *Store) Checklist(ctx context.Context, patternSlug string) ([]ChecklistItem, error) {
-	return s.checklists(ctx, `WHERE pattern_slug = ?`, patternSlug)
+	return s.checklists(ctx, `WHERE removed_at = '' AND pattern_slug = ?`, patternSlug)
 }
 
 // Checklists returns the checklists of several patterns, keyed by pattern.
@@ -255,7 +256,7 @@ func (s *Store) Checklists(ctx context.Context, slugs []string) (map[string][]Ch
 	for i, sl := range slugs {
 		args[i] = sl
 	}
-	items, err := s.checklists(ctx, `WHERE pattern_slug IN (?`+strings.Repeat(",?", len(slugs)-1)+`)`, args...)
+	items, err := s.checklists(ctx, `WHERE removed_at = '' AND pattern_slug IN (?`+strings.Repeat(",?", len(slugs)-1)+`)`, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -266,7 +267,7 @@ func (s *Store) Checklists(ctx context.Context, slugs []string) (map[string][]Ch
 }
 
 func (s *Store) checklists(ctx context.Context, where string, args ...any) ([]ChecklistItem, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, pattern_slug, position, text, phase FROM checklist_items `+where+` ORDER BY pattern_slug, position, id`, args...)
+	rows, err := s.db.QueryContext(ctx, `SELECT id, pattern_slug, position, text, phase, removed_at FROM checklist_items `+where+` ORDER BY pattern_slug, position, id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list checklist items: %w", err)
 	}
@@ -274,7 +275,7 @@ func (s *Store) checklists(ctx context.Context, where string, args ...any) ([]Ch
 	var out []ChecklistItem
 	for rows.Next() {
 		var it ChecklistItem
-		if err := rows.Scan(&it.ID, &it.PatternSlug, &it.Position, &it.Text, &it.Phase); err != nil {
+		if err := rows.Scan(&it.ID, &it.PatternSlug, &it.Position, &it.Text, &it.Phase, &it.RemovedAt); err != nil {
 			return nil, fmt.Errorf("list checklist items: %w", err)
 		}
 		out = append(out, it)
@@ -308,7 +309,8 @@ func (s *Store) PatternPostmortems(ctx context.Context, slug string) ([]Postmort
 }
 
 // PatternPhrases returns every pattern's detection phrases (English and
-// Spanish), in catalogue order: the input of suggestions and search synonyms.
+// Spanish) and weak words, in catalogue order: the input of suggestions and
+// search synonyms.
 func (s *Store) PatternPhrases(ctx context.Context) ([]Pattern, error) {
 	pats, err := s.ListPatterns(ctx)
 	if err != nil {
@@ -335,7 +337,22 @@ func (s *Store) PatternPhrases(ctx context.Context) ([]Pattern, error) {
 			p.PhrasesEN = append(p.PhrasesEN, phrase)
 		}
 	}
-	return pats, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list pattern phrases: %w", err)
+	}
+	weak, err := s.db.QueryContext(ctx, `SELECT slug, weak_words FROM patterns`)
+	if err != nil {
+		return nil, fmt.Errorf("list weak words: %w", err)
+	}
+	defer weak.Close()
+	for weak.Next() {
+		var slug, words string
+		if err := weak.Scan(&slug, &words); err != nil {
+			return nil, fmt.Errorf("list weak words: %w", err)
+		}
+		pats[idx[slug]].WeakWords = words
+	}
+	return pats, weak.Err()
 }
 
 // LoadCatalogue inserts the families and patterns that are not in the

@@ -49,11 +49,13 @@ type Postmortem struct {
 	Services string
 	Authors  string
 
-	// Incident times in RFC 3339 with the writer's offset, "" when unknown.
+	// Incident times in RFC 3339 with the writer's offset, "" when unknown,
+	// and the IANA time zone they were entered in.
 	StartedAt   string
 	DetectedAt  string
 	MitigatedAt string
 	ResolvedAt  string
+	TimeZone    string
 
 	SourceURL  string
 	SourceText string // verbatim text when imported
@@ -64,6 +66,10 @@ type Postmortem struct {
 	// VariantOf, on create, names (by slug) a postmortem whose variant group
 	// the new one joins.
 	VariantOf string
+
+	// SavedBy and SaveNote, on create, are recorded in the first revision.
+	SavedBy  string
+	SaveNote string
 
 	Version    int
 	ArchivedAt string
@@ -79,9 +85,9 @@ type Postmortem struct {
 
 // Tag says that a postmortem shows a pattern, and in which role.
 type Tag struct {
-	PatternSlug string
-	PatternName string
-	Role        string
+	PatternSlug string `json:"pattern"`
+	PatternName string `json:"-"`
+	Role        string `json:"role"`
 }
 
 // Variant is another member of a postmortem's variant group.
@@ -125,7 +131,7 @@ const postmortemColumns = `p.id, p.slug, p.title, p.organization, p.incident_dat
 	coalesce(p.duration_minutes, 0), p.severity, p.language, p.summary, p.body,
 	p.impact, p.trigger_text, p.contributing, p.detection, p.resolution, p.timeline,
 	p.went_well, p.went_wrong, p.got_lucky, p.services, p.authors,
-	p.started_at, p.detected_at, p.mitigated_at, p.resolved_at,
+	p.started_at, p.detected_at, p.mitigated_at, p.resolved_at, p.time_zone,
 	p.source_url, p.source_text, p.group_id, p.variant_kind, g.canonical_id = p.id,
 	p.version, p.archived_at, p.created_at, p.updated_at`
 
@@ -138,7 +144,7 @@ func scanPostmortem(row scanner) (Postmortem, error) {
 		&p.DurationMinutes, &p.Severity, &p.Language, &p.Summary, &p.Body,
 		&p.Impact, &p.Trigger, &p.Contributing, &p.Detection, &p.Resolution, &p.Timeline,
 		&p.WentWell, &p.WentWrong, &p.GotLucky, &p.Services, &p.Authors,
-		&p.StartedAt, &p.DetectedAt, &p.MitigatedAt, &p.ResolvedAt,
+		&p.StartedAt, &p.DetectedAt, &p.MitigatedAt, &p.ResolvedAt, &p.TimeZone,
 		&p.SourceURL, &p.SourceText, &p.GroupID, &p.VariantKind, &p.Canonical,
 		&p.Version, &p.ArchivedAt, &created, &updated)
 	p.CreatedAt, p.UpdatedAt = parseTime(created), parseTime(updated)
@@ -395,8 +401,8 @@ func (s *Store) listComments(ctx context.Context, id int64) ([]Comment, error) {
 	return out, rows.Err()
 }
 
-// CreatePostmortem stores p with its tags, action items and comments, in
-// one transaction. It fills ID, Slug (from the title when empty), GroupID,
+// CreatePostmortem stores p with its tags, action items, comments and first
+// revision, in one transaction. It fills ID, Slug (from the title when empty), GroupID,
 // Version and the timestamps. When p.VariantOf names a postmortem, p joins
 // its variant group; otherwise p starts a group of its own.
 func (s *Store) CreatePostmortem(ctx context.Context, p *Postmortem) error {
@@ -417,6 +423,9 @@ func (s *Store) createPostmortem(ctx context.Context, tx *sql.Tx, p *Postmortem)
 	}
 	if p.VariantKind == "" {
 		p.VariantKind = KindOriginal
+	}
+	if p.DurationMinutes == 0 {
+		setDuration(p)
 	}
 	slug, err := uniqueSlug(ctx, tx, p.Slug, p.Title)
 	if err != nil {
@@ -447,13 +456,13 @@ func (s *Store) createPostmortem(ctx context.Context, tx *sql.Tx, p *Postmortem)
 	res, err := tx.ExecContext(ctx, `INSERT INTO postmortems (slug, title, organization, incident_date, published_date,
 			duration_minutes, severity, language, summary, body,
 			impact, trigger_text, contributing, detection, resolution, timeline, went_well, went_wrong, got_lucky,
-			services, authors, started_at, detected_at, mitigated_at, resolved_at,
+			services, authors, started_at, detected_at, mitigated_at, resolved_at, time_zone,
 			source_url, source_text, group_id, variant_kind, version, archived_at, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)`,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)`,
 		p.Slug, p.Title, p.Organization, p.IncidentDate, p.PublishedDate,
 		duration, p.Severity, p.Language, p.Summary, p.Body,
 		p.Impact, p.Trigger, p.Contributing, p.Detection, p.Resolution, p.Timeline, p.WentWell, p.WentWrong, p.GotLucky,
-		p.Services, p.Authors, p.StartedAt, p.DetectedAt, p.MitigatedAt, p.ResolvedAt,
+		p.Services, p.Authors, p.StartedAt, p.DetectedAt, p.MitigatedAt, p.ResolvedAt, p.TimeZone,
 		p.SourceURL, p.SourceText, p.GroupID, p.VariantKind, p.ArchivedAt, formatTime(now), formatTime(now))
 	if err != nil {
 		return err
@@ -480,7 +489,10 @@ func (s *Store) createPostmortem(ctx context.Context, tx *sql.Tx, p *Postmortem)
 			return err
 		}
 	}
-	return nil
+	if err := saveFingerprint(ctx, tx, p.ID, fingerprintText(p)); err != nil {
+		return err
+	}
+	return insertRevision(ctx, tx, *p, revisionMeta{Action: ActionCreate, Author: p.SavedBy, Note: p.SaveNote}, now)
 }
 
 func replaceTags(ctx context.Context, tx *sql.Tx, id int64, tags []Tag) error {
@@ -503,6 +515,9 @@ func replaceTags(ctx context.Context, tx *sql.Tx, id int64, tags []Tag) error {
 // a slug made from the title with a numeric suffix when needed.
 func uniqueSlug(ctx context.Context, tx *sql.Tx, want, title string) (string, error) {
 	taken := func(s string) (bool, error) {
+		if reservedSlugs[s] {
+			return true, nil
+		}
 		var n int
 		err := tx.QueryRowContext(ctx, `SELECT count(*) FROM postmortems WHERE slug = ?`, s).Scan(&n)
 		return n > 0, err
@@ -532,6 +547,10 @@ func uniqueSlug(ctx context.Context, tx *sql.Tx, want, title string) (string, er
 		}
 	}
 }
+
+// reservedSlugs are path segments under /postmortems/ that name pages, not
+// postmortems.
+var reservedSlugs = map[string]bool{"new": true}
 
 var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
 

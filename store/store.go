@@ -55,6 +55,10 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, err
 	}
+	if err := s.backfillFingerprints(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
 	return s, nil
 }
 

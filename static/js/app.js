@@ -42,4 +42,97 @@
     }, { passive: true });
     mark();
   }
+
+  // A form that failed validation opens on its error summary, so screen
+  // readers announce it and keyboard users start from the list of links.
+  var summary = document.querySelector("[data-error-summary]");
+  if (summary) summary.focus();
+
+  // Forms marked data-guard warn before the page is left with unsaved text.
+  document.querySelectorAll("form[data-guard]").forEach(function (form) {
+    var dirty = false;
+    form.addEventListener("input", function () { dirty = true; });
+    form.addEventListener("submit", function () { dirty = false; });
+    window.addEventListener("beforeunload", function (e) {
+      if (dirty) { e.preventDefault(); e.returnValue = ""; }
+    });
+  });
+
+  // Pattern suggestions in the postmortem form: the buttons of the panel
+  // (suggest, accept, reject, link as variant) are submit buttons that work
+  // without this code. Here they post the same form in the background and
+  // swap in the new panel and pattern list, so the page and the writer's
+  // place in it stay put.
+  var panel = document.querySelector("[data-suggestions]");
+  var pmForm = panel && panel.closest("form");
+  if (pmForm && window.fetch && window.DOMParser) {
+    pmForm.addEventListener("submit", function (e) {
+      var b = e.submitter;
+      if (!b || !b.closest("[data-suggestions]") || pmForm.dataset.plain) return;
+      e.preventDefault();
+      var body = new FormData(pmForm);
+      body.append(b.name, b.value);
+      b.disabled = true;
+      fetch(pmForm.action, { method: "POST", body: body, credentials: "same-origin" })
+        .then(function (r) { return r.ok ? r.text() : Promise.reject(r.status); })
+        .then(function (html) {
+          var doc = new DOMParser().parseFromString(html, "text/html");
+          var tags = doc.getElementById("f-tags");
+          if (!tags) return Promise.reject("no pattern list");
+          document.getElementById("f-tags").replaceWith(tags);
+          var of = doc.querySelector("select[name=variant_of]");
+          var mine = pmForm.querySelector("select[name=variant_of]");
+          if (of && mine) mine.value = of.value;
+          var kind = doc.querySelector("input[name=variant_kind]:checked");
+          if (kind) pmForm.querySelectorAll("input[name=variant_kind]").forEach(function (k) { k.checked = k.value === kind.value; });
+          // The text is still unsaved: keep the leave-page warning armed.
+          pmForm.dispatchEvent(new Event("input"));
+          var fresh = document.getElementById("suggestions");
+          fresh.setAttribute("tabindex", "-1");
+          fresh.focus();
+        })
+        .catch(function () {
+          // Fall back to the ordinary submission, which needs no script.
+          b.disabled = false;
+          pmForm.dataset.plain = "1";
+          pmForm.requestSubmit(b);
+        });
+    });
+  }
+
+  // Live preview of Markdown fields: the server renders (and sanitises)
+  // the text, exactly as it will on the page. The Preview button stays the
+  // way to see the whole postmortem.
+  document.querySelectorAll("textarea[data-markdown]").forEach(function (area) {
+    var box = document.createElement("div");
+    box.className = "live-preview prose";
+    box.hidden = true;
+    var label = document.createElement("p");
+    label.className = "meta";
+    label.textContent = "Preview";
+    var out = document.createElement("div");
+    box.appendChild(label);
+    box.appendChild(out);
+    area.insertAdjacentElement("afterend", box);
+    var timer = null, seq = 0;
+    function refresh() {
+      var text = area.value;
+      if (!text.trim()) { box.hidden = true; return; }
+      var mine = ++seq;
+      var body = new FormData();
+      body.append("text", text);
+      fetch("/preview", { method: "POST", body: body, credentials: "same-origin" })
+        .then(function (r) { return r.ok ? r.text() : Promise.reject(r.status); })
+        .then(function (html) {
+          if (mine !== seq) return; // a newer request is on its way
+          out.innerHTML = html; // sanitised by the server's renderMarkdown
+          box.hidden = false;
+        })
+        .catch(function () { /* the Preview button still works */ });
+    }
+    area.addEventListener("input", function () {
+      clearTimeout(timer);
+      timer = setTimeout(refresh, 500);
+    });
+  });
 })();

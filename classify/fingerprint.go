@@ -1,0 +1,178 @@
+package classify
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+)
+
+// Near-duplicate detection: a text is reduced to the set of its word pairs
+// (2-shingles over stemmed, accent-folded words; pairs of two stopwords are
+// dropped, they occur everywhere) and the set to a MinHash signature.
+// Spun copies such as seeds 000 and 001 keep about half of their word pairs
+// while unrelated postmortems share around a tenth, so pairs separate them
+// better than single words (which unrelated texts share too) or triples
+// (which rewording breaks).
+
+const (
+	numHashes = 128
+	// bandRows is the number of hashes per LSH band: two rows in 64 bands
+	// make a pair with Jaccard 0.3 a candidate with probability 0.998 and a
+	// pair with 0.05 with probability 0.15.
+	bandRows = 2
+
+	// VariantThreshold is the Similarity above which two texts are offered
+	// as variants of one write-up.
+	VariantThreshold = 0.3
+)
+
+// Signature is a MinHash sketch of a text's word pairs.
+type Signature struct {
+	Size uint32 // number of distinct word pairs
+	Mins [numHashes]uint32
+}
+
+// signatureVersion prefixes the encoding so that a change of shingling can
+// be detected in stored blobs.
+const signatureVersion = 1
+
+// signatureLen is the length of Bytes: version, size, mins.
+const signatureLen = 1 + 4 + 4*numHashes
+
+var stopwords = func() map[string]bool {
+	m := make(map[string]bool)
+	for _, w := range []string{"the", "of", "a", "an", "and", "or", "to", "in", "on", "at", "for", "with", "by", "from", "as", "is", "was", "were", "be", "been", "it", "this", "that", "we", "our", "they", "their", "had", "has", "have", "not", "but", "so", "if", "then", "than", "which", "who",
+		"de", "la", "el", "los", "las", "y", "en", "un", "una", "que", "por", "para", "con", "se", "del", "al", "lo", "es", "fue"} {
+		m[stemOf(w).en] = true
+	}
+	return m
+}()
+
+// Fingerprint computes the signature of a text.
+func Fingerprint(text string) Signature {
+	toks := tokenize(text)
+	words := make([]string, len(toks))
+	for i, t := range toks {
+		words[i] = stemOf(t.norm).en
+	}
+	var sig Signature
+	for i := range sig.Mins {
+		sig.Mins[i] = math.MaxUint32
+	}
+	seen := make(map[uint64]bool, len(words))
+	for i := 0; i+1 < len(words); i++ {
+		if stopwords[words[i]] && stopwords[words[i+1]] {
+			continue
+		}
+		x := fnvString(fnvString(fnvOffset, words[i])*fnvPrime, words[i+1])
+		if seen[x] {
+			continue
+		}
+		seen[x] = true
+		for k := range sig.Mins {
+			if v := uint32(mix(x^seeds[k]) >> 32); v < sig.Mins[k] {
+				sig.Mins[k] = v
+			}
+		}
+	}
+	sig.Size = uint32(len(seen))
+	return sig
+}
+
+// seeds give each of the hash functions its own permutation.
+var seeds = func() [numHashes]uint64 {
+	var s [numHashes]uint64
+	x := uint64(0x9e3779b97f4a7c15)
+	for i := range s {
+		x = mix(x + uint64(i))
+		s[i] = x
+	}
+	return s
+}()
+
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+// fnvString continues an FNV-1a hash with the bytes of s.
+func fnvString(h uint64, s string) uint64 {
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= fnvPrime
+	}
+	return h
+}
+
+// mix is the splitmix64 finaliser: a cheap, well-distributed permutation.
+func mix(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+// Similarity estimates how much of the shorter text's word pairs also occur
+// in the other: 1 for a copy or an excerpt, about 0.5 for seeds 000 and 001,
+// about 0.1 for unrelated postmortems. It is symmetric.
+func Similarity(a, b Signature) float64 {
+	if a.Size == 0 || b.Size == 0 {
+		return 0
+	}
+	same := 0
+	for i := range a.Mins {
+		if a.Mins[i] == b.Mins[i] {
+			same++
+		}
+	}
+	j := float64(same) / numHashes
+	// |A∩B| = J(|A|+|B|)/(1+J) for sets with Jaccard index J.
+	inter := j * float64(a.Size+b.Size) / (1 + j)
+	return min(1, inter/float64(min(a.Size, b.Size)))
+}
+
+// Bands returns the locality-sensitive hashes of the signature: texts whose
+// signatures share a band are candidates for Similarity. An empty text has
+// none.
+func (s Signature) Bands() []int64 {
+	if s.Size == 0 {
+		return nil
+	}
+	out := make([]int64, 0, numHashes/bandRows)
+	for b := 0; b < numHashes/bandRows; b++ {
+		h := mix(uint64(b) + 1)
+		for r := range bandRows {
+			h = mix(h ^ uint64(s.Mins[b*bandRows+r]))
+		}
+		out = append(out, int64(h))
+	}
+	return out
+}
+
+// Bytes encodes the signature for storage (517 bytes).
+func (s Signature) Bytes() []byte {
+	b := make([]byte, signatureLen)
+	b[0] = signatureVersion
+	binary.LittleEndian.PutUint32(b[1:], s.Size)
+	for i, m := range s.Mins {
+		binary.LittleEndian.PutUint32(b[5+4*i:], m)
+	}
+	return b
+}
+
+// ErrSignature reports a stored signature that cannot be decoded.
+var ErrSignature = errors.New("classify: bad signature encoding")
+
+// ParseSignature decodes the output of Signature.Bytes.
+func ParseSignature(b []byte) (Signature, error) {
+	var s Signature
+	if len(b) != signatureLen || b[0] != signatureVersion {
+		return s, ErrSignature
+	}
+	s.Size = binary.LittleEndian.Uint32(b[1:])
+	for i := range s.Mins {
+		s.Mins[i] = binary.LittleEndian.Uint32(b[5+4*i:])
+	}
+	return s, nil
+}

@@ -1,0 +1,129 @@
+package classify
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// span is a byte range of a text.
+type span struct{ start, end int }
+
+// abbreviations end in a dot that does not end a sentence.
+var abbreviations = []string{"e.g.", "i.e.", "etc.", "vs.", "approx.", "p.ej.", "ej.", "aprox.", "mr.", "dr.", "no."}
+
+// splitSentences cuts text into sentences. Write-ups arrive hard-wrapped,
+// as Markdown, or as scraped pages, so a newline alone ends a sentence only
+// where it ends a heading, a list item or a short line followed by a capital.
+func splitSentences(text string) []span {
+	var out []span
+	start := 0
+	emit := func(end int) {
+		s, e := trimSpan(text, start, end)
+		if e > s {
+			out = append(out, span{s, e})
+		}
+	}
+	lineStart := 0
+	for i := 0; i < len(text); {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		next := i + size
+		switch r {
+		case '.', '!', '?', ';', '。', '！', '？':
+			if r == '.' && (followedByWordChar(text[next:]) || endsWithAbbreviation(text[start:next])) {
+				break
+			}
+			if r >= 0x3000 || next >= len(text) || isSpaceByte(text[next]) || text[next] == '"' || text[next] == ')' {
+				emit(next)
+				start = next
+			}
+		case '\n':
+			line := strings.TrimSpace(text[lineStart:i])
+			rest := text[next:]
+			if blankLineAhead(rest) || lineBreaksSentence(line, rest) {
+				emit(i)
+				start = next
+			}
+			lineStart = next
+		}
+		i = next
+	}
+	emit(len(text))
+	return out
+}
+
+func trimSpan(text string, s, e int) (int, int) {
+	for s < e {
+		r, size := utf8.DecodeRuneInString(text[s:])
+		if !unicode.IsSpace(r) && r != '-' && r != '*' && r != '#' && r != '>' {
+			break
+		}
+		s += size
+	}
+	for e > s {
+		r, size := utf8.DecodeLastRuneInString(text[s:e])
+		if !unicode.IsSpace(r) {
+			break
+		}
+		e -= size
+	}
+	return s, e
+}
+
+func isSpaceByte(b byte) bool { return b == ' ' || b == '\n' || b == '\t' || b == '\r' }
+
+func followedByWordChar(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+func endsWithAbbreviation(s string) bool {
+	lower := strings.ToLower(s)
+	for _, a := range abbreviations {
+		if strings.HasSuffix(lower, a) {
+			n := len(lower) - len(a)
+			if n == 0 || !unicode.IsLetter(rune(lower[n-1])) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// blankLineAhead reports whether the next line is empty (a paragraph break).
+func blankLineAhead(rest string) bool {
+	nl := strings.IndexByte(rest, '\n')
+	if nl < 0 {
+		return strings.TrimSpace(rest) == ""
+	}
+	return strings.TrimSpace(rest[:nl]) == ""
+}
+
+func lineBreaksSentence(line, rest string) bool {
+	next := strings.TrimLeft(rest, " \t")
+	if isListOrHeading(line) || isListOrHeading(next) {
+		return true
+	}
+	r, _ := utf8.DecodeRuneInString(next)
+	if !unicode.IsUpper(r) {
+		return false
+	}
+	// A short line without final punctuation is a title or label.
+	return utf8.RuneCountInString(line) <= 60 || strings.HasSuffix(line, ":")
+}
+
+func isListOrHeading(line string) bool {
+	if line == "" {
+		return false
+	}
+	switch line[0] {
+	case '#', '-', '*', '>', '|':
+		return true
+	}
+	// "1. " or "2) "
+	i := 0
+	for i < len(line) && line[i] >= '0' && line[i] <= '9' {
+		i++
+	}
+	return i > 0 && i < len(line)-1 && (line[i] == '.' || line[i] == ')') && line[i+1] == ' '
+}

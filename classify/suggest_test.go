@@ -1,0 +1,116 @@
+package classify_test
+
+import (
+	"reflect"
+	"slices"
+	"testing"
+
+	"hindsight/classify"
+)
+
+func find(sugs []classify.Suggestion, slug string) (classify.Suggestion, bool) {
+	for _, s := range sugs {
+		if s.Slug == slug && s.Score >= classify.DefaultThreshold {
+			return s, true
+		}
+	}
+	return classify.Suggestion{}, false
+}
+
+func TestSuggestRules(t *testing.T) {
+	c := classify.Compile(testCatalogue(t))
+	tests := []struct {
+		name     string
+		doc      classify.Document
+		slug     string
+		want     bool
+		wantRole string
+	}{
+		{"multi-word phrase", classify.Document{Body: "The outage began when a retry storm hit the API."}, "retry-storm", true, ""},
+		{"weak word alone", classify.Document{Body: "The outage lasted an hour. Our client retries once."}, "retry-storm", false, ""},
+		{"negated phrase", classify.Document{Body: "The API failed for ten minutes. This was not a retry storm: clients backed off as designed."}, "retry-storm", false, ""},
+		{"health check alone is weak", classify.Document{Body: "A disk failed on one server. We added a health check for the disk."}, "health-check-death-spiral", false, ""},
+		{"health check with removal", classify.Document{Body: "Under load the health checks failed and the load balancer removed every server from rotation."}, "health-check-death-spiral", true, classify.RoleAmplifier},
+		{"English phrase in Spanish text", classify.Document{Body: "Durante la caída, los workers de Apache estaban ocupados con keep-alive y no quedaban conexiones libres."}, "connection-exhaustion", true, ""},
+		{"Spanish phrase with accents dropped", classify.Document{Body: "La API cayo. Hubo un fallo en cascada: los servidores restantes se sobrecargaron uno tras otro."}, "cascading-overload", true, ""},
+		{"lessons field gives missing defence", classify.Document{Body: "The checkout API was down for an hour under a traffic spike.", Lessons: "We need load shedding and graceful degradation."}, "no-graceful-degradation", true, classify.RoleMissingDefence},
+		{"action item sentence gives missing defence", classify.Document{Body: "The API was overloaded and failed. Action items: add load shedding so that we degrade gracefully."}, "no-graceful-degradation", true, classify.RoleMissingDefence},
+		{"what was done to fix it", classify.Document{Body: "Reconnects overloaded the gateway and it failed. We resolved it by letting clients back in gradually: we slowly allowed users back onto the site."}, "thundering-herd", true, classify.RoleMitigation},
+		{"early causal sentence", classify.Document{Body: "The outage was triggered by a configuration change pushed to every region. The proxies crashed. Traffic returned after the revert. The team met the next day."}, "bad-config-push", true, classify.RoleTrigger},
+		{"thundering herd on the database is a stampede", classify.Document{Body: "After the cache restart a thundering herd on the database made every query time out and the site failed."}, "thundering-herd", false, ""},
+		{"a list of pattern names", classify.Document{Body: "The API failed on Monday. We tag postmortems with patterns such as retry storm, cache stampede or bad config push."}, "retry-storm", false, ""},
+		{"short word matches its longer forms", classify.Document{Body: "The pods kept hitting their memory limit and failed."}, "resource-limit-reached", true, ""},
+		{"UPS is not up", classify.Document{Body: "The disks filled up on every node and the service failed."}, "hardware-failure", false, ""},
+		{"no sign of failure", classify.Document{Body: "This is our process review. Every configuration change goes through a canary and is rolled out to all regions in stages."}, "bad-config-push", false, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, got := find(c.Suggest(tt.doc), tt.slug)
+			if got != tt.want {
+				t.Fatalf("%s suggested = %v (score %.2f), want %v", tt.slug, got, s.Score, tt.want)
+			}
+			if tt.wantRole != "" && s.Role != tt.wantRole {
+				t.Errorf("role = %q, want %q", s.Role, tt.wantRole)
+			}
+		})
+	}
+}
+
+func TestSuggestEvidence(t *testing.T) {
+	c := classify.Compile(testCatalogue(t))
+	body := "The site was down.  Our clients kept retrying without exponential backoff, and the API fell over."
+	s, ok := find(c.Suggest(classify.Document{Body: body}), "retry-storm")
+	if !ok {
+		t.Fatal("retry-storm not suggested")
+	}
+	if len(s.Evidence) == 0 {
+		t.Fatal("no evidence")
+	}
+	ev := s.Evidence[0]
+	if want := "Our clients kept retrying without exponential backoff, and the API fell over."; ev.Sentence != want {
+		t.Errorf("sentence = %q, want %q", ev.Sentence, want)
+	}
+	var lit []string
+	for _, h := range ev.Highlights {
+		lit = append(lit, ev.Sentence[h.Start:h.End])
+	}
+	for _, want := range []string{"clients kept retrying", "without exponential backoff"} {
+		if !slices.Contains(lit, want) {
+			t.Errorf("highlights %q lack %q", lit, want)
+		}
+	}
+}
+
+func TestSuggestDeterministic(t *testing.T) {
+	pats := testCatalogue(t)
+	doc := classify.Document{Body: readSeed(t, seed003)}
+	first := classify.Suggest(doc, pats)
+	for range 5 {
+		again := classify.Suggest(doc, pats)
+		if len(again) != len(first) {
+			t.Fatalf("%d suggestions, then %d", len(first), len(again))
+		}
+		if !reflect.DeepEqual(first, again) {
+			t.Fatalf("runs differ:\n%+v\n%+v", first, again)
+		}
+	}
+	// The scraped page repeats its body: evidence must not show a sentence twice.
+	for _, s := range first {
+		seen := map[string]bool{}
+		for _, e := range s.Evidence {
+			if seen[e.Sentence] {
+				t.Errorf("%s: evidence repeats %q", s.Slug, e.Sentence)
+			}
+			seen[e.Sentence] = true
+		}
+	}
+}
+
+func TestSuggestEmpty(t *testing.T) {
+	if got := classify.Suggest(classify.Document{}, testCatalogue(t)); len(got) != 0 {
+		t.Errorf("empty document: %d suggestions", len(got))
+	}
+	if got := classify.Suggest(classify.Document{Body: "retry storm"}, nil); len(got) != 0 {
+		t.Errorf("empty catalogue: %d suggestions", len(got))
+	}
+}

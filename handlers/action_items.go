@@ -1,0 +1,227 @@
+package handlers
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+
+	"hindsight/store"
+)
+
+// actionItemForm is the add/edit form of an action item, as submitted.
+type actionItemForm struct {
+	Title, Owner, Kind, Priority, Status, DueDate, TicketURL string
+	Errors                                                   formErrors
+	// Prefix keeps ids unique when the form shares a page with others.
+	Prefix string
+}
+
+type aiSpec = fieldSpec[actionItemForm]
+
+var actionItemSpecs = []aiSpec{
+	{"title", "What needs doing", "One concrete change, e.g. “Add a circuit breaker to the payments client”.", "text", 300, true, func(f *actionItemForm) *string { return &f.Title }},
+	{"owner", "Owner", "A person or a team.", "text", maxAuthorRunes, false, func(f *actionItemForm) *string { return &f.Owner }},
+	{Name: "kind", Label: "Type", value: func(f *actionItemForm) *string { return &f.Kind }},
+	{Name: "priority", Label: "Priority", value: func(f *actionItemForm) *string { return &f.Priority }},
+	{Name: "status", Label: "Status", value: func(f *actionItemForm) *string { return &f.Status }},
+	{"due_date", "Due date", "", "date", 10, false, func(f *actionItemForm) *string { return &f.DueDate }},
+	{"ticket_url", "Ticket URL", "A link to the issue tracker, if there is one.", "url", maxURLRunes, false, func(f *actionItemForm) *string { return &f.TicketURL }},
+}
+
+var (
+	actionKinds = []option{
+		{store.KindMitigate, "Mitigate", "Reduce the impact if it happens again."},
+		{store.KindPrevent, "Prevent", "Stop it from happening again."},
+		{store.KindProcess, "Process", "Change how we work: runbooks, reviews, alerts, training."},
+	}
+	actionPriorities = []option{
+		{"P0", "P0 · now", ""}, {"P1", "P1 · soon", ""}, {"P2", "P2 · planned", ""}, {"P3", "P3 · when possible", ""},
+	}
+	actionStatuses = []option{
+		{store.StatusOpen, "Open", ""}, {store.StatusInProgress, "In progress", ""},
+		{store.StatusDone, "Done", ""}, {store.StatusWontDo, "Won't do", ""},
+	}
+)
+
+func optionLabel(opts []option, value string) string {
+	for _, o := range opts {
+		if o.Value == value {
+			return o.Label
+		}
+	}
+	return value
+}
+
+func hasOption(opts []option, value string) bool {
+	return slices.ContainsFunc(opts, func(o option) bool { return o.Value == value })
+}
+
+// Field returns the named field for the input partials.
+func (f actionItemForm) Field(name string) field {
+	return fieldOf(actionItemSpecs, name, f.Prefix+"ai-", &f, f.Errors)
+}
+
+// ErrorList is the error summary, in form order.
+func (f actionItemForm) ErrorList() []errorLink {
+	return errorList(actionItemSpecs, f.Prefix+"ai-", f.Errors)
+}
+
+// Kinds, Priorities and Statuses are the choices of the form's selects.
+func (f actionItemForm) Kinds() []option      { return actionKinds }
+func (f actionItemForm) Priorities() []option { return actionPriorities }
+func (f actionItemForm) Statuses() []option   { return actionStatuses }
+
+func newActionItemForm() actionItemForm {
+	return actionItemForm{Kind: store.KindPrevent, Priority: "P2", Status: store.StatusOpen, Errors: formErrors{}}
+}
+
+func actionItemFormOf(a store.ActionItem) actionItemForm {
+	return actionItemForm{Title: a.Title, Owner: a.Owner, Kind: a.Kind, Priority: a.Priority, Status: a.Status,
+		DueDate: a.DueDate, TicketURL: a.TicketURL, Errors: formErrors{}}
+}
+
+func parseActionItemForm(v url.Values) actionItemForm {
+	f := actionItemForm{Errors: formErrors{}}
+	readFields(actionItemSpecs, v, &f, f.Errors)
+	if !hasOption(actionKinds, f.Kind) {
+		f.Errors.add("kind", "Choose whether it mitigates, prevents or changes a process.")
+	}
+	if !hasOption(actionPriorities, f.Priority) {
+		f.Errors.add("priority", "Choose a priority from P0 to P3.")
+	}
+	if !hasOption(actionStatuses, f.Status) {
+		f.Errors.add("status", "Choose a status from the list.")
+	}
+	if f.DueDate != "" && f.Errors["due_date"] == "" {
+		if msg := checkDate(f.DueDate, "The due date"); msg != "" {
+			f.Errors.add("due_date", msg)
+		}
+	}
+	if f.TicketURL != "" && f.Errors["ticket_url"] == "" {
+		if msg := checkURL(f.TicketURL, "The ticket URL"); msg != "" {
+			f.Errors.add("ticket_url", msg)
+		}
+	}
+	return f
+}
+
+type actionItemPage struct {
+	basePage
+	Postmortem store.Postmortem
+	Item       store.ActionItem // ID 0 when adding
+	Form       actionItemForm
+	FormAction string
+}
+
+func (h *Handler) actionItemPage(r *http.Request, p store.Postmortem, a store.ActionItem, f actionItemForm) actionItemPage {
+	page := actionItemPage{Postmortem: p, Item: a, Form: f}
+	if a.ID == 0 {
+		page.basePage = h.base(r, "Add an action item to "+p.Title, "A follow-up task of "+p.Title+".")
+		page.FormAction = "/postmortems/" + p.Slug + "/action-items"
+	} else {
+		page.basePage = h.base(r, "Edit action item of "+p.Title, "A follow-up task of "+p.Title+".")
+		page.FormAction = fmt.Sprintf("/postmortems/%s/action-items/%d", p.Slug, a.ID)
+	}
+	return page
+}
+
+func (h *Handler) newActionItem(w http.ResponseWriter, r *http.Request) {
+	p, err := h.store.GetPostmortem(r.Context(), r.PathValue("slug"))
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	h.render(w, r, http.StatusOK, "action-item", h.actionItemPage(r, p, store.ActionItem{}, newActionItemForm()))
+}
+
+func (h *Handler) createActionItem(w http.ResponseWriter, r *http.Request) {
+	p, err := h.store.GetPostmortem(r.Context(), r.PathValue("slug"))
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	if err := parseForm(w, r); err != nil {
+		h.error(w, r, err)
+		return
+	}
+	f := parseActionItemForm(r.PostForm)
+	if len(f.Errors) > 0 {
+		h.render(w, r, http.StatusUnprocessableEntity, "action-item", h.actionItemPage(r, p, store.ActionItem{}, f))
+		return
+	}
+	a := store.ActionItem{PostmortemID: p.ID, Title: f.Title, Owner: f.Owner, Kind: f.Kind, Priority: f.Priority,
+		Status: f.Status, DueDate: f.DueDate, TicketURL: f.TicketURL}
+	if err := h.store.CreateActionItem(r.Context(), &a); err != nil {
+		h.error(w, r, err)
+		return
+	}
+	redirectWithFlash(w, r, "/postmortems/"+p.Slug+"#actions-heading", "Action item added.")
+}
+
+// actionItemOf loads the postmortem and the action item named in the path,
+// which must belong to it.
+func (h *Handler) actionItemOf(r *http.Request) (store.Postmortem, store.ActionItem, error) {
+	p, err := h.store.GetPostmortem(r.Context(), r.PathValue("slug"))
+	if err != nil {
+		return p, store.ActionItem{}, err
+	}
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil {
+		return p, store.ActionItem{}, fmt.Errorf("action item %q: %w", r.PathValue("id"), store.ErrNotFound)
+	}
+	a, err := h.store.GetActionItem(r.Context(), id)
+	if err == nil && a.PostmortemID != p.ID {
+		err = fmt.Errorf("action item %d of %q: %w", id, p.Slug, store.ErrNotFound)
+	}
+	return p, a, err
+}
+
+func (h *Handler) editActionItem(w http.ResponseWriter, r *http.Request) {
+	p, a, err := h.actionItemOf(r)
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	h.render(w, r, http.StatusOK, "action-item", h.actionItemPage(r, p, a, actionItemFormOf(a)))
+}
+
+func (h *Handler) updateActionItem(w http.ResponseWriter, r *http.Request) {
+	p, a, err := h.actionItemOf(r)
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	if err := parseForm(w, r); err != nil {
+		h.error(w, r, err)
+		return
+	}
+	f := parseActionItemForm(r.PostForm)
+	if len(f.Errors) > 0 {
+		h.render(w, r, http.StatusUnprocessableEntity, "action-item", h.actionItemPage(r, p, a, f))
+		return
+	}
+	if _, err := h.store.UpdateActionItem(r.Context(), a.ID, store.ActionItemUpdate{
+		Title: &f.Title, Owner: &f.Owner, Kind: &f.Kind, Priority: &f.Priority, Status: &f.Status,
+		DueDate: &f.DueDate, TicketURL: &f.TicketURL,
+	}); err != nil {
+		h.error(w, r, err)
+		return
+	}
+	redirectWithFlash(w, r, "/postmortems/"+p.Slug+"#actions-heading", "Action item saved.")
+}
+
+func (h *Handler) completeActionItem(w http.ResponseWriter, r *http.Request) {
+	p, a, err := h.actionItemOf(r)
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	done := store.StatusDone
+	if _, err := h.store.UpdateActionItem(r.Context(), a.ID, store.ActionItemUpdate{Status: &done}); err != nil {
+		h.error(w, r, err)
+		return
+	}
+	redirectWithFlash(w, r, "/postmortems/"+p.Slug+"#actions-heading", "Marked done: “"+a.Title+"”.")
+}

@@ -1,0 +1,256 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"hindsight/store"
+)
+
+// maxFormBytes caps a posted form: a long postmortem is a few hundred
+// kilobytes of Markdown.
+const maxFormBytes = 4 << 20
+
+// parseForm reads a posted form, refusing bodies past maxFormBytes.
+func parseForm(w http.ResponseWriter, r *http.Request) error {
+	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
+	if err := r.ParseForm(); err != nil {
+		return fmt.Errorf("read form: %v: %w", err, store.ErrInvalid)
+	}
+	return nil
+}
+
+// formErrors holds one message per field name.
+type formErrors map[string]string
+
+// add keeps the first message given for a field.
+func (e formErrors) add(field, msg string) {
+	if _, ok := e[field]; !ok {
+		e[field] = msg
+	}
+}
+
+// field is what the input partials need to draw one labelled control.
+type field struct {
+	ID, Name, Label, Hint, Type string
+	Value, Error                string
+	Required                    bool
+	Max                         int
+	Rows                        int
+}
+
+// DescribedBy lists the ids of the hint and error of the field.
+func (f field) DescribedBy() string {
+	var ids []string
+	if f.Hint != "" {
+		ids = append(ids, f.ID+"-hint")
+	}
+	if f.Error != "" {
+		ids = append(ids, f.ID+"-error")
+	}
+	return strings.Join(ids, " ")
+}
+
+// fieldSpec describes one text-like field of a form of type F: its label,
+// its limits and where its value lives in F.
+type fieldSpec[F any] struct {
+	Name, Label, Hint string
+	Type              string // text, url, date, datetime-local, textarea, markdown
+	Max               int
+	Required          bool
+	value             func(*F) *string
+}
+
+func (s fieldSpec[F]) multiline() bool { return s.Type == "textarea" || s.Type == "markdown" }
+
+// readFields fills form from v, normalised, and notes what is wrong with
+// each value: bad text, too long, or missing when required.
+func readFields[F any](specs []fieldSpec[F], v url.Values, form *F, errs formErrors) {
+	for _, s := range specs {
+		if s.value == nil {
+			continue
+		}
+		val := normalizeText(v.Get(s.Name), s.multiline())
+		*s.value(form) = val
+		if msg := checkText(val, s.Label, s.multiline(), s.Max); msg != "" {
+			errs.add(s.Name, msg)
+		} else if val == "" && s.Required {
+			errs.add(s.Name, s.Label+" is required.")
+		}
+	}
+}
+
+// fieldOf returns the named field of form for the input partials; ids are
+// prefix + name.
+func fieldOf[F any](specs []fieldSpec[F], name, prefix string, form *F, errs formErrors) field {
+	for _, s := range specs {
+		if s.Name != name {
+			continue
+		}
+		fd := field{ID: prefix + s.Name, Name: s.Name, Label: s.Label, Hint: s.Hint, Type: s.Type, Required: s.Required,
+			Max: s.Max, Error: errs[s.Name]}
+		if s.value != nil {
+			fd.Value = displayText(*s.value(form))
+		}
+		if s.Type == "textarea" {
+			fd.Rows = 3
+		}
+		return fd
+	}
+	return field{ID: prefix + name, Name: name, Label: name, Error: errs[name]}
+}
+
+// errorList is a form's error summary, in form order.
+func errorList[F any](specs []fieldSpec[F], prefix string, errs formErrors) []errorLink {
+	var out []errorLink
+	for _, s := range specs {
+		if msg, ok := errs[s.Name]; ok {
+			out = append(out, errorLink{ID: prefix + s.Name, Label: s.Label, Message: msg})
+		}
+	}
+	return out
+}
+
+// errorLink is one entry of the error summary at the top of a form.
+type errorLink struct {
+	ID, Label, Message string
+}
+
+// normalizeText makes a submitted value comparable across submissions:
+// browsers send textarea line breaks as CRLF, and trailing blanks carry no
+// meaning in Markdown or in a one-line field.
+func normalizeText(v string, multiline bool) string {
+	if !multiline {
+		return strings.TrimSpace(v)
+	}
+	v = strings.ReplaceAll(v, "\r\n", "\n")
+	v = strings.ReplaceAll(v, "\r", "\n")
+	return strings.TrimLeft(strings.TrimRightFunc(v, unicode.IsSpace), "\n")
+}
+
+// checkText returns what is wrong with a text value, or "". label starts
+// the messages, e.g. "Title".
+func checkText(v, label string, multiline bool, maxRunes int) string {
+	if !utf8.ValidString(v) {
+		return label + " contains bytes that are not valid UTF-8 text; check what was pasted (the broken characters are shown as �)."
+	}
+	for _, r := range v {
+		if r == '\t' || (multiline && r == '\n') {
+			continue
+		}
+		if unicode.IsControl(r) {
+			if multiline {
+				return label + " contains control characters; remove them."
+			}
+			return label + " must be a single line of text."
+		}
+	}
+	if n := utf8.RuneCountInString(v); maxRunes > 0 && n > maxRunes {
+		return fmt.Sprintf("%s is too long: %d characters, at most %d.", label, n, maxRunes)
+	}
+	return ""
+}
+
+// displayText makes a value safe to send back in a form: invalid bytes
+// become U+FFFD, so the writer sees where they were.
+func displayText(v string) string { return strings.ToValidUTF8(v, "\uFFFD") }
+
+// checkURL accepts an absolute http or https URL.
+func checkURL(v, label string) string {
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return label + " must be a web address starting with http:// or https://."
+	}
+	return ""
+}
+
+// checkDate accepts YYYY-MM-DD.
+func checkDate(v, label string) string {
+	if _, err := time.Parse(time.DateOnly, v); err != nil {
+		return label + " must be a date like 2024-03-05."
+	}
+	return ""
+}
+
+// The author's name is remembered in a cookie until accounts exist; it is
+// only a convenience for prefilling forms, never a proof of identity.
+const authorCookie = "hindsight_author"
+
+func authorFromCookie(r *http.Request) string {
+	c, err := r.Cookie(authorCookie)
+	if err != nil {
+		return ""
+	}
+	v, err := url.QueryUnescape(c.Value)
+	if err != nil || checkText(v, "", false, maxAuthorRunes) != "" {
+		return ""
+	}
+	return v
+}
+
+func rememberAuthor(w http.ResponseWriter, name string) {
+	if name == "" {
+		return
+	}
+	http.SetCookie(w, &http.Cookie{
+		Name: authorCookie, Value: url.QueryEscape(name), Path: "/",
+		MaxAge: 365 * 24 * 3600, HttpOnly: true, SameSite: http.SameSiteLaxMode,
+	})
+}
+
+// A flash message lives in a cookie from a POST's redirect to the next page
+// shown, which reads it once and clears it.
+const flashCookie = "hindsight_flash"
+
+func setFlash(w http.ResponseWriter, msg string) {
+	http.SetCookie(w, &http.Cookie{
+		Name: flashCookie, Value: url.QueryEscape(msg), Path: "/",
+		MaxAge: 60, HttpOnly: true, SameSite: http.SameSiteLaxMode,
+	})
+}
+
+type flashKey struct{}
+
+// takeFlash moves the flash cookie of a page request into the request's
+// context, for basePage, and tells the browser to drop it.
+func takeFlash(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && !strings.HasPrefix(r.URL.Path, "/static/") && !isAPI(r) {
+			if c, err := r.Cookie(flashCookie); err == nil {
+				http.SetCookie(w, &http.Cookie{Name: flashCookie, Value: "", Path: "/", MaxAge: -1})
+				if msg, err := url.QueryUnescape(c.Value); err == nil && utf8.ValidString(msg) {
+					r = r.WithContext(context.WithValue(r.Context(), flashKey{}, msg))
+				}
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func flashFrom(r *http.Request) string {
+	msg, _ := r.Context().Value(flashKey{}).(string)
+	return msg
+}
+
+// redirectWithFlash ends a successful POST: the next page shows msg.
+func redirectWithFlash(w http.ResponseWriter, r *http.Request, to, msg string) {
+	setFlash(w, msg)
+	http.Redirect(w, r, to, http.StatusSeeOther)
+}
+
+// option is one choice of a select or radio group.
+type option struct {
+	Value, Label, Description string
+}
+
+// selectField is a field drawn as a select or a radio group.
+type selectField struct {
+	field
+	Options []option
+}

@@ -1,0 +1,238 @@
+package handlers
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"hindsight/store"
+)
+
+type historyPage struct {
+	basePage
+	Postmortem store.Postmortem
+	Revisions  []store.Revision
+}
+
+func (h *Handler) showHistory(w http.ResponseWriter, r *http.Request) {
+	p, err := h.store.GetPostmortem(r.Context(), r.PathValue("slug"))
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	revs, err := h.store.ListRevisions(r.Context(), p.ID)
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	h.render(w, r, http.StatusOK, "history", historyPage{
+		basePage:   h.base(r, "History of "+p.Title, "Every saved version of "+p.Title+", who saved it and why."),
+		Postmortem: p,
+		Revisions:  revs,
+	})
+}
+
+// revisionPage shows one saved version, with the form that restores it.
+type revisionPage struct {
+	basePage
+	Postmortem store.Postmortem // the current state
+	Revision   store.Revision
+	Shown      store.Postmortem // the revision's content, for display
+	Sections   []section
+	// Author and Note are the restore form's values; Errors its problems.
+	Author, Note string
+	Errors       formErrors
+}
+
+// restoreSpecs are the fields of the restore form.
+var restoreSpecs = []fieldSpec[revisionPage]{
+	{specAuthor.Name, specAuthor.Label, "Recorded in the history with the restore.", "text", maxAuthorRunes, true, func(p *revisionPage) *string { return &p.Author }},
+	{specNote.Name, specNote.Label, "Optional, e.g. “undo the accidental deletion of the timeline”.", "text", maxLineRunes, false, func(p *revisionPage) *string { return &p.Note }},
+}
+
+// Field returns the named field of the restore form.
+func (p revisionPage) Field(name string) field {
+	return fieldOf(restoreSpecs, name, "r-", &p, p.Errors)
+}
+
+// ErrorList is the restore form's error summary.
+func (p revisionPage) ErrorList() []errorLink { return errorList(restoreSpecs, "r-", p.Errors) }
+
+// Content is the revision's text, for the shared display partial.
+func (p revisionPage) Content() previewView {
+	return previewView{Postmortem: p.Shown, Sections: p.Sections}
+}
+
+func (h *Handler) revisionPage(r *http.Request) (revisionPage, error) {
+	p, err := h.store.GetPostmortem(r.Context(), r.PathValue("slug"))
+	if err != nil {
+		return revisionPage{}, err
+	}
+	v, err := strconv.Atoi(r.PathValue("version"))
+	if err != nil {
+		return revisionPage{}, fmt.Errorf("revision %q: %w", r.PathValue("version"), store.ErrNotFound)
+	}
+	rev, err := h.store.GetRevision(r.Context(), p.ID, v)
+	if err != nil {
+		return revisionPage{}, err
+	}
+	fams, err := h.store.ListFamilies(r.Context())
+	if err != nil {
+		return revisionPage{}, err
+	}
+	shown := store.Postmortem{Slug: p.Slug}
+	rev.Fields.ApplyTo(&shown)
+	names := patternNames(fams)
+	for i := range shown.Tags {
+		shown.Tags[i].PatternName = names[shown.Tags[i].PatternSlug]
+	}
+	return revisionPage{
+		basePage:   h.base(r, fmt.Sprintf("Version %d of %s", v, p.Title), fmt.Sprintf("Version %d of %s as it was saved.", v, p.Title)),
+		Postmortem: p,
+		Revision:   rev,
+		Shown:      shown,
+		Sections:   sectionsOf(shown),
+		Author:     authorFromCookie(r),
+		Errors:     formErrors{},
+	}, nil
+}
+
+func (h *Handler) showRevision(w http.ResponseWriter, r *http.Request) {
+	page, err := h.revisionPage(r)
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	h.render(w, r, http.StatusOK, "revision", page)
+}
+
+func (h *Handler) restoreRevision(w http.ResponseWriter, r *http.Request) {
+	if err := parseForm(w, r); err != nil {
+		h.error(w, r, err)
+		return
+	}
+	page, err := h.revisionPage(r)
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	readFields(restoreSpecs, r.PostForm, &page, page.Errors)
+	if len(page.Errors) > 0 {
+		h.render(w, r, http.StatusUnprocessableEntity, "revision", page)
+		return
+	}
+	rememberAuthor(w, page.Author)
+	version, _ := strconv.Atoi(r.PostForm.Get("version"))
+	slug := page.Postmortem.Slug
+	saved, err := h.store.RestoreRevision(r.Context(), slug, page.Revision.Version, version, page.Author, page.Note)
+	if errors.Is(err, store.ErrStaleVersion) {
+		redirectWithFlash(w, r, "/postmortems/"+slug+"/history",
+			"Nothing was restored: someone saved a new version while you were looking. Check the history and try again.")
+		return
+	}
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	msg := fmt.Sprintf("Version %d restored as version %d.", page.Revision.Version, saved.Version)
+	if saved.Version == version {
+		msg = fmt.Sprintf("Version %d has the same content as the current one; nothing changed.", page.Revision.Version)
+	}
+	redirectWithFlash(w, r, "/postmortems/"+slug, msg)
+}
+
+type comparePage struct {
+	basePage
+	Postmortem store.Postmortem
+	From, To   store.Revision
+	Changes    []fieldChange
+	Revisions  []store.Revision
+}
+
+// compareRevisions diffs two versions: ?from=A&to=B, by default the latest
+// version against the one before it.
+func (h *Handler) compareRevisions(w http.ResponseWriter, r *http.Request) {
+	p, err := h.store.GetPostmortem(r.Context(), r.PathValue("slug"))
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	revs, err := h.store.ListRevisions(r.Context(), p.ID)
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	if len(revs) == 0 {
+		h.error(w, r, fmt.Errorf("no revisions of %q: %w", p.Slug, store.ErrNotFound))
+		return
+	}
+	q := r.URL.Query()
+	to, err := versionParam(q.Get("to"), revs[0].Version)
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	from, err := versionParam(q.Get("from"), to-1)
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	find := func(v int) (store.Revision, error) {
+		for _, rev := range revs {
+			if rev.Version == v {
+				return rev, nil
+			}
+		}
+		return store.Revision{}, fmt.Errorf("version %d of %q: %w", v, p.Slug, store.ErrNotFound)
+	}
+	page := comparePage{
+		basePage:   h.base(r, "Compare versions of "+p.Title, "What changed between two saved versions of "+p.Title+"."),
+		Postmortem: p,
+		Revisions:  revs,
+	}
+	if page.To, err = find(to); err != nil {
+		h.error(w, r, err)
+		return
+	}
+	if from < 1 && to == 1 {
+		// The first version compares with nothing: everything was added.
+		page.From = store.Revision{Version: 0}
+	} else if page.From, err = find(from); err != nil {
+		h.error(w, r, err)
+		return
+	}
+	fams, err := h.store.ListFamilies(r.Context())
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	page.Changes = diffFields(page.From.Fields, page.To.Fields, patternNames(fams))
+	h.render(w, r, http.StatusOK, "compare", page)
+}
+
+func versionParam(v string, def int) (int, error) {
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, fmt.Errorf("version %q is not a number: %w", v, store.ErrInvalid)
+	}
+	return n, nil
+}
+
+// revisionActionLabel says in words what a save did.
+func revisionActionLabel(r store.Revision) string {
+	switch r.Action {
+	case store.ActionCreate:
+		return "Created"
+	case store.ActionEdit:
+		return "Edited"
+	case store.ActionRestore:
+		return fmt.Sprintf("Restored version %d", r.RestoredFrom)
+	case store.ActionBaseline:
+		return "As found before history was kept"
+	}
+	return r.Action
+}

@@ -1,0 +1,358 @@
+package handlers
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"time"
+
+	_ "time/tzdata" // the time-zone select must work on hosts without zoneinfo
+
+	"hindsight/store"
+)
+
+// postmortemFormPage is the create and edit form, also shown as a preview,
+// with validation errors (422) or after a refused stale save (409).
+type postmortemFormPage struct {
+	basePage
+	Form       postmortemForm
+	FormAction string
+	Editing    bool
+	// Postmortem is the current saved state, when editing.
+	Postmortem store.Postmortem
+	// CanJoinVariant says whether the variant fields apply: when creating,
+	// or editing a postmortem that is alone in its group.
+	CanJoinVariant bool
+
+	Families       []store.Family
+	Roles          []option
+	Severities     []option
+	Languages      []option
+	TimeZones      []string
+	VariantKinds   []option
+	VariantChoices []store.Variant
+
+	Preview     *previewView
+	Conflict    *conflictView
+	Suggestions *suggestionsView
+}
+
+// previewView is the rendered form, shown above it.
+type previewView struct {
+	Postmortem store.Postmortem
+	Sections   []section
+}
+
+func (h *Handler) postmortemFormPage(r *http.Request, f postmortemForm, title string) (postmortemFormPage, error) {
+	page := postmortemFormPage{
+		basePage:       h.base(r, title, "Write a postmortem: the sections of the SRE template, the incident's times and its failure patterns."),
+		Form:           f,
+		FormAction:     "/postmortems",
+		CanJoinVariant: true,
+		Severities:     severities,
+		VariantKinds:   variantKinds,
+		TimeZones:      timeZones,
+	}
+	if !slices.Contains(timeZones, f.TimeZone) && f.TimeZone != "" {
+		page.TimeZones = append([]string{f.TimeZone}, timeZones...)
+	}
+	for _, role := range store.Roles {
+		page.Roles = append(page.Roles, option{Value: role, Label: store.RoleLabel(role)})
+	}
+	codes := make([]string, 0, len(languageNames)+1)
+	for code := range languageNames {
+		codes = append(codes, code)
+	}
+	if _, ok := languageNames[f.Language]; !ok && validLanguage(f.Language) {
+		codes = append(codes, f.Language)
+	}
+	slices.Sort(codes)
+	for _, c := range codes {
+		page.Languages = append(page.Languages, option{Value: c, Label: languageName(c) + " (" + c + ")"})
+	}
+	var err error
+	if page.Families, err = h.store.ListFamilies(r.Context()); err != nil {
+		return page, err
+	}
+	if page.VariantChoices, err = h.store.VariantChoices(r.Context()); err != nil {
+		return page, err
+	}
+	page.Path = "/postmortems/new" // the nav shows where the form lives, also after a POST to /postmortems
+	return page, nil
+}
+
+func knownPatterns(fams []store.Family) map[string]bool {
+	out := map[string]bool{}
+	for _, f := range fams {
+		for _, p := range f.Patterns {
+			out[p.Slug] = true
+		}
+	}
+	return out
+}
+
+func (h *Handler) newPostmortem(w http.ResponseWriter, r *http.Request) {
+	f := postmortemForm{Language: "en", TimeZone: "UTC", Author: authorFromCookie(r), Tags: map[string]bool{}, Errors: formErrors{}}
+	page, err := h.postmortemFormPage(r, f, "Write a postmortem")
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	h.render(w, r, http.StatusOK, "postmortem-form", page)
+}
+
+func (h *Handler) createPostmortem(w http.ResponseWriter, r *http.Request) {
+	if err := parseForm(w, r); err != nil {
+		h.error(w, r, err)
+		return
+	}
+	fams, err := h.store.ListFamilies(r.Context())
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	f := parsePostmortemForm(r.PostForm, knownPatterns(fams), h.now())
+	rememberAuthor(w, f.Author)
+	if suggesting(r) {
+		page, err := h.postmortemFormPage(r, f, "Write a postmortem")
+		if err == nil {
+			err = h.suggestInForm(r, &page)
+		}
+		if err != nil {
+			h.error(w, r, err)
+			return
+		}
+		h.render(w, r, http.StatusOK, "postmortem-form", page)
+		return
+	}
+	if f.Action != "preview" {
+		h.checkVariant(r, &f, store.Postmortem{})
+	}
+	if f.Action == "preview" || len(f.Errors) > 0 {
+		page, err := h.postmortemFormPage(r, f, "Write a postmortem")
+		if err != nil {
+			h.error(w, r, err)
+			return
+		}
+		h.renderFormOutcome(w, r, page)
+		return
+	}
+	p := store.Postmortem{
+		VariantOf:     f.VariantOf,
+		VariantKind:   f.VariantKind,
+		PublishedDate: h.now().Format(time.DateOnly),
+		SavedBy:       f.Author,
+		SaveNote:      f.Note,
+	}
+	if p.VariantOf == "" {
+		p.VariantKind = store.KindOriginal
+	}
+	f.fields().ApplyTo(&p)
+	if err := h.store.CreatePostmortem(r.Context(), &p); err != nil {
+		h.error(w, r, err)
+		return
+	}
+	redirectWithFlash(w, r, afterSave(f, p.Slug), "Postmortem created.")
+}
+
+// afterSave is where a successful save leads: the postmortem, or the edit
+// form again, loaded with the version just saved.
+func afterSave(f postmortemForm, slug string) string {
+	if f.Action == "save-continue" {
+		return "/postmortems/" + slug + "/edit"
+	}
+	return "/postmortems/" + slug
+}
+
+// renderFormOutcome shows a form that was not saved: a preview (200) or
+// validation errors (422), every value as submitted.
+func (h *Handler) renderFormOutcome(w http.ResponseWriter, r *http.Request, page postmortemFormPage) {
+	if page.Form.Action == "preview" {
+		p := store.Postmortem{Slug: page.Postmortem.Slug}
+		page.Form.fields().ApplyTo(&p)
+		names := patternNames(page.Families)
+		for i := range p.Tags {
+			p.Tags[i].PatternName = names[p.Tags[i].PatternSlug]
+		}
+		page.Preview = &previewView{Postmortem: p, Sections: sectionsOf(p)}
+		page.Title = "Preview: " + page.Title
+		page.Form.Errors = formErrors{}
+		h.render(w, r, http.StatusOK, "postmortem-form", page)
+		return
+	}
+	page.Title = "Check the form: " + page.Title
+	h.render(w, r, http.StatusUnprocessableEntity, "postmortem-form", page)
+}
+
+func patternNames(fams []store.Family) map[string]string {
+	out := map[string]string{}
+	for _, f := range fams {
+		for _, p := range f.Patterns {
+			out[p.Slug] = p.Name
+		}
+	}
+	return out
+}
+
+// checkVariant validates the variant link against the database: the
+// target must exist and not be the postmortem itself, and a translation
+// must be in another language.
+func (h *Handler) checkVariant(r *http.Request, f *postmortemForm, self store.Postmortem) {
+	if f.VariantOf == "" || f.Errors["variant_of"] != "" {
+		return
+	}
+	target, err := h.store.GetPostmortem(r.Context(), f.VariantOf)
+	switch {
+	case err != nil:
+		f.Errors.add("variant_of", "Choose an existing postmortem from the list.")
+	case self.ID != 0 && target.GroupID == self.GroupID:
+		f.VariantOf = "" // already in that group: nothing to change
+	case f.VariantKind == store.KindTranslation && target.Language == f.Language:
+		f.Errors.add("variant_kind", fmt.Sprintf("A translation is in another language than the original (%s).", languageName(target.Language)))
+	}
+}
+
+func (h *Handler) editPostmortem(w http.ResponseWriter, r *http.Request) {
+	p, err := h.store.GetPostmortem(r.Context(), r.PathValue("slug"))
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	f := formFromFields(p.Fields())
+	f.Version, f.Author = p.Version, authorFromCookie(r)
+	page, err := h.editFormPage(r, f, p)
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	h.render(w, r, http.StatusOK, "postmortem-form", page)
+}
+
+func (h *Handler) editFormPage(r *http.Request, f postmortemForm, p store.Postmortem) (postmortemFormPage, error) {
+	page, err := h.postmortemFormPage(r, f, "Edit “"+p.Title+"”")
+	page.Editing, page.Postmortem = true, p
+	page.FormAction = "/postmortems/" + p.Slug + "/edit"
+	page.Path = page.FormAction
+	page.CanJoinVariant = len(p.Variants) == 0
+	return page, err
+}
+
+func (h *Handler) updatePostmortem(w http.ResponseWriter, r *http.Request) {
+	cur, err := h.store.GetPostmortem(r.Context(), r.PathValue("slug"))
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	if err := parseForm(w, r); err != nil {
+		h.error(w, r, err)
+		return
+	}
+	fams, err := h.store.ListFamilies(r.Context())
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	f := parsePostmortemForm(r.PostForm, knownPatterns(fams), h.now())
+	rememberAuthor(w, f.Author)
+	if len(cur.Variants) > 0 {
+		f.VariantOf, f.VariantKind = "", "" // only a postmortem alone in its group can join another
+	}
+	if suggesting(r) {
+		page, err := h.editFormPage(r, f, cur)
+		if err == nil {
+			err = h.suggestInForm(r, &page)
+		}
+		if err != nil {
+			h.error(w, r, err)
+			return
+		}
+		h.render(w, r, http.StatusOK, "postmortem-form", page)
+		return
+	}
+	if f.Action != "preview" {
+		h.checkVariant(r, &f, cur)
+	}
+	if f.Action == "preview" || len(f.Errors) > 0 {
+		page, err := h.editFormPage(r, f, cur)
+		if err != nil {
+			h.error(w, r, err)
+			return
+		}
+		h.renderFormOutcome(w, r, page)
+		return
+	}
+	saved, err := h.store.UpdatePostmortem(r.Context(), cur.Slug, f.Version, store.PostmortemUpdate{
+		Fields: f.fields(), VariantOf: f.VariantOf, VariantKind: f.VariantKind, Author: f.Author, Note: f.Note,
+	})
+	// A stale save is an outcome of editing, not a failure: the writer gets
+	// their text back next to what changed meanwhile.
+	if errors.Is(err, store.ErrStaleVersion) {
+		h.renderConflict(w, r, f)
+		return
+	}
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	msg := fmt.Sprintf("Saved as version %d.", saved.Version)
+	if saved.Version == f.Version {
+		msg = "Nothing had changed, so nothing was saved."
+	}
+	redirectWithFlash(w, r, afterSave(f, saved.Slug), msg)
+}
+
+// renderConflict refuses a save based on an outdated version (409). It
+// shows who saved since, what they changed, and the writer's form with
+// every value kept, now based on the current version: saving it again is a
+// decision taken with their changes in view.
+func (h *Handler) renderConflict(w http.ResponseWriter, r *http.Request, f postmortemForm) {
+	cur, err := h.store.GetPostmortem(r.Context(), r.PathValue("slug"))
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	page, err := h.editFormPage(r, f, cur)
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	c, err := h.conflictOf(r, cur, f, patternNames(page.Families))
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	page.Conflict = c
+	page.Form.Version = cur.Version
+	page.Title = "Edit conflict: " + cur.Title
+	h.render(w, r, http.StatusConflict, "postmortem-form", page)
+}
+
+func (h *Handler) archivePostmortem(w http.ResponseWriter, r *http.Request) {
+	slug := r.PathValue("slug")
+	if err := h.store.ArchivePostmortem(r.Context(), slug); err != nil {
+		h.error(w, r, err)
+		return
+	}
+	redirectWithFlash(w, r, "/postmortems/"+slug, "Archived: this postmortem no longer appears in lists. Restore it from this page at any time.")
+}
+
+func (h *Handler) unarchivePostmortem(w http.ResponseWriter, r *http.Request) {
+	slug := r.PathValue("slug")
+	if err := h.store.UnarchivePostmortem(r.Context(), slug); err != nil {
+		h.error(w, r, err)
+		return
+	}
+	redirectWithFlash(w, r, "/postmortems/"+slug, "Restored: this postmortem appears in lists again.")
+}
+
+// previewMarkdown renders one Markdown text, for the form's live preview.
+func (h *Handler) previewMarkdown(w http.ResponseWriter, r *http.Request) {
+	if err := parseForm(w, r); err != nil {
+		h.error(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Write([]byte(renderMarkdown(normalizeText(r.PostForm.Get("text"), true))))
+}

@@ -1,0 +1,327 @@
+package handlers
+
+import (
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"hindsight/store"
+)
+
+// Length limits of the postmortem form, in characters.
+const (
+	maxTitleRunes   = 200
+	maxLineRunes    = 500
+	maxSummaryRunes = 2000
+	maxSectionRunes = 100_000
+	maxBodyRunes    = 1_000_000
+	maxURLRunes     = 2000
+	maxAuthorRunes  = 100
+)
+
+// postmortemForm is the create/edit form as submitted: every value is kept
+// as typed (once normalised) so that a re-rendered form loses nothing.
+type postmortemForm struct {
+	Title, Organization, Severity, Language, Services, Authors, SourceURL string
+	IncidentDate, TimeZone                                                string
+	Started, Detected, Mitigated, Resolved                                string // datetime-local values
+	Summary, Body                                                         string
+	Impact, Trigger, Contributing, Detection, Resolution, Timeline        string
+	WentWell, WentWrong, GotLucky                                         string
+	VariantOf, VariantKind                                                string
+	Tags                                                                  map[string]bool // "pattern-slug:role"
+	Author, Note                                                          string
+	// Version is the version the edit started from; it never changes
+	// between a preview or a refused save and the next submission.
+	Version int
+	Action  string // "save", "save-continue" or "preview"
+	Errors  formErrors
+
+	// times holds the incident times as RFC 3339 once validated.
+	times map[string]string
+}
+
+// pmSpec is a field of the postmortem form.
+type pmSpec = fieldSpec[postmortemForm]
+
+// sectionSpecs are the sections of the SRE postmortem template.
+var sectionSpecs = []pmSpec{
+	{"impact", "Impact", "Who and what was affected, how badly and for how long: users, requests, revenue, data.", "markdown", maxSectionRunes, false, func(f *postmortemForm) *string { return &f.Impact }},
+	{"trigger", "Trigger", "The event that set the incident off: a deploy, a config push, a traffic spike, a failed disk.", "markdown", maxSectionRunes, false, func(f *postmortemForm) *string { return &f.Trigger }},
+	{"contributing", "Contributing factors", "What turned the trigger into an outage, or made it worse or longer.", "markdown", maxSectionRunes, false, func(f *postmortemForm) *string { return &f.Contributing }},
+	{"detection", "Detection", "How and when it was noticed: which alert, which customer, how long after it began.", "markdown", maxSectionRunes, false, func(f *postmortemForm) *string { return &f.Detection }},
+	{"resolution", "Resolution", "What was done to mitigate and then to fix it, and why that worked.", "markdown", maxSectionRunes, false, func(f *postmortemForm) *string { return &f.Resolution }},
+	{"timeline", "Timeline", "Times and events, one per line, e.g. `14:02 UTC deploy of v42 starts`.", "markdown", maxSectionRunes, false, func(f *postmortemForm) *string { return &f.Timeline }},
+	{"went_well", "What went well", "", "markdown", maxSectionRunes, false, func(f *postmortemForm) *string { return &f.WentWell }},
+	{"went_wrong", "What went wrong", "", "markdown", maxSectionRunes, false, func(f *postmortemForm) *string { return &f.WentWrong }},
+	{"got_lucky", "Where we got lucky", "", "markdown", maxSectionRunes, false, func(f *postmortemForm) *string { return &f.GotLucky }},
+}
+
+var (
+	specTitle        = pmSpec{"title", "Title", "", "text", maxTitleRunes, true, func(f *postmortemForm) *string { return &f.Title }}
+	specOrganization = pmSpec{"organization", "Organization", "", "text", maxLineRunes, false, func(f *postmortemForm) *string { return &f.Organization }}
+	specServices     = pmSpec{"services", "Services affected", "Comma-separated, e.g. checkout, payments API.", "text", maxLineRunes, false, func(f *postmortemForm) *string { return &f.Services }}
+	specAuthors      = pmSpec{"authors", "Authors of the postmortem", "Comma-separated names.", "text", maxLineRunes, false, func(f *postmortemForm) *string { return &f.Authors }}
+	specSourceURL    = pmSpec{"source_url", "Source URL", "Where the write-up was first published, if anywhere.", "url", maxURLRunes, false, func(f *postmortemForm) *string { return &f.SourceURL }}
+	specIncidentDate = pmSpec{"incident_date", "Incident date", "Filled in from the start time when left empty.", "date", 10, false, func(f *postmortemForm) *string { return &f.IncidentDate }}
+	specStarted      = pmSpec{"started_at", "Started", "", "datetime-local", 19, false, func(f *postmortemForm) *string { return &f.Started }}
+	specDetected     = pmSpec{"detected_at", "Detected", "", "datetime-local", 19, false, func(f *postmortemForm) *string { return &f.Detected }}
+	specMitigated    = pmSpec{"mitigated_at", "Mitigated", "", "datetime-local", 19, false, func(f *postmortemForm) *string { return &f.Mitigated }}
+	specResolved     = pmSpec{"resolved_at", "Resolved", "", "datetime-local", 19, false, func(f *postmortemForm) *string { return &f.Resolved }}
+	specSummary      = pmSpec{"summary", "Summary", "Two or three sentences: what happened, to whom, and why.", "textarea", maxSummaryRunes, true, func(f *postmortemForm) *string { return &f.Summary }}
+	specBody         = pmSpec{"body", "Free-form write-up", "Anything that does not fit the sections above; imported postmortems keep their text here.", "markdown", maxBodyRunes, false, func(f *postmortemForm) *string { return &f.Body }}
+	specAuthor       = pmSpec{"author", "Your name", "Recorded in the history with this save, and remembered on this browser.", "text", maxAuthorRunes, true, func(f *postmortemForm) *string { return &f.Author }}
+	specNote         = pmSpec{"note", "Note about this change", "Optional, shown in the history, e.g. “added the timeline”.", "text", maxLineRunes, false, func(f *postmortemForm) *string { return &f.Note }}
+
+	// Choices: read like the text fields, then checked against their options.
+	specSeverity    = pmSpec{Name: "severity", Label: "Severity", value: func(f *postmortemForm) *string { return &f.Severity }}
+	specLanguage    = pmSpec{Name: "language", Label: "Language", value: func(f *postmortemForm) *string { return &f.Language }}
+	specTimeZone    = pmSpec{Name: "time_zone", Label: "Time zone of the times", value: func(f *postmortemForm) *string { return &f.TimeZone }}
+	specVariantOf   = pmSpec{Name: "variant_of", Label: "Variant of", value: func(f *postmortemForm) *string { return &f.VariantOf }}
+	specVariantKind = pmSpec{Name: "variant_kind", Label: "Kind of variant", value: func(f *postmortemForm) *string { return &f.VariantKind }}
+	specTags        = pmSpec{Name: "tags", Label: "Failure patterns"}
+
+	// postmortemSpecs is every field in form order: the order of the error summary.
+	postmortemSpecs = slices.Concat([]pmSpec{
+		specTitle, specOrganization, specSeverity, specLanguage, specServices, specAuthors, specSourceURL,
+		specIncidentDate, specTimeZone, specStarted, specDetected, specMitigated, specResolved, specSummary,
+	}, sectionSpecs, []pmSpec{specBody, specTags, specVariantOf, specVariantKind, specAuthor, specNote})
+
+	timeSpecs = []pmSpec{specStarted, specDetected, specMitigated, specResolved}
+)
+
+// Field returns what the input partials need to draw the named field.
+func (f postmortemForm) Field(name string) field {
+	return fieldOf(postmortemSpecs, name, "f-", &f, f.Errors)
+}
+
+// Sections returns the template's section fields, in order.
+func (f postmortemForm) Sections() []field {
+	out := make([]field, len(sectionSpecs))
+	for i, s := range sectionSpecs {
+		out[i] = f.Field(s.Name)
+	}
+	return out
+}
+
+// Times returns the four incident time fields.
+func (f postmortemForm) Times() []field {
+	out := make([]field, len(timeSpecs))
+	for i, s := range timeSpecs {
+		out[i] = f.Field(s.Name)
+	}
+	return out
+}
+
+// HasTag reports whether the pattern is ticked in the role.
+func (f postmortemForm) HasTag(pattern, role string) bool { return f.Tags[pattern+":"+role] }
+
+// FamilyTagged reports whether any pattern of the family is ticked, so the
+// family's section starts open.
+func (f postmortemForm) FamilyTagged(fam store.Family) bool {
+	for _, p := range fam.Patterns {
+		for _, role := range store.Roles {
+			if f.HasTag(p.Slug, role) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// ErrorList is the error summary, in form order.
+func (f postmortemForm) ErrorList() []errorLink { return errorList(postmortemSpecs, "f-", f.Errors) }
+
+// severities are the severity levels, each with what it means.
+var severities = []option{
+	{"SEV1", "SEV1 · Critical", "Most users cannot use the product, or data was lost or exposed. Everyone drops everything."},
+	{"SEV2", "SEV2 · Major", "A core feature is down or badly degraded for many users."},
+	{"SEV3", "SEV3 · Minor", "Partial degradation for some users; a workaround exists."},
+	{"SEV4", "SEV4 · Low", "Small or internal impact: a slow page, a delayed report, a noisy alert."},
+	{"SEV5", "SEV5 · Near miss", "No user impact: caught before it hurt, but worth learning from."},
+}
+
+// variantKinds are the ways a postmortem can be a variant of another.
+var variantKinds = []option{
+	{store.KindTranslation, "Translation", "The same write-up in another language."},
+	{store.KindRewrite, "Copy or rewrite", "A repost, a reworded copy or another version in the same language."},
+}
+
+// timeZones are offered for the incident's times. A zone outside the list
+// that a postmortem already uses is offered too.
+var timeZones = []string{
+	"UTC",
+	"America/Anchorage", "America/Los_Angeles", "America/Denver", "America/Phoenix", "America/Chicago",
+	"America/Mexico_City", "America/Bogota", "America/Lima", "America/New_York", "America/Halifax",
+	"America/Santiago", "America/Sao_Paulo", "America/Argentina/Buenos_Aires", "America/St_Johns",
+	"Atlantic/Reykjavik", "Europe/London", "Europe/Dublin", "Europe/Lisbon", "Europe/Madrid", "Europe/Paris",
+	"Europe/Amsterdam", "Europe/Berlin", "Europe/Stockholm", "Europe/Warsaw", "Europe/Rome", "Europe/Athens",
+	"Europe/Helsinki", "Europe/Kyiv", "Europe/Istanbul", "Europe/Moscow", "Africa/Lagos", "Africa/Cairo",
+	"Africa/Johannesburg", "Africa/Nairobi", "Asia/Dubai", "Asia/Karachi", "Asia/Kolkata", "Asia/Dhaka",
+	"Asia/Bangkok", "Asia/Jakarta", "Asia/Singapore", "Asia/Shanghai", "Asia/Hong_Kong", "Asia/Taipei",
+	"Asia/Seoul", "Asia/Tokyo", "Australia/Perth", "Australia/Adelaide", "Australia/Sydney",
+	"Pacific/Auckland", "Pacific/Honolulu",
+}
+
+const datetimeLocal = "2006-01-02T15:04"
+
+// parsePostmortemForm reads and validates the postmortem form. patterns is
+// the set of known pattern slugs; now bounds dates in the future. Checks
+// that need the database (the variant target) are the handler's.
+func parsePostmortemForm(v url.Values, patterns map[string]bool, now time.Time) postmortemForm {
+	f := postmortemForm{Action: v.Get("action"), Tags: map[string]bool{}, Errors: formErrors{}, times: map[string]string{}}
+	readFields(postmortemSpecs, v, &f, f.Errors)
+	f.Version, _ = strconv.Atoi(v.Get("version"))
+	for _, t := range v["tags"] {
+		slug, role, _ := strings.Cut(t, ":")
+		if !patterns[slug] || !store.ValidRole(role) {
+			f.Errors.add("tags", "Choose patterns and roles from the list.")
+			continue
+		}
+		f.Tags[t] = true
+	}
+
+	if f.Severity != "" && !slices.ContainsFunc(severities, func(o option) bool { return o.Value == f.Severity }) {
+		f.Errors.add("severity", "Choose a severity from SEV1 to SEV5, or none.")
+	}
+	if !validLanguage(f.Language) {
+		f.Errors.add("language", "Choose the language the postmortem is written in.")
+	}
+	if f.SourceURL != "" && f.Errors["source_url"] == "" {
+		if msg := checkURL(f.SourceURL, "The source URL"); msg != "" {
+			f.Errors.add("source_url", msg)
+		}
+	}
+	if f.IncidentDate != "" && f.Errors["incident_date"] == "" {
+		if msg := checkDate(f.IncidentDate, "The incident date"); msg != "" {
+			f.Errors.add("incident_date", msg)
+		} else if f.IncidentDate > now.AddDate(0, 0, 1).Format(time.DateOnly) {
+			f.Errors.add("incident_date", "The incident date is in the future.")
+		}
+	}
+	f.checkTimes(now)
+	if f.VariantOf != "" && f.VariantKind != store.KindTranslation && f.VariantKind != store.KindRewrite {
+		f.Errors.add("variant_kind", "Say whether it is a translation or a copy.")
+	}
+	return f
+}
+
+func validLanguage(code string) bool {
+	if len(code) != 2 {
+		return false
+	}
+	for _, c := range code {
+		if c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
+// checkTimes parses the incident times in the chosen zone and checks their
+// order: nothing is detected, mitigated or resolved before it started, and
+// nothing resolved before it was detected or mitigated.
+func (f *postmortemForm) checkTimes(now time.Time) {
+	if f.TimeZone == "" {
+		f.TimeZone = "UTC"
+	}
+	loc, err := time.LoadLocation(f.TimeZone)
+	if err != nil || f.TimeZone == "Local" {
+		f.Errors.add("time_zone", "Choose a time zone from the list.")
+		return
+	}
+	parsed := map[string]time.Time{}
+	for _, s := range timeSpecs {
+		val := *s.value(f)
+		if val == "" || f.Errors[s.Name] != "" {
+			continue
+		}
+		t, err := time.ParseInLocation(datetimeLocal, val, loc)
+		if err != nil {
+			t, err = time.ParseInLocation(datetimeLocal+":05", val, loc)
+		}
+		if err != nil {
+			f.Errors.add(s.Name, s.Label+" must be a date and time like 2024-03-05T14:30.")
+			continue
+		}
+		if t.After(now.Add(24 * time.Hour)) {
+			f.Errors.add(s.Name, s.Label+" is in the future.")
+			continue
+		}
+		parsed[s.Name] = t
+		f.times[s.Name] = t.Format(time.RFC3339)
+	}
+	order := []struct{ later, earlier, msg string }{
+		{"detected_at", "started_at", "Detected cannot be before the incident started."},
+		{"mitigated_at", "started_at", "Mitigated cannot be before the incident started."},
+		{"resolved_at", "started_at", "Resolved cannot be before the incident started."},
+		{"resolved_at", "detected_at", "Resolved cannot be before the incident was detected."},
+		{"resolved_at", "mitigated_at", "Resolved cannot be before the incident was mitigated."},
+	}
+	for _, o := range order {
+		later, ok1 := parsed[o.later]
+		earlier, ok2 := parsed[o.earlier]
+		if ok1 && ok2 && later.Before(earlier) {
+			f.Errors.add(o.later, o.msg)
+		}
+	}
+	if start, ok := parsed["started_at"]; ok && f.IncidentDate == "" {
+		f.IncidentDate = start.Format(time.DateOnly)
+	}
+}
+
+// fields is the validated form as the store's editable fields.
+func (f postmortemForm) fields() store.PostmortemFields {
+	out := store.PostmortemFields{
+		Title: f.Title, Organization: f.Organization, IncidentDate: f.IncidentDate, Severity: f.Severity,
+		Language: f.Language, Summary: f.Summary, Body: f.Body,
+		Impact: f.Impact, Trigger: f.Trigger, Contributing: f.Contributing, Detection: f.Detection,
+		Resolution: f.Resolution, Timeline: f.Timeline, WentWell: f.WentWell, WentWrong: f.WentWrong, GotLucky: f.GotLucky,
+		Services: f.Services, Authors: f.Authors, SourceURL: f.SourceURL,
+		StartedAt: f.times["started_at"], DetectedAt: f.times["detected_at"],
+		MitigatedAt: f.times["mitigated_at"], ResolvedAt: f.times["resolved_at"],
+	}
+	if out.StartedAt != "" || out.DetectedAt != "" || out.MitigatedAt != "" || out.ResolvedAt != "" {
+		out.TimeZone = f.TimeZone
+	}
+	for t := range f.Tags {
+		slug, role, _ := strings.Cut(t, ":")
+		out.Tags = append(out.Tags, store.Tag{PatternSlug: slug, Role: role})
+	}
+	return out
+}
+
+// formFromFields fills the form with stored fields, for editing.
+func formFromFields(p store.PostmortemFields) postmortemForm {
+	f := postmortemForm{
+		Title: p.Title, Organization: p.Organization, Severity: p.Severity, Language: p.Language,
+		Services: p.Services, Authors: p.Authors, SourceURL: p.SourceURL, IncidentDate: p.IncidentDate,
+		TimeZone: p.TimeZone, Summary: p.Summary, Body: p.Body,
+		Impact: p.Impact, Trigger: p.Trigger, Contributing: p.Contributing, Detection: p.Detection,
+		Resolution: p.Resolution, Timeline: p.Timeline, WentWell: p.WentWell, WentWrong: p.WentWrong, GotLucky: p.GotLucky,
+		Tags: map[string]bool{}, Errors: formErrors{}, times: map[string]string{},
+	}
+	loc, err := time.LoadLocation(f.TimeZone)
+	if f.TimeZone == "" || err != nil {
+		// Times stored without a zone name are shown in UTC: the same instants.
+		f.TimeZone, loc = "UTC", time.UTC
+	}
+	for _, tm := range []struct {
+		dst *string
+		src string
+	}{{&f.Started, p.StartedAt}, {&f.Detected, p.DetectedAt}, {&f.Mitigated, p.MitigatedAt}, {&f.Resolved, p.ResolvedAt}} {
+		if t, err := time.Parse(time.RFC3339, tm.src); err == nil {
+			layout := datetimeLocal
+			if t.Second() != 0 {
+				layout += ":05"
+			}
+			*tm.dst = t.In(loc).Format(layout)
+		}
+	}
+	for _, t := range p.Tags {
+		f.Tags[t.PatternSlug+":"+t.Role] = true
+	}
+	return f
+}

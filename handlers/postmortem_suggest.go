@@ -1,0 +1,169 @@
+package handlers
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+
+	"hindsight/classify"
+	"hindsight/store"
+)
+
+// The form's "Suggest patterns" step. Every control in it is a submit
+// button of the postmortem form, so it works without JavaScript: the form
+// comes back (200, nothing saved) with the suggestions, their evidence
+// highlighted, and whatever the writer accepted ticked in the pattern list.
+// A rejection is recorded so the phrases behind it can be tuned, and is
+// carried in the form so the suggestion stays away.
+
+// suggestionsView is the suggestion panel of the form.
+type suggestionsView struct {
+	Patterns []suggestionView
+	Similar  []similarView
+	Rejected []string // pattern slugs, carried as hidden fields
+}
+
+type suggestionView struct {
+	Slug, Name, Role, RoleLabel string
+	Percent                     int
+	Evidence                    [][]textPart
+	Accepted                    bool
+}
+
+// textPart is a piece of an evidence sentence; Mark pieces are the matched
+// phrases. The template marks them up, so no HTML is built here.
+type textPart struct {
+	Text string
+	Mark bool
+}
+
+type similarView struct {
+	store.Similar
+	Percent int
+	Linked  bool
+}
+
+// suggesting reports whether a submission of the postmortem form asks for
+// suggestions, or acts on one, rather than a preview or a save.
+func suggesting(r *http.Request) bool {
+	v := r.PostForm
+	return v.Get("action") == "suggest" || v.Get("accept") != "" || v.Get("reject") != "" || v.Get("link_variant") != ""
+}
+
+// suggestInForm applies the writer's choice (accept, reject, link a
+// variant) to the form and fills the suggestion panel from its text.
+func (h *Handler) suggestInForm(r *http.Request, page *postmortemFormPage) error {
+	f := &page.Form
+	known := knownPatterns(page.Families)
+	rejected := map[string]bool{}
+	for _, slug := range r.PostForm["rejected"] {
+		if known[slug] {
+			rejected[slug] = true
+		}
+	}
+	if acc := r.PostForm.Get("accept"); acc != "" {
+		slug, role, _ := strings.Cut(acc, ":")
+		if known[slug] && store.ValidRole(role) {
+			f.Tags[acc] = true
+		}
+	}
+	if link := r.PostForm.Get("link_variant"); link != "" && page.CanJoinVariant {
+		slug, kind, _ := strings.Cut(link, ":")
+		if kind == store.KindRewrite || kind == store.KindTranslation {
+			f.VariantOf, f.VariantKind = slug, kind
+		}
+	}
+	sugs := h.classifier.Suggest(formDocument(page))
+	if rej := r.PostForm.Get("reject"); known[rej] && !rejected[rej] {
+		rejection := store.Rejection{Title: f.Title, PatternSlug: rej}
+		if page.Editing {
+			rejection.PostmortemSlug = page.Postmortem.Slug
+		}
+		for _, s := range sugs {
+			if s.Slug == rej {
+				rejection.Score = s.Score
+				for _, e := range s.Evidence {
+					rejection.Phrases = append(rejection.Phrases, e.Phrases...)
+				}
+			}
+		}
+		if err := h.store.RecordRejection(r.Context(), rejection); err != nil {
+			return err
+		}
+		rejected[rej] = true
+	}
+	view := &suggestionsView{Patterns: []suggestionView{}}
+	for _, s := range sugs {
+		if s.Score < classify.DefaultThreshold || rejected[s.Slug] {
+			continue
+		}
+		sv := suggestionView{Slug: s.Slug, Name: h.patternNames[s.Slug], Role: s.Role, RoleLabel: store.RoleLabel(s.Role),
+			Percent: int(s.Score*100 + 0.5), Accepted: f.HasTag(s.Slug, s.Role)}
+		for _, e := range s.Evidence {
+			sv.Evidence = append(sv.Evidence, highlight(e))
+		}
+		view.Patterns = append(view.Patterns, sv)
+	}
+	for slug := range rejected {
+		view.Rejected = append(view.Rejected, slug)
+	}
+	slices.Sort(view.Rejected)
+	q := store.SimilarQuery{Text: formText(f), Language: f.Language, Organization: f.Organization, IncidentDate: f.IncidentDate}
+	if page.Editing {
+		q.Exclude = page.Postmortem.Slug
+	}
+	sims, err := h.store.FindSimilar(r.Context(), q)
+	if err != nil {
+		return err
+	}
+	for _, s := range sims {
+		view.Similar = append(view.Similar, similarView{Similar: s, Percent: int(s.Score*100 + 0.5), Linked: f.VariantOf == s.Slug})
+	}
+	page.Suggestions = view
+	page.Form.Errors = formErrors{} // nothing is being saved: no field is wrong yet
+	return nil
+}
+
+// formText is the write-up as variant detection reads it: every section,
+// without the title, as the store fingerprints saved postmortems.
+func formText(f *postmortemForm) string {
+	var parts []string
+	for _, s := range []string{f.Summary, f.Body, f.Impact, f.Trigger, f.Contributing, f.Detection,
+		f.Resolution, f.Timeline, f.WentWell, f.WentWrong, f.GotLucky} {
+		if strings.TrimSpace(s) != "" {
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+// formDocument is the form as the classifier reads it; the action items of
+// a postmortem being edited are read as lessons.
+func formDocument(page *postmortemFormPage) classify.Document {
+	doc := classify.Document{Title: page.Form.Title, Body: formText(&page.Form)}
+	if page.Editing {
+		var items []string
+		for _, a := range page.Postmortem.ActionItems {
+			items = append(items, a.Title)
+		}
+		doc.ActionItems = strings.Join(items, "\n")
+	}
+	return doc
+}
+
+// highlight cuts an evidence sentence at its matched phrases.
+func highlight(e classify.Evidence) []textPart {
+	var out []textPart
+	at := 0
+	for _, h := range e.Highlights {
+		if h.Start > at {
+			out = append(out, textPart{Text: e.Sentence[at:h.Start]})
+		}
+		out = append(out, textPart{Text: e.Sentence[h.Start:h.End], Mark: true})
+		at = h.End
+	}
+	if at < len(e.Sentence) {
+		out = append(out, textPart{Text: e.Sentence[at:]})
+	}
+	return out
+}

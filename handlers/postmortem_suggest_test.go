@@ -1,0 +1,129 @@
+package handlers_test
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+	"testing"
+)
+
+// dreamwidthForm is a create form holding the Dreamwidth write-up, with no
+// pattern ticked and no name given yet: suggestions need neither.
+func dreamwidthForm(t *testing.T, kv ...string) url.Values {
+	t.Helper()
+	v := url.Values{"title": {"Site interruptions"}, "language": {"en"}, "time_zone": {"UTC"},
+		"body": {seedDocument(t, "003_d02c9b3c5e33dc49.txt")}}
+	return with(v, kv...)
+}
+
+func TestFormSuggestsPatternsWithoutSaving(t *testing.T) {
+	h, st := newApp(t)
+	rec := postForm(t, h, "/postmortems", dreamwidthForm(t, "action", "suggest"))
+	if rec.Code != http.StatusOK {
+		t.Fatalf("status = %d, want 200; body:\n%.2000s", rec.Code, rec.Body)
+	}
+	body := rec.Body.String()
+	mustContain(t, body,
+		`<button type="submit" name="action" value="suggest"`,
+		"Connection exhaustion", "Health check death spiral",
+		`<mark>keep-alive</mark>`, // the evidence, highlighted
+		`name="accept" value="connection-exhaustion:amplifier"`,
+		`name="reject" value="connection-exhaustion"`,
+		// the stored Dreamwidth postmortem is the same text
+		`name="link_variant" value="dreamwidth-2020-05-25-site-interruptions:rewrite"`,
+	)
+	mustNotContain(t, body, "Check the form", `class="field-error"`)
+	if _, n, _ := st.CountPostmortems(t.Context()); n != 5 {
+		t.Errorf("%d postmortems after suggesting, want the 5 seeds: nothing is saved", n)
+	}
+}
+
+func TestFormAcceptRejectAndSave(t *testing.T) {
+	h, st := newApp(t)
+	// Accept: the pattern is ticked in the form, nothing is saved.
+	rec := postForm(t, h, "/postmortems", dreamwidthForm(t, "accept", "connection-exhaustion:amplifier"))
+	if rec.Code != http.StatusOK {
+		t.Fatalf("accept: status = %d; body:\n%.2000s", rec.Code, rec.Body)
+	}
+	mustContain(t, rec.Body.String(), `value="connection-exhaustion:amplifier" checked`, "Accepted: ticked below as Amplifier.")
+
+	// Reject: recorded with its phrases, and carried so it stays away.
+	rec = postForm(t, h, "/postmortems", dreamwidthForm(t, "reject", "traffic-surge", "tags", "connection-exhaustion:amplifier"))
+	if rec.Code != http.StatusOK {
+		t.Fatalf("reject: status = %d; body:\n%.2000s", rec.Code, rec.Body)
+	}
+	body := rec.Body.String()
+	mustContain(t, body, `<input type="hidden" name="rejected" value="traffic-surge">`, `value="connection-exhaustion:amplifier" checked`)
+	mustNotContain(t, body, `name="accept" value="traffic-surge:`)
+	rej, err := st.ListRejections(t.Context(), "traffic-surge")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rej) != 1 || rej[0].Title != "Site interruptions" || rej[0].PostmortemSlug != "" || !slices.Contains(rej[0].Phrases, "lots of people trying to") {
+		t.Fatalf("rejections = %+v, want the draft's traffic-surge with its phrase", rej)
+	}
+	// Suggesting again with the rejection carried records nothing new.
+	v := dreamwidthForm(t, "action", "suggest", "rejected", "traffic-surge")
+	if rec := postForm(t, h, "/postmortems", v); rec.Code != http.StatusOK {
+		t.Fatalf("status = %d", rec.Code)
+	}
+	if rej, _ := st.ListRejections(t.Context(), ""); len(rej) != 1 {
+		t.Errorf("%d rejections, want 1", len(rej))
+	}
+
+	// Save: accepted patterns are the postmortem's tags.
+	save := dreamwidthForm(t, "action", "save", "author", "Mark", "summary", "Apache workers tied up by keep-alive.",
+		"tags", "connection-exhaustion:amplifier")
+	p := follow(t, h, postForm(t, h, "/postmortems", save))
+	if p.Code != http.StatusOK {
+		t.Fatalf("after save: status = %d", p.Code)
+	}
+	got, err := st.GetPostmortem(t.Context(), "site-interruptions")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Tags) != 1 || got.Tags[0].PatternSlug != "connection-exhaustion" || got.Tags[0].Role != "amplifier" {
+		t.Errorf("tags = %+v, want connection-exhaustion as amplifier", got.Tags)
+	}
+}
+
+func TestFormLinkSuggestedVariant(t *testing.T) {
+	h, _ := newApp(t)
+	v := url.Values{"title": {"Facebook outage"}, "language": {"en"}, "time_zone": {"UTC"},
+		"body": {seedDocument(t, "001_06b369280e90b647.txt")}, "link_variant": {"facebook-2010-09-23-outage:rewrite"}}
+	rec := postForm(t, h, "/postmortems", v)
+	if rec.Code != http.StatusOK {
+		t.Fatalf("status = %d; body:\n%.2000s", rec.Code, rec.Body)
+	}
+	mustContain(t, rec.Body.String(),
+		`<option value="facebook-2010-09-23-outage" selected>`,
+		`name="variant_kind" value="rewrite" checked`,
+		"Chosen below as the postmortem this is a variant of.")
+}
+
+func TestEditFormSuggestionsRecordThePostmortem(t *testing.T) {
+	h, st := newApp(t)
+	slug := "gmail-2009-09-01-request-router-overload"
+	p, err := st.GetPostmortem(t.Context(), slug)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := url.Values{"title": {p.Title}, "language": {"en"}, "time_zone": {"UTC"}, "summary": {p.Summary}, "body": {p.Body},
+		"version": {"1"}, "reject": {"bad-deploy"}}
+	rec := postForm(t, h, "/postmortems/"+slug+"/edit", v)
+	if rec.Code != http.StatusOK {
+		t.Fatalf("status = %d; body:\n%.2000s", rec.Code, rec.Body)
+	}
+	// Its own variant group is not offered back to it.
+	mustNotContain(t, rec.Body.String(), `name="link_variant" value="`+slug)
+	rej, err := st.ListRejections(t.Context(), "bad-deploy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rej) != 1 || rej[0].PostmortemSlug != slug {
+		t.Errorf("rejections = %+v, want one for %s", rej, slug)
+	}
+	if again, _ := st.GetPostmortem(t.Context(), slug); again.Version != p.Version {
+		t.Errorf("version %d after suggesting, want %d: nothing is saved", again.Version, p.Version)
+	}
+}

@@ -1,0 +1,123 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"net/http"
+	"strings"
+
+	"hindsight/classify"
+	"hindsight/store"
+)
+
+// maxSuggestBytes bounds the JSON a suggestion request may carry: far more
+// than any postmortem, far less than what would tie up the server.
+const maxSuggestBytes = 1 << 20
+
+type (
+	apiSuggestRequest struct {
+		Title string `json:"title"`
+		Body  string `json:"body"`
+	}
+	apiSuggestedPattern struct {
+		Slug     string   `json:"slug"`
+		Name     string   `json:"name"`
+		Score    float64  `json:"score"`
+		Role     string   `json:"role"`
+		Evidence []string `json:"evidence"`
+		Phrases  []string `json:"phrases"`
+	}
+	apiSimilar struct {
+		Slug     string  `json:"slug"`
+		Title    string  `json:"title"`
+		Language string  `json:"language"`
+		Score    float64 `json:"score"`
+		Kind     string  `json:"kind"`
+	}
+	apiSuggestion struct {
+		Language string                `json:"language"`
+		Patterns []apiSuggestedPattern `json:"patterns"`
+		Similar  []apiSimilar          `json:"similar"`
+	}
+)
+
+// compileClassifier reads the catalogue's phrases from the store once: the
+// catalogue changes only when the seeds add patterns, before New.
+func compileClassifier(ctx context.Context, st *store.Store) (*classify.Classifier, map[string]string, error) {
+	pats, err := st.PatternPhrases(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	in := make([]classify.Pattern, len(pats))
+	names := make(map[string]string, len(pats))
+	for i, p := range pats {
+		in[i] = classify.Pattern{Slug: p.Slug, Name: p.Name, Family: p.Family,
+			PhrasesEN: p.PhrasesEN, PhrasesES: p.PhrasesES, Weak: []string{p.WeakWords}}
+		names[p.Slug] = p.Name
+	}
+	return classify.Compile(in), names, nil
+}
+
+// apiSuggest reads a draft's title and body and answers with its language,
+// the patterns it appears to show (above the default threshold, best
+// first, each with the sentences that support it) and the postmortems it
+// may be another version of.
+func (h *Handler) apiSuggest(w http.ResponseWriter, r *http.Request) {
+	var req apiSuggestRequest
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxSuggestBytes))
+	if err := dec.Decode(&req); err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			writeJSON(w, http.StatusRequestEntityTooLarge, map[string]string{"error": "the request is larger than 1 MiB"})
+			return
+		}
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "the request body must be a JSON object with \"title\" and \"body\": " + err.Error()})
+		return
+	}
+	if strings.TrimSpace(req.Title) == "" && strings.TrimSpace(req.Body) == "" {
+		writeJSON(w, http.StatusUnprocessableEntity, map[string]any{"error": "nothing to classify",
+			"fields": map[string]string{"body": "Write or paste the postmortem's text."}})
+		return
+	}
+	doc := classify.Document{Title: req.Title, Body: req.Body}
+	out := apiSuggestion{Language: classify.DetectLanguage(req.Title + "\n" + req.Body),
+		Patterns: []apiSuggestedPattern{}, Similar: []apiSimilar{}}
+	for _, s := range h.classifier.Suggest(doc) {
+		if s.Score < classify.DefaultThreshold {
+			break
+		}
+		p := apiSuggestedPattern{Slug: s.Slug, Name: h.patternNames[s.Slug], Score: round2(s.Score), Role: s.Role,
+			Evidence: []string{}, Phrases: []string{}}
+		for _, e := range s.Evidence {
+			p.Evidence = append(p.Evidence, e.Sentence)
+			for _, ph := range e.Phrases {
+				if !containsFold(p.Phrases, ph) {
+					p.Phrases = append(p.Phrases, ph)
+				}
+			}
+		}
+		out.Patterns = append(out.Patterns, p)
+	}
+	sims, err := h.store.FindSimilar(r.Context(), store.SimilarQuery{Text: req.Body, Language: out.Language})
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	for _, s := range sims {
+		out.Similar = append(out.Similar, apiSimilar{Slug: s.Slug, Title: s.Title, Language: s.Language, Score: round2(s.Score), Kind: s.Kind})
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func round2(x float64) float64 { return math.Round(x*100) / 100 }
+
+func containsFold(list []string, s string) bool {
+	for _, v := range list {
+		if strings.EqualFold(v, s) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,251 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// ChecklistTick records whether a postmortem's team did a checklist item,
+// and who last said so, when.
+type ChecklistTick struct {
+	ItemID int64
+	Done   bool
+	By     string
+	At     time.Time
+}
+
+// ChecklistTicks returns a postmortem's ticks by checklist item.
+func (s *Store) ChecklistTicks(ctx context.Context, postmortemID int64) (map[int64]ChecklistTick, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT item_id, done, changed_by, changed_at FROM checklist_ticks WHERE postmortem_id = ?`, postmortemID)
+	if err != nil {
+		return nil, fmt.Errorf("list checklist ticks: %w", err)
+	}
+	defer rows.Close()
+	out := map[int64]ChecklistTick{}
+	for rows.Next() {
+		var t ChecklistTick
+		var at string
+		if err := rows.Scan(&t.ItemID, &t.Done, &t.By, &at); err != nil {
+			return nil, fmt.Errorf("list checklist ticks: %w", err)
+		}
+		t.At = parseTime(at)
+		out[t.ItemID] = t
+	}
+	return out, rows.Err()
+}
+
+// TickChange sets one checklist item done or not done.
+type TickChange struct {
+	ItemID int64
+	Done   bool
+}
+
+// TickChecklist records changes to a postmortem's checklist, by who, in one
+// transaction. Each item must belong to the checklist of a pattern the
+// postmortem is tagged with.
+func (s *Store) TickChecklist(ctx context.Context, postmortemID int64, by string, changes []TickChange) error {
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		now := s.now()
+		for _, c := range changes {
+			if err := checkItemOfPostmortem(ctx, tx, postmortemID, c.ItemID); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO checklist_ticks (postmortem_id, item_id, done, changed_by, changed_at)
+				VALUES (?, ?, ?, ?, ?) ON CONFLICT (postmortem_id, item_id)
+				DO UPDATE SET done = excluded.done, changed_by = excluded.changed_by, changed_at = excluded.changed_at`,
+				postmortemID, c.ItemID, c.Done, by, now); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("tick checklist of postmortem %d: %w", postmortemID, err)
+	}
+	return nil
+}
+
+func checkItemOfPostmortem(ctx context.Context, q queryRower, postmortemID, itemID int64) error {
+	var n int
+	err := q.QueryRowContext(ctx, `SELECT count(*) FROM checklist_items c
+		WHERE c.id = ? AND c.pattern_slug IN (SELECT pattern_slug FROM tags WHERE postmortem_id = ?)`, itemID, postmortemID).Scan(&n)
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return fmt.Errorf("checklist item %d is not on postmortem %d: %w", itemID, postmortemID, ErrNotFound)
+	}
+	return nil
+}
+
+// ActionItemFromChecklist turns a checklist item into an action item of the
+// postmortem with the given title (the item's text, as plain text): an item
+// for during the incident becomes a mitigation, one for afterwards a
+// prevention. An item already turned into an action item returns that one
+// (created is false).
+func (s *Store) ActionItemFromChecklist(ctx context.Context, postmortemID, itemID int64, title string) (a ActionItem, created bool, err error) {
+	err = s.inTx(ctx, func(tx *sql.Tx) error {
+		if err := checkItemOfPostmortem(ctx, tx, postmortemID, itemID); err != nil {
+			return err
+		}
+		a, err = scanActionItem(tx.QueryRowContext(ctx, `SELECT `+actionItemFields+` FROM action_items
+			WHERE postmortem_id = ? AND checklist_item_id = ?`, postmortemID, itemID))
+		if err == nil || !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		var phase string
+		if err := tx.QueryRowContext(ctx, `SELECT phase FROM checklist_items WHERE id = ?`, itemID).Scan(&phase); err != nil {
+			return err
+		}
+		a = ActionItem{PostmortemID: postmortemID, Title: title, Kind: KindPrevent, ChecklistItemID: itemID}
+		if phase == PhaseDuring {
+			a.Kind = KindMitigate
+		}
+		created = true
+		return insertActionItem(ctx, tx, &a, s.Now().UTC().Truncate(time.Second))
+	})
+	if err != nil {
+		return a, false, fmt.Errorf("action item from checklist item %d: %w", itemID, err)
+	}
+	return a, created, nil
+}
+
+// GetChecklistItem returns one checklist item, removed or not.
+func (s *Store) GetChecklistItem(ctx context.Context, id int64) (ChecklistItem, error) {
+	items, err := s.checklists(ctx, `WHERE id = ?`, id)
+	if err != nil {
+		return ChecklistItem{}, err
+	}
+	if len(items) == 0 {
+		return ChecklistItem{}, fmt.Errorf("get checklist item %d: %w", id, ErrNotFound)
+	}
+	return items[0], nil
+}
+
+// RemovedChecklistItems returns the items removed from a pattern's
+// checklist, which can be put back.
+func (s *Store) RemovedChecklistItems(ctx context.Context, patternSlug string) ([]ChecklistItem, error) {
+	return s.checklists(ctx, `WHERE removed_at != '' AND pattern_slug = ?`, patternSlug)
+}
+
+// AddChecklistItem appends an item to a pattern's checklist.
+func (s *Store) AddChecklistItem(ctx context.Context, patternSlug, text, phase string) (ChecklistItem, error) {
+	it := ChecklistItem{PatternSlug: patternSlug, Text: text, Phase: phase}
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(position), 0) + 1 FROM checklist_items WHERE pattern_slug = ?`, patternSlug).Scan(&it.Position); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `INSERT INTO checklist_items (pattern_slug, position, text, phase, updated_at) VALUES (?, ?, ?, ?, ?)`,
+			patternSlug, it.Position, text, phase, s.now())
+		if err != nil {
+			return err
+		}
+		it.ID, err = res.LastInsertId()
+		return err
+	})
+	if err != nil {
+		return it, fmt.Errorf("add checklist item to %q: %w", patternSlug, err)
+	}
+	return it, nil
+}
+
+// UpdateChecklistItem rewords a checklist item or moves it to another phase.
+func (s *Store) UpdateChecklistItem(ctx context.Context, id int64, text, phase string) error {
+	return s.execChecklistItem(ctx, id, `UPDATE checklist_items SET text = ?, phase = ?, updated_at = ? WHERE id = ?`, text, phase, s.now(), id)
+}
+
+// RemoveChecklistItem takes an item off its checklist. The row stays, so
+// ticks and action items made from it keep their meaning, and it can be
+// put back with RestoreChecklistItem.
+func (s *Store) RemoveChecklistItem(ctx context.Context, id int64) error {
+	now := s.now()
+	return s.execChecklistItem(ctx, id, `UPDATE checklist_items SET removed_at = ?, updated_at = ? WHERE id = ?`, now, now, id)
+}
+
+// RestoreChecklistItem puts a removed item back on its checklist.
+func (s *Store) RestoreChecklistItem(ctx context.Context, id int64) error {
+	return s.execChecklistItem(ctx, id, `UPDATE checklist_items SET removed_at = '', updated_at = ? WHERE id = ?`, s.now(), id)
+}
+
+func (s *Store) execChecklistItem(ctx context.Context, id int64, query string, args ...any) error {
+	res, err := s.db.ExecContext(ctx, query, args...)
+	if err != nil {
+		return fmt.Errorf("change checklist item %d: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("change checklist item %d: %w", id, ErrNotFound)
+	}
+	return nil
+}
+
+// MoveChecklistItem swaps a live item with its live neighbour of the same
+// phase, the one before it (up) or after it; at either end it does nothing.
+func (s *Store) MoveChecklistItem(ctx context.Context, id int64, up bool) error {
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		var slug, phase string
+		err := tx.QueryRowContext(ctx, `SELECT pattern_slug, phase FROM checklist_items WHERE id = ? AND removed_at = ''`, id).Scan(&slug, &phase)
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		// Renumber the whole checklist first, so positions are distinct and
+		// a swap of two positions is a move by one.
+		rows, err := tx.QueryContext(ctx, `SELECT id, phase, removed_at = '' FROM checklist_items WHERE pattern_slug = ? ORDER BY position, id`, slug)
+		if err != nil {
+			return err
+		}
+		type item struct {
+			id    int64
+			phase string
+			live  bool
+		}
+		var items []item
+		for rows.Next() {
+			var it item
+			if err := rows.Scan(&it.id, &it.phase, &it.live); err != nil {
+				rows.Close()
+				return err
+			}
+			items = append(items, it)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		pos := map[int64]int{}
+		var same []int64 // live items of the phase, in order
+		for i, it := range items {
+			pos[it.id] = i + 1
+			if it.live && it.phase == phase {
+				same = append(same, it.id)
+			}
+		}
+		for i, other := range same {
+			if other != id {
+				continue
+			}
+			j := i + 1
+			if up {
+				j = i - 1
+			}
+			if j >= 0 && j < len(same) {
+				pos[id], pos[same[j]] = pos[same[j]], pos[id]
+			}
+		}
+		for _, it := range items {
+			if _, err := tx.ExecContext(ctx, `UPDATE checklist_items SET position = ? WHERE id = ?`, pos[it.id], it.id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("move checklist item %d: %w", id, err)
+	}
+	return nil
+}

@@ -1,0 +1,204 @@
+package store
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// PostmortemFields are the parts of a postmortem its writers edit. A save
+// replaces all of them at once, and a revision is a snapshot of them, so
+// restoring a revision is just another save.
+type PostmortemFields struct {
+	Title        string `json:"title"`
+	Organization string `json:"organization"`
+	IncidentDate string `json:"incident_date"`
+	Severity     string `json:"severity"`
+	Language     string `json:"language"`
+	Summary      string `json:"summary"`
+	Body         string `json:"body"`
+	Impact       string `json:"impact"`
+	Trigger      string `json:"trigger"`
+	Contributing string `json:"contributing"`
+	Detection    string `json:"detection"`
+	Resolution   string `json:"resolution"`
+	Timeline     string `json:"timeline"`
+	WentWell     string `json:"went_well"`
+	WentWrong    string `json:"went_wrong"`
+	GotLucky     string `json:"got_lucky"`
+	Services     string `json:"services"`
+	Authors      string `json:"authors"`
+	SourceURL    string `json:"source_url"`
+	TimeZone     string `json:"time_zone"`
+	StartedAt    string `json:"started_at"`
+	DetectedAt   string `json:"detected_at"`
+	MitigatedAt  string `json:"mitigated_at"`
+	ResolvedAt   string `json:"resolved_at"`
+	Tags         []Tag  `json:"tags"`
+}
+
+// Fields returns the editable part of p, with its tags in a stable order.
+func (p Postmortem) Fields() PostmortemFields {
+	f := PostmortemFields{
+		Title: p.Title, Organization: p.Organization, IncidentDate: p.IncidentDate, Severity: p.Severity,
+		Language: p.Language, Summary: p.Summary, Body: p.Body,
+		Impact: p.Impact, Trigger: p.Trigger, Contributing: p.Contributing, Detection: p.Detection,
+		Resolution: p.Resolution, Timeline: p.Timeline, WentWell: p.WentWell, WentWrong: p.WentWrong, GotLucky: p.GotLucky,
+		Services: p.Services, Authors: p.Authors, SourceURL: p.SourceURL, TimeZone: p.TimeZone,
+		StartedAt: p.StartedAt, DetectedAt: p.DetectedAt, MitigatedAt: p.MitigatedAt, ResolvedAt: p.ResolvedAt,
+		Tags: slices.Clone(p.Tags),
+	}
+	sortTags(f.Tags)
+	return f
+}
+
+// ApplyTo copies f onto p.
+func (f PostmortemFields) ApplyTo(p *Postmortem) {
+	p.Title, p.Organization, p.IncidentDate, p.Severity = f.Title, f.Organization, f.IncidentDate, f.Severity
+	p.Language, p.Summary, p.Body = f.Language, f.Summary, f.Body
+	p.Impact, p.Trigger, p.Contributing, p.Detection = f.Impact, f.Trigger, f.Contributing, f.Detection
+	p.Resolution, p.Timeline, p.WentWell, p.WentWrong, p.GotLucky = f.Resolution, f.Timeline, f.WentWell, f.WentWrong, f.GotLucky
+	p.Services, p.Authors, p.SourceURL, p.TimeZone = f.Services, f.Authors, f.SourceURL, f.TimeZone
+	p.StartedAt, p.DetectedAt, p.MitigatedAt, p.ResolvedAt = f.StartedAt, f.DetectedAt, f.MitigatedAt, f.ResolvedAt
+	p.Tags = slices.Clone(f.Tags)
+}
+
+// Equal reports whether f and g hold the same content; the order of tags
+// and the pattern names carried for display do not count.
+func (f PostmortemFields) Equal(g PostmortemFields) bool {
+	a, errA := json.Marshal(f.normalized())
+	b, errB := json.Marshal(g.normalized())
+	return errA == nil && errB == nil && bytes.Equal(a, b)
+}
+
+func (f PostmortemFields) normalized() PostmortemFields {
+	f.Tags = slices.Clone(f.Tags)
+	sortTags(f.Tags)
+	if len(f.Tags) == 0 {
+		f.Tags = nil
+	}
+	return f
+}
+
+func sortTags(ts []Tag) {
+	slices.SortFunc(ts, func(a, b Tag) int {
+		return cmp.Or(cmp.Compare(a.PatternSlug, b.PatternSlug), cmp.Compare(a.Role, b.Role))
+	})
+}
+
+// Revision actions: what a save did.
+const (
+	ActionCreate   = "create"
+	ActionEdit     = "edit"
+	ActionRestore  = "restore"
+	ActionBaseline = "baseline" // the state found before history was kept
+)
+
+// Revision is one saved state of a postmortem.
+type Revision struct {
+	ID           int64
+	PostmortemID int64
+	Version      int // the postmortem's version this save produced
+	Action       string
+	RestoredFrom int // for a restore: the version brought back
+	Author       string
+	Note         string
+	CreatedAt    time.Time
+	Fields       PostmortemFields
+}
+
+type revisionMeta struct {
+	Action       string
+	RestoredFrom int
+	Author, Note string
+}
+
+func insertRevision(ctx context.Context, tx *sql.Tx, p Postmortem, m revisionMeta, now time.Time) error {
+	snap, err := json.Marshal(p.Fields())
+	if err != nil {
+		return fmt.Errorf("record revision: %w", err)
+	}
+	var from any
+	if m.RestoredFrom > 0 {
+		from = m.RestoredFrom
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO revisions (postmortem_id, version, action, restored_from, author, note, fields, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, p.ID, p.Version, m.Action, from, m.Author, m.Note, string(snap), formatTime(now))
+	if err != nil {
+		return fmt.Errorf("record revision %d of postmortem %d: %w", p.Version, p.ID, err)
+	}
+	return nil
+}
+
+const revisionColumns = `id, postmortem_id, version, action, coalesce(restored_from, 0), author, note, fields, created_at`
+
+func scanRevision(row scanner) (Revision, error) {
+	var r Revision
+	var fields, created string
+	if err := row.Scan(&r.ID, &r.PostmortemID, &r.Version, &r.Action, &r.RestoredFrom, &r.Author, &r.Note, &fields, &created); err != nil {
+		return r, err
+	}
+	r.CreatedAt = parseTime(created)
+	if err := json.Unmarshal([]byte(fields), &r.Fields); err != nil {
+		return r, fmt.Errorf("revision %d: %w", r.ID, err)
+	}
+	return r, nil
+}
+
+// ListRevisions returns a postmortem's revisions, newest first.
+func (s *Store) ListRevisions(ctx context.Context, postmortemID int64) ([]Revision, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+revisionColumns+` FROM revisions WHERE postmortem_id = ? ORDER BY version DESC`, postmortemID)
+	if err != nil {
+		return nil, fmt.Errorf("list revisions: %w", err)
+	}
+	defer rows.Close()
+	var out []Revision
+	for rows.Next() {
+		r, err := scanRevision(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list revisions: %w", err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// GetRevision returns the revision that produced a postmortem's version.
+func (s *Store) GetRevision(ctx context.Context, postmortemID int64, version int) (Revision, error) {
+	return getRevision(ctx, s.db, postmortemID, version)
+}
+
+type queryRower interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func getRevision(ctx context.Context, q queryRower, postmortemID int64, version int) (Revision, error) {
+	r, err := scanRevision(q.QueryRowContext(ctx, `SELECT `+revisionColumns+` FROM revisions WHERE postmortem_id = ? AND version = ?`, postmortemID, version))
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, fmt.Errorf("get revision %d of postmortem %d: %w", version, postmortemID, ErrNotFound)
+	}
+	if err != nil {
+		return r, fmt.Errorf("get revision %d of postmortem %d: %w", version, postmortemID, err)
+	}
+	return r, nil
+}
+
+// ensureBaseline records p's current state as a revision if its version has
+// none: postmortems saved before history was kept get their old text into
+// the history before their first edit replaces it.
+func ensureBaseline(ctx context.Context, tx *sql.Tx, p Postmortem) error {
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM revisions WHERE postmortem_id = ? AND version = ?`, p.ID, p.Version).Scan(&n); err != nil {
+		return err
+	}
+	if n > 0 {
+		return nil
+	}
+	return insertRevision(ctx, tx, p, revisionMeta{Action: ActionBaseline}, p.UpdatedAt)
+}

@@ -1,0 +1,363 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"hindsight/classify"
+)
+
+// fingerprintText is the part of a postmortem that variant detection
+// compares: the write-up without its title (reposts carry bait titles).
+func fingerprintText(p *Postmortem) string {
+	var parts []string
+	for _, s := range []string{p.Summary, p.Body, p.Impact, p.Trigger, p.Contributing, p.Detection,
+		p.Resolution, p.Timeline, p.WentWell, p.WentWrong, p.GotLucky} {
+		if strings.TrimSpace(s) != "" {
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+// saveFingerprint replaces the signature, LSH bands and facts of postmortem
+// id; the caller's transaction also writes the postmortem, so they never
+// disagree.
+func saveFingerprint(ctx context.Context, tx *sql.Tx, id int64, text string) error {
+	sig := classify.Fingerprint(text)
+	for _, q := range []string{`DELETE FROM fingerprint_bands WHERE postmortem_id = ?`, `DELETE FROM postmortem_facts WHERE postmortem_id = ?`} {
+		if _, err := tx.ExecContext(ctx, q, id); err != nil {
+			return fmt.Errorf("save fingerprint: %w", err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO postmortem_fingerprints (postmortem_id, signature) VALUES (?, ?)
+		ON CONFLICT (postmortem_id) DO UPDATE SET signature = excluded.signature`, id, sig.Bytes()); err != nil {
+		return fmt.Errorf("save fingerprint: %w", err)
+	}
+	if err := insertEach(ctx, tx, `INSERT OR IGNORE INTO fingerprint_bands (band, postmortem_id) VALUES (?, ?)`, id, sig.Bands()); err != nil {
+		return fmt.Errorf("save fingerprint bands: %w", err)
+	}
+	if err := insertEach(ctx, tx, `INSERT OR IGNORE INTO postmortem_facts (fact, postmortem_id) VALUES (?, ?)`, id, classify.ExtractFacts(text).Keys()); err != nil {
+		return fmt.Errorf("save facts: %w", err)
+	}
+	return nil
+}
+
+func insertEach[T any](ctx context.Context, tx *sql.Tx, query string, id int64, values []T) error {
+	if len(values) == 0 {
+		return nil
+	}
+	stmt, err := tx.PrepareContext(ctx, query)
+	if err != nil {
+		return err
+	}
+	defer stmt.Close()
+	for _, v := range values {
+		if _, err := stmt.ExecContext(ctx, v, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// backfillFingerprints fingerprints the postmortems written before
+// fingerprints existed (a database created before migration 0031).
+func (s *Store) backfillFingerprints(ctx context.Context) error {
+	rows, err := s.db.QueryContext(ctx, `SELECT p.slug FROM postmortems p
+		WHERE NOT EXISTS (SELECT 1 FROM postmortem_fingerprints f WHERE f.postmortem_id = p.id)`)
+	if err != nil {
+		return fmt.Errorf("backfill fingerprints: %w", err)
+	}
+	var slugs []string
+	for rows.Next() {
+		var slug string
+		if err := rows.Scan(&slug); err != nil {
+			rows.Close()
+			return fmt.Errorf("backfill fingerprints: %w", err)
+		}
+		slugs = append(slugs, slug)
+	}
+	rows.Close()
+	for _, slug := range slugs {
+		p, err := scanPostmortem(s.db.QueryRowContext(ctx, `SELECT `+postmortemColumns+`
+			FROM postmortems p JOIN variant_groups g ON g.id = p.group_id WHERE p.slug = ?`, slug))
+		if err != nil {
+			return fmt.Errorf("backfill fingerprint of %q: %w", slug, err)
+		}
+		if err := s.inTx(ctx, func(tx *sql.Tx) error {
+			return saveFingerprint(ctx, tx, p.ID, fingerprintText(&p))
+		}); err != nil {
+			return fmt.Errorf("backfill fingerprint of %q: %w", slug, err)
+		}
+	}
+	return nil
+}
+
+// SimilarQuery is a text to compare with the collection, with what is known
+// of it.
+type SimilarQuery struct {
+	Text         string
+	Language     string // ISO 639-1; "" when unknown
+	Organization string
+	IncidentDate string // YYYY-MM-DD
+	// Exclude names the postmortem being edited: it and its variant group
+	// are already linked and are left out.
+	Exclude string
+	Limit   int // 10 when 0
+}
+
+// Similar is a stored postmortem that may be another version of the text.
+type Similar struct {
+	Slug     string
+	Title    string
+	Language string
+	Score    float64
+	Kind     string // KindRewrite (same write-up, reworded or copied) or KindTranslation
+}
+
+// translationCandidates bounds how many postmortems sharing facts with a
+// text are scored: a name like "AWS" can be in thousands of them.
+const translationCandidates = 200
+
+// FindSimilar returns the postmortems that look like versions of q.Text,
+// best first: copies and rewrites by MinHash similarity, found through the
+// LSH bands, and texts in other languages by TranslationScore, found
+// through shared numbers and names or the same organization and date.
+// Archived postmortems are left out. Linking them stays the writer's
+// decision.
+func (s *Store) FindSimilar(ctx context.Context, q SimilarQuery) ([]Similar, error) {
+	found := map[int64]Similar{}
+	sig := classify.Fingerprint(q.Text)
+	if bands := sig.Bands(); len(bands) > 0 {
+		rows, err := s.db.QueryContext(ctx, `SELECT postmortem_id, signature FROM postmortem_fingerprints
+			WHERE postmortem_id IN (SELECT postmortem_id FROM fingerprint_bands WHERE band IN (`+placeholders(len(bands))+`))`, anys(bands)...)
+		if err != nil {
+			return nil, fmt.Errorf("find similar: %w", err)
+		}
+		for rows.Next() {
+			var id int64
+			var blob []byte
+			if err := rows.Scan(&id, &blob); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("find similar: %w", err)
+			}
+			other, err := classify.ParseSignature(blob)
+			if err != nil {
+				continue // written by another version of the shingling; the next save rewrites it
+			}
+			if sim := classify.Similarity(sig, other); sim >= classify.VariantThreshold {
+				found[id] = Similar{Score: sim, Kind: KindRewrite}
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("find similar: %w", err)
+		}
+	}
+	if err := s.findTranslations(ctx, q, found); err != nil {
+		return nil, err
+	}
+	return s.describeSimilar(ctx, q, found)
+}
+
+func (s *Store) findTranslations(ctx context.Context, q SimilarQuery, found map[int64]Similar) error {
+	facts := classify.ExtractFacts(q.Text)
+	facts.Language, facts.Organization, facts.IncidentDate = q.Language, q.Organization, q.IncidentDate
+	var keys []any
+	for _, k := range facts.Keys() {
+		if classify.Distinctive(k) {
+			keys = append(keys, k)
+		}
+	}
+	var ids []int64
+	if len(keys) > 0 {
+		got, err := s.ids(ctx, `SELECT postmortem_id FROM postmortem_facts WHERE fact IN (`+placeholders(len(keys))+`)
+			GROUP BY postmortem_id ORDER BY count(*) DESC, postmortem_id LIMIT `+fmt.Sprint(translationCandidates), keys...)
+		if err != nil {
+			return err
+		}
+		ids = append(ids, got...)
+	}
+	if q.Organization != "" && q.IncidentDate != "" {
+		got, err := s.ids(ctx, `SELECT id FROM postmortems WHERE organization = ? COLLATE NOCASE AND incident_date = ?`,
+			q.Organization, q.IncidentDate)
+		if err != nil {
+			return err
+		}
+		ids = append(ids, got...)
+	}
+	for _, id := range ids {
+		if _, ok := found[id]; ok {
+			continue
+		}
+		var other classify.DocFacts
+		err := s.db.QueryRowContext(ctx, `SELECT language, organization, incident_date FROM postmortems WHERE id = ?`, id).
+			Scan(&other.Language, &other.Organization, &other.IncidentDate)
+		if err != nil {
+			return fmt.Errorf("find translations: %w", err)
+		}
+		if other.Language == q.Language {
+			continue
+		}
+		keys, err := s.texts(ctx, `SELECT fact FROM postmortem_facts WHERE postmortem_id = ? ORDER BY fact`, id)
+		if err != nil {
+			return err
+		}
+		other.SetKeys(keys)
+		if score := classify.TranslationScore(facts, other); score >= classify.TranslationThreshold {
+			found[id] = Similar{Score: score, Kind: KindTranslation}
+		}
+	}
+	return nil
+}
+
+// describeSimilar fills in slugs and titles, drops archived and excluded
+// postmortems, and orders the result.
+func (s *Store) describeSimilar(ctx context.Context, q SimilarQuery, found map[int64]Similar) ([]Similar, error) {
+	excludeGroup := int64(-1)
+	if q.Exclude != "" {
+		err := s.db.QueryRowContext(ctx, `SELECT group_id FROM postmortems WHERE slug = ?`, q.Exclude).Scan(&excludeGroup)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return nil, fmt.Errorf("find similar: %w", err)
+		}
+	}
+	out := []Similar{}
+	for id, sim := range found {
+		var group int64
+		var archived string
+		err := s.db.QueryRowContext(ctx, `SELECT slug, title, language, group_id, archived_at FROM postmortems WHERE id = ?`, id).
+			Scan(&sim.Slug, &sim.Title, &sim.Language, &group, &archived)
+		if err != nil {
+			return nil, fmt.Errorf("find similar: %w", err)
+		}
+		if archived != "" || group == excludeGroup {
+			continue
+		}
+		out = append(out, sim)
+	}
+	slices.SortFunc(out, func(a, b Similar) int {
+		if a.Score != b.Score {
+			return cmp.Compare(b.Score, a.Score)
+		}
+		return strings.Compare(a.Slug, b.Slug)
+	})
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 10
+	}
+	return out[:min(len(out), limit)], nil
+}
+
+func (s *Store) ids(ctx context.Context, query string, args ...any) ([]int64, error) {
+	rows, err := s.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("find similar: %w", err)
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("find similar: %w", err)
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
+}
+
+func (s *Store) texts(ctx context.Context, query string, args ...any) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("find similar: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, fmt.Errorf("find similar: %w", err)
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+func placeholders(n int) string { return "?" + strings.Repeat(",?", n-1) }
+
+func anys[T any](vs []T) []any {
+	out := make([]any, len(vs))
+	for i, v := range vs {
+		out[i] = v
+	}
+	return out
+}
+
+// Rejection is a pattern suggestion that a writer turned down.
+type Rejection struct {
+	PostmortemSlug string // "" for a draft that was not saved
+	Title          string
+	PatternSlug    string
+	Phrases        []string // the phrases that triggered the suggestion
+	Score          float64
+	RejectedAt     string // RFC 3339, set by RecordRejection
+}
+
+// RecordRejection keeps a rejected suggestion so that the detection phrases
+// behind it can be tuned.
+func (s *Store) RecordRejection(ctx context.Context, r Rejection) error {
+	var pmID any
+	if r.PostmortemSlug != "" {
+		var id int64
+		err := s.db.QueryRowContext(ctx, `SELECT id FROM postmortems WHERE slug = ?`, r.PostmortemSlug).Scan(&id)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("record rejection: postmortem %q: %w", r.PostmortemSlug, ErrNotFound)
+		}
+		if err != nil {
+			return fmt.Errorf("record rejection: %w", err)
+		}
+		pmID = id
+	}
+	var n int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM patterns WHERE slug = ?`, r.PatternSlug).Scan(&n); err != nil {
+		return fmt.Errorf("record rejection: %w", err)
+	}
+	if n == 0 {
+		return fmt.Errorf("record rejection: pattern %q: %w", r.PatternSlug, ErrInvalid)
+	}
+	_, err := s.db.ExecContext(ctx, `INSERT INTO rejected_suggestions (postmortem_id, title, pattern_slug, phrases, score, rejected_at)
+		VALUES (?, ?, ?, ?, ?, ?)`, pmID, r.Title, r.PatternSlug, strings.Join(r.Phrases, "\n"), r.Score, s.now())
+	if err != nil {
+		return fmt.Errorf("record rejection: %w", err)
+	}
+	return nil
+}
+
+// ListRejections returns the rejected suggestions of a pattern (all
+// patterns when slug is ""), newest first: the material for tuning phrases.
+func (s *Store) ListRejections(ctx context.Context, slug string) ([]Rejection, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT coalesce(p.slug, ''), r.title, r.pattern_slug, r.phrases, r.score, r.rejected_at
+		FROM rejected_suggestions r LEFT JOIN postmortems p ON p.id = r.postmortem_id
+		WHERE ? = '' OR r.pattern_slug = ? ORDER BY r.rejected_at DESC, r.id DESC`, slug, slug)
+	if err != nil {
+		return nil, fmt.Errorf("list rejections: %w", err)
+	}
+	defer rows.Close()
+	var out []Rejection
+	for rows.Next() {
+		var r Rejection
+		var phrases string
+		if err := rows.Scan(&r.PostmortemSlug, &r.Title, &r.PatternSlug, &phrases, &r.Score, &r.RejectedAt); err != nil {
+			return nil, fmt.Errorf("list rejections: %w", err)
+		}
+		if phrases != "" {
+			r.Phrases = strings.Split(phrases, "\n")
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}

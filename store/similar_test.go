@@ -1,0 +1,252 @@
+package store_test
+
+import (
+	"database/sql"
+	"errors"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"hindsight/seeds"
+	"hindsight/store"
+)
+
+// newEmptyStore opens a fresh database without seeds.
+func newEmptyStore(t *testing.T) (*store.Store, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "test.db")
+	st, err := store.Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st, path
+}
+
+func seedText(t *testing.T, file string) string {
+	t.Helper()
+	b, err := seeds.FS.ReadFile("documents/" + file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+const (
+	seed000 = "000_69f044c53e47aa85.txt"
+	seed001 = "001_06b369280e90b647.txt"
+	seed002 = "002_f8897bf4b61b4476.txt"
+	seed003 = "003_d02c9b3c5e33dc49.txt"
+	seed004 = "004_eece9959d577922d.txt"
+)
+
+func similarSlugs(sims []store.Similar, kind string) []string {
+	var out []string
+	for _, s := range sims {
+		if s.Kind == kind {
+			out = append(out, s.Slug)
+		}
+	}
+	return out
+}
+
+// TestFindSimilarSeedVariants: a store holding one spun copy of the Facebook
+// write-up offers it as a variant of the other copy, both ways.
+func TestFindSimilarSeedVariants(t *testing.T) {
+	for _, tt := range []struct{ stored, incoming string }{{seed000, seed001}, {seed001, seed000}} {
+		t.Run(tt.stored[:3]+"_holds", func(t *testing.T) {
+			st, _ := newEmptyStore(t)
+			held := store.Postmortem{Title: "Facebook outage", Organization: "Facebook", Body: seedText(t, tt.stored)}
+			if err := st.CreatePostmortem(t.Context(), &held); err != nil {
+				t.Fatal(err)
+			}
+			other := store.Postmortem{Title: "Dreamwidth", Body: seedText(t, seed003)}
+			if err := st.CreatePostmortem(t.Context(), &other); err != nil {
+				t.Fatal(err)
+			}
+			sims, err := st.FindSimilar(t.Context(), store.SimilarQuery{Text: seedText(t, tt.incoming), Language: "en"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := similarSlugs(sims, store.KindRewrite); !slices.Equal(got, []string{held.Slug}) {
+				t.Errorf("rewrites = %v (all: %+v), want [%s]", got, sims, held.Slug)
+			}
+		})
+	}
+}
+
+func TestFindSimilarUnrelated(t *testing.T) {
+	st, _ := newSeededStore(t)
+	sims, err := st.FindSimilar(t.Context(), store.SimilarQuery{Text: seedText(t, seed004), Language: "en",
+		Exclude: "gmail-2009-09-01-request-router-overload"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sims) != 0 {
+		t.Errorf("Gmail text: similar = %+v, want none", sims)
+	}
+	sims, err = st.FindSimilar(t.Context(), store.SimilarQuery{Text: "", Language: "en"})
+	if err != nil || len(sims) != 0 {
+		t.Errorf("empty text: similar = %+v, %v; want none", sims, err)
+	}
+}
+
+func TestFindSimilarExcludesOwnGroup(t *testing.T) {
+	st, _ := newSeededStore(t)
+	q := store.SimilarQuery{Text: seedText(t, seed001), Language: "en"}
+	sims, err := st.FindSimilar(t.Context(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := similarSlugs(sims, store.KindRewrite)
+	slices.Sort(got)
+	if want := []string{"facebook-2010-09-23-outage", "facebook-2010-09-23-outage-rewrite"}; !slices.Equal(got, want) {
+		t.Errorf("rewrites = %v, want %v", got, want)
+	}
+	q.Exclude = "facebook-2010-09-23-outage-rewrite"
+	if sims, err = st.FindSimilar(t.Context(), q); err != nil {
+		t.Fatal(err)
+	}
+	if len(sims) != 0 {
+		t.Errorf("with its group excluded: similar = %+v, want none", sims)
+	}
+}
+
+func TestFindSimilarTranslations(t *testing.T) {
+	st, _ := newEmptyStore(t)
+	en := store.Postmortem{Title: "More Details on Today's Outage", Organization: "Facebook", IncidentDate: "2010-09-23", Body: seedText(t, seed000)}
+	gm := store.Postmortem{Title: "More on today's Gmail issue", Organization: "Google", IncidentDate: "2009-09-01", Body: seedText(t, seed004)}
+	archived := store.Postmortem{Title: "Old copy", Organization: "Facebook", IncidentDate: "2010-09-23", Body: seedText(t, seed001), ArchivedAt: "2024-01-01T00:00:00Z"}
+	for _, p := range []*store.Postmortem{&en, &gm, &archived} {
+		if err := st.CreatePostmortem(t.Context(), p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name string
+		q    store.SimilarQuery
+		want []string
+	}{
+		{"Spanish text sharing numbers and names", store.SimilarQuery{Text: seedText(t, seed002), Language: "es"}, []string{en.Slug}},
+		{"German text with the same organization and date", store.SimilarQuery{Text: "Heute war Facebook für viele Nutzer nicht erreichbar.", Language: "de",
+			Organization: "facebook", IncidentDate: "2010-09-23"}, []string{en.Slug}},
+		{"same organization, other date", store.SimilarQuery{Text: "Heute war Facebook nicht erreichbar.", Language: "de",
+			Organization: "Facebook", IncidentDate: "2011-01-01"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sims, err := st.FindSimilar(t.Context(), tt.q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := similarSlugs(sims, store.KindTranslation); !slices.Equal(got, tt.want) {
+				t.Errorf("translations = %v (all: %+v), want %v", got, sims, tt.want)
+			}
+		})
+	}
+}
+
+// TestFingerprintsBackfilled: a database whose postmortems predate the
+// fingerprint tables gets them on the next Open.
+func TestFingerprintsBackfilled(t *testing.T) {
+	st, path := newEmptyStore(t)
+	p := store.Postmortem{Title: "Facebook", Body: seedText(t, seed000)}
+	if err := st.CreatePostmortem(t.Context(), &p); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{`DELETE FROM fingerprint_bands`, `DELETE FROM postmortem_facts`, `DELETE FROM postmortem_fingerprints`} {
+		if _, err := raw.ExecContext(t.Context(), q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw.Close()
+	again, err := store.Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	sims, err := again.FindSimilar(t.Context(), store.SimilarQuery{Text: seedText(t, seed001), Language: "en"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := similarSlugs(sims, store.KindRewrite); !slices.Equal(got, []string{p.Slug}) {
+		t.Errorf("after backfill: rewrites = %v, want [%s]", got, p.Slug)
+	}
+}
+
+func TestRecordRejection(t *testing.T) {
+	st, _ := newSeededStore(t)
+	ctx := t.Context()
+	ok := []store.Rejection{
+		{PostmortemSlug: "dreamwidth-2020-05-25-site-interruptions", PatternSlug: "traffic-surge", Phrases: []string{"lots of people trying to"}, Score: 0.6},
+		{Title: "Draft: API outage", PatternSlug: "retry-storm", Phrases: []string{"retries", "backoff"}, Score: 0.51},
+	}
+	for _, r := range ok {
+		if err := st.RecordRejection(ctx, r); err != nil {
+			t.Fatalf("RecordRejection(%+v): %v", r, err)
+		}
+	}
+	for _, tt := range []struct {
+		name string
+		r    store.Rejection
+		want error
+	}{
+		{"UnknownPattern", store.Rejection{Title: "x", PatternSlug: "no-such-pattern"}, store.ErrInvalid},
+		{"UnknownPostmortem", store.Rejection{PostmortemSlug: "nope", PatternSlug: "retry-storm"}, store.ErrNotFound},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := st.RecordRejection(ctx, tt.r); !errors.Is(err, tt.want) {
+				t.Errorf("err = %v, want %v", err, tt.want)
+			}
+		})
+	}
+	all, err := st.ListRejections(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 2 {
+		t.Fatalf("%d rejections, want 2", len(all))
+	}
+	got, err := st.ListRejections(ctx, "retry-storm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Title != "Draft: API outage" || got[0].PostmortemSlug != "" || !slices.Equal(got[0].Phrases, []string{"retries", "backoff"}) || got[0].RejectedAt == "" {
+		t.Errorf("retry-storm rejections = %+v", got)
+	}
+	if got, _ := st.ListRejections(ctx, "traffic-surge"); len(got) != 1 || got[0].PostmortemSlug != "dreamwidth-2020-05-25-site-interruptions" {
+		t.Errorf("traffic-surge rejections = %+v", got)
+	}
+}
+
+// TestFingerprintFollowsUpdates: an edit that replaces the text replaces the
+// fingerprint in the same save.
+func TestFingerprintFollowsUpdates(t *testing.T) {
+	st, _ := newEmptyStore(t)
+	p := store.Postmortem{Title: "Outage", Body: seedText(t, seed003)}
+	if err := st.CreatePostmortem(t.Context(), &p); err != nil {
+		t.Fatal(err)
+	}
+	f := p.Fields()
+	f.Body = seedText(t, seed000)
+	if _, err := st.UpdatePostmortem(t.Context(), p.Slug, p.Version, store.PostmortemUpdate{Fields: f, Author: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		text string
+		want []string
+	}{{seedText(t, seed001), []string{p.Slug}}, {seedText(t, seed003), nil}} {
+		sims, err := st.FindSimilar(t.Context(), store.SimilarQuery{Text: tt.text, Language: "en"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := similarSlugs(sims, store.KindRewrite); !slices.Equal(got, tt.want) {
+			t.Errorf("after the edit: rewrites = %v, want %v", got, tt.want)
+		}
+	}
+}
