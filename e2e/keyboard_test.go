@@ -57,10 +57,10 @@ const tabStep = `(() => {
 })()`
 
 // unreached lists the interactive elements a person can see that Tab never
-// reached.
+// reached. (checkVisibility leaves out the insides of a closed <details>.)
 const unreached = `Array.from(document.querySelectorAll(
 	'a[href], button, input:not([type=hidden]), select, textarea, summary, [tabindex]:not([tabindex="-1"])'))
-	.filter(e => !e.disabled && !e.dataset.e2eSeen && e.getClientRects().length > 0 && getComputedStyle(e).visibility !== "hidden")
+	.filter(e => !e.disabled && !e.dataset.e2eSeen && e.checkVisibility({visibilityProperty: true, contentVisibilityAuto: true}))
 	.map(e => e.tagName.toLowerCase() + " " + JSON.stringify(e.textContent.trim().replace(/\s+/g, " ").slice(0, 50)))`
 
 // Tab alone reaches every link, button and field of every page type, in

@@ -92,12 +92,12 @@ func TestPrintStylesheet(t *testing.T) {
 	p.theme("dark") // printing from a dark screen still gives black on white
 	p.open("/postmortems/gmail-2009-09-01-request-router-overload", 200)
 	p.media("print")
-	for _, sel := range []string{".site-header", ".site-footer", ".toc", ".skip-link", ".versions"} {
+	for _, sel := range []string{".site-header", ".site-footer", ".toc", ".skip-link", ".versions", "button", ".add-action"} {
 		if n := p.count(sel); n != 0 {
 			t.Errorf("printed page shows %s", sel)
 		}
 	}
-	for _, sel := range []string{"h1", ".facts", ".prose", ".action-items", ".checklists", ".pm-source"} {
+	for _, sel := range []string{"h1", ".facts", ".prose", ".action-items td", ".checklists li", ".pm-source"} {
 		if n := p.count(sel); n == 0 {
 			t.Errorf("printed page lacks %s", sel)
 		}
