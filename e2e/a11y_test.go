@@ -31,6 +31,13 @@ var pageTypes = []struct {
 	{"search-results", "/search?q=feedback+loop", 200},
 	{"search-faceted", "/search?q=feedback+loop+org%3AFacebook", 200},
 	{"search-nothing", "/search?q=zzzyx", 200},
+	{"form-new", "/postmortems/new", 200},
+	{"form-edit", "/postmortems/facebook-2010-09-23-outage/edit", 200},
+	{"history", "/postmortems/facebook-2010-09-23-outage/history", 200},
+	{"revision", "/postmortems/facebook-2010-09-23-outage/revisions/1", 200},
+	{"compare", "/postmortems/facebook-2010-09-23-outage/compare?to=1", 200},
+	{"action-item-edit", "/postmortems/facebook-2010-09-23-outage/action-items/1/edit", 200},
+	{"checklist-edit", "/patterns/feedback-loop/checklist", 200},
 	{"404", "/no/such/page", 404},
 }
 
@@ -61,6 +68,20 @@ func (p *page) axe() []axeViolation {
 	})))`, chromedp.EvalAwaitPromise)
 }
 
+// accessible fails the test if the page as it is now has a critical or
+// serious accessibility violation, in the theme the tab emulates.
+func (p *page) accessible() {
+	p.t.Helper()
+	for _, v := range p.axe() {
+		report := fmt.Sprintf("%s on %s (%s theme): %s [%s, %s]\n    %s", v.Impact, p.path(), p.scheme, v.Help, v.ID, v.HelpURL, strings.Join(v.Nodes, "\n    "))
+		if v.Impact == "critical" || v.Impact == "serious" {
+			p.t.Error(report)
+		} else {
+			p.t.Log(report)
+		}
+	}
+}
+
 // No page type has a critical or serious accessibility violation, in the
 // light or the dark theme (colour contrast differs between them). Moderate
 // and minor findings are logged.
@@ -77,14 +98,7 @@ func TestAccessibility(t *testing.T) {
 						p.expectConsole(fmt.Sprint(pt.status))
 					}
 					p.open(pt.path, pt.status)
-					for _, v := range p.axe() {
-						report := fmt.Sprintf("%s on %s: %s [%s, %s]\n    %s", v.Impact, pt.path, v.Help, v.ID, v.HelpURL, strings.Join(v.Nodes, "\n    "))
-						if v.Impact == "critical" || v.Impact == "serious" {
-							t.Error(report)
-						} else {
-							t.Log(report)
-						}
-					}
+					p.accessible()
 				})
 			}
 		})

@@ -97,6 +97,10 @@ func TestValidHTML(t *testing.T) {
 		write(baseURL+x.path, body, ".html")
 	}
 
+	for name, body := range formStates(t) {
+		write(name, body, ".html")
+	}
+
 	msgs := runVNU(t, java, dir)
 	perURL := map[string][]string{}
 	for _, m := range msgs {
@@ -121,6 +125,45 @@ func TestValidHTML(t *testing.T) {
 		t.Errorf("the Nu HTML Checker finds %d error(s) in %s:\n    %s", len(perURL[u]), u, strings.Join(perURL[u], "\n    "))
 	}
 	t.Logf("checked %d documents with the Nu HTML Checker", len(byFile))
+}
+
+// formStates returns the HTML of form pages that only a POST shows, by what
+// was posted: the new postmortem form refused (422) and an edit refused as
+// stale (409). It posts to a fresh server, as the conflict needs a save first.
+func formStates(t *testing.T) map[string][]byte {
+	t.Helper()
+	srv := freshServer(t)
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	post := func(path string, v url.Values, want int) []byte {
+		t.Helper()
+		res, err := client.PostForm(srv.url+path, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		body, err := io.ReadAll(res.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.StatusCode != want {
+			t.Fatalf("POST %s answers %d, want %d", path, res.StatusCode, want)
+		}
+		return body
+	}
+	form := func(kv ...string) url.Values {
+		v := url.Values{"language": {"en"}, "time_zone": {"UTC"}, "action": {"save"}, "author": {"e2e"}}
+		for i := 0; i+1 < len(kv); i += 2 {
+			v.Set(kv[i], kv[i+1])
+		}
+		return v
+	}
+	const edit = "/postmortems/dreamwidth-2020-05-25-site-interruptions/edit"
+	states := map[string][]byte{
+		"POST /postmortems (invalid, 422)": post("/postmortems", form("title", "T", "summary", "S", "incident_date", "2999-01-01"), 422),
+	}
+	post(edit, form("title", "Tonight's site interruptions", "summary", "First save.", "version", "1"), 303)
+	states["POST "+edit+" (stale, 409)"] = post(edit, form("title", "Tonight's site interruptions", "summary", "Second save.", "version", "1"), 409)
+	return states
 }
 
 // queryShape is the path and the sorted query keys of u, or "" for a URL

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io/fs"
@@ -25,11 +24,19 @@ import (
 // Shared by every test: one server and one browser for the whole package,
 // so the suite pays the start-up costs once.
 var (
-	baseURL    string // the running server, e.g. http://127.0.0.1:41234
-	serverLog  string // path of the server's log file
+	serverBin  string  // the server, built once
+	shared     *server // the server the read-only tests share
+	baseURL    string  // shared's URL, e.g. http://127.0.0.1:41234
 	browserCtx context.Context
 	browserErr error // why there is no browser, when browserCtx is nil
 )
+
+// server is one running Hindsight over its own database.
+type server struct {
+	url  string
+	log  string // path of its log file
+	stop func()
+}
 
 // inCI reports whether we run under CI, where a missing tool is a failure
 // and not a reason to skip.
@@ -52,13 +59,18 @@ func runMain(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 
-	stopServer, err := startServer(dir)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "e2e: start the server:", err)
-		printLogTail(os.Stderr, 40)
+	serverBin = filepath.Join(dir, "hindsight-server")
+	build := exec.Command("go", "build", "-o", serverBin, "hindsight/cmd/server")
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "e2e: go build: %v\n%s", err, out)
 		return 1
 	}
-	defer stopServer()
+	if shared, err = startServer(filepath.Join(dir, "shared")); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e: start the server:", err)
+		return 1
+	}
+	defer shared.stop()
+	baseURL = shared.url
 
 	stopBrowser := startBrowser(dir)
 	defer stopBrowser()
@@ -93,13 +105,11 @@ func touchSources(root string) error {
 	})
 }
 
-// startServer builds ./cmd/server and runs it on a free loopback port over a
-// fresh database, then waits until /healthz answers.
-func startServer(dir string) (stop func(), err error) {
-	bin := filepath.Join(dir, "hindsight-server")
-	build := exec.Command("go", "build", "-o", bin, "hindsight/cmd/server")
-	if out, err := build.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("go build: %v\n%s", err, out)
+// startServer runs the server built by TestMain on a free loopback port over
+// a fresh database in dir, and waits until /healthz answers.
+func startServer(dir string) (*server, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -108,12 +118,12 @@ func startServer(dir string) (stop func(), err error) {
 	addr := ln.Addr().String()
 	ln.Close()
 
-	serverLog = filepath.Join(dir, "server.log")
-	logFile, err := os.Create(serverLog)
+	srv := &server{url: "http://" + addr, log: filepath.Join(dir, "server.log")}
+	logFile, err := os.Create(srv.log)
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin, "-addr", addr, "-db", filepath.Join(dir, "hindsight.db"))
+	cmd := exec.Command(serverBin, "-addr", addr, "-db", filepath.Join(dir, "hindsight.db"))
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if err := cmd.Start(); err != nil {
@@ -122,7 +132,7 @@ func startServer(dir string) (stop func(), err error) {
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait(); logFile.Close() }()
-	stop = func() {
+	srv.stop = func() {
 		cmd.Process.Signal(syscall.SIGINT)
 		select {
 		case <-exited:
@@ -132,26 +142,38 @@ func startServer(dir string) (stop func(), err error) {
 		}
 	}
 
-	baseURL = "http://" + addr
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		select {
 		case err := <-exited:
-			return nil, fmt.Errorf("server exited before it was healthy: %v", err)
+			return nil, fmt.Errorf("server exited before it was healthy: %v\n%s", err, srv.logTail(40))
 		default:
 		}
-		if res, err := http.Get(baseURL + "/healthz"); err == nil {
+		if res, err := http.Get(srv.url + "/healthz"); err == nil {
 			res.Body.Close()
 			if res.StatusCode == http.StatusOK {
-				return stop, nil
+				return srv, nil
 			}
 		}
 		if time.Now().After(deadline) {
-			stop()
-			return nil, errors.New("server not healthy after 60s")
+			srv.stop()
+			return nil, fmt.Errorf("server not healthy after 60s\n%s", srv.logTail(40))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// freshServer starts a server of t's own, over a fresh seeded database, for
+// a journey that writes: the shared server's data stays as the read-only
+// tests expect it.
+func freshServer(t *testing.T) *server {
+	t.Helper()
+	srv, err := startServer(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.stop)
+	return srv
 }
 
 // startBrowser starts one headless Chromium for the whole package. Each test
@@ -186,12 +208,12 @@ func startBrowser(dir string) (stop func()) {
 	return func() { cancel(); cancelAlloc() }
 }
 
-// printLogTail writes the last n lines of the server's log, to explain a
-// failure from the server's side.
-func printLogTail(w interface{ Write([]byte) (int, error) }, n int) {
-	b, err := os.ReadFile(serverLog)
+// logTail is the last n lines of the server's log, to explain a failure
+// from the server's side.
+func (srv *server) logTail(n int) string {
+	b, err := os.ReadFile(srv.log)
 	if err != nil {
-		return
+		return ""
 	}
 	var lines []string
 	sc := bufio.NewScanner(bytes.NewReader(b))
@@ -202,7 +224,7 @@ func printLogTail(w interface{ Write([]byte) (int, error) }, n int) {
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]
 	}
-	fmt.Fprintf(w, "last lines of the server log (%s):\n%s\n", serverLog, strings.Join(lines, "\n"))
+	return fmt.Sprintf("last lines of the server log (%s):\n%s", srv.log, strings.Join(lines, "\n"))
 }
 
 // need skips the test when a tool it needs is missing, or fails it under

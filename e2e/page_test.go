@@ -27,6 +27,7 @@ const actionTimeout = 20 * time.Second
 type page struct {
 	t   *testing.T
 	ctx context.Context
+	srv *server // the server the page's paths are on
 	log *consoleLog
 	// allow holds substrings of console errors this test expects.
 	allow []string
@@ -47,16 +48,34 @@ type consoleLog struct {
 // throw, Content-Security-Policy violations, failed loads) fail the test.
 func newPage(t *testing.T) *page {
 	t.Helper()
+	return newPageOn(t, shared)
+}
+
+// newPageOn is newPage on another server, such as one from freshServer.
+func newPageOn(t *testing.T, srv *server) *page {
+	t.Helper()
 	if err := trackSources(); err != nil {
 		t.Fatal(err)
 	}
 	need(t, "Chromium", browserErr)
-	ctx, cancel := chromedp.NewContext(browserCtx, chromedp.WithNewBrowserContext())
+	return openTab(t, srv, browserCtx, chromedp.WithNewBrowserContext())
+}
+
+// secondTab opens another tab beside p, in the same browser context (the same
+// cookies), as a person opens a link in a new tab.
+func (p *page) secondTab() *page {
+	p.t.Helper()
+	return openTab(p.t, p.srv, p.ctx)
+}
+
+func openTab(t *testing.T, srv *server, parent context.Context, opts ...chromedp.ContextOption) *page {
+	t.Helper()
+	ctx, cancel := chromedp.NewContext(parent, opts...)
 	t.Cleanup(cancel)
 	if err := chromedp.Do(ctx); err != nil {
 		t.Fatalf("open a tab: %v", err)
 	}
-	p := &page{t: t, ctx: ctx, log: &consoleLog{}}
+	p := &page{t: t, ctx: ctx, srv: srv, log: &consoleLog{}}
 	msgs := chromedp.Console(ctx)
 	go func() {
 		for m, err := range msgs {
@@ -77,7 +96,7 @@ func newPage(t *testing.T) *page {
 // sub lets subtest t drive the same tab, so a table of page visits pays
 // for one tab only. Each subtest gets its own failure screenshot and console check.
 func (p *page) sub(t *testing.T) *page {
-	q := &page{t: t, ctx: p.ctx, log: p.log, scheme: p.scheme, mediaType: p.mediaType}
+	q := &page{t: t, ctx: p.ctx, srv: p.srv, log: p.log, scheme: p.scheme, mediaType: p.mediaType}
 	t.Cleanup(q.finish)
 	return q
 }
@@ -111,9 +130,7 @@ func (p *page) finish() {
 			t.Logf("screenshot of the failing page (%s): %s", url, name)
 		}
 	}
-	var b strings.Builder
-	printLogTail(&b, 15)
-	t.Log(b.String())
+	t.Log(p.srv.logTail(15))
 }
 
 func (p *page) allowed(text string) bool {
@@ -173,7 +190,7 @@ func (p *page) open(path string, status int) {
 	p.t.Helper()
 	ctx, cancel := context.WithTimeout(p.ctx, actionTimeout)
 	defer cancel()
-	res, err := chromedp.Run(ctx, chromedp.NavigateResponse(baseURL+path))
+	res, err := chromedp.Run(ctx, chromedp.NavigateResponse(p.srv.url+path))
 	if err != nil {
 		p.t.Fatalf("open %s: %v", path, err)
 	}
@@ -195,6 +212,19 @@ func (p *page) follow(sel string) {
 	if res.Status != 200 {
 		p.t.Fatalf("click %s: landed on %s with status %d", sel, res.URL, res.Status)
 	}
+}
+
+// submit clicks the button sel of a form and returns the HTTP status of the
+// page the browser shows next (after any redirect).
+func (p *page) submit(sel string) int {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, actionTimeout)
+	defer cancel()
+	res, err := chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS(sel), chromedp.NodeVisible))
+	if err != nil {
+		p.t.Fatalf("click %s: %v", sel, err)
+	}
+	return int(res.Status)
 }
 
 // path is the path and query of the page's current URL.
