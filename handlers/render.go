@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"hindsight/ingest"
 	"hindsight/store"
 	"hindsight/templates"
 )
@@ -130,23 +131,49 @@ type errorPage struct {
 // (or a JSON body for the API). Internal errors are logged, never shown.
 func (h *Handler) error(w http.ResponseWriter, r *http.Request, err error) {
 	status, msg := http.StatusInternalServerError, "Something went wrong on our side. The error has been logged; please try again."
+	var (
+		fields store.FieldErrors
+		dup    *store.DuplicateError
+		input  *ingest.InputError
+		tooBig *http.MaxBytesError
+	)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		status, msg = http.StatusNotFound, "There is nothing at this address. It may have been mistyped, or the page may have moved."
+	case errors.As(err, &dup):
+		status, msg = http.StatusConflict, "This text was already imported, as /postmortems/"+dup.Slug+"."
 	case errors.Is(err, store.ErrConflict):
 		status, msg = http.StatusConflict, "This change conflicts with the current state of the data."
+	case errors.As(err, &fields):
+		status, msg = http.StatusUnprocessableEntity, "Some fields are not valid: "+fields.Error()
 	case errors.Is(err, store.ErrInvalid):
 		status, msg = http.StatusUnprocessableEntity, "The request could not be processed: "+err.Error()
+	case errors.As(err, &input):
+		status, msg = http.StatusUnprocessableEntity, "This file cannot be imported: "+input.Error()+"."
+	case errors.As(err, &tooBig):
+		status, msg = http.StatusRequestEntityTooLarge, fmt.Sprintf("The request is larger than the limit of %d bytes.", tooBig.Limit)
+	case errors.Is(err, errBadRequest):
+		status, msg = http.StatusBadRequest, err.Error()
 	default:
 		h.log.ErrorContext(r.Context(), "request failed", "err", err, "method", r.Method, "path", r.URL.Path,
 			"request_id", requestID(r))
 	}
 	if isAPI(r) {
-		writeJSON(w, status, map[string]string{"error": msg})
+		body := map[string]any{"error": msg}
+		if fields != nil {
+			body["fields"] = fields
+		}
+		if dup != nil {
+			body["slug"] = dup.Slug
+		}
+		writeJSON(w, status, body)
 		return
 	}
 	h.renderError(w, r, status, msg)
 }
+
+// errBadRequest marks a request body that cannot be read at all.
+var errBadRequest = errors.New("the request could not be read")
 
 func (h *Handler) renderError(w http.ResponseWriter, r *http.Request, status int, msg string) {
 	page := errorPage{

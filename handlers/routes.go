@@ -21,6 +21,9 @@ func (h *Handler) routes() http.Handler {
 	r.Get("/patterns", h.listPatterns)
 	r.Get("/patterns/{slug}", h.showPattern)
 	r.Get("/search", h.showSearch)
+	r.Get("/import", h.showImportForm)
+	r.Post("/import", h.reviewImport)
+	r.Post("/import/save", h.saveImport)
 
 	// Writing and editing (forms; every POST redirects or re-renders with 422/409).
 	r.Get("/postmortems/new", h.newPostmortem)
@@ -49,6 +52,7 @@ func (h *Handler) routes() http.Handler {
 	r.Post("/preview", h.previewMarkdown)
 
 	r.Get("/api/postmortems", h.apiListPostmortems)
+	r.Post("/api/postmortems", h.apiCreatePostmortem)
 	r.Get("/api/postmortems/{slug}", h.apiGetPostmortem)
 	r.Get("/api/patterns", h.apiListPatterns)
 	r.Get("/api/patterns/{slug}", h.apiGetPattern)

@@ -265,6 +265,7 @@ func TestCleanErrors(t *testing.T) {
 		{"bad language", []byte("---\nlanguage: english\n---\nBody."), ingest.ErrFrontMatter, "ISO 639-1"},
 		{"bad source url", []byte("---\nsource_url: javascript:alert(1)\n---\nBody."), ingest.ErrFrontMatter, "source_url"},
 		{"bad pattern", []byte("---\npatterns: Feedback Loop\n---\nBody."), ingest.ErrFrontMatter, "slug:role"},
+		{"HTML nested too deeply", []byte("<html><body>" + strings.Repeat("<div>", 600) + "x"), ingest.ErrTooComplex, "600 deep"},
 		{"list item without key", []byte("---\n- a\n---\nBody."), ingest.ErrFrontMatter, "list item"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -379,10 +380,15 @@ func BenchmarkClean(b *testing.B) {
 	seed := readSeed(b, "003")
 	// A 20 kB write-up: the Gmail seed seven times over, its comments included.
 	long := bytes.Repeat(readSeed(b, "004"), 7)
+	// The worst case found while fuzzing: a size-limit line full of avatars.
+	avatars := bytes.Repeat([]byte("x![[p profile]](http://a.example/u.png)"), ingest.MaxSize/40)
+	page := []byte("<html><head><title>Outage</title></head><body><nav>Home</nav><article>" +
+		strings.Repeat("<h2>Timeline</h2><p>The <b>routers</b> were <a href=\"https://example.com\">overloaded</a>.</p><ul><li>one</li><li>two</li></ul>", 100) +
+		"</article></body></html>")
 	for _, bb := range []struct {
 		name string
 		raw  []byte
-	}{{"seed003", seed}, {"20kB", long}} {
+	}{{"seed003", seed}, {"20kB", long}, {"html", page}, {"2MB-avatars", avatars}} {
 		b.Run(bb.name, func(b *testing.B) {
 			b.SetBytes(int64(len(bb.raw)))
 			for b.Loop() {

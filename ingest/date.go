@@ -31,7 +31,7 @@ var dateLayouts = []string{
 // date. The time zone is unknown, so times are taken as UTC.
 func parseDate(s string) (time.Time, bool) {
 	s = strings.TrimSpace(s)
-	if len(s) < 8 || len(s) > 60 {
+	if len(s) < 8 || len(s) > 60 || !hasYear(s) {
 		return time.Time{}, false
 	}
 	s = ordinalRe.ReplaceAllString(s, "$1")
@@ -74,4 +74,19 @@ func parseByline(s string) (time.Time, string, bool) {
 		}
 	}
 	return time.Time{}, "", false
+}
+
+// hasYear is a cheap test run before the layouts: every date has four digits.
+func hasYear(s string) bool {
+	run := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] >= '0' && s[i] <= '9' {
+			if run++; run == 4 {
+				return true
+			}
+		} else {
+			run = 0
+		}
+	}
+	return false
 }

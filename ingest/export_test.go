@@ -21,6 +21,6 @@ func SplitThread(s string) (body, poster string, comments []Comment) {
 }
 
 func ConvertHTML(s string) (markdown, title string, comments []Comment) {
-	p := convertHTML(s)
+	p, _ := convertHTML(s)
 	return p.markdown, p.title, p.comments
 }

@@ -12,7 +12,7 @@ import (
 
 var (
 	htmlTagRe = regexp.MustCompile(`(?i)</(p|div|body|html|article|li|h[1-6])>`)
-	mdBlockRe = regexp.MustCompile("(?m)^(#{1,6} \\S|```|> \\S|[-*] \\S|\\d{1,3}\\. \\S)")
+	mdBlockRe = regexp.MustCompile("^(#{1,6} \\S|```|> \\S|[-*] \\S|\\d{1,3}\\. \\S)")
 )
 
 // looksLikeHTML decides by extension, then by a doctype, an <html> tag or
@@ -31,7 +31,15 @@ func looksLikeHTML(s, ext string) bool {
 // looksLikeMarkdown reports Markdown block syntax: headings, fences, quotes
 // or list items. Scraped text rarely has them at the start of a line.
 func looksLikeMarkdown(s string) bool {
-	return len(mdBlockRe.FindAllStringIndex(s, 3)) >= 2
+	n := 0
+	for line := range strings.Lines(s) {
+		if len(line) > 1 && strings.ContainsRune("#`>-*0123456789", rune(line[0])) && mdBlockRe.MatchString(line) {
+			if n++; n == 2 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // page is what convertHTML reads from an HTML document.
@@ -162,13 +170,14 @@ func isElem(a atom.Atom) func(*html.Node) bool {
 // into Markdown: paragraphs, headings, lists, quotes, code and links are kept;
 // scripts, styles, navigation, headers, footers and share widgets are not;
 // a comment section becomes Comments.
-func convertHTML(src string) page {
+func convertHTML(src string) (page, error) {
 	var p page
+	if d := htmlDepth(src); d > maxHTMLDepth {
+		return p, &InputError{Err: ErrTooComplex, Detail: fmt.Sprintf("elements are nested %d deep; the limit is %d", d, maxHTMLDepth)}
+	}
 	doc, err := html.Parse(strings.NewReader(src))
 	if err != nil {
-		// html.Parse only fails on reader errors, which a string reader has none of.
-		p.markdown = src
-		return p
+		return p, &InputError{Err: ErrTooComplex, Detail: err.Error()}
 	}
 	p.readMeta(doc)
 
@@ -200,7 +209,47 @@ func convertHTML(src string) page {
 	if c.skipped > 0 {
 		p.notes = append(p.notes, fmt.Sprintf("removed %d page element(s): scripts, styles, navigation, headers, footers, widgets", c.skipped))
 	}
-	return p
+	return p, nil
+}
+
+// maxHTMLDepth bounds element nesting. The HTML parser's time grows faster
+// than linearly with depth (thousands of nested <div>s take seconds), while
+// real pages nest a few dozen levels.
+const maxHTMLDepth = 512
+
+// Elements that are never nested by a page or close without an end tag, so
+// they do not count towards the depth.
+var flatAtoms = map[atom.Atom]bool{
+	atom.Area: true, atom.Base: true, atom.Br: true, atom.Col: true, atom.Embed: true, atom.Hr: true,
+	atom.Img: true, atom.Input: true, atom.Link: true, atom.Meta: true, atom.Source: true, atom.Track: true,
+	atom.Wbr: true, atom.Param: true, atom.P: true, atom.Li: true, atom.Dt: true, atom.Dd: true,
+	atom.Tr: true, atom.Td: true, atom.Th: true, atom.Option: true, atom.Optgroup: true, atom.Rb: true,
+	atom.Rt: true, atom.Rp: true, atom.Thead: true, atom.Tbody: true, atom.Tfoot: true,
+	atom.Colgroup: true, atom.Caption: true, atom.Html: true, atom.Head: true, atom.Body: true,
+}
+
+// htmlDepth measures the deepest element nesting with the tokenizer, which
+// runs in linear time, before the document is parsed.
+func htmlDepth(src string) int {
+	z := html.NewTokenizer(strings.NewReader(src))
+	depth, deepest := 0, 0
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			return deepest
+		case html.StartTagToken:
+			name, _ := z.TagName()
+			if !flatAtoms[atom.Lookup(name)] {
+				depth++
+				deepest = max(deepest, depth)
+			}
+		case html.EndTagToken:
+			name, _ := z.TagName()
+			if !flatAtoms[atom.Lookup(name)] && depth > 0 {
+				depth--
+			}
+		}
+	}
 }
 
 func (p *page) readMeta(doc *html.Node) {

@@ -26,6 +26,7 @@ var (
 	ErrBinary      = errors.New("the file is not text (it contains binary data)")
 	ErrInvalidUTF8 = errors.New("the file is not valid UTF-8 text")
 	ErrFrontMatter = errors.New("the front matter is broken")
+	ErrTooComplex  = errors.New("the HTML is too complex to import")
 )
 
 // InputError is returned for any file Clean refuses. Its message is written
@@ -115,7 +116,10 @@ func Clean(raw []byte, filename string) (Draft, error) {
 	switch {
 	case looksLikeHTML(body, ext):
 		d.Format = FormatHTML
-		page := convertHTML(body)
+		page, err := convertHTML(body)
+		if err != nil {
+			return Draft{}, err
+		}
 		d.fillFromPage(page)
 		body = page.markdown
 		d.Comments = append(d.Comments, page.comments...)
@@ -133,7 +137,7 @@ func Clean(raw []byte, filename string) (Draft, error) {
 
 	d.clean(body)
 	if strings.TrimSpace(d.Body) == "" {
-		return Draft{}, &InputError{Err: ErrEmpty, Detail: "nothing is left once the page chrome is removed"}
+		return Draft{}, &InputError{Err: ErrEmpty, Detail: "nothing is left once page chrome and repeated lines are removed"}
 	}
 	return d, nil
 }

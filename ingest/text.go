@@ -75,7 +75,7 @@ func removeAvatars(s string) (string, avatars) {
 		return s, found
 	}
 	var b strings.Builder
-	pos := 0
+	pos, scanFrom, lineHasText := 0, 0, false
 	for _, m := range matches {
 		start, end := m[0], m[1]
 		if start < pos {
@@ -93,8 +93,16 @@ func removeAvatars(s string) (string, avatars) {
 			found.hosts = append(found.hosts, u.Hostname())
 		}
 		b.WriteString(s[pos:start])
-		lineStart := strings.LastIndexByte(s[:start], '\n') + 1
-		before := strings.TrimSpace(s[lineStart:start]) != ""
+		// Is there text before the image on its line? Each stretch of s is
+		// scanned once, so a long line full of images stays linear.
+		seg := s[scanFrom:start]
+		if i := strings.LastIndexByte(seg, '\n'); i >= 0 {
+			lineHasText = strings.TrimSpace(seg[i+1:]) != ""
+		} else {
+			lineHasText = lineHasText || strings.TrimSpace(seg) != ""
+		}
+		scanFrom = start
+		before := lineHasText
 		pos = end
 		rest := s[end:]
 		if next, ok := strings.CutPrefix(rest, "\n"); ok {
@@ -127,8 +135,8 @@ func removeAvatars(s string) (string, avatars) {
 
 // chromePhrases are the words of share bars, navigation and widgets. A line
 // made only of them is page chrome, not part of the write-up.
-var chromePhrases = func() map[string]bool {
-	m := map[string]bool{}
+var chromePhrases, chromeFirstWords = func() (map[string]bool, map[string]bool) {
+	m, firsts := map[string]bool{}, map[string]bool{}
 	for _, p := range []string{
 		"tweet", "share", "share this", "shares", "like", "like this", "likes", "pin", "pin it", "email", "print",
 		"facebook", "twitter", "linkedin", "reddit", "whatsapp", "pinterest", "tumblr", "telegram", "mastodon",
@@ -140,21 +148,33 @@ var chromePhrases = func() map[string]bool {
 		"share this post", "copy link", "follow us", "privacy policy", "terms of service", "cookie policy",
 	} {
 		m[p] = true
+		first, _, _ := strings.Cut(p, " ")
+		firsts[first] = true
 	}
-	return m
+	return m, firsts
 }()
 
-var chromeSepRe = regexp.MustCompile(`[|•·»«/\\:,()\[\]–—-]+`)
+func isChromeSep(r rune) bool {
+	return unicode.IsSpace(r) || strings.ContainsRune("|•·»«/\\:,()[]–—-", r)
+}
 
 // isChrome reports whether a line consists only of chrome phrases, found
 // greedily longest first.
 func isChrome(line string) bool {
-	t := strings.ToLower(strings.TrimSpace(line))
-	if t == "" || utf8.RuneCountInString(t) > 80 {
+	if len(line) > 160 {
 		return false
 	}
+	t := strings.TrimFunc(line, isChromeSep)
+	first := t
+	if i := strings.IndexFunc(t, isChromeSep); i >= 0 {
+		first = t[:i]
+	}
+	if !chromeFirstWords[strings.ToLower(first)] || utf8.RuneCountInString(t) > 80 {
+		return false
+	}
+	t = strings.ToLower(t)
 	t = strings.Trim(t, ".…")
-	words := strings.Fields(chromeSepRe.ReplaceAllString(t, " "))
+	words := strings.FieldsFunc(t, isChromeSep)
 	if len(words) == 0 {
 		return false
 	}
@@ -199,26 +219,31 @@ func removeChrome(s string) (string, []string) {
 // duplicated passages (a scraper copying the post twice) go.
 const minRepeat = 40
 
+// token is a word of the text: its case-folded hash and where it is.
 type token struct {
-	word       string
+	hash       uint64
 	start, end int
 }
 
 func tokenize(s string) []token {
 	var toks []token
 	start := -1
+	var h uint64
 	for i, r := range s {
 		isWord := unicode.IsLetter(r) || unicode.IsNumber(r)
 		switch {
 		case isWord && start < 0:
-			start = i
-		case !isWord && start >= 0:
-			toks = append(toks, token{strings.ToLower(s[start:i]), start, i})
+			start, h = i, 14695981039346656037 // FNV-1a offset basis
+			fallthrough
+		case isWord:
+			h = (h ^ uint64(unicode.ToLower(r))) * 1099511628211
+		case start >= 0:
+			toks = append(toks, token{h, start, i})
 			start = -1
 		}
 	}
 	if start >= 0 {
-		toks = append(toks, token{strings.ToLower(s[start:]), start, len(s)})
+		toks = append(toks, token{h, start, len(s)})
 	}
 	return toks
 }
@@ -233,20 +258,19 @@ func removeRepeats(s string) (string, int) {
 	if len(toks) < 2*minRepeat {
 		return s, 0
 	}
-	key := func(i int) string {
-		var b strings.Builder
+	shingle := func(i int) uint64 {
+		var h uint64
 		for _, t := range toks[i : i+k] {
-			b.WriteString(t.word)
-			b.WriteByte(' ')
+			h = h*31 + t.hash
 		}
-		return b.String()
+		return h
 	}
-	first := map[string]int{}
+	first := map[uint64]int{}
 	type span struct{ start, end int }
 	var cuts []span
 	removed := 0
 	for j := 0; j+k <= len(toks); {
-		h := key(j)
+		h := shingle(j)
 		i, seen := first[h]
 		if !seen {
 			first[h] = j
@@ -254,7 +278,7 @@ func removeRepeats(s string) (string, int) {
 			continue
 		}
 		m := 0
-		for j+m < len(toks) && i+m < j && toks[i+m].word == toks[j+m].word {
+		for j+m < len(toks) && i+m < j && toks[i+m].hash == toks[j+m].hash {
 			m++
 		}
 		if m < minRepeat {

@@ -71,7 +71,7 @@ func Load(ctx context.Context, st *store.Store) (Report, error) {
 		if err != nil {
 			return r, err
 		}
-		if err := st.CreatePostmortem(ctx, &p); err != nil {
+		if err := st.ImportPostmortem(ctx, &p); err != nil {
 			return r, fmt.Errorf("seed %s: %w", e.File, err)
 		}
 		r.PostmortemsAdded++
@@ -91,32 +91,32 @@ func manifest() ([]entry, error) {
 	return entries, nil
 }
 
+// postmortem reads the seed document through the import path (the same
+// cleaner and conversion as any imported file) and lays the curated
+// metadata over what the cleaner guessed.
 func (e entry) postmortem() (store.Postmortem, error) {
 	raw, err := FS.ReadFile("documents/" + e.File)
 	if err != nil {
 		return store.Postmortem{}, fmt.Errorf("seed %s: %w", e.File, err)
 	}
-	body, comments, err := clean(raw, e.File)
+	d, err := ingest.Clean(raw, e.File)
 	if err != nil {
 		return store.Postmortem{}, fmt.Errorf("seed %s: %w", e.File, err)
 	}
-	p := store.Postmortem{
-		Slug:            e.Slug,
-		Title:           e.Title,
-		Organization:    e.Organization,
-		IncidentDate:    e.IncidentDate,
-		PublishedDate:   e.PublishedDate,
-		DurationMinutes: e.DurationMinutes,
-		Severity:        e.Severity,
-		Language:        e.Language,
-		VariantKind:     e.VariantKind,
-		VariantOf:       e.VariantOf,
-		SourceURL:       e.SourceURL,
-		Summary:         e.Summary,
-		Body:            body,
-		SourceText:      string(raw),
-		Comments:        comments,
-	}
+	p := store.ImportedPostmortem(d, string(raw))
+	p.Slug = e.Slug
+	p.Title = e.Title
+	p.Organization = e.Organization
+	p.IncidentDate = e.IncidentDate
+	p.PublishedDate = e.PublishedDate
+	p.DurationMinutes = e.DurationMinutes
+	p.Severity = e.Severity
+	p.Language = e.Language
+	p.VariantKind = e.VariantKind
+	p.VariantOf = e.VariantOf
+	p.SourceURL = e.SourceURL
+	p.Summary = e.Summary
+	p.Tags = nil
 	for _, t := range e.Patterns {
 		p.Tags = append(p.Tags, store.Tag{PatternSlug: t.Slug, Role: t.Role})
 	}
@@ -124,23 +124,4 @@ func (e entry) postmortem() (store.Postmortem, error) {
 		p.ActionItems = append(p.ActionItems, store.ActionItem{Title: a.Title, Kind: a.Kind, Priority: a.Priority, Status: a.Status})
 	}
 	return p, nil
-}
-
-// clean turns a seed's verbatim text into its reading copy through the same
-// cleaner as every import: chrome, avatars and repeated blocks removed,
-// reader comments set apart.
-func clean(raw []byte, name string) (string, []store.Comment, error) {
-	d, err := ingest.Clean(raw, name)
-	if err != nil {
-		return "", nil, err
-	}
-	var comments []store.Comment
-	for _, c := range d.Comments {
-		posted := ""
-		if !c.Date.IsZero() {
-			posted = c.Date.Format("2 January 2006, 15:04")
-		}
-		comments = append(comments, store.Comment{Author: c.Author, Posted: posted, Text: c.Text})
-	}
-	return d.Body, comments, nil
 }

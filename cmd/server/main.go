@@ -1,6 +1,6 @@
 // Command server runs Hindsight: it opens (and if needed creates, migrates
 // and seeds) the SQLite database, then serves the web app until SIGINT or
-// SIGTERM.
+// SIGTERM. "server import DIR" imports a folder of postmortem files instead.
 package main
 
 import (
@@ -25,7 +25,7 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Getenv, os.Stderr); err != nil {
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "hindsight:", err)
 		os.Exit(1)
 	}
@@ -36,6 +36,8 @@ func main() {
 type config struct {
 	addr string
 	db   string
+	// importDir is set by the import subcommand: import it, then exit.
+	importDir string
 }
 
 func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
@@ -46,6 +48,17 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&c.db, "db", envOr(getenv, "HINDSIGHT_DB", "hindsight.db"), "SQLite database file (env HINDSIGHT_DB)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
+	}
+	if fs.Arg(0) == "import" {
+		// Flags may also follow the subcommand: import -db x.db DIR.
+		if err := fs.Parse(fs.Args()[1:]); err != nil {
+			return c, err
+		}
+		if fs.NArg() != 1 {
+			return c, fmt.Errorf("usage: server [-db file] import DIR")
+		}
+		c.importDir = fs.Arg(0)
+		return c, nil
 	}
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected argument %q", fs.Arg(0))
@@ -60,7 +73,7 @@ func envOr(getenv func(string) string, key, def string) string {
 	return def
 }
 
-func run(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	cfg, err := parseConfig(args, getenv, stderr)
 	if err != nil {
 		return err
@@ -78,6 +91,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	if rep.PatternsAdded > 0 || rep.PostmortemsAdded > 0 {
 		log.Info("seeded", "patterns", rep.PatternsAdded, "postmortems", rep.PostmortemsAdded)
+	}
+	if cfg.importDir != "" {
+		return importDir(ctx, st, cfg.importDir, stdout)
 	}
 
 	h, err := handlers.New(st, log)

@@ -48,7 +48,7 @@ func startServer(t *testing.T, args []string, env map[string]string) (string, fu
 	ctx, cancel := context.WithCancel(t.Context())
 	logs := &syncBuffer{}
 	done := make(chan error, 1)
-	go func() { done <- run(ctx, args, func(k string) string { return env[k] }, logs) }()
+	go func() { done <- run(ctx, args, func(k string) string { return env[k] }, io.Discard, logs) }()
 	addr := ""
 	for _, a := range args {
 		if strings.HasPrefix(a, "127.0.0.1:") {

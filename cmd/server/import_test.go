@@ -1,0 +1,142 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"hindsight/store"
+)
+
+func writeFiles(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestImportCommand(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		// Name order puts the translation before its original: it is
+		// linked once the original exists.
+		"a-translation.md": "---\ntitle: Caída por certificado caducado\nlanguage: es\nvariant_of: certificate-expired-at-example\n---\nEl certificado caducó a medianoche.\n",
+		"b-original.md":    "---\ntitle: Certificate expired at Example\norganization: Example\nincident_date: 2022-03-04\npatterns:\n  - certificate-expiry:trigger\n---\nThe certificate expired at midnight.\n",
+		"c-page.html":      "<html><head><title>Queue backlog</title></head><body><article><h1>Queue backlog</h1><p>The queue grew for hours.</p></article></body></html>",
+		"d-broken.md":      "---\ntitle: Broken\nincident_date: soon\n---\nText.\n",
+		"e-orphan.md":      "---\ntitle: Orphan\nvariant_of: no-such-postmortem\n---\nText.\n",
+		"f-image.png":      "\x89PNG",
+		".hidden.md":       "---\ntitle: Hidden\n---\nNot imported.\n",
+	})
+	// The seeds' own documents are already there: importing one is a skip.
+	seed, err := os.ReadFile(filepath.Join("..", "..", "seeds", "documents", "003_d02c9b3c5e33dc49.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "g-seed.txt"), seed, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "h-huge.txt"), bytes.Repeat([]byte("overloaded "), 1<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(t.TempDir(), "hindsight.db")
+
+	var out bytes.Buffer
+	err = run(t.Context(), []string{"-db", db, "import", dir}, func(string) string { return "" }, &out, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "3 of 8 files failed") {
+		t.Errorf("first run: err = %v, want 3 of 8 files failed", err)
+	}
+	for _, want := range []string{
+		"linked   a-translation.md: caida-por-certificado-caducado, translation of certificate-expired-at-example",
+		"created  b-original.md: certificate-expired-at-example",
+		"created  c-page.html: queue-backlog",
+		"failed   d-broken.md: the front matter is broken: line 3: incident_date",
+		"failed   e-orphan.md: There is no postmortem \"no-such-postmortem\"",
+		"skipped  f-image.png: not a .md, .txt or .html file",
+		"skipped  g-seed.txt: already imported as dreamwidth-2020-05-25-site-interruptions",
+		"failed   h-huge.txt: the file is too large (the limit is 2 MB): it has 11534336 bytes",
+		"2 created, 1 linked, 2 skipped, 3 failed",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("first report lacks %q:\n%s", want, out.String())
+		}
+	}
+
+	// Flags after the subcommand and the environment work too. The second
+	// run creates nothing and fails only for the same three files.
+	out.Reset()
+	err = run(t.Context(), []string{"import", dir}, func(k string) string {
+		return map[string]string{"HINDSIGHT_DB": db}[k]
+	}, &out, io.Discard)
+	if err == nil {
+		t.Error("second run: want an error for the three bad files")
+	}
+	if !strings.Contains(out.String(), "0 created, 0 linked, 5 skipped, 3 failed") {
+		t.Errorf("second report:\n%s", out.String())
+	}
+
+	st, err := store.Open(t.Context(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	incidents, documents, err := st.CountPostmortems(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if incidents != 5 || documents != 8 {
+		t.Errorf("%d incidents in %d documents, want 5 in 8 (seeds 3 in 5, plus 2 in 3)", incidents, documents)
+	}
+	p, err := st.GetPostmortem(t.Context(), "caida-por-certificado-caducado")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Variants) != 1 || p.Variants[0].Slug != "certificate-expired-at-example" {
+		t.Errorf("translation variants = %+v", p.Variants)
+	}
+}
+
+func TestImportCommandClean(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"one.md": "---\ntitle: One\n---\nText one.\n"})
+	db := filepath.Join(t.TempDir(), "hindsight.db")
+	for i, want := range []string{"1 created, 0 linked, 0 skipped, 0 failed", "0 created, 0 linked, 1 skipped, 0 failed"} {
+		var out bytes.Buffer
+		if err := run(t.Context(), []string{"import", "-db", db, dir}, func(string) string { return "" }, &out, io.Discard); err != nil {
+			t.Fatalf("run %d: %v", i+1, err)
+		}
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("run %d report:\n%s\nwant %q", i+1, out.String(), want)
+		}
+	}
+}
+
+func TestParseConfigImport(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		args    []string
+		wantDB  string
+		wantDir string
+		wantErr bool
+	}{
+		{"FlagsBefore", []string{"-db", "x.db", "import", "docs"}, "x.db", "docs", false},
+		{"FlagsAfter", []string{"import", "-db", "y.db", "docs"}, "y.db", "docs", false},
+		{"NoDir", []string{"import"}, "", "", true},
+		{"TwoDirs", []string{"import", "a", "b"}, "", "", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := parseConfig(tt.args, func(string) string { return "" }, io.Discard)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("err = %v, wantErr %v", err, tt.wantErr)
+			}
+			if err == nil && (c.db != tt.wantDB || c.importDir != tt.wantDir) {
+				t.Errorf("config = %+v, want db %q dir %q", c, tt.wantDB, tt.wantDir)
+			}
+		})
+	}
+}

@@ -1,0 +1,182 @@
+package handlers
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"hindsight/ingest"
+	"hindsight/store"
+)
+
+// apiCreateRequest is a postmortem as the JSON mirror shows it, plus its
+// body and, to join a variant group, variant_of; author and note go into
+// the first revision as the form's do. The fields the server owns are
+// accepted and ignored, so a record read from the mirror can be posted
+// back: the slug is always generated.
+type apiCreateRequest struct {
+	Title           string          `json:"title"`
+	Organization    string          `json:"organization"`
+	IncidentDate    string          `json:"incident_date"`
+	PublishedDate   string          `json:"published_date"`
+	DurationMinutes int             `json:"duration_minutes"`
+	Severity        string          `json:"severity"`
+	Language        string          `json:"language"`
+	Summary         string          `json:"summary"`
+	Patterns        []apiTag        `json:"patterns"`
+	VariantOf       string          `json:"variant_of"`
+	VariantKind     string          `json:"variant_kind"`
+	SourceURL       string          `json:"source_url"`
+	Body            string          `json:"body"`
+	ActionItems     []apiActionItem `json:"action_items"`
+	Author          string          `json:"author"`
+	Note            string          `json:"note"`
+
+	Slug      string       `json:"slug"`
+	URL       string       `json:"url"`
+	Languages []string     `json:"languages"`
+	Variants  []apiVariant `json:"variants"`
+	Archived  bool         `json:"archived"`
+}
+
+// apiAuthor signs the revisions of postmortems created through the API
+// without an author.
+const apiAuthor = "API"
+
+// values writes the request as the postmortem form would submit it, so that
+// it is validated by the same code.
+func (req apiCreateRequest) values() url.Values {
+	v := url.Values{}
+	for k, val := range map[string]string{
+		"title": req.Title, "organization": req.Organization, "incident_date": req.IncidentDate,
+		"published_date": req.PublishedDate, "severity": req.Severity, "language": req.Language,
+		"summary": req.Summary, "body": req.Body, "source_url": req.SourceURL, "variant_of": req.VariantOf,
+		"variant_kind": req.VariantKind, "author": req.Author, "note": req.Note,
+	} {
+		v.Set(k, val)
+	}
+	if req.DurationMinutes != 0 {
+		v.Set("duration_minutes", strconv.Itoa(req.DurationMinutes))
+	}
+	for _, t := range req.Patterns {
+		v.Add("tags", t.Slug+":"+t.Role)
+	}
+	return v
+}
+
+// draftValues writes a cleaned draft as the postmortem form would submit it.
+func draftValues(p store.Postmortem, d ingest.Draft) url.Values {
+	v := url.Values{}
+	for k, val := range map[string]string{
+		"title": p.Title, "organization": p.Organization, "incident_date": p.IncidentDate,
+		"published_date": p.PublishedDate, "severity": p.Severity, "language": p.Language,
+		"summary": p.Summary, "body": p.Body, "source_url": p.SourceURL, "variant_of": p.VariantOf,
+		"variant_kind": p.VariantKind, "author": d.Meta.Fields["author"],
+	} {
+		v.Set(k, val)
+	}
+	for _, t := range p.Tags {
+		v.Add("tags", t.PatternSlug+":"+t.Role)
+	}
+	return v
+}
+
+// apiCreatePostmortem creates a postmortem from the JSON mirror's fields
+// (application/json) or from Markdown with a front-matter header
+// (text/markdown, cleaned like any import and kept verbatim as its source).
+// It validates them as the postmortem form does and answers 201 with the
+// record as GET /api/postmortems/{slug} shows it, or 422 with the field
+// errors, named as in the JSON.
+func (h *Handler) apiCreatePostmortem(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, ingest.MaxSize+64<<10)
+	var p store.Postmortem
+	var v url.Values
+	switch mediaType, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mediaType {
+	case "application/json", "":
+		var req apiCreateRequest
+		dec := json.NewDecoder(r.Body)
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&req); err != nil {
+			h.error(w, r, decodeError(err))
+			return
+		}
+		v = req.values()
+		for _, a := range req.ActionItems {
+			p.ActionItems = append(p.ActionItems, store.ActionItem{Title: a.Title, Owner: a.Owner, Kind: a.Type,
+				Priority: a.Priority, Status: a.Status, DueDate: a.DueDate, TicketURL: a.TicketURL})
+		}
+	case "text/markdown", "text/x-markdown", "text/plain":
+		raw, err := io.ReadAll(r.Body)
+		if err != nil {
+			h.error(w, r, decodeError(err))
+			return
+		}
+		d, err := ingest.Clean(raw, "api.md")
+		if err != nil {
+			h.error(w, r, err)
+			return
+		}
+		p = store.ImportedPostmortem(d, string(raw))
+		v = draftValues(p, d)
+		if p.VariantOf != "" && p.VariantKind == "" {
+			v.Set("variant_kind", h.variantKindFor(r.Context(), p.VariantOf, p.Language))
+		}
+		v.Set("note", "Imported through the API")
+	default:
+		h.error(w, r, fmt.Errorf("%w: send application/json or text/markdown, not %q", errBadRequest, mediaType))
+		return
+	}
+	if v.Get("author") == "" {
+		v.Set("author", apiAuthor)
+	}
+	if v.Get("language") == "" {
+		v.Set("language", "en") // what the store assumes, and the form's default
+	}
+	f, _, err := h.validateImport(r, v, &p)
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	if len(f.Errors) > 0 {
+		h.error(w, r, fmt.Errorf("create postmortem: %w", apiFieldErrors(f.Errors)))
+		return
+	}
+	if err := h.store.ImportPostmortem(r.Context(), &p); err != nil {
+		h.error(w, r, err)
+		return
+	}
+	created, err := h.store.GetPostmortem(r.Context(), p.Slug)
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	w.Header().Set("Location", "/api/postmortems/"+created.Slug)
+	writeJSON(w, http.StatusCreated, toAPIPostmortem(created, true))
+}
+
+// apiFieldErrors names the form's errors as the JSON mirror names fields.
+func apiFieldErrors(errs formErrors) store.FieldErrors {
+	out := store.FieldErrors{}
+	for k, msg := range errs {
+		if k == "tags" {
+			k = "patterns"
+		}
+		out[k] = msg
+	}
+	return out
+}
+
+// decodeError keeps a too-large body as it is (h.error answers 413) and
+// marks anything else as a body that cannot be read.
+func decodeError(err error) error {
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		return err
+	}
+	return fmt.Errorf("%w: the body must be a JSON object with a postmortem's fields (%v)", errBadRequest, err)
+}

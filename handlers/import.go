@@ -1,0 +1,337 @@
+package handlers
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"hindsight/ingest"
+	"hindsight/store"
+)
+
+// maxImportRequest bounds an import request: the review form carries the
+// verbatim source and the edited body, each up to ingest.MaxSize, plus the
+// other fields.
+const maxImportRequest = 2*ingest.MaxSize + 256<<10
+
+// importPage is the upload form of /import.
+type importPage struct {
+	basePage
+	Text  string // the pasted text, echoed back after an error
+	Error string
+}
+
+// importReviewPage is the postmortem form filled in from a cleaned draft,
+// with its "Suggest patterns" panel (patterns and the versions the text may
+// be of), and what only an import has: the verbatim source (carried in
+// base64, since a form field would turn its line endings into CRLF), what
+// was cleaned and the comments set apart.
+type importReviewPage struct {
+	postmortemFormPage
+	Source        string
+	SourceEncoded string
+	Filename      string
+	Format        ingest.Format
+	Notes         []string
+	Comments      []store.Comment
+	Detected      string // the language the text appears to be in
+	Duplicate     string // the postmortem already imported from this text
+	Incident      field  // the form's incident date, without its hint about start times
+	Published     field
+	Duration      field
+}
+
+// ErrorList is the form's error summary with the import's own fields.
+func (p importReviewPage) ErrorList() []errorLink {
+	out := p.Form.ErrorList()
+	for _, f := range []field{p.Published, p.Duration} {
+		if f.Error != "" {
+			out = append(out, errorLink{ID: f.ID, Label: f.Label, Message: f.Error})
+		}
+	}
+	return out
+}
+
+// importExtras are the review form's fields that the postmortem form
+// lacks, as typed.
+type importExtras struct {
+	Published, Duration string
+}
+
+func (h *Handler) showImportForm(w http.ResponseWriter, r *http.Request) {
+	h.render(w, r, http.StatusOK, "import", importPage{basePage: h.importBase(r)})
+}
+
+func (h *Handler) importBase(r *http.Request) basePage {
+	return h.base(r, "Import a postmortem", "Upload or paste a postmortem; Hindsight cleans it up and shows it for review before saving.")
+}
+
+// reviewImport reads the uploaded file or pasted text, cleans it and shows
+// the draft in the postmortem form for review. Nothing is saved yet.
+func (h *Handler) reviewImport(w http.ResponseWriter, r *http.Request) {
+	raw, name, pasted, err := readUpload(w, r)
+	if err != nil {
+		h.importFailed(w, r, pasted, err)
+		return
+	}
+	d, err := ingest.Clean(raw, name)
+	if err != nil {
+		h.importFailed(w, r, pasted, err)
+		return
+	}
+	p := store.ImportedPostmortem(d, string(raw))
+	f := postmortemForm{
+		Title: p.Title, Organization: p.Organization, Severity: p.Severity, Language: p.Language,
+		SourceURL: p.SourceURL, IncidentDate: p.IncidentDate, TimeZone: "UTC", Summary: p.Summary, Body: p.Body,
+		VariantOf: p.VariantOf, VariantKind: p.VariantKind, Tags: map[string]bool{}, Errors: formErrors{},
+		Author: authorFromCookie(r), Note: importNote(name),
+	}
+	for _, t := range p.Tags {
+		f.Tags[t.PatternSlug+":"+t.Role] = true
+	}
+	if f.Language == "" {
+		f.Language = "en" // too short to tell: the form's default
+	}
+	if f.VariantOf != "" && f.VariantKind == "" {
+		f.VariantKind = h.variantKindFor(r.Context(), f.VariantOf, f.Language)
+	}
+	extras := importExtras{Published: p.PublishedDate}
+	page, err := h.reviewPage(r, f, extras, d, string(raw), name, true)
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	h.render(w, r, http.StatusOK, "import-review", page)
+}
+
+func importNote(filename string) string {
+	if filename == "" {
+		return "Imported from pasted text"
+	}
+	return "Imported from " + filename
+}
+
+// variantKindFor proposes how a text in lang relates to the postmortem
+// slug: a translation when their languages differ, else a rewrite.
+func (h *Handler) variantKindFor(ctx context.Context, slug, lang string) string {
+	target, err := h.store.GetPostmortem(ctx, slug)
+	if err == nil && target.Language != lang {
+		return store.KindTranslation
+	}
+	return store.KindRewrite
+}
+
+// saveImport validates the reviewed form as the postmortem form does, then
+// stores it with its verbatim source and goes to the new postmortem.
+// Invalid fields show the review again with 422; nothing is written unless
+// everything is.
+func (h *Handler) saveImport(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, maxImportRequest)
+	if err := parseUploadForm(r); err != nil {
+		h.importFailed(w, r, "", err)
+		return
+	}
+	src, err := base64.StdEncoding.DecodeString(r.PostFormValue("source"))
+	if err != nil {
+		h.importFailed(w, r, "", errDamagedForm)
+		return
+	}
+	name := r.PostFormValue("filename")
+	// The source is cleaned again for what the form does not carry: the
+	// reader comments. A source that no longer cleans was tampered with.
+	d, err := ingest.Clean(src, name)
+	if err != nil {
+		h.importFailed(w, r, "", err)
+		return
+	}
+	p := store.ImportedPostmortem(d, string(src))
+	f, x, err := h.validateImport(r, r.PostForm, &p)
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	rememberAuthor(w, f.Author)
+	if suggesting(r) {
+		page, err := h.reviewPage(r, f, x, d, string(src), name, true)
+		if err != nil {
+			h.error(w, r, err)
+			return
+		}
+		h.render(w, r, http.StatusOK, "import-review", page)
+		return
+	}
+	if len(f.Errors) == 0 {
+		err := h.store.ImportPostmortem(r.Context(), &p)
+		var fields store.FieldErrors
+		switch {
+		case errors.As(err, &fields):
+			for k, v := range fields {
+				if k == "patterns" {
+					k = "tags" // the store names fields as the JSON mirror does
+				}
+				f.Errors.add(k, v)
+			}
+		case err != nil:
+			h.error(w, r, err)
+			return
+		default:
+			redirectWithFlash(w, r, "/postmortems/"+p.Slug, "Postmortem imported; the original is kept as its source.")
+			return
+		}
+	}
+	page, err := h.reviewPage(r, f, x, d, string(src), name, false)
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	page.Title = "Check the form: " + page.Title
+	h.render(w, r, http.StatusUnprocessableEntity, "import-review", page)
+}
+
+// validateImport checks v as the postmortem form does, plus the fields
+// only imports have, and fills p from it: p already holds what the form
+// does not carry (the source, the comments). Field errors are in the
+// returned form; err is for a failing database.
+func (h *Handler) validateImport(r *http.Request, v url.Values, p *store.Postmortem) (postmortemForm, importExtras, error) {
+	fams, err := h.store.ListFamilies(r.Context())
+	if err != nil {
+		return postmortemForm{}, importExtras{}, err
+	}
+	f := parsePostmortemForm(v, knownPatterns(fams), h.now())
+	h.checkVariant(r, &f, store.Postmortem{})
+	x := importExtras{Published: strings.TrimSpace(v.Get("published_date")), Duration: strings.TrimSpace(v.Get("duration_minutes"))}
+	f.fields().ApplyTo(p)
+	p.PublishedDate, p.VariantOf, p.VariantKind = x.Published, f.VariantOf, f.VariantKind
+	p.SavedBy, p.SaveNote = f.Author, f.Note
+	if p.VariantOf == "" {
+		p.VariantKind = store.KindOriginal
+	}
+	if x.Published != "" {
+		if msg := checkDate(x.Published, "The date of the write-up"); msg != "" {
+			f.Errors.add("published_date", msg)
+		}
+	}
+	if x.Duration != "" {
+		n, err := strconv.Atoi(x.Duration)
+		if err != nil || n < 0 {
+			f.Errors.add("duration_minutes", "The duration is a whole number of minutes.")
+		}
+		p.DurationMinutes = n
+	}
+	return f, x, nil
+}
+
+// reviewPage assembles the review of a draft; suggest fills the "Suggest
+// patterns" panel, acting on the writer's accept, reject or link.
+func (h *Handler) reviewPage(r *http.Request, f postmortemForm, x importExtras, d ingest.Draft, source, name string, suggest bool) (importReviewPage, error) {
+	imported := store.ImportedPostmortem(d, "")
+	form, err := h.postmortemFormPage(r, f, "Review the import")
+	if err != nil {
+		return importReviewPage{}, err
+	}
+	form.FormAction = "/import/save"
+	form.Path = "/import"
+	if suggest {
+		if err := h.suggestInForm(r, &form); err != nil {
+			return importReviewPage{}, err
+		}
+	}
+	page := importReviewPage{
+		postmortemFormPage: form,
+		Source:             source,
+		SourceEncoded:      base64.StdEncoding.EncodeToString([]byte(source)),
+		Filename:           name,
+		Format:             d.Format,
+		Notes:              d.Notes,
+		Comments:           imported.Comments,
+		Incident:           f.Field("incident_date"),
+		Published: field{ID: "f-published_date", Name: "published_date", Label: "Date of the write-up", Type: "date",
+			Hint: "When the text was published, if it says.", Value: x.Published, Error: f.Errors["published_date"]},
+		Duration: field{ID: "f-duration_minutes", Name: "duration_minutes", Label: "Duration in minutes", Type: "number",
+			Hint: "How long users were affected, when known.", Value: x.Duration, Error: f.Errors["duration_minutes"]},
+	}
+	page.Incident.Hint = ""
+	if d.Language == "" {
+		page.Detected = imported.Language // guessed from the text
+	}
+	slug, err := h.store.FindImported(r.Context(), source)
+	switch {
+	case err == nil:
+		page.Duplicate = slug
+	case !errors.Is(err, store.ErrNotFound):
+		return page, err
+	}
+	return page, nil
+}
+
+// readUpload returns the uploaded file, or else the pasted text, of an
+// import form. pasted is the text to echo back if the import fails.
+func readUpload(w http.ResponseWriter, r *http.Request) (raw []byte, name, pasted string, err error) {
+	r.Body = http.MaxBytesReader(w, r.Body, maxImportRequest)
+	if err := parseUploadForm(r); err != nil {
+		return nil, "", "", err
+	}
+	pasted = r.PostFormValue("text")
+	file, hdr, err := r.FormFile("file")
+	switch {
+	case err == nil:
+		defer file.Close()
+		raw, err = io.ReadAll(io.LimitReader(file, ingest.MaxSize+1))
+		if err != nil {
+			return nil, "", pasted, err
+		}
+		if len(raw) > ingest.MaxSize {
+			return nil, "", pasted, &ingest.InputError{Err: ingest.ErrTooLarge, Detail: fmt.Sprintf("it has %d bytes", hdr.Size)}
+		}
+		return raw, hdr.Filename, pasted, nil
+	case !errors.Is(err, http.ErrMissingFile) && !errors.Is(err, http.ErrNotMultipart):
+		return nil, "", pasted, err
+	}
+	if strings.TrimSpace(pasted) == "" {
+		return nil, "", "", &ingest.InputError{Err: ingest.ErrEmpty, Detail: "choose a file or paste the text of a postmortem"}
+	}
+	// Browsers send a textarea's line breaks as CRLF; the text was typed
+	// or pasted with plain newlines.
+	return []byte(strings.ReplaceAll(pasted, "\r\n", "\n")), "", pasted, nil
+}
+
+// parseUploadForm reads a multipart (or URL-encoded) form body.
+func parseUploadForm(r *http.Request) error {
+	err := r.ParseMultipartForm(1 << 20)
+	if errors.Is(err, http.ErrNotMultipart) {
+		return r.ParseForm()
+	}
+	return err
+}
+
+// errDamagedForm is a review form whose source field did not survive.
+var errDamagedForm = errors.New("the review form lost the original text; start the import again")
+
+// importFailed shows the upload form again with why the file was refused:
+// 422 for a file we cannot import (too large included), h.error otherwise.
+func (h *Handler) importFailed(w http.ResponseWriter, r *http.Request, pasted string, err error) {
+	var input *ingest.InputError
+	var tooBig *http.MaxBytesError
+	msg := ""
+	switch {
+	case errors.Is(err, errDamagedForm):
+		msg = "This import cannot be saved: " + err.Error() + "."
+	case errors.As(err, &input):
+		msg = "This file cannot be imported: " + input.Error() + "."
+	case errors.As(err, &tooBig):
+		msg = "This file cannot be imported: " + ingest.ErrTooLarge.Error() + "."
+	default:
+		h.error(w, r, err)
+		return
+	}
+	if len(pasted) > ingest.MaxSize {
+		pasted = ""
+	}
+	h.render(w, r, http.StatusUnprocessableEntity, "import", importPage{basePage: h.importBase(r), Text: pasted, Error: msg})
+}

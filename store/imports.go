@@ -1,0 +1,343 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"hindsight/classify"
+	"hindsight/ingest"
+)
+
+// DuplicateError is returned when the text being imported is already held:
+// Slug names the postmortem imported from it. It is an ErrConflict.
+type DuplicateError struct{ Slug string }
+
+func (e *DuplicateError) Error() string {
+	return fmt.Sprintf("this text was already imported as %q", e.Slug)
+}
+func (e *DuplicateError) Unwrap() error { return ErrConflict }
+
+// FieldErrors says, per field (named as in the JSON mirror and the forms),
+// what is wrong with a postmortem. It is an ErrInvalid.
+type FieldErrors map[string]string
+
+func (e FieldErrors) Error() string {
+	keys := make([]string, 0, len(e))
+	for k := range e {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + ": " + e[k]
+	}
+	return strings.Join(parts, "; ")
+}
+
+func (e FieldErrors) Unwrap() error { return ErrInvalid }
+
+var (
+	languageRe = regexp.MustCompile(`^[a-z]{2}$`)
+	slugRe     = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)*$`)
+	severities = []string{"", "SEV1", "SEV2", "SEV3", "SEV4", "SEV5"}
+	kinds      = []string{"", KindOriginal, KindTranslation, KindRewrite}
+)
+
+// ValidatePostmortem checks the fields a writer, an import or an API client
+// sets, and returns nil when they are all acceptable. Checks that need the
+// database (do the patterns and variant_of exist?) are made by
+// ImportPostmortem.
+func ValidatePostmortem(p *Postmortem) FieldErrors {
+	errs := FieldErrors{}
+	if strings.TrimSpace(p.Title) == "" {
+		errs["title"] = "Give the postmortem a title."
+	} else if utf8.RuneCountInString(p.Title) > 300 {
+		errs["title"] = "Keep the title under 300 characters."
+	}
+	if strings.TrimSpace(p.Body) == "" {
+		errs["body"] = "The write-up is empty."
+	}
+	if utf8.RuneCountInString(p.Organization) > 200 {
+		errs["organization"] = "Keep the organization under 200 characters."
+	}
+	for field, v := range map[string]string{"incident_date": p.IncidentDate, "published_date": p.PublishedDate} {
+		if v == "" {
+			continue
+		}
+		if _, err := time.Parse(time.DateOnly, v); err != nil {
+			errs[field] = "Write the date as YYYY-MM-DD."
+		}
+	}
+	if p.DurationMinutes < 0 || p.DurationMinutes > 60*24*365 {
+		errs["duration_minutes"] = "The duration must be a number of minutes between 0 and a year."
+	}
+	if !contains(severities, p.Severity) {
+		errs["severity"] = "The severity is one of SEV1 to SEV5, or empty when unknown."
+	}
+	if p.Language != "" && !languageRe.MatchString(p.Language) {
+		errs["language"] = "The language is a two-letter ISO 639-1 code such as en or es."
+	}
+	if p.SourceURL != "" {
+		u, err := url.Parse(p.SourceURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs["source_url"] = "The source must be an http or https address."
+		}
+	}
+	if !contains(kinds, p.VariantKind) {
+		errs["variant_kind"] = "The kind of version is original, translation or rewrite."
+	}
+	if p.VariantOf != "" && !slugRe.MatchString(p.VariantOf) {
+		errs["variant_of"] = "Name the other version by its slug."
+	}
+	for _, t := range p.Tags {
+		if !ValidRole(t.Role) {
+			errs["patterns"] = fmt.Sprintf("The role of %s must be one of %s.", t.PatternSlug, strings.Join(Roles, ", "))
+			break
+		}
+	}
+	for i, a := range p.ActionItems {
+		if msg := checkActionItem(a); msg != "" {
+			errs["action_items"] = fmt.Sprintf("Action item %d: %s", i+1, msg)
+			break
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return errs
+}
+
+func checkActionItem(a ActionItem) string {
+	switch {
+	case strings.TrimSpace(a.Title) == "":
+		return "give it a title."
+	case !contains([]string{KindMitigate, KindPrevent, KindProcess}, a.Kind):
+		return "its type is mitigate, prevent or process."
+	case !contains([]string{"", "P0", "P1", "P2", "P3"}, a.Priority):
+		return "its priority is P0, P1, P2 or P3."
+	case !contains([]string{"", StatusOpen, StatusInProgress, StatusDone, StatusWontDo}, a.Status):
+		return "its status is open, in-progress, done or wont-do."
+	}
+	if a.DueDate != "" {
+		if _, err := time.Parse(time.DateOnly, a.DueDate); err != nil {
+			return "write its due date as YYYY-MM-DD."
+		}
+	}
+	if a.TicketURL != "" {
+		if u, err := url.Parse(a.TicketURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return "its ticket must be an http or https address."
+		}
+	}
+	return ""
+}
+
+func contains(list []string, v string) bool {
+	for _, s := range list {
+		if s == v {
+			return true
+		}
+	}
+	return false
+}
+
+// SourceHash identifies a verbatim source text.
+func SourceHash(text string) string {
+	sum := sha256.Sum256([]byte(text))
+	return hex.EncodeToString(sum[:])
+}
+
+// FindImported returns the slug of the postmortem imported from exactly
+// this text, or ErrNotFound.
+func (s *Store) FindImported(ctx context.Context, source string) (string, error) {
+	return findImported(ctx, s.db, source)
+}
+
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func findImported(ctx context.Context, q querier, source string) (string, error) {
+	var slug string
+	err := q.QueryRowContext(ctx, `SELECT slug FROM postmortems
+		WHERE source_hash = ? OR (source_hash = '' AND source_text = ? AND source_text != '')
+		ORDER BY id LIMIT 1`, SourceHash(source), source).Scan(&slug)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", fmt.Errorf("find imported text: %w", ErrNotFound)
+	}
+	if err != nil {
+		return "", fmt.Errorf("find imported text: %w", err)
+	}
+	return slug, nil
+}
+
+// ImportPostmortem validates p and creates it like CreatePostmortem, in one
+// transaction. A postmortem with a source text is refused with a
+// *DuplicateError when that exact text is already held, so importing a file
+// twice creates it once. Unknown patterns or an unknown variant_of are
+// FieldErrors. A variant with no kind becomes a translation when its
+// language differs from the postmortem it joins, a rewrite otherwise.
+func (s *Store) ImportPostmortem(ctx context.Context, p *Postmortem) error {
+	if errs := ValidatePostmortem(p); errs != nil {
+		return fmt.Errorf("import postmortem: %w", errs)
+	}
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		if p.SourceText != "" {
+			slug, err := findImported(ctx, tx, p.SourceText)
+			if err == nil {
+				return &DuplicateError{Slug: slug}
+			}
+			if !errors.Is(err, ErrNotFound) {
+				return err
+			}
+		}
+		if err := checkReferences(ctx, tx, p); err != nil {
+			return err
+		}
+		if err := s.createPostmortem(ctx, tx, p); err != nil {
+			return err
+		}
+		if p.SourceText == "" {
+			return nil
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE postmortems SET source_hash = ? WHERE id = ?`, SourceHash(p.SourceText), p.ID)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("import postmortem %q: %w", p.Title, err)
+	}
+	return nil
+}
+
+// checkReferences checks that the patterns and the variant p names exist,
+// and picks the variant kind when none was given.
+func checkReferences(ctx context.Context, tx *sql.Tx, p *Postmortem) error {
+	errs := FieldErrors{}
+	for _, t := range p.Tags {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM patterns WHERE slug = ?`, t.PatternSlug).Scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			errs["patterns"] = fmt.Sprintf("There is no pattern %q in the catalogue.", t.PatternSlug)
+			break
+		}
+	}
+	if p.VariantOf != "" {
+		var lang string
+		err := tx.QueryRowContext(ctx, `SELECT language FROM postmortems WHERE slug = ?`, p.VariantOf).Scan(&lang)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			errs["variant_of"] = fmt.Sprintf("There is no postmortem %q to be a version of.", p.VariantOf)
+		case err != nil:
+			return err
+		case p.VariantKind == "" || p.VariantKind == KindOriginal:
+			p.VariantKind = KindRewrite
+			if p.Language != "" && p.Language != lang {
+				p.VariantKind = KindTranslation
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	return nil
+}
+
+// Roles as import files write them, beyond the canonical names.
+var roleAliases = map[string]string{
+	"lesson": RoleMissingDefence, "missing-defense": RoleMissingDefence, "missing defence": RoleMissingDefence,
+	"defence": RoleMissingDefence, "contributing-factor": RoleContributing, "contributing factor": RoleContributing,
+	"sustaining": RoleAmplifier,
+}
+
+// minDetectRunes is the shortest text whose language is guessed: on a few
+// words, trigram detection answers confidently and wrongly ("Body text."
+// reads as Uyghur).
+const minDetectRunes = 200
+
+// ImportedPostmortem turns a cleaned draft and the verbatim text it came
+// from into a postmortem ready for ImportPostmortem. Front-matter roles and
+// severities are read leniently ("lesson", "sev1"); anything still wrong is
+// left for validation to report. A draft that does not say its language
+// gets the one its text is written in, when that can be told.
+func ImportedPostmortem(d ingest.Draft, source string) Postmortem {
+	if d.Language == "" && utf8.RuneCountInString(d.Body) >= minDetectRunes {
+		d.Language = classify.DetectLanguage(d.Title + "\n" + d.Body)
+	}
+	p := Postmortem{
+		Title:        d.Title,
+		Organization: d.Organization,
+		Severity:     NormalizeSeverity(d.Severity),
+		Language:     d.Language,
+		Summary:      d.Summary,
+		Body:         d.Body,
+		SourceURL:    d.SourceURL,
+		SourceText:   source,
+		VariantOf:    d.Meta.VariantOf,
+		VariantKind:  normalizeKind(d.Meta.VariantKind),
+	}
+	if !d.IncidentDate.IsZero() {
+		p.IncidentDate = d.IncidentDate.Format(time.DateOnly)
+	}
+	if !d.PublishedDate.IsZero() {
+		p.PublishedDate = d.PublishedDate.Format(time.DateOnly)
+	}
+	for _, t := range d.Meta.Patterns {
+		p.Tags = append(p.Tags, Tag{PatternSlug: t.Slug, Role: NormalizeRole(t.Role)})
+	}
+	for _, c := range d.Comments {
+		posted := ""
+		switch {
+		case c.Date.IsZero():
+		case c.Date.Hour() == 0 && c.Date.Minute() == 0:
+			posted = c.Date.Format("2 January 2006") // a date without a time
+		default:
+			posted = c.Date.Format("2 January 2006, 15:04")
+		}
+		p.Comments = append(p.Comments, Comment{Author: c.Author, Posted: posted, Text: c.Text})
+	}
+	return p
+}
+
+// NormalizeRole maps the ways people write a role onto Roles; an empty role
+// means the pattern is a contributing factor.
+func NormalizeRole(role string) string {
+	r := strings.ToLower(strings.TrimSpace(role))
+	if r == "" {
+		return RoleContributing
+	}
+	if a, ok := roleAliases[r]; ok {
+		return a
+	}
+	return r
+}
+
+// NormalizeSeverity reads "sev1", "SEV-1" or "1" as SEV1.
+func NormalizeSeverity(s string) string {
+	v := strings.ToUpper(strings.NewReplacer("-", "", " ", "").Replace(strings.TrimSpace(s)))
+	if len(v) == 1 && v[0] >= '1' && v[0] <= '5' {
+		v = "SEV" + v
+	}
+	if contains(severities, v) {
+		return v
+	}
+	return strings.TrimSpace(s)
+}
+
+func normalizeKind(k string) string {
+	switch k = strings.ToLower(strings.TrimSpace(k)); k {
+	case "repost", "copy", "reworded", "spun":
+		return KindRewrite
+	}
+	return k
+}

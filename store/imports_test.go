@@ -1,0 +1,171 @@
+package store_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"testing"
+
+	"hindsight/ingest"
+	"hindsight/store"
+)
+
+func TestValidatePostmortem(t *testing.T) {
+	valid := func() store.Postmortem {
+		return store.Postmortem{Title: "Routers overloaded", Body: "The routers were overloaded."}
+	}
+	for _, tt := range []struct {
+		name   string
+		change func(p *store.Postmortem)
+		fields []string // the fields reported, sorted
+	}{
+		{"OK", func(p *store.Postmortem) {}, nil},
+		{"OKFull", func(p *store.Postmortem) {
+			p.IncidentDate, p.PublishedDate, p.Severity, p.Language = "2009-09-01", "2009-09-02", "SEV1", "es"
+			p.SourceURL, p.VariantKind, p.VariantOf, p.DurationMinutes = "https://example.com/x", "translation", "gmail-2009", 100
+			p.Tags = []store.Tag{{PatternSlug: "cascading-overload", Role: "amplifier"}}
+			p.ActionItems = []store.ActionItem{{Title: "Add routers", Kind: "mitigate", Priority: "P1", DueDate: "2009-10-01"}}
+		}, nil},
+		{"TitleRequired", func(p *store.Postmortem) { p.Title = "  " }, []string{"title"}},
+		{"BodyRequired", func(p *store.Postmortem) { p.Body = "" }, []string{"body"}},
+		{"BadDates", func(p *store.Postmortem) { p.IncidentDate, p.PublishedDate = "01/09/2009", "2009-02-30" }, []string{"incident_date", "published_date"}},
+		{"BadSeverity", func(p *store.Postmortem) { p.Severity = "major" }, []string{"severity"}},
+		{"BadLanguage", func(p *store.Postmortem) { p.Language = "english" }, []string{"language"}},
+		{"BadSourceURL", func(p *store.Postmortem) { p.SourceURL = "javascript:alert(1)" }, []string{"source_url"}},
+		{"BadKind", func(p *store.Postmortem) { p.VariantKind = "copy" }, []string{"variant_kind"}},
+		{"BadVariantOf", func(p *store.Postmortem) { p.VariantOf = "Not A Slug" }, []string{"variant_of"}},
+		{"NegativeDuration", func(p *store.Postmortem) { p.DurationMinutes = -5 }, []string{"duration_minutes"}},
+		{"BadRole", func(p *store.Postmortem) { p.Tags = []store.Tag{{PatternSlug: "retry-storm", Role: "cause"}} }, []string{"patterns"}},
+		{"BadActionItem", func(p *store.Postmortem) { p.ActionItems = []store.ActionItem{{Title: "x", Kind: "fix"}} }, []string{"action_items"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := valid()
+			tt.change(&p)
+			errs := store.ValidatePostmortem(&p)
+			var got []string
+			for f := range errs {
+				got = append(got, f)
+			}
+			slices.Sort(got)
+			if !reflect.DeepEqual(got, tt.fields) {
+				t.Errorf("fields = %v, want %v (%v)", got, tt.fields, errs)
+			}
+			if errs != nil && !errors.Is(errs, store.ErrInvalid) {
+				t.Error("FieldErrors is not an ErrInvalid")
+			}
+		})
+	}
+}
+
+func TestImportPostmortem(t *testing.T) {
+	st, _ := newSeededStore(t)
+	ctx := t.Context()
+	_, before, err := st.CountPostmortems(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	source := "---\ntitle: Routers overloaded\n---\nThe request routers were overloaded.\n"
+	p := store.Postmortem{Title: "Routers overloaded", Body: "The request routers were overloaded.", SourceText: source,
+		Tags:     []store.Tag{{PatternSlug: "cascading-overload", Role: "amplifier"}},
+		Comments: []store.Comment{{Author: "ann", Posted: "2 June 2021, 10:00", Text: "Thanks"}}}
+
+	t.Run("OK", func(t *testing.T) {
+		if err := st.ImportPostmortem(ctx, &p); err != nil {
+			t.Fatal(err)
+		}
+		got, err := st.GetPostmortem(ctx, p.Slug)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.SourceText != source || len(got.Tags) != 1 || len(got.Comments) != 1 || got.Slug != "routers-overloaded" {
+			t.Errorf("stored %+v", got)
+		}
+		if slug, err := st.FindImported(ctx, source); err != nil || slug != p.Slug {
+			t.Errorf("FindImported = %q, %v", slug, err)
+		}
+	})
+	t.Run("Duplicate", func(t *testing.T) {
+		again := store.Postmortem{Title: "Another title", Body: "x", SourceText: source}
+		err := st.ImportPostmortem(ctx, &again)
+		var dup *store.DuplicateError
+		if !errors.As(err, &dup) || dup.Slug != "routers-overloaded" || !errors.Is(err, store.ErrConflict) {
+			t.Fatalf("err = %v, want a DuplicateError naming routers-overloaded", err)
+		}
+	})
+	t.Run("SeedTextIsADuplicate", func(t *testing.T) {
+		// Seeds are created without a source hash; their text still counts.
+		raw, err := os.ReadFile(filepath.Join("..", "seeds", "documents", "003_d02c9b3c5e33dc49.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		again := store.Postmortem{Title: "Dreamwidth", Body: "x", SourceText: string(raw)}
+		var dup *store.DuplicateError
+		if err := st.ImportPostmortem(ctx, &again); !errors.As(err, &dup) || dup.Slug != "dreamwidth-2020-05-25-site-interruptions" {
+			t.Fatalf("err = %v, want the Dreamwidth seed as duplicate", err)
+		}
+	})
+	for _, tt := range []struct {
+		name  string
+		p     store.Postmortem
+		field string
+	}{
+		{"UnknownPattern", store.Postmortem{Title: "A", Body: "b", SourceText: "a1", Tags: []store.Tag{{PatternSlug: "no-such-pattern", Role: "trigger"}}}, "patterns"},
+		{"UnknownVariantOf", store.Postmortem{Title: "A", Body: "b", SourceText: "a2", VariantOf: "no-such-postmortem"}, "variant_of"},
+		{"Invalid", store.Postmortem{Body: "b", SourceText: "a3"}, "title"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := st.ImportPostmortem(ctx, &tt.p)
+			var fields store.FieldErrors
+			if !errors.As(err, &fields) || fields[tt.field] == "" {
+				t.Fatalf("err = %v, want a field error on %s", err, tt.field)
+			}
+		})
+	}
+	if _, n, err := st.CountPostmortems(ctx); err != nil || n != before+1 {
+		t.Errorf("%d postmortems, want %d: a refused import left something behind", n, before+1)
+	}
+
+	t.Run("VariantKindFromLanguage", func(t *testing.T) {
+		for _, tt := range []struct {
+			lang, want string
+		}{{"es", store.KindTranslation}, {"en", store.KindRewrite}} {
+			v := store.Postmortem{Title: "Routers " + tt.lang, Body: "b", Language: tt.lang, VariantOf: "routers-overloaded", SourceText: "v-" + tt.lang}
+			if err := st.ImportPostmortem(ctx, &v); err != nil {
+				t.Fatal(err)
+			}
+			got, err := st.GetPostmortem(ctx, v.Slug)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.VariantKind != tt.want || got.GroupID != p.GroupID {
+				t.Errorf("%s: kind %q group %d, want %q in group %d", tt.lang, got.VariantKind, got.GroupID, tt.want, p.GroupID)
+			}
+		}
+	})
+}
+
+func TestImportedPostmortem(t *testing.T) {
+	raw := "---\ntitle: T\nseverity: sev-1\nincident_date: 2020-05-25\nvariant_of: a-b\nvariant_kind: repost\npatterns: feedback-loop:lesson, retry-storm\n---\nuser1\n\n2021-06-02\n\nBody text.\n\nuser2\n\n2021-06-03\n\nA comment.\n\nuser3\n\nJune 4, 2021 at 9:05am\n\nAnother."
+	d, err := ingest.Clean([]byte(raw), "x.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := store.ImportedPostmortem(d, raw)
+	want := store.Postmortem{
+		Title: "T", Severity: "SEV1", IncidentDate: "2020-05-25", Body: "Body text.", SourceText: raw,
+		VariantOf: "a-b", VariantKind: store.KindRewrite,
+		Tags: []store.Tag{{PatternSlug: "feedback-loop", Role: store.RoleMissingDefence}, {PatternSlug: "retry-storm", Role: store.RoleContributing}},
+		Comments: []store.Comment{
+			{Author: "user2", Posted: "3 June 2021", Text: "A comment."},
+			{Author: "user3", Posted: "4 June 2021, 09:05", Text: "Another."},
+		},
+	}
+	if !reflect.DeepEqual(p, want) {
+		t.Errorf("postmortem =\n%+v\nwant\n%+v", p, want)
+	}
+	if got := store.NormalizeSeverity("Major"); got != "Major" {
+		t.Errorf("NormalizeSeverity(Major) = %q, want it left for validation", got)
+	}
+}
