@@ -38,6 +38,7 @@ var pageTypes = []struct {
 	{"compare", "/postmortems/facebook-2010-09-23-outage/compare?to=1", 200},
 	{"action-item-edit", "/postmortems/facebook-2010-09-23-outage/action-items/1/edit", 200},
 	{"checklist-edit", "/patterns/feedback-loop/checklist", 200},
+	{"import", "/import", 200},
 	{"404", "/no/such/page", 404},
 }
 
