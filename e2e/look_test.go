@@ -37,6 +37,7 @@ func TestScreenshots(t *testing.T) {
 		{"home", "/"},
 		{"postmortem", "/postmortems/gmail-2009-09-01-request-router-overload"},
 		{"pattern", "/patterns/feedback-loop"},
+		{"form", "/postmortems/new"},
 	}
 	for _, scheme := range []string{"light", "dark"} {
 		p := newPage(t)
