@@ -20,7 +20,8 @@ import (
 const failureDir = "failures"
 
 // actionTimeout bounds one step of a journey: a page load, a click, a query.
-const actionTimeout = 20 * time.Second
+// It is generous: a machine shared with other builds can be slow.
+const actionTimeout = 30 * time.Second
 
 // page is one browser tab, in a browser context of its own, as one test (or
 // subtest, see sub) drives it.
