@@ -45,6 +45,7 @@ type vnuMessage struct {
 // Every HTML page the crawl reaches, the pages in extraPages, and the
 // stylesheets and SVG images pass the Nu HTML Checker with no error.
 func TestValidHTML(t *testing.T) {
+	t.Parallel()
 	java, err := exec.LookPath("java")
 	need(t, "Java (for the Nu HTML Checker)", err)
 	_, err = os.Stat(vnuJar)

@@ -18,9 +18,13 @@ func replaceText(sel, text string) chromedp.Action[chromedp.Void] {
 	return chromedp.Steps(chromedp.Clear(chromedp.CSS(sel), chromedp.NodeVisible), typeInto(sel, text))
 }
 
+// The writing journeys each have a server of their own (freshServer), so they
+// run in parallel with each other and with the checks that only read.
+
 // An SRE writes a postmortem through the form, makes a typo in the date,
 // sees the error where it is and fixes it, and lands on the saved postmortem.
 func TestJourneyWriteAPostmortem(t *testing.T) {
+	t.Parallel()
 	p := newPageOn(t, freshServer(t))
 	p.expectConsole("422") // the browser logs the status of the rejected form
 	p.open("/", 200)
@@ -87,6 +91,7 @@ func TestJourneyWriteAPostmortem(t *testing.T) {
 // nothing of theirs is lost, they see what the other changed, and saving
 // again keeps their text.
 func TestJourneyEditConflict(t *testing.T) {
+	t.Parallel()
 	const slug = "dreamwidth-2020-05-25-site-interruptions"
 	first := newPageOn(t, freshServer(t))
 	first.expectConsole("409") // the browser logs the status of the conflict
@@ -132,6 +137,7 @@ func TestJourneyEditConflict(t *testing.T) {
 // During an incident review, someone ticks a remediation step as done,
 // turns another into an action item, adds one of their own and closes it.
 func TestJourneyChecklistAndActionItems(t *testing.T) {
+	t.Parallel()
 	const slug = "dreamwidth-2020-05-25-site-interruptions"
 	p := newPageOn(t, freshServer(t))
 	p.open("/postmortems/"+slug, 200)
