@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 
+	"hindsight/markdown"
 	"hindsight/store"
 )
 
@@ -148,7 +149,7 @@ func (h *Handler) checklistActionItem(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	title := []rune(markdownText(it.Text))
+	title := []rune(markdown.Text(it.Text))
 	if max := actionItemSpecs[0].Max; len(title) > max {
 		title = append(title[:max-1], '…')
 	}

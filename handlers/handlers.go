@@ -7,6 +7,8 @@ import (
 	"html/template"
 	"log/slog"
 	"net/http"
+	"net/netip"
+	"runtime"
 	"time"
 
 	"hindsight/classify"
@@ -25,13 +27,52 @@ type Handler struct {
 	// classifier suggests patterns; patternNames names them in answers.
 	classifier   *classify.Classifier
 	patternNames map[string]string
+
+	metrics *metrics
+	// slots holds one token per expensive request being served; nil means
+	// no limit.
+	slots          chan struct{}
+	trustedProxies []netip.Prefix
+}
+
+// Option configures New.
+type Option func(*Handler)
+
+// DefaultMaxInFlight is the default cap on expensive requests served at
+// once. Their work is CPU-bound (templates, a pure-Go SQLite), so past a
+// few per core more concurrency only adds queueing: eight per core keeps
+// every core busy while some requests wait on fsync or the write lock, and
+// caps the latency of accepted requests at a few service times and the
+// number of SQLite connections open at once.
+func DefaultMaxInFlight() int { return 8 * runtime.GOMAXPROCS(0) }
+
+// MaxInFlight caps the expensive requests (pages, the API, forms) served at
+// once; past the cap they are refused at once with 503 and Retry-After
+// rather than queued. n <= 0 removes the cap.
+func MaxInFlight(n int) Option {
+	return func(h *Handler) {
+		h.slots = nil
+		if n > 0 {
+			h.slots = make(chan struct{}, n)
+		}
+	}
+}
+
+// TrustedProxies lists the reverse proxies whose X-Forwarded-For header is
+// believed when logging a request's client address.
+func TrustedProxies(prefixes []netip.Prefix) Option {
+	return func(h *Handler) { h.trustedProxies = prefixes }
 }
 
 // New builds the application's handler. It parses every template and
 // fingerprints every static asset up front, so a broken template fails here
 // rather than in the middle of a request.
-func New(st *store.Store, log *slog.Logger) (*Handler, error) {
+func New(st *store.Store, log *slog.Logger, opts ...Option) (*Handler, error) {
 	h := &Handler{store: st, log: log, now: time.Now}
+	MaxInFlight(DefaultMaxInFlight())(h)
+	for _, o := range opts {
+		o(h)
+	}
 	var err error
 	if h.assets, err = loadAssets(); err != nil {
 		return nil, err
@@ -40,6 +81,9 @@ func New(st *store.Store, log *slog.Logger) (*Handler, error) {
 		return nil, err
 	}
 	if h.classifier, h.patternNames, err = compileClassifier(context.Background(), st); err != nil {
+		return nil, err
+	}
+	if h.metrics, err = newMetrics(st, log, cap(h.slots)); err != nil {
 		return nil, err
 	}
 	h.mux = h.routes()

@@ -1,8 +1,10 @@
 package handlers
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5/middleware"
@@ -10,15 +12,27 @@ import (
 
 func requestID(r *http.Request) string { return middleware.GetReqID(r.Context()) }
 
-// logRequests logs one line per request once it is answered.
-func (h *Handler) logRequests(next http.Handler) http.Handler {
+// observeRequests logs one line per request once it is answered, and records
+// it in the metrics. The response carries the request ID, so a user's report
+// can be matched to the log.
+func (h *Handler) observeRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
+		h.metrics.inFlight.Inc()
+		defer h.metrics.inFlight.Dec()
+		w.Header().Set("X-Request-Id", requestID(r))
 		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
 		next.ServeHTTP(ww, r)
+		took := time.Since(start)
+		status := ww.Status()
+		if status == 0 {
+			status = http.StatusOK
+		}
+		route := routeOf(r)
+		h.metrics.observe(r, route, status, took.Seconds())
 		h.log.InfoContext(r.Context(), "request",
-			"method", r.Method, "path", r.URL.Path, "status", ww.Status(),
-			"bytes", ww.BytesWritten(), "duration", time.Since(start), "request_id", requestID(r))
+			"method", r.Method, "path", r.URL.Path, "route", route, "status", status,
+			"bytes", ww.BytesWritten(), "duration", took, "client", h.clientIP(r), "request_id", requestID(r))
 	})
 }
 
@@ -38,6 +52,9 @@ func (h *Handler) recoverPanics(next http.Handler) http.Handler {
 }
 
 // securityHeaders allows no inline script, no framing and no content sniffing.
+// Strict-Transport-Security is left to the TLS-terminating proxy: this server
+// speaks plain HTTP, and HSTS sent over plain HTTP is ignored by browsers at
+// best and locks a misconfigured site out at worst.
 func securityHeaders(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hd := w.Header()
@@ -48,4 +65,98 @@ func securityHeaders(next http.Handler) http.Handler {
 		hd.Set("X-Frame-Options", "DENY")
 		next.ServeHTTP(w, r)
 	})
+}
+
+var errCrossOrigin = errors.New("cross-origin request refused")
+
+// refuseCrossOrigin refuses state-changing requests that a browser says come
+// from another site (Sec-Fetch-Site, or Origin against Host), which is what
+// a forged form post looks like; no token is needed.
+func (h *Handler) refuseCrossOrigin(next http.Handler) http.Handler {
+	cop := http.NewCrossOriginProtection()
+	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.error(w, r, errCrossOrigin)
+	}))
+	return cop.Handler(next)
+}
+
+// maxUploadBody is the ceiling for imports, which carry whole documents.
+// It is generous on purpose: the import handlers read up to their own,
+// smaller limits and answer an oversized file with a message in the form
+// (or the API's JSON); this only stops what no handler should read.
+const maxUploadBody = 12 << 20
+
+// bodyLimit is the most a request body may hold, checked against
+// Content-Length before a byte is read: maxUploadBody for imports,
+// maxFormBytes for every other form or JSON record.
+func bodyLimit(r *http.Request) int64 {
+	if strings.HasPrefix(r.URL.Path, "/import") || r.URL.Path == "/api/postmortems" {
+		return maxUploadBody
+	}
+	return maxFormBytes
+}
+
+// limitBodies refuses a body announced as too large before reading any of
+// it, and stops reading one that turns out too large, so that no client can
+// make the server hold or parse an unbounded body.
+func (h *Handler) limitBodies(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := bodyLimit(r)
+		if r.ContentLength > n {
+			h.error(w, r, &http.MaxBytesError{Limit: n})
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, n)
+		next.ServeHTTP(w, r)
+	})
+}
+
+// neverShed are the cheap routes that must answer even under overload:
+// probes and scrapes must not fail because the app is busy, and assets are
+// served from memory.
+func neverShed(path string) bool {
+	switch path {
+	case "/healthz", "/readyz", "/metrics", "/favicon.ico":
+		return true
+	}
+	return strings.HasPrefix(path, "/static/")
+}
+
+// shed serves at most cap(h.slots) expensive requests at once and refuses
+// the rest at once with 503 and Retry-After. Refusing fast keeps the
+// latency of accepted requests bounded and the work per request the same,
+// where a queue would let every request wait longer and time out together.
+func (h *Handler) shed(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if h.slots == nil || neverShed(r.URL.Path) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		select {
+		case h.slots <- struct{}{}:
+			defer func() { <-h.slots }()
+			next.ServeHTTP(w, r)
+		default:
+			h.metrics.shed.Inc()
+			refuseBusy(w, r)
+		}
+	})
+}
+
+// refuseBusy answers 503 with a fixed body: refusing must cost next to
+// nothing, or a surge of refusals takes the CPU the accepted requests need
+// (rendering the error page cost about a seventh of a whole page).
+func refuseBusy(w http.ResponseWriter, r *http.Request) {
+	hd := w.Header()
+	hd.Set("Retry-After", "1")
+	hd.Set("Cache-Control", "no-store")
+	if isAPI(r) {
+		hd.Set("Content-Type", "application/json; charset=utf-8")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		w.Write([]byte(`{"error": "Hindsight is busy right now. Please retry in a moment."}` + "\n"))
+		return
+	}
+	hd.Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(http.StatusServiceUnavailable)
+	w.Write([]byte("Hindsight is busy right now. Please retry in a moment.\n"))
 }

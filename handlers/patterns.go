@@ -3,6 +3,7 @@ package handlers
 import (
 	"net/http"
 
+	"hindsight/markdown"
 	"hindsight/store"
 )
 
@@ -54,7 +55,7 @@ func (h *Handler) showPattern(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	page := patternPage{basePage: h.base(r, p.Name, markdownText(p.Definition)), Pattern: p}
+	page := patternPage{basePage: h.base(r, p.Name, markdown.Text(p.Definition)), Pattern: p}
 	for _, rel := range p.RelatedTo {
 		for _, q := range all {
 			if q.Slug == rel {
@@ -114,15 +115,4 @@ func (h *Handler) showHome(w http.ResponseWriter, r *http.Request) {
 		Incidents: incidents,
 		Documents: documents,
 	})
-}
-
-func (h *Handler) healthz(w http.ResponseWriter, r *http.Request) {
-	if err := h.store.Ping(r.Context()); err != nil {
-		h.log.ErrorContext(r.Context(), "health check failed", "err", err)
-		http.Error(w, "database unavailable", http.StatusServiceUnavailable)
-		return
-	}
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	w.Write([]byte("ok\n"))
 }

@@ -9,6 +9,7 @@ import (
 
 	_ "time/tzdata" // the time-zone select must work on hosts without zoneinfo
 
+	"hindsight/markdown"
 	"hindsight/store"
 )
 
@@ -354,5 +355,5 @@ func (h *Handler) previewMarkdown(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
-	w.Write([]byte(renderMarkdown(normalizeText(r.PostForm.Get("text"), true))))
+	w.Write([]byte(markdown.Render(normalizeText(r.PostForm.Get("text"), true))))
 }

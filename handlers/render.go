@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"hindsight/ingest"
+	"hindsight/markdown"
 	"hindsight/store"
 	"hindsight/templates"
 )
@@ -76,12 +77,12 @@ func parsePages(funcs template.FuncMap) (map[string]*template.Template, error) {
 
 func (h *Handler) funcs() template.FuncMap {
 	return template.FuncMap{
-		"markdown": renderMarkdown,
-		"inline":   renderInline,
+		"markdown": markdown.Render,
+		"inline":   markdown.Inline,
 		// section and headings render a long Markdown field under its own h2
 		// and list its headings for the table of contents.
-		"section":   renderSection,
-		"headings":  sectionHeadings,
+		"section":   markdown.Section,
+		"headings":  markdown.Headings,
 		"asset":     h.assets.url,
 		"roleLabel": store.RoleLabel,
 		"langName":  languageName,
@@ -148,6 +149,8 @@ func (h *Handler) error(w http.ResponseWriter, r *http.Request, err error) {
 		status, msg = http.StatusUnprocessableEntity, "Some fields are not valid: "+fields.Error()
 	case errors.Is(err, store.ErrInvalid):
 		status, msg = http.StatusUnprocessableEntity, "The request could not be processed: "+err.Error()
+	case errors.Is(err, errCrossOrigin):
+		status, msg = http.StatusForbidden, "Requests that change data must come from Hindsight's own pages."
 	case errors.As(err, &input):
 		status, msg = http.StatusUnprocessableEntity, "This file cannot be imported: "+input.Error()+"."
 	case errors.As(err, &tooBig):

@@ -10,7 +10,10 @@ import (
 // routes is the map of the application: every URL it answers.
 func (h *Handler) routes() http.Handler {
 	r := chi.NewRouter()
-	r.Use(middleware.RequestID, h.logRequests, h.recoverPanics, securityHeaders, takeFlash)
+	// Refusals (cross-origin, too large, shed) come after the headers are
+	// set and before any work, and are logged and counted like the rest.
+	r.Use(middleware.RequestID, h.observeRequests, h.recoverPanics, securityHeaders,
+		h.refuseCrossOrigin, h.limitBodies, h.shed, takeFlash)
 	r.NotFound(h.notFound)
 	r.MethodNotAllowed(h.methodNotAllowed)
 
@@ -59,9 +62,12 @@ func (h *Handler) routes() http.Handler {
 	r.Get("/api/search", h.apiSearch)
 	r.Post("/api/suggest", h.apiSuggest)
 
+	// Operations; shed never refuses these (see neverShed).
 	r.Get("/healthz", h.healthz)
+	r.Get("/readyz", h.readyz)
+	r.Get("/metrics", h.serveMetrics)
 	r.Get("/favicon.ico", h.serveFavicon)
 	r.Handle("/static/*", http.StripPrefix("/static/", h.assets))
 
-	return http.NewCrossOriginProtection().Handler(r)
+	return r
 }

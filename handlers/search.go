@@ -56,7 +56,7 @@ func searchURL(q search.Query) string {
 
 func (h *Handler) showSearch(w http.ResponseWriter, r *http.Request) {
 	params, page := searchRequest(r, searchPageSize)
-	res, err := h.store.Search(r.Context(), params)
+	res, err := h.runSearch(r.Context(), params)
 	if err != nil {
 		h.error(w, r, err)
 		return
@@ -164,7 +164,7 @@ func (h *Handler) apiSearch(w http.ResponseWriter, r *http.Request) {
 		size = min(n, 100)
 	}
 	params, page := searchRequest(r, size)
-	res, err := h.store.Search(r.Context(), params)
+	res, err := h.runSearch(r.Context(), params)
 	if err != nil {
 		h.error(w, r, err)
 		return

@@ -33,6 +33,13 @@ type Store struct {
 	// transaction reindexes the postmortems it changed before committing.
 	indexing bool
 	synonyms synonymsCache
+
+	// writer admits one write transaction at a time. SQLite has one writer
+	// anyway; queueing here is first come, first served and bounded by the
+	// caller's context, where SQLite's busy handler polls with back-off and
+	// fails a write (SQLITE_BUSY) once busy_timeout has passed, which a burst
+	// of concurrent saves on a slow disk reaches.
+	writer chan struct{}
 }
 
 // Open opens (creating if needed) the SQLite database at path and applies any
@@ -46,7 +53,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
-	s := &Store{db: db, Now: time.Now}
+	s := &Store{db: db, Now: time.Now, writer: make(chan struct{}, 1)}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
 		return nil, err
@@ -84,13 +91,16 @@ func dsn(path string) string {
 // Close closes the database.
 func (s *Store) Close() error { return s.db.Close() }
 
-// Ping reports whether the database answers.
-func (s *Store) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }
-
 // inTx runs fn in a transaction, committing only if fn returns nil. Before
 // committing it reindexes for search the postmortems fn changed, so the
 // index is always in step with the data.
 func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	select {
+	case s.writer <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-s.writer }()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err

@@ -12,8 +12,11 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -34,10 +37,16 @@ func main() {
 // config is the server's configuration: flags, with environment variables
 // as defaults.
 type config struct {
-	addr string
-	db   string
+	addr           string
+	db             string
+	logFormat      string
+	maxInFlight    int
+	trustedProxies []netip.Prefix
 	// importDir is set by the import subcommand: import it, then exit.
 	importDir string
+	// backupTo is set by the backup subcommand: copy the database there,
+	// then exit.
+	backupTo string
 }
 
 func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
@@ -46,24 +55,85 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	var c config
 	fs.StringVar(&c.addr, "addr", envOr(getenv, "HINDSIGHT_ADDR", "127.0.0.1:8080"), "listen address (env HINDSIGHT_ADDR)")
 	fs.StringVar(&c.db, "db", envOr(getenv, "HINDSIGHT_DB", "hindsight.db"), "SQLite database file (env HINDSIGHT_DB)")
+	fs.StringVar(&c.logFormat, "log-format", envOr(getenv, "HINDSIGHT_LOG_FORMAT", "text"), "log format: text or json (env HINDSIGHT_LOG_FORMAT)")
+	maxInFlight := handlers.DefaultMaxInFlight()
+	if v := getenv("HINDSIGHT_MAX_INFLIGHT"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return c, fmt.Errorf("HINDSIGHT_MAX_INFLIGHT: %w", err)
+		}
+		maxInFlight = n
+	}
+	fs.IntVar(&c.maxInFlight, "max-inflight", maxInFlight,
+		"expensive requests (pages, API, forms) served at once before refusing with 503; 0 means no cap (env HINDSIGHT_MAX_INFLIGHT)")
+	proxies := fs.String("trusted-proxies", getenv("HINDSIGHT_TRUSTED_PROXIES"),
+		"comma-separated IPs or CIDR prefixes of reverse proxies whose X-Forwarded-For is believed (env HINDSIGHT_TRUSTED_PROXIES)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
-	if fs.Arg(0) == "import" {
+	switch cmd := fs.Arg(0); cmd {
+	case "import", "backup":
 		// Flags may also follow the subcommand: import -db x.db DIR.
 		if err := fs.Parse(fs.Args()[1:]); err != nil {
 			return c, err
 		}
-		if fs.NArg() != 1 {
+		if cmd == "import" && fs.NArg() != 1 {
 			return c, fmt.Errorf("usage: server [-db file] import DIR")
 		}
-		c.importDir = fs.Arg(0)
+		if cmd == "backup" && fs.NArg() != 1 {
+			return c, fmt.Errorf("usage: server [-db file] backup DEST (a new file)")
+		}
+		if cmd == "import" {
+			c.importDir = fs.Arg(0)
+		} else {
+			c.backupTo = fs.Arg(0)
+		}
 		return c, nil
 	}
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
+	if c.logFormat != "text" && c.logFormat != "json" {
+		return c, fmt.Errorf("-log-format %q: want text or json", c.logFormat)
+	}
+	var err error
+	if c.trustedProxies, err = parsePrefixes(*proxies); err != nil {
+		return c, fmt.Errorf("-trusted-proxies: %w", err)
+	}
 	return c, nil
+}
+
+// parsePrefixes reads "10.0.0.0/8, 127.0.0.1": a bare address stands for
+// itself alone.
+func parsePrefixes(s string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		if strings.Contains(f, "/") {
+			p, err := netip.ParsePrefix(f)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, netip.PrefixFrom(a, a.BitLen()))
+	}
+	return out, nil
+}
+
+func newLogger(format string, w io.Writer) *slog.Logger {
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, nil))
+	}
+	return slog.New(slog.NewTextHandler(w, nil))
 }
 
 func envOr(getenv func(string) string, key, def string) string {
@@ -78,7 +148,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
-	log := slog.New(slog.NewTextHandler(stderr, nil))
+	if cfg.backupTo != "" {
+		// Before store.Open: a backup copies the database as it is, and
+		// neither migrates nor seeds it.
+		if err := store.Backup(ctx, cfg.db, cfg.backupTo); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "backed up %s to %s\n", cfg.db, cfg.backupTo)
+		return nil
+	}
+	log := newLogger(cfg.logFormat, stderr)
 
 	st, err := store.Open(ctx, cfg.db)
 	if err != nil {
@@ -96,18 +175,23 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return importDir(ctx, st, cfg.importDir, stdout)
 	}
 
-	h, err := handlers.New(st, log)
+	h, err := handlers.New(st, log, handlers.MaxInFlight(cfg.maxInFlight), handlers.TrustedProxies(cfg.trustedProxies))
 	if err != nil {
 		return err
 	}
 	srv := &http.Server{
-		Addr:              cfg.addr,
-		Handler:           h,
+		Addr:    cfg.addr,
+		Handler: h,
+		// Slow or idle clients must not hold connections: 5 s to send the
+		// headers (slowloris), 30 s for the whole request with its body and
+		// 30 s to take the response, 30 s idle between keep-alive requests.
+		// Headers are small here (no cookies to speak of), and each
+		// connection buffers at most MaxHeaderBytes of them.
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      30 * time.Second,
-		IdleTimeout:       60 * time.Second,
-		MaxHeaderBytes:    64 << 10,
+		IdleTimeout:       30 * time.Second,
+		MaxHeaderBytes:    16 << 10,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
@@ -115,7 +199,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
-	log.Info("listening", "url", "http://"+ln.Addr().String(), "db", cfg.db)
+	log.Info("listening", "url", "http://"+ln.Addr().String(), "db", cfg.db, "max_inflight", cfg.maxInFlight)
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

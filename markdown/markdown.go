@@ -1,4 +1,6 @@
-package handlers
+// Package markdown renders the Markdown people write in postmortems into
+// HTML that is safe to put in a page.
+package markdown
 
 import (
 	"bytes"
@@ -16,7 +18,7 @@ import (
 
 // Both are safe for concurrent use once built.
 var (
-	markdown = goldmark.New(
+	converter = goldmark.New(
 		goldmark.WithExtensions(extension.GFM),
 		goldmark.WithParserOptions(parser.WithAutoHeadingID()),
 	)
@@ -31,29 +33,15 @@ var (
 	}()
 )
 
-// markdownText turns Markdown into plain text, for places that show text
-// without markup, such as an action item's title: link targets and
-// emphasis marks go, the words stay.
-func markdownText(src string) string {
-	var buf bytes.Buffer
-	if err := markdown.Convert([]byte(src), &buf); err != nil {
-		return src
-	}
-	return strings.TrimSpace(html.UnescapeString(textOnly.Sanitize(buf.String())))
+// Render renders a short field (a definition, a checklist item).
+func Render(src string) template.HTML {
+	return render([]byte(src), converter.Parser().Parse(text.NewReader([]byte(src))))
 }
 
-// textOnly keeps the text of HTML and drops every tag.
-var textOnly = bluemonday.StrictPolicy()
-
-// renderMarkdown renders a short field (a definition, a checklist item).
-func renderMarkdown(src string) template.HTML {
-	return render([]byte(src), markdown.Parser().Parse(text.NewReader([]byte(src))))
-}
-
-// renderInline renders a one-paragraph field (a checklist item) for a place
-// that takes only phrasing content, such as a label: without the <p>.
-func renderInline(src string) template.HTML {
-	doc := markdown.Parser().Parse(text.NewReader([]byte(src)))
+// Inline renders a one-paragraph field (a checklist item) for a place that
+// takes only phrasing content, such as a label: without the <p>.
+func Inline(src string) template.HTML {
+	doc := converter.Parser().Parse(text.NewReader([]byte(src)))
 	if p, ok := doc.FirstChild().(*ast.Paragraph); ok && doc.ChildCount() == 1 {
 		// A text block renders its children only, as in a tight list.
 		tb := ast.NewTextBlock()
@@ -66,16 +54,16 @@ func renderInline(src string) template.HTML {
 	return render([]byte(src), doc)
 }
 
-// renderSection renders a long field that a page shows under its own h2,
-// such as a postmortem's write-up; see parseSection.
-func renderSection(prefix, src string) template.HTML {
+// Section renders a long field that a page shows under its own h2, such as
+// a postmortem's write-up; see parseSection.
+func Section(prefix, src string) template.HTML {
 	return render([]byte(src), parseSection(prefix, []byte(src)))
 }
 
 // render is the only place user text becomes trusted HTML.
 func render(src []byte, doc ast.Node) template.HTML {
 	var buf bytes.Buffer
-	if err := markdown.Renderer().Render(&buf, src, doc); err != nil {
+	if err := converter.Renderer().Render(&buf, src, doc); err != nil {
 		// Render only fails when writing to buf fails, which it cannot;
 		// show the source escaped rather than nothing.
 		return template.HTML(template.HTMLEscapeString(string(src)))
@@ -83,8 +71,22 @@ func render(src []byte, doc ast.Node) template.HTML {
 	return template.HTML(sanitizer.SanitizeBytes(buf.Bytes()))
 }
 
-// heading is one heading of a section, for a page's table of contents.
-type heading struct {
+// Text turns Markdown into plain text, for places that show text without
+// markup, such as an action item's title: link targets and emphasis marks
+// go, the words stay.
+func Text(src string) string {
+	var buf bytes.Buffer
+	if err := converter.Convert([]byte(src), &buf); err != nil {
+		return src
+	}
+	return strings.TrimSpace(html.UnescapeString(textOnly.Sanitize(buf.String())))
+}
+
+// textOnly keeps the text of HTML and drops every tag.
+var textOnly = bluemonday.StrictPolicy()
+
+// Heading is one heading of a section, for a page's table of contents.
+type Heading struct {
 	ID, Text string
 }
 
@@ -93,7 +95,7 @@ type heading struct {
 // whatever level the writer started at; and their ids get prefix, so that
 // two sections with the same heading never share an id.
 func parseSection(prefix string, src []byte) ast.Node {
-	doc := markdown.Parser().Parse(text.NewReader(src))
+	doc := converter.Parser().Parse(text.NewReader(src))
 	top := 7
 	ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if h, ok := n.(*ast.Heading); ok && entering {
@@ -115,11 +117,11 @@ func parseSection(prefix string, src []byte) ast.Node {
 	return doc
 }
 
-// sectionHeadings lists the top-level headings of a section (the h3s once
-// rendered by renderSection), with the ids renderSection gives them.
-func sectionHeadings(prefix, src string) []heading {
+// Headings lists the top-level headings of a section (the h3s once rendered
+// by Section), with the ids Section gives them.
+func Headings(prefix, src string) []Heading {
 	doc := parseSection(prefix, []byte(src))
-	var out []heading
+	var out []Heading
 	ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		h, ok := n.(*ast.Heading)
 		if !ok || !entering {
@@ -127,7 +129,7 @@ func sectionHeadings(prefix, src string) []heading {
 		}
 		if id, ok := h.AttributeString("id"); ok && h.Level == 3 {
 			if b, ok := id.([]byte); ok {
-				out = append(out, heading{ID: string(b), Text: plainText(h, []byte(src))})
+				out = append(out, Heading{ID: string(b), Text: plainText(h, []byte(src))})
 			}
 		}
 		return ast.WalkSkipChildren, nil
@@ -140,9 +142,6 @@ func plainText(n ast.Node, src []byte) string {
 	var b strings.Builder
 	ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
-			if c.Type() == ast.TypeBlock {
-				b.WriteByte(' ')
-			}
 			return ast.WalkContinue, nil
 		}
 		switch t := c.(type) {

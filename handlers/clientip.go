@@ -1,0 +1,48 @@
+package handlers
+
+import (
+	"net/http"
+	"net/netip"
+	"strings"
+)
+
+// clientIP returns the address of the client that sent r, for the logs.
+// A peer that is not a trusted proxy is the client. Behind trusted proxies,
+// the client is the rightmost X-Forwarded-For entry that is not itself a
+// trusted proxy: entries to its right were appended by our proxies, entries
+// to its left were sent by the client and may be forged. (chi's RealIP
+// believed the leftmost entry, which any client can set.)
+func (h *Handler) clientIP(r *http.Request) string {
+	peer, err := netip.ParseAddrPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	client := peer.Addr().Unmap()
+	if !h.trusted(client) {
+		return client.String()
+	}
+	var hops []string
+	for _, v := range r.Header.Values("X-Forwarded-For") {
+		hops = append(hops, strings.Split(v, ",")...)
+	}
+	for i := len(hops) - 1; i >= 0; i-- {
+		a, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
+		if err != nil {
+			break // garbage from the client's side: keep the last known hop
+		}
+		client = a.Unmap()
+		if !h.trusted(client) {
+			break
+		}
+	}
+	return client.String()
+}
+
+func (h *Handler) trusted(a netip.Addr) bool {
+	for _, p := range h.trustedProxies {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,125 @@
+package handlers
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"hindsight/store"
+)
+
+// metrics are the application's Prometheus metrics, served at /metrics.
+// Each Handler has a registry of its own, so tests can build many.
+type metrics struct {
+	requests *prometheus.CounterVec   // by route, method, code
+	duration *prometheus.HistogramVec // by route, method
+	inFlight prometheus.Gauge
+	shed     prometheus.Counter
+	// search is the latency of full-text queries alone, apart from
+	// rendering the results (see runSearch).
+	search  prometheus.Histogram
+	handler http.Handler
+}
+
+func newMetrics(st *store.Store, log *slog.Logger, maxInFlight int) (*metrics, error) {
+	m := &metrics{
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "hindsight_http_requests_total",
+			Help: "HTTP requests answered, by route pattern, method and status code.",
+		}, []string{"route", "method", "code"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "hindsight_http_request_duration_seconds",
+			Help:    "Time to answer HTTP requests, by route pattern and method.",
+			Buckets: prometheus.DefBuckets,
+		}, []string{"route", "method"}),
+		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "hindsight_http_requests_in_flight",
+			Help: "HTTP requests being answered now.",
+		}),
+		shed: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "hindsight_http_requests_shed_total",
+			Help: "Requests refused with 503 because hindsight_http_max_in_flight expensive requests were already being served.",
+		}),
+		search: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "hindsight_search_duration_seconds",
+			Help:    "Time to run a full-text search query against the database.",
+			Buckets: prometheus.ExponentialBuckets(0.0005, 2, 14), // 0.5 ms to 4 s
+		}),
+	}
+	limit := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "hindsight_http_max_in_flight",
+		Help: "Cap on expensive requests served at once (-max-inflight); 0 means no cap.",
+	})
+	limit.Set(float64(maxInFlight))
+	reg := prometheus.NewRegistry()
+	for _, c := range []prometheus.Collector{
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		st.Collector(),
+		m.requests, m.duration, m.inFlight, m.shed, m.search, limit,
+	} {
+		if err := reg.Register(c); err != nil {
+			return nil, err
+		}
+	}
+	m.handler = promhttp.HandlerFor(reg, promhttp.HandlerOpts{
+		// A failing database query drops its metrics, not the whole scrape.
+		ErrorHandling: promhttp.ContinueOnError,
+		ErrorLog:      slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		Registry:      reg,
+	})
+	return m, nil
+}
+
+// runSearch runs a full-text search and records how long it took.
+func (h *Handler) runSearch(ctx context.Context, p store.SearchParams) (store.SearchResult, error) {
+	start := time.Now()
+	defer func() { h.metrics.search.Observe(time.Since(start).Seconds()) }()
+	return h.store.Search(ctx, p)
+}
+
+func (h *Handler) serveMetrics(w http.ResponseWriter, r *http.Request) {
+	h.metrics.handler.ServeHTTP(w, r)
+}
+
+// routeOf names the route that answered r by its pattern, never by its raw
+// path, so that label values stay few whatever URLs clients send. Requests
+// refused before routing (shed, cross-origin) are named by the route they
+// would have reached.
+func routeOf(r *http.Request) string {
+	rctx := chi.RouteContext(r.Context())
+	if rctx == nil {
+		return "unmatched"
+	}
+	p := rctx.RoutePattern()
+	if p == "" && rctx.Routes != nil {
+		p = rctx.Routes.Find(chi.NewRouteContext(), r.Method, r.URL.Path)
+	}
+	if p == "" {
+		return "unmatched"
+	}
+	return p
+}
+
+// methodOf bounds the method label: clients may send any token as a method.
+func methodOf(r *http.Request) string {
+	switch r.Method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions:
+		return r.Method
+	}
+	return "OTHER"
+}
+
+func (m *metrics) observe(r *http.Request, route string, status int, seconds float64) {
+	method := methodOf(r)
+	m.requests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
+	m.duration.WithLabelValues(route, method).Observe(seconds)
+}
