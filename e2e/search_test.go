@@ -99,3 +99,13 @@ func waitText(p *page, sel, text string) {
 		p.t.Fatalf("wait for %q in %s: %v (it shows %q)", text, sel, err, eval[string](p, `(document.querySelector(`+jsString(sel)+`) || {}).innerText || ""`))
 	}
 }
+
+// A word that only a pattern synonym links to a postmortem ("retry": the
+// Facebook write-up never says it, but is tagged retry-storm) still shows
+// in the live suggestions, as it does when Enter is pressed.
+func TestJourneyLiveSuggestionsUseSynonyms(t *testing.T) {
+	p := newPage(t)
+	p.open("/", 200)
+	p.run("type a pattern word", chromedp.SendKeys(chromedp.CSS("#home-search"), "retry", chromedp.NodeVisible))
+	waitText(p, ".big-search .search-suggest", "More Details on Today's Outage")
+}
