@@ -3,6 +3,7 @@ package handlers
 import (
 	"net/http"
 
+	"hindsight/markdown"
 	"hindsight/store"
 )
 
@@ -60,7 +61,7 @@ func (h *Handler) showPattern(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	page := patternPage{basePage: h.base(r, p.Name, p.Definition), Pattern: p}
+	page := patternPage{basePage: h.base(r, p.Name, markdown.Text(p.Definition)), Pattern: p}
 	for _, rel := range p.RelatedTo {
 		for _, q := range all {
 			if q.Slug == rel {

@@ -11,6 +11,7 @@ import (
 	"path"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"hindsight/ingest"
 	"hindsight/markdown"
@@ -25,12 +26,37 @@ type basePage struct {
 	Path        string
 	Query       string // the search box's value
 	Flash       string
-	// Canonical is the page's own absolute path, for OpenGraph.
+	// Origin ("http://host:port") and Canonical (the page's own absolute
+	// URL) are for OpenGraph, whose URLs must be absolute.
+	Origin    string
 	Canonical string
 }
 
 func (h *Handler) base(r *http.Request, title, description string) basePage {
-	return basePage{Title: title, Description: description, Path: r.URL.Path, Canonical: r.URL.RequestURI(), Flash: flashFrom(r)}
+	origin := "http://" + r.Host
+	if r.TLS != nil {
+		origin = "https://" + r.Host
+	}
+	return basePage{Title: title, Description: clip(description, 200), Path: r.URL.Path, Origin: origin,
+		Canonical: origin + r.URL.RequestURI(), Flash: flashFrom(r)}
+}
+
+// clip shortens s to at most n bytes, at a word boundary, marking the cut,
+// and puts it on one line. Search results and link previews show about
+// that much of a description.
+func clip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	cut := strings.LastIndexByte(s[:n], ' ')
+	if cut < n/2 {
+		cut = n
+		for !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+	}
+	return strings.TrimRight(s[:cut], " ,;:.") + "…"
 }
 
 func parsePages(funcs template.FuncMap) (map[string]*template.Template, error) {
@@ -51,7 +77,12 @@ func parsePages(funcs template.FuncMap) (map[string]*template.Template, error) {
 
 func (h *Handler) funcs() template.FuncMap {
 	return template.FuncMap{
-		"markdown":  markdown.Render,
+		"markdown": markdown.Render,
+		"inline":   markdown.Inline,
+		// section and headings render a long Markdown field under its own h2
+		// and list its headings for the table of contents.
+		"section":   markdown.Section,
+		"headings":  markdown.Headings,
 		"asset":     h.assets.url,
 		"roleLabel": store.RoleLabel,
 		"langName":  languageName,

@@ -10,8 +10,10 @@ import (
 
 	"github.com/microcosm-cc/bluemonday"
 	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
 )
 
 // Both are safe for concurrent use once built.
@@ -31,13 +33,40 @@ var (
 	}()
 )
 
-// Render is the only place user text becomes trusted HTML.
+// Render renders a short field (a definition, a checklist item).
 func Render(src string) template.HTML {
+	return render([]byte(src), converter.Parser().Parse(text.NewReader([]byte(src))))
+}
+
+// Inline renders a one-paragraph field (a checklist item) for a place that
+// takes only phrasing content, such as a label: without the <p>.
+func Inline(src string) template.HTML {
+	doc := converter.Parser().Parse(text.NewReader([]byte(src)))
+	if p, ok := doc.FirstChild().(*ast.Paragraph); ok && doc.ChildCount() == 1 {
+		// A text block renders its children only, as in a tight list.
+		tb := ast.NewTextBlock()
+		tb.SetLines(p.Lines())
+		for c := p.FirstChild(); c != nil; c = p.FirstChild() {
+			tb.AppendChild(tb, c)
+		}
+		doc.ReplaceChild(doc, p, tb)
+	}
+	return render([]byte(src), doc)
+}
+
+// Section renders a long field that a page shows under its own h2, such as
+// a postmortem's write-up; see parseSection.
+func Section(prefix, src string) template.HTML {
+	return render([]byte(src), parseSection(prefix, []byte(src)))
+}
+
+// render is the only place user text becomes trusted HTML.
+func render(src []byte, doc ast.Node) template.HTML {
 	var buf bytes.Buffer
-	if err := converter.Convert([]byte(src), &buf); err != nil {
-		// Convert only fails when writing to buf fails, which it cannot;
+	if err := converter.Renderer().Render(&buf, src, doc); err != nil {
+		// Render only fails when writing to buf fails, which it cannot;
 		// show the source escaped rather than nothing.
-		return template.HTML(template.HTMLEscapeString(src))
+		return template.HTML(template.HTMLEscapeString(string(src)))
 	}
 	return template.HTML(sanitizer.SanitizeBytes(buf.Bytes()))
 }
@@ -55,3 +84,76 @@ func Text(src string) string {
 
 // textOnly keeps the text of HTML and drops every tag.
 var textOnly = bluemonday.StrictPolicy()
+
+// Heading is one heading of a section, for a page's table of contents.
+type Heading struct {
+	ID, Text string
+}
+
+// parseSection parses src as one section of a page. Its headings move down
+// so that its top level becomes h3, under the h2 the page gives the section,
+// whatever level the writer started at; and their ids get prefix, so that
+// two sections with the same heading never share an id.
+func parseSection(prefix string, src []byte) ast.Node {
+	doc := converter.Parser().Parse(text.NewReader(src))
+	top := 7
+	ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if h, ok := n.(*ast.Heading); ok && entering {
+			top = min(top, h.Level)
+		}
+		return ast.WalkContinue, nil
+	})
+	ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if h, ok := n.(*ast.Heading); ok && entering {
+			h.Level = min(6, h.Level-top+3)
+			if id, ok := h.AttributeString("id"); ok {
+				if b, ok := id.([]byte); ok {
+					h.SetAttributeString("id", []byte(prefix+"-"+string(b)))
+				}
+			}
+		}
+		return ast.WalkContinue, nil
+	})
+	return doc
+}
+
+// Headings lists the top-level headings of a section (the h3s once rendered
+// by Section), with the ids Section gives them.
+func Headings(prefix, src string) []Heading {
+	doc := parseSection(prefix, []byte(src))
+	var out []Heading
+	ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		h, ok := n.(*ast.Heading)
+		if !ok || !entering {
+			return ast.WalkContinue, nil
+		}
+		if id, ok := h.AttributeString("id"); ok && h.Level == 3 {
+			if b, ok := id.([]byte); ok {
+				out = append(out, Heading{ID: string(b), Text: plainText(h, []byte(src))})
+			}
+		}
+		return ast.WalkSkipChildren, nil
+	})
+	return out
+}
+
+// plainText is the text of n without its markup.
+func plainText(n ast.Node, src []byte) string {
+	var b strings.Builder
+	ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch t := c.(type) {
+		case *ast.Text:
+			b.Write(t.Segment.Value(src))
+			if t.SoftLineBreak() || t.HardLineBreak() {
+				b.WriteByte(' ')
+			}
+		case *ast.String:
+			b.Write(t.Value)
+		}
+		return ast.WalkContinue, nil
+	})
+	return strings.TrimSpace(b.String())
+}

@@ -54,8 +54,14 @@
     // The last word is probably still being typed: match it as a prefix.
     var live = q;
     if (/[0-9A-Za-z\u00C0-\uFFFF]$/.test(q) && (q.split('"').length % 2) === 1) live += "*";
-    fetchText("/api/search?limit=5&q=" + encodeURIComponent(live)).then(function (body) {
+    var url = function (text) { return "/api/search?limit=5&q=" + encodeURIComponent(text); };
+    fetchText(url(live)).then(function (body) {
       var data = JSON.parse(body);
+      // A prefix finds no pattern synonyms ("retry*" misses postmortems
+      // tagged retry-storm that never say "retry"): try the words as typed.
+      if (data.total === 0 && live !== q) return fetchText(url(q)).then(JSON.parse);
+      return data;
+    }).then(function (data) {
       var ul = document.createElement("ul");
       data.items.forEach(function (item) {
         var li = document.createElement("li");

@@ -1,0 +1,118 @@
+package e2e_test
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+var (
+	screenshotDir  = flag.String("screenshots", "", "write screenshots of the main pages to this `dir` (e.g. ../docs/screenshots)")
+	screenshotFull = flag.Bool("full", false, "with -screenshots: capture whole pages, not the first screen")
+)
+
+// widths are the viewports the design is judged at: a phone and a laptop.
+var widths = []struct {
+	name          string
+	width, height int64
+}{
+	{"390", 390, 844},
+	{"1280", 1280, 800},
+}
+
+// Screenshots of the main pages at phone and laptop widths in both themes,
+// for a person to judge: `go test ./e2e/ -run Screenshots -screenshots ../docs/screenshots`.
+func TestScreenshots(t *testing.T) {
+	if *screenshotDir == "" {
+		t.Skip("pass -screenshots DIR to write them")
+	}
+	if err := os.MkdirAll(*screenshotDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	shots := []struct{ name, path string }{
+		{"home", "/"},
+		{"postmortem", "/postmortems/gmail-2009-09-01-request-router-overload"},
+		{"pattern", "/patterns/feedback-loop"},
+		{"form", "/postmortems/new"},
+	}
+	for _, scheme := range []string{"light", "dark"} {
+		p := newPage(t)
+		p.theme(scheme)
+		for _, w := range widths {
+			p.viewport(w.width, w.height)
+			for _, s := range shots {
+				p.open(s.path, 200)
+				action := chromedp.CaptureScreenshot()
+				if *screenshotFull {
+					action = chromedp.FullScreenshot(100)
+				}
+				png := runValue(p, action)
+				name := filepath.Join(*screenshotDir, fmt.Sprintf("%s-%s-%s.png", s.name, w.name, scheme))
+				if err := os.WriteFile(name, png, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("wrote %s", name)
+			}
+		}
+	}
+}
+
+// At 360 px, the narrowest phone we support, no page type scrolls sideways.
+func TestNarrowScreens(t *testing.T) {
+	tab := newPage(t)
+	tab.viewport(360, 740)
+	for _, pt := range pageTypes {
+		t.Run(pt.name, func(t *testing.T) {
+			p := tab.sub(t)
+			if pt.status != 200 {
+				p.expectConsole(fmt.Sprint(pt.status))
+			}
+			p.open(pt.path, pt.status)
+			wide := eval[[]string](p, `(() => {
+				const vw = document.documentElement.clientWidth;
+				if (document.documentElement.scrollWidth <= vw) return [];
+				return Array.from(document.querySelectorAll("body *"))
+					.filter(e => e.getBoundingClientRect().right > vw + 1 && getComputedStyle(e).position !== "absolute")
+					.slice(0, 5).map(e => e.tagName.toLowerCase() + (e.className ? "." + String(e.className).split(" ").join(".") : "") + " right=" + Math.round(e.getBoundingClientRect().right));
+			})()`)
+			if len(wide) > 0 {
+				t.Errorf("%s is wider than a 360 px screen; elements that stick out: %v", pt.path, wide)
+			}
+		})
+	}
+}
+
+// On paper a postmortem is its text: no header, navigation, search or table
+// of contents, black on white, the checklists and source kept.
+func TestPrintStylesheet(t *testing.T) {
+	p := newPage(t)
+	p.theme("dark") // printing from a dark screen still gives black on white
+	p.open("/postmortems/gmail-2009-09-01-request-router-overload", 200)
+	p.media("print")
+	for _, sel := range []string{".site-header", ".site-footer", ".toc", ".skip-link", ".versions", "button", ".add-action"} {
+		if n := p.count(sel); n != 0 {
+			t.Errorf("printed page shows %s", sel)
+		}
+	}
+	for _, sel := range []string{"h1", ".facts", ".prose", ".action-items td", ".checklists li", ".pm-source"} {
+		if n := p.count(sel); n == 0 {
+			t.Errorf("printed page lacks %s", sel)
+		}
+	}
+	for _, sel := range []string{"body", ".facts", ".summary", ".prose p"} {
+		c := eval[[]string](p, `(() => { const s = getComputedStyle(document.querySelector(`+jsString(sel)+`)); return [s.color, s.backgroundColor]; })()`)
+		if c[0] != "rgb(0, 0, 0)" && c[0] != "rgb(51, 51, 51)" || c[1] != "rgb(255, 255, 255)" && c[1] != "rgba(0, 0, 0, 0)" {
+			t.Errorf("printed %s is %s on %s, want black on white", sel, c[0], c[1])
+		}
+	}
+	if *screenshotDir != "" {
+		png := runValue(p, chromedp.FullScreenshot(100))
+		if err := os.WriteFile(filepath.Join(*screenshotDir, "postmortem-print.png"), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
