@@ -20,9 +20,11 @@ type derivedCache struct {
 	values  map[string]any
 }
 
-// derivedMax bounds the cache; it is emptied when full. Keys are per filter
-// and page, so a crawler walking every page cannot make it grow forever.
-const derivedMax = 4096
+// derivedMax bounds the cache; it is emptied when full. Keys are per filter,
+// query and page, so a crawler walking every page cannot make it grow
+// forever; a kept search result is some tens of kilobytes, so the cache
+// stays within a few tens of megabytes.
+const derivedMax = 1024
 
 func (c *derivedCache) open(ctx context.Context, db *sql.DB) error {
 	conn, err := db.Conn(ctx)
