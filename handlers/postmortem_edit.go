@@ -83,6 +83,21 @@ func (h *Handler) postmortemFormPage(r *http.Request, f postmortemForm, title st
 	return page, nil
 }
 
+// readPostmortemForm parses a submitted postmortem form, checking its
+// patterns against the catalogue, and remembers the author's name.
+func (h *Handler) readPostmortemForm(w http.ResponseWriter, r *http.Request) (postmortemForm, error) {
+	if err := parseForm(w, r); err != nil {
+		return postmortemForm{}, err
+	}
+	fams, err := h.store.ListFamilies(r.Context())
+	if err != nil {
+		return postmortemForm{}, err
+	}
+	f := parsePostmortemForm(r.PostForm, knownPatterns(fams), h.now())
+	rememberAuthor(w, f.Author)
+	return f, nil
+}
+
 func knownPatterns(fams []store.Family) map[string]bool {
 	out := map[string]bool{}
 	for _, f := range fams {
@@ -104,17 +119,11 @@ func (h *Handler) newPostmortem(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) createPostmortem(w http.ResponseWriter, r *http.Request) {
-	if err := parseForm(w, r); err != nil {
-		h.error(w, r, err)
-		return
-	}
-	fams, err := h.store.ListFamilies(r.Context())
+	f, err := h.readPostmortemForm(w, r)
 	if err != nil {
 		h.error(w, r, err)
 		return
 	}
-	f := parsePostmortemForm(r.PostForm, knownPatterns(fams), h.now())
-	rememberAuthor(w, f.Author)
 	if suggesting(r) {
 		page, err := h.postmortemFormPage(r, f, "Write a postmortem")
 		if err == nil {
@@ -245,17 +254,11 @@ func (h *Handler) updatePostmortem(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	if err := parseForm(w, r); err != nil {
-		h.error(w, r, err)
-		return
-	}
-	fams, err := h.store.ListFamilies(r.Context())
+	f, err := h.readPostmortemForm(w, r)
 	if err != nil {
 		h.error(w, r, err)
 		return
 	}
-	f := parsePostmortemForm(r.PostForm, knownPatterns(fams), h.now())
-	rememberAuthor(w, f.Author)
 	if len(cur.Variants) > 0 {
 		f.VariantOf, f.VariantKind = "", "" // only a postmortem alone in its group can join another
 	}

@@ -2,7 +2,6 @@ package store_test
 
 import (
 	"errors"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -13,12 +12,7 @@ import (
 // newSeededStore opens a fresh database in t.TempDir() and loads the seeds.
 func newSeededStore(t *testing.T) (*store.Store, string) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "test.db")
-	st, err := store.Open(t.Context(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st, path := newEmptyStore(t)
 	if _, err := seeds.Load(t.Context(), st); err != nil {
 		t.Fatal(err)
 	}
