@@ -1,0 +1,185 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"hindsight/search"
+)
+
+// flushSearchIndex reindexes postmortems written outside s.inTx (whose
+// commit does it), so a search never reads a stale index.
+func (s *Store) flushSearchIndex(ctx context.Context) error {
+	var stale bool
+	if err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM search_stale)`).Scan(&stale); err != nil {
+		return fmt.Errorf("check search index: %w", err)
+	}
+	if !stale {
+		return nil
+	}
+	return s.inTx(ctx, func(*sql.Tx) error { return nil })
+}
+
+// indexStale reindexes the postmortems the triggers marked in tx.
+func indexStale(ctx context.Context, tx *sql.Tx) error {
+	var stale bool
+	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM search_stale)`).Scan(&stale); err != nil || !stale {
+		return err
+	}
+	docs, err := loadIndexDocs(ctx, tx, `p.id IN (SELECT postmortem_id FROM search_stale)`)
+	if err != nil {
+		return err
+	}
+	// A marked postmortem that no longer exists leaves the index.
+	if _, err := tx.ExecContext(ctx, `DELETE FROM search_index WHERE rowid IN
+		(SELECT postmortem_id FROM search_stale WHERE postmortem_id NOT IN (SELECT id FROM postmortems))`); err != nil {
+		return fmt.Errorf("update search index: %w", err)
+	}
+	if err := writeIndexDocs(ctx, tx, docs); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM search_stale`); err != nil {
+		return fmt.Errorf("update search index: %w", err)
+	}
+	return nil
+}
+
+// RebuildSearchIndex rebuilds the whole full-text index from the postmortems.
+// Open calls it when the index was built by another definition.
+func (s *Store) RebuildSearchIndex(ctx context.Context) error {
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO search_index (search_index) VALUES ('delete-all')`); err != nil {
+			return err
+		}
+		// In batches, to bound memory on large collections.
+		var last int64
+		for {
+			docs, err := loadIndexDocs(ctx, tx, `p.id > ? ORDER BY p.id LIMIT 500`, last)
+			if err != nil {
+				return err
+			}
+			if len(docs) == 0 {
+				break
+			}
+			if err := writeIndexDocs(ctx, tx, docs); err != nil {
+				return err
+			}
+			last = docs[len(docs)-1].id
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM search_stale`); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO search_meta (key, value) VALUES ('version', ?)
+			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, searchIndexVersion)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("rebuild search index: %w", err)
+	}
+	return nil
+}
+
+// openSearchIndex brings the index up to date when the store opens: a full
+// rebuild if its definition changed, else the rows marked during migrations.
+func (s *Store) openSearchIndex(ctx context.Context) error {
+	var version string
+	err := s.db.QueryRowContext(ctx, `SELECT value FROM search_meta WHERE key = 'version'`).Scan(&version)
+	if err != nil && err != sql.ErrNoRows {
+		return fmt.Errorf("open search index: %w", err)
+	}
+	if version != searchIndexVersion {
+		if err := s.RebuildSearchIndex(ctx); err != nil {
+			return err
+		}
+	}
+	s.indexing = true
+	return s.flushSearchIndex(ctx)
+}
+
+// indexDoc is one postmortem's text as the index takes it.
+type indexDoc struct {
+	id                                int64
+	lang, title, summary, body, extra string
+	patterns                          []string
+}
+
+func loadIndexDocs(ctx context.Context, tx *sql.Tx, where string, args ...any) ([]indexDoc, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT p.id, p.language, p.title, p.summary,
+			concat_ws(char(10), p.body, p.impact, p.trigger_text, p.contributing, p.detection, p.resolution,
+				p.timeline, p.went_well, p.went_wrong, p.got_lucky),
+			concat_ws(char(10), p.organization, p.services,
+				(SELECT group_concat(a.title, char(10)) FROM action_items a WHERE a.postmortem_id = p.id)),
+			coalesce((SELECT group_concat(DISTINCT t.pattern_slug) FROM tags t WHERE t.postmortem_id = p.id), '')
+		FROM postmortems p WHERE `+where, args...)
+	if err != nil {
+		return nil, fmt.Errorf("read postmortems to index: %w", err)
+	}
+	defer rows.Close()
+	var docs []indexDoc
+	for rows.Next() {
+		var d indexDoc
+		var patterns string
+		if err := rows.Scan(&d.id, &d.lang, &d.title, &d.summary, &d.body, &d.extra, &patterns); err != nil {
+			return nil, fmt.Errorf("read postmortems to index: %w", err)
+		}
+		if patterns != "" {
+			d.patterns = strings.Split(patterns, ",")
+		}
+		docs = append(docs, d)
+	}
+	return docs, rows.Err()
+}
+
+func writeIndexDocs(ctx context.Context, tx *sql.Tx, docs []indexDoc) error {
+	// Folding and stemming is most of the work, and needs no database: it
+	// runs on every core; only the writes are in order.
+	texts := make([][4]string, len(docs))
+	parallel(len(docs), func(i int) {
+		d := docs[i]
+		texts[i] = [4]string{search.IndexText(d.title, d.lang), search.IndexText(d.summary, d.lang),
+			search.IndexText(d.body, d.lang), search.IndexText(d.extra, d.lang)}
+	})
+	for i, d := range docs {
+		tokens := make([]string, len(d.patterns))
+		for i, slug := range d.patterns {
+			tokens[i] = search.PatternToken(slug)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM search_index WHERE rowid = ?`, d.id); err != nil {
+			return fmt.Errorf("index postmortem %d: %w", d.id, err)
+		}
+		t := texts[i]
+		if _, err := tx.ExecContext(ctx, `INSERT INTO search_index (rowid, title, summary, body, extra, patterns)
+			VALUES (?, ?, ?, ?, ?, ?)`, d.id, t[0], t[1], t[2], t[3], strings.Join(tokens, " ")); err != nil {
+			return fmt.Errorf("index postmortem %d: %w", d.id, err)
+		}
+	}
+	return nil
+}
+
+// parallel calls fn(0) … fn(n-1) on every core and returns when all are done.
+func parallel(n int, fn func(i int)) {
+	workers := min(n, runtime.GOMAXPROCS(0))
+	if workers <= 1 {
+		for i := range n {
+			fn(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				fn(i)
+			}
+		}()
+	}
+	wg.Wait()
+}
