@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"strings"
 	"sync"
 
 	"github.com/kljensen/snowball/english"
@@ -49,7 +50,8 @@ func stemOf(word string) stems {
 	s = stems{en: english.Stem(base, true), es: spanish.Stem(word, true)}
 	stemCache.Lock()
 	if len(stemCache.m) < stemCacheMax {
-		stemCache.m[word] = s
+		// word may be a slice of a whole text (see tokenize): keep a copy.
+		stemCache.m[strings.Clone(word)] = s
 	}
 	stemCache.Unlock()
 	return s

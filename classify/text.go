@@ -17,23 +17,21 @@ type token struct {
 	norm       string
 }
 
-// foldRune writes r lower-cased, with the accents of the Latin letters used
-// by the languages we read (es, fr, de, pt, it) stripped, so "Configuración"
-// and "configuracion" compare equal.
-func foldRune(b *strings.Builder, r rune) {
+// appendFolded appends r lower-cased, with the accents of the Latin letters
+// used by the languages we read (es, fr, de, pt, it) stripped, so
+// "Configuración" and "configuracion" compare equal.
+func appendFolded(b []byte, r rune) []byte {
 	if r < 0x80 {
 		if 'A' <= r && r <= 'Z' {
 			r += 'a' - 'A'
 		}
-		b.WriteByte(byte(r))
-		return
+		return append(b, byte(r))
 	}
 	r = unicode.ToLower(r)
 	if f := foldLatin(r); f != "" {
-		b.WriteString(f)
-		return
+		return append(b, f...)
 	}
-	b.WriteRune(r)
+	return utf8.AppendRune(b, r)
 }
 
 func foldLatin(r rune) string {
@@ -83,32 +81,50 @@ func isWordRune(r rune) bool {
 // tokenize splits text into words. Apostrophes inside a word are dropped
 // ("didn't" -> "didnt"); a dot or comma between digits stays ("2.5"); hyphens,
 // underscores and slashes separate words ("keep-alive" -> "keep", "alive").
+// A word already in its folded form (most are) is a slice of text, not a
+// copy: every postmortem imported is tokenized twice, and this is where the
+// time went.
 func tokenize(text string) []token {
 	toks := make([]token, 0, len(text)/6)
-	var b strings.Builder
-	start := -1
+	var b []byte     // the folded word so far
+	start := -1      // where the word began, -1 between words
+	changed := false // b differs from text[start:i]
 	flush := func(end int) {
 		if start >= 0 {
-			toks = append(toks, token{start: start, end: end, norm: b.String()})
-			b.Reset()
-			start = -1
+			norm := text[start:end]
+			if changed {
+				norm = string(b)
+			}
+			toks = append(toks, token{start: start, end: end, norm: norm})
+			b, start, changed = b[:0], -1, false
 		}
 	}
 	for i := 0; i < len(text); {
+		if c := text[i]; 'a' <= c && c <= 'z' || '0' <= c && c <= '9' {
+			if start < 0 {
+				start = i
+			}
+			b = append(b, c)
+			i++
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(text[i:])
 		switch {
 		case isWordRune(r):
 			if start < 0 {
 				start = i
 			}
+			changed = true
 			if unicode.Is(unicode.Mn, r) { // combining accent: folding drops it
 				break
 			}
-			foldRune(&b, r)
+			b = appendFolded(b, r)
 		case start >= 0 && (r == '\'' || r == '’') && i+size < len(text) && nextIsLetter(text[i+size:]):
 			// inside a word: skip the apostrophe
-		case start >= 0 && (r == '.' || r == ',') && lastIsDigit(b.String()) && i+size < len(text) && nextIsDigit(text[i+size:]):
-			b.WriteRune('.')
+			changed = true
+		case start >= 0 && (r == '.' || r == ',') && lastIsDigit(b) && i+size < len(text) && nextIsDigit(text[i+size:]):
+			b = append(b, '.')
+			changed = changed || r != '.'
 		default:
 			flush(i)
 		}
@@ -128,7 +144,7 @@ func nextIsDigit(s string) bool {
 	return unicode.IsDigit(r)
 }
 
-func lastIsDigit(s string) bool {
-	r, _ := utf8.DecodeLastRuneInString(s)
+func lastIsDigit(b []byte) bool {
+	r, _ := utf8.DecodeLastRune(b)
 	return unicode.IsDigit(r)
 }

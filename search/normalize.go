@@ -5,6 +5,7 @@ package search
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -166,7 +167,7 @@ func stemmerFor(lang string) func(string) string {
 
 // stemEnglish stems a folded word; stop words stay as they are.
 func stemEnglish(w string) string {
-	return english.Stem(w, false)
+	return englishStems.of(w, func(w string) string { return english.Stem(w, false) })
 }
 
 // stemSpanish stems a folded word. The Spanish stemmer expects accents on some
@@ -174,13 +175,44 @@ func stemEnglish(w string) string {
 // putting the accent back first makes "realimentación" and "realimentacion"
 // reach the same stem, and the result is folded again.
 func stemSpanish(w string) string {
-	for _, s := range accentedSuffixes {
-		if strings.HasSuffix(w, s.folded) {
-			w = w[:len(w)-len(s.folded)] + s.accented
-			break
+	return spanishStems.of(w, func(w string) string {
+		for _, s := range accentedSuffixes {
+			if strings.HasSuffix(w, s.folded) {
+				w = w[:len(w)-len(s.folded)] + s.accented
+				break
+			}
 		}
+		return Fold(spanish.Stem(w, false))
+	})
+}
+
+// stemCache remembers a stemmer's results across texts: Snowball is most of
+// the cost of indexing a postmortem, and postmortems share a small
+// vocabulary. It stops growing at stemCacheMax words, so odd input cannot
+// make it grow for ever.
+type stemCache struct {
+	mu sync.RWMutex
+	m  map[string]string
+}
+
+const stemCacheMax = 1 << 16
+
+var englishStems, spanishStems = &stemCache{m: map[string]string{}}, &stemCache{m: map[string]string{}}
+
+func (c *stemCache) of(w string, stem func(string) string) string {
+	c.mu.RLock()
+	s, ok := c.m[w]
+	c.mu.RUnlock()
+	if ok {
+		return s
 	}
-	return Fold(spanish.Stem(w, false))
+	s = stem(w)
+	c.mu.Lock()
+	if len(c.m) < stemCacheMax {
+		c.m[w] = s
+	}
+	c.mu.Unlock()
+	return s
 }
 
 // accentedSuffixes are the Spanish stemmer's derivational suffixes that carry

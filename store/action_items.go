@@ -91,7 +91,7 @@ func (s *Store) GetActionItem(ctx context.Context, id int64) (ActionItem, error)
 
 // CreateActionItem adds a to its postmortem and fills its ID and times.
 func (s *Store) CreateActionItem(ctx context.Context, a *ActionItem) error {
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(tx *writeTx) error {
 		return insertActionItem(ctx, tx, a, s.Now().UTC().Truncate(time.Second))
 	})
 	if err != nil {
@@ -108,7 +108,7 @@ type ActionItemUpdate struct {
 // UpdateActionItem applies upd to the action item id and returns it.
 func (s *Store) UpdateActionItem(ctx context.Context, id int64, upd ActionItemUpdate) (ActionItem, error) {
 	var a ActionItem
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(tx *writeTx) error {
 		var err error
 		a, err = scanActionItem(tx.QueryRowContext(ctx, `SELECT `+actionItemFields+` FROM action_items WHERE id = ?`, id))
 		if errors.Is(err, sql.ErrNoRows) {
@@ -138,7 +138,7 @@ func (s *Store) UpdateActionItem(ctx context.Context, id int64, upd ActionItemUp
 	return a, nil
 }
 
-func insertActionItem(ctx context.Context, tx *sql.Tx, a *ActionItem, now time.Time) error {
+func insertActionItem(ctx context.Context, tx *writeTx, a *ActionItem, now time.Time) error {
 	if a.Priority == "" {
 		a.Priority = "P2"
 	}

@@ -1,7 +1,9 @@
 package store_test
 
 import (
+	"database/sql"
 	"errors"
+	"slices"
 	"testing"
 
 	"hindsight/store"
@@ -113,6 +115,90 @@ func TestImportPostmortemsBatch(t *testing.T) {
 	for _, slug := range []string{"queue-stuck-again", "unknown-pattern", "orphan"} {
 		if _, err := st.GetPostmortem(ctx, slug); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("refused %s: GetPostmortem err = %v, want ErrNotFound", slug, err)
+		}
+	}
+}
+
+// TestBatchImportIndexesAsRebuild checks that the search index rows a batch
+// import writes from the postmortems it was given (folded and stemmed before
+// the write) are the rows a rebuild makes from the stored postmortems: every
+// word, column and position.
+func TestBatchImportIndexesAsRebuild(t *testing.T) {
+	st, path := newSeededStore(t)
+	ctx := t.Context()
+	ps := []*store.Postmortem{
+		{
+			Title: "Retry storm took down checkout", Summary: "Clients retried without backoff.",
+			Body: "We saw **errors** rise.", Impact: "Checkout failed for 40 minutes.", Trigger: "A deploy.",
+			Contributing: "No jitter.", Detection: "Paging on 5xx.", Resolution: "Rolled back.",
+			Timeline: "10:00 deploy\n10:05 alerts", WentWell: "Fast rollback.", WentWrong: "Slow paging.",
+			GotLucky: "Low traffic.", Organization: "Example Corp", Services: "checkout, payments",
+			SourceText: "retry storm source",
+			Tags: []store.Tag{{PatternSlug: "retry-storm", Role: store.RoleTrigger},
+				{PatternSlug: "cascading-overload", Role: store.RoleAmplifier}},
+			ActionItems: []store.ActionItem{{Title: "Add jittered backoff", Kind: "prevent", Priority: "P1", Status: "open"}, {Title: "Page on error budget", Kind: "process", Priority: "P2", Status: "open"}},
+		},
+		{Title: "Tormenta de reintentos", Language: "es", Body: "Los clientes reintentaron sin espera.",
+			Organization: "Ejemplo SA", SourceText: "tormenta"},
+		{Title: "Leap second", Body: "Clocks stepped back.", Language: "de", SourceText: "leap"},
+	}
+	errs, err := st.ImportPostmortems(ctx, ps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("%q: %v", ps[i].Title, err)
+		}
+	}
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	instances := func() []string {
+		t.Helper()
+		conn, err := db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		if _, err := conn.ExecContext(ctx, `CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab USING fts5vocab(main, search_index, instance)`); err != nil {
+			t.Fatal(err)
+		}
+		rows, err := conn.QueryContext(ctx, `SELECT term || ' ' || doc || ' ' || col || ' ' || offset FROM temp.vocab ORDER BY 1`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var out []string
+		for rows.Next() {
+			var s string
+			if err := rows.Scan(&s); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, s)
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	imported := instances()
+	if err := st.RebuildSearchIndex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rebuilt := instances()
+	if len(rebuilt) < 100 {
+		t.Fatalf("rebuilt index has %d word instances; want the seeds' and the batch's", len(rebuilt))
+	}
+	if !slices.Equal(imported, rebuilt) {
+		t.Errorf("index after batch import differs from a rebuild: %d vs %d instances", len(imported), len(rebuilt))
+		for i := range min(len(imported), len(rebuilt)) {
+			if imported[i] != rebuilt[i] {
+				t.Errorf("first difference: imported %q, rebuilt %q", imported[i], rebuilt[i])
+				break
+			}
 		}
 	}
 }

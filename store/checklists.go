@@ -47,7 +47,7 @@ type TickChange struct {
 // transaction. Each item must belong to the checklist of a pattern the
 // postmortem is tagged with.
 func (s *Store) TickChecklist(ctx context.Context, postmortemID int64, by string, changes []TickChange) error {
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(tx *writeTx) error {
 		now := s.now()
 		for _, c := range changes {
 			if err := checkItemOfPostmortem(ctx, tx, postmortemID, c.ItemID); err != nil {
@@ -87,7 +87,7 @@ func checkItemOfPostmortem(ctx context.Context, q queryRower, postmortemID, item
 // prevention. An item already turned into an action item returns that one
 // (created is false).
 func (s *Store) ActionItemFromChecklist(ctx context.Context, postmortemID, itemID int64, title string) (a ActionItem, created bool, err error) {
-	err = s.inTx(ctx, func(tx *sql.Tx) error {
+	err = s.inTx(ctx, func(tx *writeTx) error {
 		if err := checkItemOfPostmortem(ctx, tx, postmortemID, itemID); err != nil {
 			return err
 		}
@@ -134,7 +134,7 @@ func (s *Store) RemovedChecklistItems(ctx context.Context, patternSlug string) (
 // AddChecklistItem appends an item to a pattern's checklist.
 func (s *Store) AddChecklistItem(ctx context.Context, patternSlug, text, phase string) (ChecklistItem, error) {
 	it := ChecklistItem{PatternSlug: patternSlug, Text: text, Phase: phase}
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(tx *writeTx) error {
 		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(position), 0) + 1 FROM checklist_items WHERE pattern_slug = ?`, patternSlug).Scan(&it.Position); err != nil {
 			return err
 		}
@@ -184,7 +184,7 @@ func (s *Store) execChecklistItem(ctx context.Context, id int64, query string, a
 // MoveChecklistItem swaps a live item with its live neighbour of the same
 // phase, the one before it (up) or after it; at either end it does nothing.
 func (s *Store) MoveChecklistItem(ctx context.Context, id int64, up bool) error {
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(tx *writeTx) error {
 		var slug, phase string
 		err := tx.QueryRowContext(ctx, `SELECT pattern_slug, phase FROM checklist_items WHERE id = ? AND removed_at = ''`, id).Scan(&slug, &phase)
 		if errors.Is(err, sql.ErrNoRows) {

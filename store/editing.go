@@ -34,7 +34,7 @@ type PostmortemUpdate struct {
 // through is not a conflict. Otherwise a stale version fails with
 // ErrStaleVersion and nothing is written.
 func (s *Store) UpdatePostmortem(ctx context.Context, slug string, expectedVersion int, upd PostmortemUpdate) (Postmortem, error) {
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(tx *writeTx) error {
 		cur, err := postmortemForUpdate(ctx, tx, slug)
 		if err != nil {
 			return err
@@ -68,7 +68,7 @@ func (s *Store) UpdatePostmortem(ctx context.Context, slug string, expectedVersi
 // postmortem at slug as a new revision, provided the postmortem is still at
 // expectedVersion. Restoring content identical to the current one does nothing.
 func (s *Store) RestoreRevision(ctx context.Context, slug string, version, expectedVersion int, author, note string) (Postmortem, error) {
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(tx *writeTx) error {
 		cur, err := postmortemForUpdate(ctx, tx, slug)
 		if err != nil {
 			return err
@@ -93,7 +93,7 @@ func (s *Store) RestoreRevision(ctx context.Context, slug string, version, expec
 }
 
 // postmortemForUpdate reads a postmortem's row and tags inside tx.
-func postmortemForUpdate(ctx context.Context, tx *sql.Tx, slug string) (Postmortem, error) {
+func postmortemForUpdate(ctx context.Context, tx *writeTx, slug string) (Postmortem, error) {
 	p, err := scanPostmortem(tx.QueryRowContext(ctx, `SELECT `+postmortemColumns+`
 		FROM postmortems p JOIN variant_groups g ON g.id = p.group_id WHERE p.slug = ?`, slug))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -120,7 +120,7 @@ func postmortemForUpdate(ctx context.Context, tx *sql.Tx, slug string) (Postmort
 // savePostmortem writes f over cur and records the revision. The state
 // before the save must be in the history first, so it is recorded too when
 // it was saved before revisions were kept.
-func (s *Store) savePostmortem(ctx context.Context, tx *sql.Tx, cur Postmortem, f PostmortemFields, m revisionMeta) (Postmortem, error) {
+func (s *Store) savePostmortem(ctx context.Context, tx *writeTx, cur Postmortem, f PostmortemFields, m revisionMeta) (Postmortem, error) {
 	if err := ensureBaseline(ctx, tx, cur); err != nil {
 		return cur, err
 	}
@@ -137,7 +137,7 @@ func (s *Store) savePostmortem(ctx context.Context, tx *sql.Tx, cur Postmortem, 
 // updatePostmortem writes p's editable columns and tags and bumps its
 // version, provided the row is still at p.Version. It is the one write path
 // of a postmortem's content after creation.
-func updatePostmortem(ctx context.Context, tx *sql.Tx, p *Postmortem, now time.Time) error {
+func updatePostmortem(ctx context.Context, tx *writeTx, p *Postmortem, now time.Time) error {
 	var duration any
 	if p.DurationMinutes > 0 {
 		duration = p.DurationMinutes
@@ -182,7 +182,7 @@ func setDuration(p *Postmortem) {
 // the postmortem named by of, or 0 when there is nothing to change. Only a
 // postmortem alone in its group can join another: moving one member out of
 // a group is not something the edit form offers.
-func variantGroupToJoin(ctx context.Context, tx *sql.Tx, p Postmortem, of string) (int64, error) {
+func variantGroupToJoin(ctx context.Context, tx *writeTx, p Postmortem, of string) (int64, error) {
 	if of == "" {
 		return 0, nil
 	}
@@ -206,7 +206,7 @@ func variantGroupToJoin(ctx context.Context, tx *sql.Tx, p Postmortem, of string
 
 // joinVariantGroup moves p, alone in its group, into group as a variant of
 // kind, and drops its old, now empty group.
-func joinVariantGroup(ctx context.Context, tx *sql.Tx, p Postmortem, group int64, kind string) error {
+func joinVariantGroup(ctx context.Context, tx *writeTx, p Postmortem, group int64, kind string) error {
 	if kind != KindTranslation && kind != KindRewrite {
 		return fmt.Errorf("variant kind %q: %w", kind, ErrInvalid)
 	}
@@ -233,7 +233,7 @@ func (s *Store) UnarchivePostmortem(ctx context.Context, slug string) error {
 }
 
 func (s *Store) setArchived(ctx context.Context, slug, at string) error {
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(tx *writeTx) error {
 		var id, group int64
 		var was string
 		err := tx.QueryRowContext(ctx, `SELECT id, group_id, archived_at FROM postmortems WHERE slug = ?`, slug).Scan(&id, &group, &was)
@@ -253,7 +253,7 @@ func (s *Store) setArchived(ctx context.Context, slug, at string) error {
 
 // archivePostmortem sets (at != "") or clears the archive mark of a
 // postmortem and keeps its group visible in lists.
-func archivePostmortem(ctx context.Context, tx *sql.Tx, id, group int64, at string) error {
+func archivePostmortem(ctx context.Context, tx *writeTx, id, group int64, at string) error {
 	if _, err := tx.ExecContext(ctx, `UPDATE postmortems SET archived_at = ? WHERE id = ?`, at, id); err != nil {
 		return err
 	}
@@ -264,7 +264,7 @@ func archivePostmortem(ctx context.Context, tx *sql.Tx, id, group int64, at stri
 // is a live member whenever the group has one: an original first, else the
 // current canonical member, else the oldest. A group whose members are all
 // archived keeps its canonical member and stays hidden.
-func fixCanonical(ctx context.Context, tx *sql.Tx, group int64) error {
+func fixCanonical(ctx context.Context, tx *writeTx, group int64) error {
 	var best int64
 	err := tx.QueryRowContext(ctx, `SELECT p.id FROM postmortems p JOIN variant_groups g ON g.id = p.group_id
 		WHERE p.group_id = ? AND p.archived_at = ''

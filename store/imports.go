@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -196,7 +197,7 @@ func (s *Store) ImportPostmortem(ctx context.Context, p *Postmortem) error {
 	if errs := ValidatePostmortem(p); errs != nil {
 		return fmt.Errorf("import postmortem: %w", errs)
 	}
-	err := s.inTx(ctx, func(tx *sql.Tx) error { return s.importPostmortem(ctx, tx, p) })
+	err := s.inTx(ctx, func(tx *writeTx) error { return s.importPostmortem(ctx, tx, p) })
 	if err != nil {
 		return fmt.Errorf("import postmortem %q: %w", p.Title, err)
 	}
@@ -218,7 +219,7 @@ func (s *Store) ImportPostmortems(ctx context.Context, ps []*Postmortem) (errs [
 	// those the caller has not prepared.
 	parallel(len(ps), func(i int) { ps[i].PrepareImport() })
 	failed := -1
-	err = s.inTx(ctx, func(tx *sql.Tx) error {
+	err = s.inTx(ctx, func(tx *writeTx) error {
 		// The batch touches pages all over the fingerprint and search
 		// indexes: a larger cache for this connection (256 MB; the default
 		// is 2 MB) keeps them from being read again and again, and
@@ -246,7 +247,7 @@ func (s *Store) ImportPostmortems(ctx context.Context, ps []*Postmortem) (errs [
 				return err
 			}
 		}
-		return nil
+		return s.indexImported(ctx, tx, ps, errs)
 	})
 	if err != nil && failed >= 0 {
 		// A write failed half-way: import them one by one, so that only
@@ -264,16 +265,20 @@ func (s *Store) ImportPostmortems(ctx context.Context, ps []*Postmortem) (errs [
 }
 
 // PrepareImport does ahead the part of importing p that needs no database
-// (fingerprinting its text), so that a batch import can do it for the next
+// (fingerprinting its text, folding and stemming it for search), so that a batch import can do it for the next
 // batch while the store writes this one. ImportPostmortems does it for the
 // postmortems not prepared yet; p must not change afterwards.
 func (p *Postmortem) PrepareImport() {
 	if p.print == nil {
 		p.print = printOf(fingerprintText(p))
 	}
+	if p.indexed == nil {
+		r := indexDocOf(p).row()
+		p.indexed = &r
+	}
 }
 
-func (s *Store) importPostmortem(ctx context.Context, tx *sql.Tx, p *Postmortem) error {
+func (s *Store) importPostmortem(ctx context.Context, tx *writeTx, p *Postmortem) error {
 	if err := checkImport(ctx, tx, p); err != nil {
 		return err
 	}
@@ -281,7 +286,7 @@ func (s *Store) importPostmortem(ctx context.Context, tx *sql.Tx, p *Postmortem)
 }
 
 // checkImport refuses a text already imported, and checks the references.
-func checkImport(ctx context.Context, tx *sql.Tx, p *Postmortem) error {
+func checkImport(ctx context.Context, tx *writeTx, p *Postmortem) error {
 	if p.SourceText != "" {
 		slug, err := findImported(ctx, tx, p.SourceText)
 		if err == nil {
@@ -294,20 +299,50 @@ func checkImport(ctx context.Context, tx *sql.Tx, p *Postmortem) error {
 	return checkReferences(ctx, tx, p)
 }
 
-func (s *Store) writeImport(ctx context.Context, tx *sql.Tx, p *Postmortem) error {
+func (s *Store) writeImport(ctx context.Context, tx *writeTx, p *Postmortem) error {
 	if err := s.createPostmortem(ctx, tx, p); err != nil {
 		return err
 	}
-	if p.SourceText == "" {
-		return nil
+	return nil
+}
+
+// indexImported writes the search index rows that PrepareImport made for
+// the postmortems of ps just written, so that the commit need not read
+// them back to index them. They go in last, one after another: FTS5 keeps
+// new rows in memory but writes them out at the start of every statement
+// that may need undoing (most of an import's writes), so interleaved with
+// the other writes each row would become an index segment of its own,
+// merged again and again.
+func (s *Store) indexImported(ctx context.Context, tx *writeTx, ps []*Postmortem, errs []error) error {
+	if !s.indexing {
+		return nil // Open builds the whole index
 	}
-	_, err := tx.ExecContext(ctx, `UPDATE postmortems SET source_hash = ? WHERE id = ?`, SourceHash(p.SourceText), p.ID)
-	return err
+	var ids []int64
+	for i, p := range ps {
+		if errs[i] == nil && p.indexed != nil {
+			ids = append(ids, p.ID)
+		}
+	}
+	idList, err := json.Marshal(ids)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM search_stale WHERE postmortem_id IN (SELECT value FROM json_each(?))`, string(idList)); err != nil {
+		return err
+	}
+	for i, p := range ps {
+		if errs[i] == nil && p.indexed != nil {
+			if err := insertIndexRow(ctx, tx, p.ID, *p.indexed); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // checkReferences checks that the patterns and the variant p names exist,
 // and picks the variant kind when none was given.
-func checkReferences(ctx context.Context, tx *sql.Tx, p *Postmortem) error {
+func checkReferences(ctx context.Context, tx *writeTx, p *Postmortem) error {
 	errs := FieldErrors{}
 	for _, t := range p.Tags {
 		var n int

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"io/fs"
 	"sort"
@@ -33,7 +32,7 @@ func (s *Store) migrate(ctx context.Context) error {
 }
 
 func (s *Store) applyMigration(ctx context.Context, name string) error {
-	return s.inTx(ctx, func(tx *sql.Tx) error {
+	return s.inTx(ctx, func(tx *writeTx) error {
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, name).Scan(&n); err != nil {
 			return err
@@ -45,7 +44,8 @@ func (s *Store) applyMigration(ctx context.Context, name string) error {
 		if err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, string(src)); err != nil {
+		// A script of many statements cannot be prepared as one: run it unprepared.
+		if _, err := tx.Tx.ExecContext(ctx, string(src)); err != nil {
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`, name, s.now())

@@ -405,7 +405,7 @@ func (s *Store) PatternPhrases(ctx context.Context) ([]Pattern, error) {
 // database yet, with their phrases, checklists and example incidents. Patterns
 // already present are left alone: their checklists may have been edited.
 func (s *Store) LoadCatalogue(ctx context.Context, fams []Family, pats []Pattern) (added int, err error) {
-	err = s.inTx(ctx, func(tx *sql.Tx) error {
+	err = s.inTx(ctx, func(tx *writeTx) error {
 		for i, f := range fams {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO families (slug, name, position) VALUES (?, ?, ?)
 				ON CONFLICT (slug) DO NOTHING`, f.Slug, f.Name, i); err != nil {

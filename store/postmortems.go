@@ -86,6 +86,9 @@ type Postmortem struct {
 	// print is the text's fingerprint when a batch import computed it
 	// ahead, on every core; otherwise the write computes it.
 	print *textPrint
+	// indexed is the text folded and stemmed for the search index, when a
+	// batch import computed it ahead; otherwise the commit does it.
+	indexed *indexRow
 }
 
 // Tag says that a postmortem shows a pattern, and in which role.
@@ -486,7 +489,7 @@ func (s *Store) listComments(ctx context.Context, id int64) ([]Comment, error) {
 // Version and the timestamps. When p.VariantOf names a postmortem, p joins
 // its variant group; otherwise p starts a group of its own.
 func (s *Store) CreatePostmortem(ctx context.Context, p *Postmortem) error {
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(tx *writeTx) error {
 		return s.createPostmortem(ctx, tx, p)
 	})
 	if err != nil {
@@ -495,7 +498,7 @@ func (s *Store) CreatePostmortem(ctx context.Context, p *Postmortem) error {
 	return nil
 }
 
-func (s *Store) createPostmortem(ctx context.Context, tx *sql.Tx, p *Postmortem) error {
+func (s *Store) createPostmortem(ctx context.Context, tx *writeTx, p *Postmortem) error {
 	now := s.Now().UTC().Truncate(time.Second)
 	p.CreatedAt, p.UpdatedAt, p.Version = now, now, 1
 	if p.Language == "" {
@@ -529,6 +532,11 @@ func (s *Store) createPostmortem(ctx context.Context, tx *sql.Tx, p *Postmortem)
 		p.GroupID, _ = res.LastInsertId()
 	}
 
+	// An imported text is found again by its hash (FindImported).
+	var sourceHash string
+	if p.SourceText != "" {
+		sourceHash = SourceHash(p.SourceText)
+	}
 	var duration any
 	if p.DurationMinutes > 0 {
 		duration = p.DurationMinutes
@@ -537,13 +545,13 @@ func (s *Store) createPostmortem(ctx context.Context, tx *sql.Tx, p *Postmortem)
 			duration_minutes, severity, language, summary, body,
 			impact, trigger_text, contributing, detection, resolution, timeline, went_well, went_wrong, got_lucky,
 			services, authors, started_at, detected_at, mitigated_at, resolved_at, time_zone,
-			source_url, source_text, group_id, variant_kind, version, archived_at, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)`,
+			source_url, source_text, source_hash, group_id, variant_kind, version, archived_at, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)`,
 		p.Slug, p.Title, p.Organization, p.IncidentDate, p.PublishedDate,
 		duration, p.Severity, p.Language, p.Summary, p.Body,
 		p.Impact, p.Trigger, p.Contributing, p.Detection, p.Resolution, p.Timeline, p.WentWell, p.WentWrong, p.GotLucky,
 		p.Services, p.Authors, p.StartedAt, p.DetectedAt, p.MitigatedAt, p.ResolvedAt, p.TimeZone,
-		p.SourceURL, p.SourceText, p.GroupID, p.VariantKind, p.ArchivedAt, formatTime(now), formatTime(now))
+		p.SourceURL, p.SourceText, sourceHash, p.GroupID, p.VariantKind, p.ArchivedAt, formatTime(now), formatTime(now))
 	if err != nil {
 		return err
 	}
@@ -554,7 +562,7 @@ func (s *Store) createPostmortem(ctx context.Context, tx *sql.Tx, p *Postmortem)
 		}
 		p.Canonical = true
 	}
-	if err := replaceTags(ctx, tx, p.ID, p.Tags); err != nil {
+	if err := insertTags(ctx, tx, p.ID, p.Tags); err != nil {
 		return err
 	}
 	for i := range p.ActionItems {
@@ -573,16 +581,21 @@ func (s *Store) createPostmortem(ctx context.Context, tx *sql.Tx, p *Postmortem)
 	if tp == nil {
 		tp = printOf(fingerprintText(p))
 	}
-	if err := savePrint(ctx, tx, p.ID, tp); err != nil {
+	if err := insertPrint(ctx, tx, p.ID, tp); err != nil {
 		return err
 	}
 	return insertRevision(ctx, tx, *p, revisionMeta{Action: ActionCreate, Author: p.SavedBy, Note: p.SaveNote}, now)
 }
 
-func replaceTags(ctx context.Context, tx *sql.Tx, id int64, tags []Tag) error {
+func replaceTags(ctx context.Context, tx *writeTx, id int64, tags []Tag) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM tags WHERE postmortem_id = ?`, id); err != nil {
 		return err
 	}
+	return insertTags(ctx, tx, id, tags)
+}
+
+// insertTags tags postmortem id, which has no tags.
+func insertTags(ctx context.Context, tx *writeTx, id int64, tags []Tag) error {
 	for _, t := range tags {
 		if !ValidRole(t.Role) {
 			return fmt.Errorf("tag %s: role %q: %w", t.PatternSlug, t.Role, ErrInvalid)
@@ -597,7 +610,7 @@ func replaceTags(ctx context.Context, tx *sql.Tx, id int64, tags []Tag) error {
 
 // uniqueSlug returns want when it is free (a caller-chosen slug must be), or
 // a slug made from the title with a numeric suffix when needed.
-func uniqueSlug(ctx context.Context, tx *sql.Tx, want, title string) (string, error) {
+func uniqueSlug(ctx context.Context, tx *writeTx, want, title string) (string, error) {
 	taken := func(s string) (bool, error) {
 		if reservedSlugs[s] {
 			return true, nil

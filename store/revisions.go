@@ -119,7 +119,7 @@ type revisionMeta struct {
 	Author, Note string
 }
 
-func insertRevision(ctx context.Context, tx *sql.Tx, p Postmortem, m revisionMeta, now time.Time) error {
+func insertRevision(ctx context.Context, tx *writeTx, p Postmortem, m revisionMeta, now time.Time) error {
 	snap, err := json.Marshal(p.Fields())
 	if err != nil {
 		return fmt.Errorf("record revision: %w", err)
@@ -192,7 +192,7 @@ func getRevision(ctx context.Context, q queryRower, postmortemID int64, version 
 // ensureBaseline records p's current state as a revision if its version has
 // none: postmortems saved before history was kept get their old text into
 // the history before their first edit replaces it.
-func ensureBaseline(ctx context.Context, tx *sql.Tx, p Postmortem) error {
+func ensureBaseline(ctx context.Context, tx *writeTx, p Postmortem) error {
 	var n int
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM revisions WHERE postmortem_id = ? AND version = ?`, p.ID, p.Version).Scan(&n); err != nil {
 		return err

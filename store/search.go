@@ -427,4 +427,3 @@ func (s *Store) searchSynonyms(ctx context.Context) (*search.Synonyms, error) {
 	c.syn, c.key = search.NewSynonyms(in), key
 	return c.syn, nil
 }
-

@@ -1,10 +1,12 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -22,11 +24,11 @@ func (s *Store) flushSearchIndex(ctx context.Context) error {
 	if !stale {
 		return nil
 	}
-	return s.inTx(ctx, func(*sql.Tx) error { return nil })
+	return s.inTx(ctx, func(*writeTx) error { return nil })
 }
 
 // indexStale reindexes the postmortems the triggers marked in tx.
-func indexStale(ctx context.Context, tx *sql.Tx) error {
+func indexStale(ctx context.Context, tx *writeTx) error {
 	var stale bool
 	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM search_stale)`).Scan(&stale); err != nil || !stale {
 		return err
@@ -52,7 +54,7 @@ func indexStale(ctx context.Context, tx *sql.Tx) error {
 // RebuildSearchIndex rebuilds the whole full-text index from the postmortems.
 // Open calls it when the index was built by another definition.
 func (s *Store) RebuildSearchIndex(ctx context.Context) error {
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(tx *writeTx) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO search_index (search_index) VALUES ('delete-all')`); err != nil {
 			return err
 		}
@@ -108,7 +110,7 @@ type indexDoc struct {
 	patterns                          []string
 }
 
-func loadIndexDocs(ctx context.Context, tx *sql.Tx, where string, args ...any) ([]indexDoc, error) {
+func loadIndexDocs(ctx context.Context, tx *writeTx, where string, args ...any) ([]indexDoc, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT p.id, p.language, p.title, p.summary,
 			concat_ws(char(10), p.body, p.impact, p.trigger_text, p.contributing, p.detection, p.resolution,
 				p.timeline, p.went_well, p.went_wrong, p.got_lucky),
@@ -129,34 +131,76 @@ func loadIndexDocs(ctx context.Context, tx *sql.Tx, where string, args ...any) (
 		}
 		if patterns != "" {
 			d.patterns = strings.Split(patterns, ",")
+			slices.Sort(d.patterns) // group_concat's order is not promised
 		}
 		docs = append(docs, d)
 	}
 	return docs, rows.Err()
 }
 
-func writeIndexDocs(ctx context.Context, tx *sql.Tx, docs []indexDoc) error {
+// indexDocOf is p as loadIndexDocs reads it back once written, so that a
+// batch import can fold and stem it ahead, before the write.
+func indexDocOf(p *Postmortem) indexDoc {
+	d := indexDoc{
+		lang:    cmp.Or(p.Language, "en"),
+		title:   p.Title,
+		summary: p.Summary,
+		body: strings.Join([]string{p.Body, p.Impact, p.Trigger, p.Contributing, p.Detection, p.Resolution,
+			p.Timeline, p.WentWell, p.WentWrong, p.GotLucky}, "\n"),
+	}
+	extra := []string{p.Organization, p.Services}
+	for _, a := range p.ActionItems {
+		extra = append(extra, a.Title)
+	}
+	d.extra = strings.Join(extra, "\n")
+	for _, t := range p.Tags {
+		d.patterns = append(d.patterns, t.PatternSlug)
+	}
+	slices.Sort(d.patterns)
+	d.patterns = slices.Compact(d.patterns)
+	return d
+}
+
+// indexRow is an indexDoc folded and stemmed: the index's columns.
+type indexRow struct {
+	title, summary, body, extra, patterns string
+}
+
+func (d indexDoc) row() indexRow {
+	tokens := make([]string, len(d.patterns))
+	for i, slug := range d.patterns {
+		tokens[i] = search.PatternToken(slug)
+	}
+	return indexRow{
+		title:    search.IndexText(d.title, d.lang),
+		summary:  search.IndexText(d.summary, d.lang),
+		body:     search.IndexText(d.body, d.lang),
+		extra:    search.IndexText(d.extra, d.lang),
+		patterns: strings.Join(tokens, " "),
+	}
+}
+
+func writeIndexDocs(ctx context.Context, tx *writeTx, docs []indexDoc) error {
 	// Folding and stemming is most of the work, and needs no database: it
 	// runs on every core; only the writes are in order.
-	texts := make([][4]string, len(docs))
-	parallel(len(docs), func(i int) {
-		d := docs[i]
-		texts[i] = [4]string{search.IndexText(d.title, d.lang), search.IndexText(d.summary, d.lang),
-			search.IndexText(d.body, d.lang), search.IndexText(d.extra, d.lang)}
-	})
+	rows := make([]indexRow, len(docs))
+	parallel(len(docs), func(i int) { rows[i] = docs[i].row() })
 	for i, d := range docs {
-		tokens := make([]string, len(d.patterns))
-		for i, slug := range d.patterns {
-			tokens[i] = search.PatternToken(slug)
-		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM search_index WHERE rowid = ?`, d.id); err != nil {
 			return fmt.Errorf("index postmortem %d: %w", d.id, err)
 		}
-		t := texts[i]
-		if _, err := tx.ExecContext(ctx, `INSERT INTO search_index (rowid, title, summary, body, extra, patterns)
-			VALUES (?, ?, ?, ?, ?, ?)`, d.id, t[0], t[1], t[2], t[3], strings.Join(tokens, " ")); err != nil {
-			return fmt.Errorf("index postmortem %d: %w", d.id, err)
+		if err := insertIndexRow(ctx, tx, d.id, rows[i]); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// insertIndexRow indexes postmortem id, which must not be in the index.
+func insertIndexRow(ctx context.Context, tx *writeTx, id int64, r indexRow) error {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO search_index (rowid, title, summary, body, extra, patterns)
+		VALUES (?, ?, ?, ?, ?, ?)`, id, r.title, r.summary, r.body, r.extra, r.patterns); err != nil {
+		return fmt.Errorf("index postmortem %d: %w", id, err)
 	}
 	return nil
 }

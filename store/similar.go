@@ -40,39 +40,91 @@ func printOf(text string) *textPrint {
 // saveFingerprint replaces the signature, LSH bands and facts of postmortem
 // id; the caller's transaction also writes the postmortem, so they never
 // disagree.
-func saveFingerprint(ctx context.Context, tx *sql.Tx, id int64, text string) error {
-	return savePrint(ctx, tx, id, printOf(text))
+func saveFingerprint(ctx context.Context, tx *writeTx, id int64, text string) error {
+	if err := deletePrint(ctx, tx, id); err != nil {
+		return err
+	}
+	return insertPrint(ctx, tx, id, printOf(text))
 }
 
-func savePrint(ctx context.Context, tx *sql.Tx, id int64, tp *textPrint) error {
-	for _, q := range []string{`DELETE FROM fingerprint_bands WHERE postmortem_id = ?`, `DELETE FROM postmortem_facts WHERE postmortem_id = ?`} {
-		if _, err := tx.ExecContext(ctx, q, id); err != nil {
-			return fmt.Errorf("save fingerprint: %w", err)
+// deletePrint removes the fingerprint of postmortem id, if any. Its bands
+// and facts are found by their lookup keys: the bands follow from the
+// signature, the facts are listed beside it.
+func deletePrint(ctx context.Context, tx *writeTx, id int64) error {
+	var blob []byte
+	var facts string
+	err := tx.QueryRowContext(ctx, `SELECT signature, facts FROM postmortem_fingerprints WHERE postmortem_id = ?`, id).Scan(&blob, &facts)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("replace fingerprint: %w", err)
+	}
+	deleteBands := `DELETE FROM fingerprint_bands WHERE postmortem_id = ?1 AND band IN (SELECT value FROM json_each(?2))`
+	var bands []byte
+	if sig, err := classify.ParseSignature(blob); err == nil {
+		if bands, err = json.Marshal(sig.Bands()); err != nil {
+			return err
+		}
+	} else {
+		// Written by another version of the shingling: its bands cannot be
+		// worked out, so look for them in every row (slow, and only once).
+		deleteBands = `DELETE FROM fingerprint_bands WHERE postmortem_id = ?1`
+	}
+	for _, q := range []struct {
+		sql  string
+		keys any
+	}{
+		{deleteBands, string(bands)},
+		{`DELETE FROM postmortem_facts WHERE postmortem_id = ?1 AND fact IN (SELECT value FROM json_each(?2))`, facts},
+		{`DELETE FROM postmortem_fingerprints WHERE postmortem_id = ?1`, nil},
+	} {
+		if _, err := tx.ExecContext(ctx, q.sql, id, q.keys); err != nil {
+			return fmt.Errorf("replace fingerprint: %w", err)
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO postmortem_fingerprints (postmortem_id, signature) VALUES (?, ?)
-		ON CONFLICT (postmortem_id) DO UPDATE SET signature = excluded.signature`, id, tp.sig.Bytes()); err != nil {
-		return fmt.Errorf("save fingerprint: %w", err)
-	}
+	return nil
+}
+
+// insertPrint writes the fingerprint of postmortem id, which has none.
+func insertPrint(ctx context.Context, tx *writeTx, id int64, tp *textPrint) error {
 	// One statement each for the dozens of bands and facts: a statement
 	// per row costs more in calls than in writes.
 	bands, err := json.Marshal(tp.sig.Bands())
 	if err != nil {
 		return err
 	}
+	keys := tp.facts
+	if keys == nil {
+		keys = []string{} // stored as [], not null
+	}
+	facts, err := json.Marshal(keys)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO postmortem_fingerprints (postmortem_id, signature, facts) VALUES (?, ?, ?)`,
+		id, tp.sig.Bytes(), string(facts)); err != nil {
+		return fmt.Errorf("save fingerprint: %w", err)
+	}
 	if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO fingerprint_bands (band, postmortem_id)
 		SELECT value, ? FROM json_each(?)`, id, string(bands)); err != nil {
 		return fmt.Errorf("save fingerprint bands: %w", err)
 	}
-	if len(tp.facts) > 0 {
-		facts, err := json.Marshal(tp.facts)
-		if err != nil {
-			return err
+	// Only the distinctive facts are looked up (findTranslations): the
+	// others, such as small numbers, are kept in the list alone.
+	var lookup []string
+	for _, k := range keys {
+		if classify.Distinctive(k) {
+			lookup = append(lookup, k)
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO postmortem_facts (fact, postmortem_id)
-			SELECT value, ? FROM json_each(?)`, id, string(facts)); err != nil {
-			return fmt.Errorf("save facts: %w", err)
-		}
+	}
+	lookupKeys, err := json.Marshal(lookup)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO postmortem_facts (fact, postmortem_id)
+		SELECT value, ? FROM json_each(?)`, id, string(lookupKeys)); err != nil {
+		return fmt.Errorf("save facts: %w", err)
 	}
 	return nil
 }
@@ -121,7 +173,7 @@ func (s *Store) fingerprintMissing(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("backfill fingerprint of %q: %w", slug, err)
 		}
-		if err := s.inTx(ctx, func(tx *sql.Tx) error {
+		if err := s.inTx(ctx, func(tx *writeTx) error {
 			return saveFingerprint(ctx, tx, p.ID, fingerprintText(&p))
 		}); err != nil {
 			return fmt.Errorf("backfill fingerprint of %q: %w", slug, err)
@@ -236,7 +288,7 @@ func (s *Store) findTranslations(ctx context.Context, q SimilarQuery, found map[
 		if other.Language == q.Language {
 			continue
 		}
-		keys, err := s.texts(ctx, `SELECT fact FROM postmortem_facts WHERE postmortem_id = ? ORDER BY fact`, id)
+		keys, err := s.texts(ctx, `SELECT value FROM postmortem_fingerprints, json_each(facts) WHERE postmortem_id = ? ORDER BY value`, id)
 		if err != nil {
 			return err
 		}

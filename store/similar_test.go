@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"hindsight/classify"
 	"hindsight/seeds"
 	"hindsight/store"
 )
@@ -228,7 +229,7 @@ func TestRecordRejection(t *testing.T) {
 // TestFingerprintFollowsUpdates: an edit that replaces the text replaces the
 // fingerprint in the same save.
 func TestFingerprintFollowsUpdates(t *testing.T) {
-	st, _ := newEmptyStore(t)
+	st, path := newEmptyStore(t)
 	p := store.Postmortem{Title: "Outage", Body: seedText(t, seed003)}
 	if err := st.CreatePostmortem(t.Context(), &p); err != nil {
 		t.Fatal(err)
@@ -249,5 +250,32 @@ func TestFingerprintFollowsUpdates(t *testing.T) {
 		if got := similarSlugs(sims, store.KindRewrite); !slices.Equal(got, tt.want) {
 			t.Errorf("after the edit: rewrites = %v, want %v", got, tt.want)
 		}
+	}
+	// No row of the old fingerprint is left behind: the only postmortem
+	// has exactly the new text's bands and facts.
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	bands := classify.Fingerprint(f.Body).Bands()
+	slices.Sort(bands)
+	var nBands, nFacts int
+	if err := raw.QueryRowContext(t.Context(), `SELECT (SELECT count(*) FROM fingerprint_bands), (SELECT count(*) FROM postmortem_facts)`).
+		Scan(&nBands, &nFacts); err != nil {
+		t.Fatal(err)
+	}
+	if want := len(slices.Compact(bands)); nBands != want {
+		t.Errorf("%d band rows after the edit, want %d", nBands, want)
+	}
+	// The distinctive facts are the ones looked up.
+	wantFacts := 0
+	for _, k := range classify.ExtractFacts(f.Body).Keys() {
+		if classify.Distinctive(k) {
+			wantFacts++
+		}
+	}
+	if nFacts != wantFacts || wantFacts == 0 {
+		t.Errorf("%d fact rows after the edit, want %d (and some)", nFacts, wantFacts)
 	}
 }

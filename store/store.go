@@ -102,18 +102,19 @@ func (s *Store) Close() error {
 // inTx runs fn in a transaction, committing only if fn returns nil. Before
 // committing it reindexes for search the postmortems fn changed, so the
 // index is always in step with the data.
-func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+func (s *Store) inTx(ctx context.Context, fn func(tx *writeTx) error) error {
 	select {
 	case s.writer <- struct{}{}:
 	case <-ctx.Done():
 		return ctx.Err()
 	}
 	defer func() { <-s.writer }()
-	tx, err := s.db.BeginTx(ctx, nil)
+	sqlTx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
-	defer tx.Rollback()
+	defer sqlTx.Rollback()
+	tx := &writeTx{Tx: sqlTx, stmts: map[string]*sql.Stmt{}}
 	if err := fn(tx); err != nil {
 		return err
 	}
@@ -123,6 +124,53 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 		}
 	}
 	return tx.Commit()
+}
+
+// writeTx is a write transaction that prepares each statement once: a batch
+// import runs the same few statements for thousands of postmortems, and
+// preparing one costs about as much as running it. The statements are
+// closed with the transaction.
+type writeTx struct {
+	*sql.Tx
+	stmts map[string]*sql.Stmt
+}
+
+func (tx *writeTx) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
+	if st, ok := tx.stmts[query]; ok {
+		return st, nil
+	}
+	st, err := tx.Tx.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	tx.stmts[query] = st
+	return st, nil
+}
+
+func (tx *writeTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	st, err := tx.prepared(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.ExecContext(ctx, args...)
+}
+
+func (tx *writeTx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	st, err := tx.prepared(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.QueryContext(ctx, args...)
+}
+
+func (tx *writeTx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	st, err := tx.prepared(ctx, query)
+	if err != nil {
+		// *sql.Row carries no error of its own making: the unprepared
+		// query reports the same error from Scan.
+		return tx.Tx.QueryRowContext(ctx, query, args...)
+	}
+	return st.QueryRowContext(ctx, args...)
 }
 
 func (s *Store) now() string { return formatTime(s.Now()) }

@@ -1,0 +1,78 @@
+package store_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"hindsight/bench/corpus"
+	"hindsight/ingest"
+	"hindsight/seeds"
+	"hindsight/store"
+)
+
+// BenchmarkImportPostmortems measures a batch import of generated
+// postmortems (package bench/corpus), as `server import` runs it:
+//   - prepare: reading one file's text into a postmortem ready to write
+//     (cleaning, fingerprinting, folding and stemming for search), which
+//     the import does on every core;
+//   - write: ImportPostmortems in transactions of 2048 into a store
+//     holding the seeds, the serial part: one writer at a time.
+//
+// Both report postmortems/s. The store grows with b.N, and writes slow
+// down as its indexes grow: bench/run measures the import at 100,000.
+func BenchmarkImportPostmortems(b *testing.B) {
+	_, pats, err := seeds.Catalogue()
+	if err != nil {
+		b.Fatal(err)
+	}
+	gen := corpus.New(1, pats)
+	prepare := func(d corpus.Doc) *store.Postmortem {
+		c, err := ingest.Clean(d.Data, d.Name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		p := store.ImportedPostmortem(c, string(d.Data))
+		p.PrepareImport()
+		return &p
+	}
+	b.Run("prepare", func(b *testing.B) {
+		docs := make([]corpus.Doc, b.N)
+		for i := range docs {
+			docs[i] = gen.Doc(i)
+		}
+		b.ResetTimer()
+		for i := range b.N {
+			prepare(docs[i])
+		}
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "postmortems/s")
+	})
+	b.Run("write", func(b *testing.B) {
+		st, err := store.Open(b.Context(), filepath.Join(b.TempDir(), "bench.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer st.Close()
+		if _, err := seeds.Load(b.Context(), st); err != nil {
+			b.Fatal(err)
+		}
+		ps := make([]*store.Postmortem, b.N)
+		for i := range ps {
+			ps[i] = prepare(gen.Doc(i))
+		}
+		b.ResetTimer()
+		for start := 0; start < len(ps); start += 2048 {
+			batch := ps[start:min(start+2048, len(ps))]
+			errs, err := st.ImportPostmortems(b.Context(), batch)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for i, err := range errs {
+				if err != nil {
+					b.Fatal(fmt.Errorf("%s: %w", batch[i].Title, err))
+				}
+			}
+		}
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "postmortems/s")
+	})
+}
