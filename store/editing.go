@@ -165,7 +165,7 @@ func updatePostmortem(ctx context.Context, tx *writeTx, p *Postmortem, now time.
 	if err := replaceTags(ctx, tx, p.ID, p.Tags); err != nil {
 		return err
 	}
-	return saveFingerprint(ctx, tx, p.ID, fingerprintText(p))
+	return saveFingerprint(ctx, tx, p)
 }
 
 // setDuration derives the incident's duration from its start and

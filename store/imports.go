@@ -170,14 +170,10 @@ type querier interface {
 
 func findImported(ctx context.Context, q querier, source string) (string, error) {
 	var slug string
-	// Each branch repeats its index's condition (source_hash != '', or
-	// the unhashed rows') so that SQLite can use that partial index: with
-	// a bound value alone it cannot tell, and it would read every row.
-	err := q.QueryRowContext(ctx, `SELECT slug FROM (
-			SELECT id, slug FROM postmortems WHERE source_hash = ? AND source_hash != ''
-			UNION ALL
-			SELECT id, slug FROM postmortems WHERE source_hash = '' AND source_text != '' AND source_text = ?)
-		ORDER BY id LIMIT 1`, SourceHash(source), source).Scan(&slug)
+	// The condition repeats the partial index's (source_hash != ''), so
+	// that SQLite can use it: with a bound value alone it cannot tell.
+	err := q.QueryRowContext(ctx, `SELECT slug FROM postmortems WHERE source_hash != '' AND source_hash = ?`,
+		SourceHash(source)).Scan(&slug)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", fmt.Errorf("find imported text: %w", ErrNotFound)
 	}
@@ -185,6 +181,54 @@ func findImported(ctx context.Context, q querier, source string) (string, error)
 		return "", fmt.Errorf("find imported text: %w", err)
 	}
 	return slug, nil
+}
+
+// hashSourceTexts hashes the texts imported before source_hash existed
+// (migration 0030), so that findImported looks every text up by its hash
+// alone. It runs once: store_jobs remembers it. Of two rows with the same
+// text, the first keeps the hash; the text is found either way.
+func (s *Store) hashSourceTexts(ctx context.Context) error {
+	var done bool
+	if err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM store_jobs WHERE name = 'source-hashes')`).Scan(&done); err != nil || done {
+		return err
+	}
+	err := s.inTx(ctx, func(tx *writeTx) error {
+		rows, err := tx.QueryContext(ctx, `SELECT id, source_text FROM postmortems INDEXED BY postmortems_unhashed
+			WHERE source_hash = '' AND source_text != '' ORDER BY id`)
+		if err != nil {
+			return err
+		}
+		type unhashed struct {
+			id   int64
+			hash string
+		}
+		var todo []unhashed
+		for rows.Next() {
+			var u unhashed
+			var text string
+			if err := rows.Scan(&u.id, &text); err != nil {
+				rows.Close()
+				return err
+			}
+			u.hash = SourceHash(text)
+			todo = append(todo, u)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, u := range todo {
+			if _, err := tx.ExecContext(ctx, `UPDATE OR IGNORE postmortems SET source_hash = ? WHERE id = ?`, u.hash, u.id); err != nil {
+				return err
+			}
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO store_jobs (name, done_at) VALUES ('source-hashes', ?)`, s.now())
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("hash imported texts: %w", err)
+	}
+	return nil
 }
 
 // ImportPostmortem validates p and creates it like CreatePostmortem, in one
@@ -220,6 +264,7 @@ func (s *Store) ImportPostmortems(ctx context.Context, ps []*Postmortem) (errs [
 	parallel(len(ps), func(i int) { ps[i].PrepareImport() })
 	failed := -1
 	err = s.inTx(ctx, func(tx *writeTx) error {
+		var written []*Postmortem
 		// The batch touches pages all over the fingerprint and search
 		// indexes: a larger cache for this connection (256 MB; the default
 		// is 2 MB) keeps them from being read again and again, and
@@ -242,12 +287,18 @@ func (s *Store) ImportPostmortems(ctx context.Context, ps []*Postmortem) (errs [
 				errs[i] = fmt.Errorf("import postmortem %q: %w", p.Title, err)
 				continue
 			}
-			if err := s.writeImport(ctx, tx, p); err != nil {
+			if err := s.createPostmortem(ctx, tx, p); err != nil {
 				failed = i
 				return err
 			}
+			written = append(written, p)
 		}
-		return s.indexImported(ctx, tx, ps, errs)
+		// Their fingerprints and search index rows go in last, all
+		// together (see insertPrints and indexImported).
+		if err := insertPrints(ctx, tx, written...); err != nil {
+			return err
+		}
+		return s.indexImported(ctx, tx, written)
 	})
 	if err != nil && failed >= 0 {
 		// A write failed half-way: import them one by one, so that only
@@ -282,7 +333,10 @@ func (s *Store) importPostmortem(ctx context.Context, tx *writeTx, p *Postmortem
 	if err := checkImport(ctx, tx, p); err != nil {
 		return err
 	}
-	return s.writeImport(ctx, tx, p)
+	if err := s.createPostmortem(ctx, tx, p); err != nil {
+		return err
+	}
+	return insertPrints(ctx, tx, p)
 }
 
 // checkImport refuses a text already imported, and checks the references.
@@ -299,27 +353,20 @@ func checkImport(ctx context.Context, tx *writeTx, p *Postmortem) error {
 	return checkReferences(ctx, tx, p)
 }
 
-func (s *Store) writeImport(ctx context.Context, tx *writeTx, p *Postmortem) error {
-	if err := s.createPostmortem(ctx, tx, p); err != nil {
-		return err
-	}
-	return nil
-}
-
 // indexImported writes the search index rows that PrepareImport made for
-// the postmortems of ps just written, so that the commit need not read
-// them back to index them. They go in last, one after another: FTS5 keeps
-// new rows in memory but writes them out at the start of every statement
-// that may need undoing (most of an import's writes), so interleaved with
-// the other writes each row would become an index segment of its own,
-// merged again and again.
-func (s *Store) indexImported(ctx context.Context, tx *writeTx, ps []*Postmortem, errs []error) error {
+// the postmortems just written, so that the commit need not read them back
+// to index them. They go in last, one after another: FTS5 keeps new rows in
+// memory but writes them out at the start of every statement that may need
+// undoing (most of an import's writes), so interleaved with the other
+// writes each row would become an index segment of its own, merged again
+// and again.
+func (s *Store) indexImported(ctx context.Context, tx *writeTx, ps []*Postmortem) error {
 	if !s.indexing {
 		return nil // Open builds the whole index
 	}
 	var ids []int64
-	for i, p := range ps {
-		if errs[i] == nil && p.indexed != nil {
+	for _, p := range ps {
+		if p.indexed != nil {
 			ids = append(ids, p.ID)
 		}
 	}
@@ -330,8 +377,8 @@ func (s *Store) indexImported(ctx context.Context, tx *writeTx, ps []*Postmortem
 	if _, err := tx.ExecContext(ctx, `DELETE FROM search_stale WHERE postmortem_id IN (SELECT value FROM json_each(?))`, string(idList)); err != nil {
 		return err
 	}
-	for i, p := range ps {
-		if errs[i] == nil && p.indexed != nil {
+	for _, p := range ps {
+		if p.indexed != nil {
 			if err := insertIndexRow(ctx, tx, p.ID, *p.indexed); err != nil {
 				return err
 			}
@@ -344,14 +391,23 @@ func (s *Store) indexImported(ctx context.Context, tx *writeTx, ps []*Postmortem
 // and picks the variant kind when none was given.
 func checkReferences(ctx context.Context, tx *writeTx, p *Postmortem) error {
 	errs := FieldErrors{}
-	for _, t := range p.Tags {
-		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM patterns WHERE slug = ?`, t.PatternSlug).Scan(&n); err != nil {
+	if len(p.Tags) > 0 {
+		slugs := make([]string, len(p.Tags))
+		for i, t := range p.Tags {
+			slugs[i] = t.PatternSlug
+		}
+		list, err := json.Marshal(slugs)
+		if err != nil {
 			return err
 		}
-		if n == 0 {
-			errs["patterns"] = fmt.Sprintf("There is no pattern %q in the catalogue.", t.PatternSlug)
-			break
+		var unknown string
+		err = tx.QueryRowContext(ctx, `SELECT value FROM json_each(?) WHERE value NOT IN (SELECT slug FROM patterns) ORDER BY key LIMIT 1`,
+			string(list)).Scan(&unknown)
+		switch {
+		case err == nil:
+			errs["patterns"] = fmt.Sprintf("There is no pattern %q in the catalogue.", unknown)
+		case !errors.Is(err, sql.ErrNoRows):
+			return err
 		}
 	}
 	if p.VariantOf != "" {

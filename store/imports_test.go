@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"database/sql"
 	"errors"
 	"os"
 	"path/filepath"
@@ -167,5 +168,54 @@ func TestImportedPostmortem(t *testing.T) {
 	}
 	if got := store.NormalizeSeverity("Major"); got != "Major" {
 		t.Errorf("NormalizeSeverity(Major) = %q, want it left for validation", got)
+	}
+}
+
+// TestImportedTextsWithoutHash: texts imported before source_hash existed
+// get their hash on the next Open, once, so that importing them again is
+// still refused; of two copies of one text, the first keeps the hash.
+func TestImportedTextsWithoutHash(t *testing.T) {
+	st, path := newEmptyStore(t)
+	ctx := t.Context()
+	for _, p := range []*store.Postmortem{
+		{Title: "Old import", Body: "x", SourceText: "the original file"},
+		{Title: "Its copy", Body: "y", SourceText: "another file"},
+	} {
+		if err := st.ImportPostmortem(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// As in a database from before source_hash: no hashes, and two rows
+	// with one text.
+	for _, q := range []string{
+		`UPDATE postmortems SET source_hash = ''`,
+		`UPDATE postmortems SET source_text = 'the original file'`,
+		`DELETE FROM store_jobs WHERE name = 'source-hashes'`,
+	} {
+		if _, err := raw.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw.Close()
+	again, err := store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	if slug, err := again.FindImported(ctx, "the original file"); err != nil || slug != "old-import" {
+		t.Errorf("FindImported = %q, %v; want old-import", slug, err)
+	}
+	var dup *store.DuplicateError
+	err = again.ImportPostmortem(ctx, &store.Postmortem{Title: "Again", Body: "z", SourceText: "the original file"})
+	if !errors.As(err, &dup) || dup.Slug != "old-import" {
+		t.Errorf("importing the text again: err = %v, want a DuplicateError naming old-import", err)
+	}
+	if _, err := again.FindImported(ctx, "another file"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("FindImported(a text no longer held) err = %v, want ErrNotFound", err)
 	}
 }

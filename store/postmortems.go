@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -484,13 +485,16 @@ func (s *Store) listComments(ctx context.Context, id int64) ([]Comment, error) {
 	return out, rows.Err()
 }
 
-// CreatePostmortem stores p with its tags, action items, comments and first
-// revision, in one transaction. It fills ID, Slug (from the title when empty), GroupID,
+// CreatePostmortem stores p with its tags, action items, comments, first
+// revision and fingerprint, in one transaction. It fills ID, Slug (from the title when empty), GroupID,
 // Version and the timestamps. When p.VariantOf names a postmortem, p joins
 // its variant group; otherwise p starts a group of its own.
 func (s *Store) CreatePostmortem(ctx context.Context, p *Postmortem) error {
 	err := s.inTx(ctx, func(tx *writeTx) error {
-		return s.createPostmortem(ctx, tx, p)
+		if err := s.createPostmortem(ctx, tx, p); err != nil {
+			return err
+		}
+		return insertPrints(ctx, tx, p)
 	})
 	if err != nil {
 		return fmt.Errorf("create postmortem %q: %w", p.Title, err)
@@ -577,13 +581,6 @@ func (s *Store) createPostmortem(ctx context.Context, tx *writeTx, p *Postmortem
 			return err
 		}
 	}
-	tp := p.print
-	if tp == nil {
-		tp = printOf(fingerprintText(p))
-	}
-	if err := insertPrint(ctx, tx, p.ID, tp); err != nil {
-		return err
-	}
 	return insertRevision(ctx, tx, *p, revisionMeta{Action: ActionCreate, Author: p.SavedBy, Note: p.SaveNote}, now)
 }
 
@@ -594,16 +591,25 @@ func replaceTags(ctx context.Context, tx *writeTx, id int64, tags []Tag) error {
 	return insertTags(ctx, tx, id, tags)
 }
 
-// insertTags tags postmortem id, which has no tags.
+// insertTags tags postmortem id, which has no tags, in one statement.
 func insertTags(ctx context.Context, tx *writeTx, id int64, tags []Tag) error {
-	for _, t := range tags {
+	if len(tags) == 0 {
+		return nil
+	}
+	rows := make([][2]string, len(tags))
+	for i, t := range tags {
 		if !ValidRole(t.Role) {
 			return fmt.Errorf("tag %s: role %q: %w", t.PatternSlug, t.Role, ErrInvalid)
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO tags (postmortem_id, pattern_slug, role) VALUES (?, ?, ?)`,
-			id, t.PatternSlug, t.Role); err != nil {
-			return fmt.Errorf("tag %s: %w", t.PatternSlug, err)
-		}
+		rows[i] = [2]string{t.PatternSlug, t.Role}
+	}
+	list, err := json.Marshal(rows)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO tags (postmortem_id, pattern_slug, role)
+		SELECT ?, value ->> 0, value ->> 1 FROM json_each(?) ORDER BY key`, id, string(list)); err != nil {
+		return fmt.Errorf("tags: %w", err)
 	}
 	return nil
 }

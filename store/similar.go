@@ -37,14 +37,15 @@ func printOf(text string) *textPrint {
 	return &textPrint{sig: classify.Fingerprint(text), facts: classify.ExtractFacts(text).Keys()}
 }
 
-// saveFingerprint replaces the signature, LSH bands and facts of postmortem
-// id; the caller's transaction also writes the postmortem, so they never
-// disagree.
-func saveFingerprint(ctx context.Context, tx *writeTx, id int64, text string) error {
-	if err := deletePrint(ctx, tx, id); err != nil {
+// saveFingerprint replaces the signature, LSH bands and facts of p with
+// those of its current text; the caller's transaction also writes p, so
+// they never disagree.
+func saveFingerprint(ctx context.Context, tx *writeTx, p *Postmortem) error {
+	if err := deletePrint(ctx, tx, p.ID); err != nil {
 		return err
 	}
-	return insertPrint(ctx, tx, id, printOf(text))
+	p.print = printOf(fingerprintText(p))
+	return insertPrints(ctx, tx, p)
 }
 
 // deletePrint removes the fingerprint of postmortem id, if any. Its bands
@@ -86,45 +87,81 @@ func deletePrint(ctx context.Context, tx *writeTx, id int64) error {
 	return nil
 }
 
-// insertPrint writes the fingerprint of postmortem id, which has none.
-func insertPrint(ctx context.Context, tx *writeTx, id int64, tp *textPrint) error {
-	// One statement each for the dozens of bands and facts: a statement
-	// per row costs more in calls than in writes.
-	bands, err := json.Marshal(tp.sig.Bands())
-	if err != nil {
-		return err
+// insertPrints writes the fingerprints of postmortems that have none: each
+// one's signature and facts (computed ahead by PrepareImport, or now), and
+// the rows to look them up by. The lookup rows of all of them go in at
+// once, in key order: a batch import adds rows all over these large
+// indexes, and in key order each page is changed once, not once per
+// postmortem.
+func insertPrints(ctx context.Context, tx *writeTx, ps ...*Postmortem) error {
+	type bandRow struct{ band, id int64 }
+	type factRow struct {
+		fact string
+		id   int64
 	}
-	keys := tp.facts
-	if keys == nil {
-		keys = []string{} // stored as [], not null
-	}
-	facts, err := json.Marshal(keys)
-	if err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO postmortem_fingerprints (postmortem_id, signature, facts) VALUES (?, ?, ?)`,
-		id, tp.sig.Bytes(), string(facts)); err != nil {
-		return fmt.Errorf("save fingerprint: %w", err)
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO fingerprint_bands (band, postmortem_id)
-		SELECT value, ? FROM json_each(?)`, id, string(bands)); err != nil {
-		return fmt.Errorf("save fingerprint bands: %w", err)
-	}
-	// Only the distinctive facts are looked up (findTranslations): the
-	// others, such as small numbers, are kept in the list alone.
-	var lookup []string
-	for _, k := range keys {
-		if classify.Distinctive(k) {
-			lookup = append(lookup, k)
+	var bands []bandRow
+	var facts []factRow
+	for _, p := range ps {
+		if p.print == nil {
+			p.print = printOf(fingerprintText(p))
+		}
+		keys := p.print.facts
+		if keys == nil {
+			keys = []string{} // stored as [], not null
+		}
+		list, err := json.Marshal(keys)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO postmortem_fingerprints (postmortem_id, signature, facts) VALUES (?, ?, ?)`,
+			p.ID, p.print.sig.Bytes(), string(list)); err != nil {
+			return fmt.Errorf("save fingerprint: %w", err)
+		}
+		for _, b := range p.print.sig.Bands() {
+			bands = append(bands, bandRow{b, p.ID})
+		}
+		// Only the distinctive facts are looked up (findTranslations): the
+		// others, such as small numbers, are kept in the list alone.
+		for _, k := range keys {
+			if classify.Distinctive(k) {
+				facts = append(facts, factRow{k, p.ID})
+			}
 		}
 	}
-	lookupKeys, err := json.Marshal(lookup)
-	if err != nil {
-		return err
+	slices.SortFunc(bands, func(a, b bandRow) int { return cmp.Or(cmp.Compare(a.band, b.band), cmp.Compare(a.id, b.id)) })
+	slices.SortFunc(facts, func(a, b factRow) int { return cmp.Or(strings.Compare(a.fact, b.fact), cmp.Compare(a.id, b.id)) })
+	bandRows := make([][2]any, len(bands))
+	for i, r := range bands {
+		bandRows[i] = [2]any{r.band, r.id}
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO postmortem_facts (fact, postmortem_id)
-		SELECT value, ? FROM json_each(?)`, id, string(lookupKeys)); err != nil {
+	factRows := make([][2]any, len(facts))
+	for i, r := range facts {
+		factRows[i] = [2]any{r.fact, r.id}
+	}
+	if err := insertPairs(ctx, tx, `INSERT OR IGNORE INTO fingerprint_bands (band, postmortem_id) VALUES `, bandRows); err != nil {
+		return fmt.Errorf("save fingerprint bands: %w", err)
+	}
+	if err := insertPairs(ctx, tx, `INSERT OR IGNORE INTO postmortem_facts (fact, postmortem_id) VALUES `, factRows); err != nil {
 		return fmt.Errorf("save facts: %w", err)
+	}
+	return nil
+}
+
+// insertPairs runs insert, which ends in VALUES, for rows of two columns,
+// up to 500 rows a statement: one statement per row costs more in calls
+// than in writes, and bound values cost less than a JSON array to unpack.
+func insertPairs(ctx context.Context, tx *writeTx, insert string, rows [][2]any) error {
+	const perStatement = 500
+	args := make([]any, 0, 2*perStatement)
+	for start := 0; start < len(rows); start += perStatement {
+		part := rows[start:min(start+perStatement, len(rows))]
+		args = args[:0]
+		for _, r := range part {
+			args = append(args, r[0], r[1])
+		}
+		if _, err := tx.ExecContext(ctx, insert+strings.Repeat("(?, ?), ", len(part)-1)+"(?, ?)", args...); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -174,7 +211,7 @@ func (s *Store) fingerprintMissing(ctx context.Context) error {
 			return fmt.Errorf("backfill fingerprint of %q: %w", slug, err)
 		}
 		if err := s.inTx(ctx, func(tx *writeTx) error {
-			return saveFingerprint(ctx, tx, p.ID, fingerprintText(&p))
+			return saveFingerprint(ctx, tx, &p)
 		}); err != nil {
 			return fmt.Errorf("backfill fingerprint of %q: %w", slug, err)
 		}

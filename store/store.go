@@ -67,6 +67,10 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, err
 	}
+	if err := s.hashSourceTexts(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
 	if err := s.derived.open(ctx, db); err != nil {
 		db.Close()
 		return nil, err
