@@ -50,7 +50,18 @@ var stopwords = func() map[string]bool {
 
 // Fingerprint computes the signature of a text.
 func Fingerprint(text string) Signature {
+	return fingerprintOf(tokenize(text))
+}
+
+// FingerprintAndFacts is Fingerprint and ExtractFacts of text, which it
+// reads once: a batch import needs both of every postmortem.
+func FingerprintAndFacts(text string) (Signature, DocFacts) {
 	toks := tokenize(text)
+	return fingerprintOf(toks), factsOf(text, toks)
+}
+
+// fingerprintOf is the signature of the words toks.
+func fingerprintOf(toks []token) Signature {
 	words := make([]string, len(toks))
 	for i, t := range toks {
 		words[i] = stemOf(t.norm).en

@@ -177,3 +177,29 @@ func BenchmarkFingerprint20kB(b *testing.B) {
 		classify.Fingerprint(text)
 	}
 }
+
+// TestFingerprintAndFacts: reading a text once for both gives what
+// Fingerprint and ExtractFacts give apart, with names, numbers and
+// title-case lines on any line.
+func TestFingerprintAndFacts(t *testing.T) {
+	texts := []string{
+		"",
+		"\n\n",
+		"One line. Then Facebook fell over for 2.5 hours",
+		"We saw IMAP fail.\nGmail Was Down For Everyone Today\nthe Gmail\nteam paged SRE at 12:30, after four retries\n",
+		"didn't\nrestart; keep-alive 2,5\n3 servers\n",
+	}
+	for _, name := range []string{seed000, seed001, seed002, seed003, seed004} {
+		texts = append(texts, readSeed(t, name))
+	}
+	for _, text := range texts {
+		sig, facts := classify.FingerprintAndFacts(text)
+		if sig != classify.Fingerprint(text) {
+			t.Errorf("%.40q: signature differs from Fingerprint's", text)
+		}
+		want := classify.ExtractFacts(text)
+		if !slices.Equal(facts.Keys(), want.Keys()) {
+			t.Errorf("%.40q: facts %v, ExtractFacts %v", text, facts.Keys(), want.Keys())
+		}
+	}
+}

@@ -39,24 +39,39 @@ var spelled = map[string]string{
 // of a sentence, outside title-case lines (bait titles like "Facebook Sorry
 // Something Went Wrong Error" would make every word a name).
 func ExtractFacts(text string) DocFacts {
+	return factsOf(text, tokenize(text))
+}
+
+// factsOf is ExtractFacts of text, whose words are toks.
+func factsOf(text string, toks []token) DocFacts {
 	var f DocFacts
 	numbers := map[string]bool{}
 	names := map[string]bool{}
-	for _, line := range strings.Split(text, "\n") {
-		toks := tokenize(line)
-		if titleCase(line, toks) {
+	for len(toks) > 0 {
+		// The words of one line: no word spans a line break.
+		end := len(text)
+		if i := strings.IndexByte(text[toks[0].start:], '\n'); i >= 0 {
+			end = toks[0].start + i
+		}
+		n := 1
+		for n < len(toks) && toks[n].start < end {
+			n++
+		}
+		line := toks[:n]
+		toks = toks[n:]
+		if titleCase(text, line) {
 			continue
 		}
-		for i, t := range toks {
+		for i, t := range line {
 			if d, ok := spelled[t.norm]; ok {
 				numbers[d] = true
 				continue
 			}
-			r, _ := utf8.DecodeRuneInString(line[t.start:])
+			r, _ := utf8.DecodeRuneInString(text[t.start:])
 			switch {
 			case unicode.IsDigit(r):
 				numbers[t.norm] = true
-			case unicode.IsUpper(r) && i > 0 && !sentenceStart(line, toks[i-1].end, t.start) && len(t.norm) > 1:
+			case unicode.IsUpper(r) && i > 0 && !sentenceStart(text, line[i-1].end, t.start) && len(t.norm) > 1:
 				names[t.norm] = true
 			}
 		}
@@ -66,13 +81,14 @@ func ExtractFacts(text string) DocFacts {
 	return f
 }
 
-func titleCase(line string, toks []token) bool {
+// titleCase reports whether most words of a line of text are capitalised.
+func titleCase(text string, toks []token) bool {
 	if len(toks) < 3 {
 		return false
 	}
 	upper := 0
 	for _, t := range toks {
-		if r, _ := utf8.DecodeRuneInString(line[t.start:]); unicode.IsUpper(r) {
+		if r, _ := utf8.DecodeRuneInString(text[t.start:]); unicode.IsUpper(r) {
 			upper++
 		}
 	}
@@ -80,8 +96,8 @@ func titleCase(line string, toks []token) bool {
 }
 
 // sentenceStart reports whether the text between two words ends a sentence.
-func sentenceStart(line string, prevEnd, start int) bool {
-	return strings.ContainsAny(line[prevEnd:start], ".!?:")
+func sentenceStart(text string, prevEnd, start int) bool {
+	return strings.ContainsAny(text[prevEnd:start], ".!?:")
 }
 
 func sortedKeys(m map[string]bool) []string {

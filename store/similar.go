@@ -34,7 +34,8 @@ type textPrint struct {
 }
 
 func printOf(text string) *textPrint {
-	return &textPrint{sig: classify.Fingerprint(text), facts: classify.ExtractFacts(text).Keys()}
+	sig, facts := classify.FingerprintAndFacts(text)
+	return &textPrint{sig: sig, facts: facts.Keys()}
 }
 
 // saveFingerprint replaces the signature, LSH bands and facts of p with
