@@ -265,7 +265,7 @@ func removeRepeats(s string) (string, int) {
 		}
 		return h
 	}
-	first := map[uint64]int{}
+	first := make(map[uint64]int, len(toks))
 	type span struct{ start, end int }
 	var cuts []span
 	removed := 0
