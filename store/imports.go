@@ -316,9 +316,10 @@ func (s *Store) ImportPostmortems(ctx context.Context, ps []*Postmortem) (errs [
 }
 
 // PrepareImport does ahead the part of importing p that needs no database
-// (fingerprinting its text, folding and stemming it for search), so that a batch import can do it for the next
-// batch while the store writes this one. ImportPostmortems does it for the
-// postmortems not prepared yet; p must not change afterwards.
+// (fingerprinting its text, folding and stemming it for search), so that a
+// batch import can do it for the next batch while the store writes this
+// one. ImportPostmortems does it for the postmortems not prepared yet; p
+// must not change afterwards.
 func (p *Postmortem) PrepareImport() {
 	if p.print == nil {
 		p.print = printOf(fingerprintText(p))
