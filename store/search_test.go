@@ -460,7 +460,8 @@ func TestSearchIndexRebuiltWhenStale(t *testing.T) {
 // BenchmarkSearch times typical queries over the seeds and n generated
 // postmortems whose words follow a long-tailed vocabulary, so a query word
 // matches a realistic share of them (the performance issue measures larger
-// collections).
+// collections). Each search follows a write, as the first request after one
+// does: nothing computed before is kept.
 func BenchmarkSearch(b *testing.B) {
 	const n = 2000
 	st, _ := newSearchStore(b)
@@ -490,11 +491,28 @@ func BenchmarkSearch(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	write := store.Postmortem{Slug: "bench-write", Title: "Written between searches"}
+	if err := st.CreatePostmortem(b.Context(), &write); err != nil {
+		b.Fatal(err)
+	}
+	archived := false
 	for _, raw := range []string{"retry storm", `"connection pool" exhausted`, "reintentos lang:es", "keep-al* -dns", "org:acme year:2015", "w1"} {
 		b.Run(raw, func(b *testing.B) {
 			q := search.Parse(raw)
 			var total int
 			for b.Loop() {
+				b.StopTimer()
+				var err error
+				if archived {
+					err = st.UnarchivePostmortem(b.Context(), write.Slug)
+				} else {
+					err = st.ArchivePostmortem(b.Context(), write.Slug)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				archived = !archived
+				b.StartTimer()
 				res, err := st.Search(b.Context(), store.SearchParams{Query: q})
 				if err != nil {
 					b.Fatal(err)
