@@ -126,7 +126,14 @@ func (t *facetTable) loadRows(ctx context.Context, tx *sql.Tx) error {
 	if err != nil {
 		return err
 	}
-	groups := map[int64]int32{}
+	return t.parseRows(all)
+}
+
+// parseRows reads the rows loadRows read: seven fields each.
+func (t *facetTable) parseRows(all string) error {
+	n := strings.Count(all, " ")/7 + 1
+	t.rows = make([]facetRow, 0, n)
+	groups := make(map[int64]int32, n)
 	orgs, dates, langs, sevs := newInterner(), newInterner(), newInterner(), newInterner()
 	in := fieldReader{rest: all, more: all != ""}
 	for in.more {
@@ -285,6 +292,13 @@ type interner struct {
 func newInterner() *interner { return &interner{ids: map[string]int32{}} }
 
 func (n *interner) index(s string) int32 {
+	if len(n.values) <= 8 {
+		// Languages and severities are a handful: comparing is quicker
+		// than hashing.
+		if i := slices.Index(n.values, s); i >= 0 {
+			return int32(i)
+		}
+	}
 	i, ok := n.ids[s]
 	if !ok {
 		// A copy: a field would otherwise keep the whole text read alive.
