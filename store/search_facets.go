@@ -4,8 +4,10 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"math/bits"
 	"slices"
 	"strconv"
@@ -424,34 +426,70 @@ func (s *Store) rankedHits(ctx context.Context, t *facetTable, f *rowFilter, exp
 		query, args = `SELECT rowid, bm25(search_index, `+bm25Weights+`)
 			FROM search_index WHERE search_index MATCH ? AND substr(?, rowid, 1) = x'01' ORDER BY rowid`, []any{expr, mask}
 	}
-	rows, err := s.db.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
 	var hits []tableHit
 	i := 0
-	for rows.Next() {
-		var id int64
-		var rank float64
-		if err := rows.Scan(&id, &rank); err != nil {
-			return nil, err
-		}
+	err := s.eachRanked(ctx, query, args, func(id int64, rank float64) bool {
 		for i < len(t.rows) && t.rows[i].id < id {
 			i++
 		}
 		if i == len(t.rows) {
-			break
+			return false
 		}
 		if t.rows[i].id != id || !t.matches(i, f) {
-			continue // archived, or written since the table was built, or filtered out
+			return true // archived, or written since the table was built, or filtered out
 		}
 		if t.rows[i].canonical {
 			rank *= canonicalBoost
 		}
 		hits = append(hits, tableHit{row: int32(i), rank: rank})
+		return true
+	})
+	return hits, err
+}
+
+// eachRanked runs query, which selects an id and a rank, and calls fn with
+// each row until fn returns false. It reads the rows from the driver
+// itself: a broad query returns tens of thousands, and database/sql's
+// locking and conversions cost 0.4 µs each on top (measured with modernc
+// at 100,000 postmortems: "timeout*", 79,000 rows, took 266 ms instead of
+// 236 ms; computing the same bm25 values without returning them, 204 ms).
+func (s *Store) eachRanked(ctx context.Context, query string, args []any, fn func(id int64, rank float64) bool) error {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return err
 	}
-	return hits, rows.Err()
+	defer conn.Close()
+	return conn.Raw(func(dc any) error {
+		q, ok := dc.(driver.QueryerContext)
+		if !ok {
+			return fmt.Errorf("driver %T cannot query", dc)
+		}
+		named := make([]driver.NamedValue, len(args))
+		for i, a := range args {
+			named[i] = driver.NamedValue{Ordinal: i + 1, Value: a}
+		}
+		rows, err := q.QueryContext(ctx, query, named)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		row := make([]driver.Value, 2)
+		for {
+			if err := rows.Next(row); err == io.EOF {
+				return nil
+			} else if err != nil {
+				return err
+			}
+			id, ok1 := row[0].(int64)
+			rank, ok2 := row[1].(float64)
+			if !ok1 || !ok2 {
+				return fmt.Errorf("ranked row (%T, %T), want (int64, float64)", row[0], row[1])
+			}
+			if !fn(id, rank) {
+				return nil
+			}
+		}
+	})
 }
 
 // mask returns, when f filters anything, a byte per id (from 1) that is 1
