@@ -131,7 +131,9 @@ func (s *Store) search(ctx context.Context, q search.Query, limit, offset int) (
 		if ex := q.ExcludeExpr(); ex != "" {
 			excluded, err = s.matchingIDs(ctx, ex)
 		}
-		hits = t.unrankedHits(&f, excluded)
+		if err == nil {
+			hits = t.unrankedHits(&f, excluded)
+		}
 	}
 	if err != nil {
 		return res, fmt.Errorf("search %q: %w", q.String(), err)
