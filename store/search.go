@@ -1,11 +1,9 @@
 package store
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -26,7 +24,7 @@ const bm25Weights = "10.0, 5.0, 1.0, 2.0, 3.0"
 // version stands for a variant group: bm25 favours short documents, so a
 // shorter translation matching the same words would otherwise win over the
 // original; a version that matches clearly better still does.
-const canonicalBoost = "1.5"
+const canonicalBoost = 1.5
 
 // SearchParams is one search request.
 type SearchParams struct {
@@ -78,9 +76,9 @@ type SearchResult struct {
 
 // Search runs a parsed query: full-text match (when it has words) combined
 // with its filters and exclusions, over live postmortems, one hit per variant
-// group, ranked. Facets and the total are computed in the same statement,
-// from the index and indexed joins only. Hits carry their snippet, not their
-// Markdown or source. Callers must not modify the result: it is shared.
+// group, ranked, with the total and the facets over all pages. Hits carry
+// their snippet, not their Markdown or source. Callers must not modify the
+// result: it is shared.
 func (s *Store) Search(ctx context.Context, p SearchParams) (SearchResult, error) {
 	if err := s.flushSearchIndex(ctx); err != nil {
 		return SearchResult{}, err
@@ -99,10 +97,9 @@ func (s *Store) Search(ctx context.Context, p SearchParams) (SearchResult, error
 		limit = 20
 	}
 	limit = min(limit, 100)
-	// Ranking every match and counting the facets reads every hit: tens of
-	// milliseconds for a broad query at 100,000 postmortems. The queries
-	// typed during an incident repeat, so results are kept until the data
-	// changes.
+	// Ranking every match (bm25) takes tens of milliseconds for a broad
+	// query at 100,000 postmortems. The queries typed during an incident
+	// repeat, so results are kept until the data changes.
 	key := fmt.Sprintf("search\x00%s\x00%d\x00%d", q.String(), limit, p.Offset)
 	found, err := cached(ctx, s, key, func() (SearchResult, error) { return s.search(ctx, q, limit, p.Offset) })
 	if err != nil {
@@ -113,92 +110,48 @@ func (s *Store) Search(ctx context.Context, p SearchParams) (SearchResult, error
 }
 
 // search runs q for one page of results; Search keeps what it returns.
+// SQLite runs the full-text match; the facet table does the rest.
 func (s *Store) search(ctx context.Context, q search.Query, limit, offset int) (SearchResult, error) {
 	res := SearchResult{Query: q}
-	hits, args := hitsSQL(q)
-	order := `rank, incident_date DESC, id DESC`
-	if !q.HasText() {
-		order = `incident_date DESC, id DESC`
+	t, err := s.facetTable(ctx)
+	if err != nil {
+		return res, err
 	}
-	// One statement, so the MATCH runs once: the page's rows, the total and
-	// each facet, all as (kind, value, number, label, id) rows. CROSS JOIN
-	// keeps SQLite from scanning every tag: it looks up the hits' tags.
-	rows, err := s.db.QueryContext(ctx, `WITH hits AS MATERIALIZED (`+hits+`),
-		best AS MATERIALIZED (SELECT id, group_id, incident_date, min(rank) AS rank FROM hits GROUP BY group_id)
-		SELECT * FROM (SELECT 'hit', '', rank, incident_date, id FROM best ORDER BY `+order+` LIMIT ? OFFSET ?)
-		UNION ALL SELECT 'total', '', count(*), '', 0 FROM best
-		UNION ALL SELECT 'pattern', t.pattern_slug, count(DISTINCT h.group_id), pa.name, 0
-			FROM hits h CROSS JOIN tags t ON t.postmortem_id = h.id JOIN patterns pa ON pa.slug = t.pattern_slug GROUP BY t.pattern_slug
-		UNION ALL SELECT 'org', organization, count(DISTINCT group_id), '', 0 FROM hits WHERE organization != '' GROUP BY organization
-		UNION ALL SELECT 'year', substr(incident_date, 1, 4), count(DISTINCT group_id), '', 0 FROM hits WHERE incident_date != '' GROUP BY 2
-		UNION ALL SELECT 'lang', language, count(DISTINCT group_id), '', 0 FROM hits GROUP BY language
-		UNION ALL SELECT 'sev', severity, count(DISTINCT group_id), '', 0 FROM hits WHERE severity != '' GROUP BY severity`,
-		append(args, limit, offset)...)
+	f := t.filter(q.Filters)
+	var hits []tableHit
+	switch {
+	case f.none:
+	case q.HasText():
+		hits, err = s.rankedHits(ctx, t, &f, q.MatchExpr())
+	default:
+		var excluded []int64
+		if ex := q.ExcludeExpr(); ex != "" {
+			excluded, err = s.matchingIDs(ctx, ex)
+		}
+		if err == nil {
+			hits = t.unrankedHits(&f, excluded)
+		}
+	}
 	if err != nil {
 		return res, fmt.Errorf("search %q: %w", q.String(), err)
 	}
-	defer rows.Close()
-	type pageRow struct {
-		id   int64
-		rank float64
-		date string
-	}
-	var page []pageRow
-	for rows.Next() {
-		var kind, value, label string
-		var n float64
-		var id int64
-		if err := rows.Scan(&kind, &value, &n, &label, &id); err != nil {
-			return res, fmt.Errorf("search %q: %w", q.String(), err)
-		}
-		f := Facet{Value: value, Label: cmp.Or(label, value), Count: int(n)}
-		switch kind {
-		case "hit":
-			page = append(page, pageRow{id: id, rank: n, date: label})
-		case "total":
-			res.Total = int(n)
-		case "pattern":
-			res.Facets.Patterns = append(res.Facets.Patterns, f)
-		case "org":
-			res.Facets.Organizations = append(res.Facets.Organizations, f)
-		case "year":
-			res.Facets.Years = append(res.Facets.Years, f)
-		case "lang":
-			res.Facets.Languages = append(res.Facets.Languages, f)
-		case "sev":
-			res.Facets.Severities = append(res.Facets.Severities, f)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return res, fmt.Errorf("search %q: %w", q.String(), err)
-	}
-	rows.Close()
-	// The order of a compound SELECT's rows is not promised: sort the page again.
-	slices.SortStableFunc(page, func(a, b pageRow) int {
-		if q.HasText() {
-			if c := cmp.Compare(a.rank, b.rank); c != 0 {
-				return c
-			}
-		}
-		return cmp.Or(strings.Compare(b.date, a.date), cmp.Compare(b.id, a.id))
-	})
-	byCount := func(a, b Facet) int { return cmp.Or(b.Count-a.Count, strings.Compare(a.Label, b.Label)) }
-	slices.SortFunc(res.Facets.Patterns, byCount)
-	slices.SortFunc(res.Facets.Organizations, byCount)
-	slices.SortFunc(res.Facets.Years, func(a, b Facet) int { return strings.Compare(b.Value, a.Value) })
-	slices.SortFunc(res.Facets.Languages, byCount)
-	slices.SortFunc(res.Facets.Severities, func(a, b Facet) int { return strings.Compare(a.Value, b.Value) })
+	best, facets := t.groupHits(hits)
+	res.Total, res.Facets = len(best), facets
+	page := t.page(best, q.HasText(), offset, limit)
 
 	ids := make([]int64, len(page))
-	for i, r := range page {
-		ids[i] = r.id
+	for i, h := range page {
+		ids[i] = t.rows[h.row].id
 	}
 	ps, err := s.postmortemsByID(ctx, ids)
 	if err != nil {
 		return res, err
 	}
-	for i, r := range page {
-		pm := ps[r.id]
+	for i, h := range page {
+		pm, ok := ps[ids[i]]
+		if !ok {
+			continue // deleted since the match
+		}
 		hit := SearchHit{Postmortem: *pm, Snippet: snippet(*pm, q)}
 		// Results show the snippet, not the text: drop it before the
 		// result is kept.
@@ -206,7 +159,7 @@ func (s *Store) search(ctx context.Context, q search.Query, limit, offset int) (
 		hit.Impact, hit.Trigger, hit.Contributing, hit.Detection, hit.Resolution = "", "", "", "", ""
 		hit.Timeline, hit.WentWell, hit.WentWrong, hit.GotLucky = "", "", "", ""
 		if q.HasText() {
-			hit.Score = -page[i].rank // bm25 is lower for better matches
+			hit.Score = -h.rank // bm25 is lower for better matches
 		}
 		res.Hits = append(res.Hits, hit)
 	}
@@ -215,59 +168,6 @@ func (s *Store) search(ctx context.Context, q search.Query, limit, offset int) (
 	}
 	return res, nil
 }
-
-// hitsSQL selects the live postmortems the query matches, each with its rank
-// (bm25, lower is better), before grouping by variant group. Words go
-// through the index; filters use indexed columns, so neither scans the table.
-func hitsSQL(q search.Query) (string, []any) {
-	var conds []string
-	var args []any
-	from := `postmortems m JOIN variant_groups g ON g.id = m.group_id`
-	// Without words, any member may stand for its group: prefer the canonical one.
-	rank := `(g.canonical_id != m.id)`
-	if q.HasText() {
-		// CROSS JOIN keeps the full-text match as the outer loop: with a
-		// filter such as pattern:, SQLite would otherwise walk the
-		// filter's postmortems and run the whole MATCH again for each one
-		// (53 s instead of 0.5 s for "rollback pattern:bad-deploy" at
-		// 100,000 postmortems).
-		from = `search_index CROSS JOIN postmortems m INDEXED BY postmortems_search ON m.id = search_index.rowid JOIN variant_groups g ON g.id = m.group_id`
-		rank = `bm25(search_index, ` + bm25Weights + `) * CASE WHEN g.canonical_id = m.id THEN ` + canonicalBoost + ` ELSE 1 END`
-		conds = append(conds, `search_index MATCH ?`)
-		args = append(args, q.MatchExpr())
-	} else if ex := q.ExcludeExpr(); ex != "" {
-		conds = append(conds, `m.id NOT IN (SELECT rowid FROM search_index WHERE search_index MATCH ?)`)
-		args = append(args, ex)
-	}
-	conds = append(conds, `m.archived_at = ''`)
-	f := q.Filters
-	if f.Pattern != "" {
-		conds = append(conds, `m.id IN (SELECT postmortem_id FROM tags WHERE pattern_slug = ?)`)
-		args = append(args, f.Pattern)
-	}
-	if f.Org != "" {
-		// "org:google" finds "Google (Gmail)": the organizations containing
-		// the value come from the organization index, not the table.
-		conds = append(conds, `m.organization IN (SELECT DISTINCT organization FROM postmortems WHERE organization LIKE ? ESCAPE '\')`)
-		args = append(args, "%"+likeEscaper.Replace(f.Org)+"%")
-	}
-	if f.Year != 0 {
-		conds = append(conds, `m.incident_date >= ? AND m.incident_date < ?`)
-		args = append(args, strconv.Itoa(f.Year), strconv.Itoa(f.Year+1))
-	}
-	if f.Lang != "" {
-		conds = append(conds, `m.language = ?`)
-		args = append(args, f.Lang)
-	}
-	if f.Sev != "" {
-		conds = append(conds, `m.severity = ?`)
-		args = append(args, f.Sev)
-	}
-	return `SELECT m.id, m.group_id, m.organization, m.incident_date, m.language, m.severity, ` + rank + ` AS rank
-		FROM ` + from + ` WHERE ` + strings.Join(conds, " AND "), args
-}
-
-var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 
 // postmortemsByID loads postmortems with their tags and group languages.
 func (s *Store) postmortemsByID(ctx context.Context, ids []int64) (map[int64]*Postmortem, error) {

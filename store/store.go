@@ -33,6 +33,7 @@ type Store struct {
 	// transaction reindexes the postmortems it changed before committing.
 	indexing bool
 	synonyms synonymsCache
+	facets   facetCache
 	derived  derivedCache
 
 	// writer admits one write transaction at a time. SQLite has one writer
