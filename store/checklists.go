@@ -170,13 +170,21 @@ func (s *Store) RestoreChecklistItem(ctx context.Context, id int64) error {
 	return s.execChecklistItem(ctx, id, `UPDATE checklist_items SET removed_at = '', updated_at = ? WHERE id = ?`, s.now(), id)
 }
 
+// execChecklistItem runs one write on checklist item id, through the write
+// queue like every write.
 func (s *Store) execChecklistItem(ctx context.Context, id int64, query string, args ...any) error {
-	res, err := s.db.ExecContext(ctx, query, args...)
+	err := s.inTx(ctx, func(tx *writeTx) error {
+		res, err := tx.ExecContext(ctx, query, args...)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		return nil
+	})
 	if err != nil {
 		return fmt.Errorf("change checklist item %d: %w", id, err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("change checklist item %d: %w", id, ErrNotFound)
 	}
 	return nil
 }

@@ -451,8 +451,11 @@ func (s *Store) RecordRejection(ctx context.Context, r Rejection) error {
 	if n == 0 {
 		return fmt.Errorf("record rejection: pattern %q: %w", r.PatternSlug, ErrInvalid)
 	}
-	_, err := s.db.ExecContext(ctx, `INSERT INTO rejected_suggestions (postmortem_id, title, pattern_slug, phrases, score, rejected_at)
-		VALUES (?, ?, ?, ?, ?, ?)`, pmID, r.Title, r.PatternSlug, strings.Join(r.Phrases, "\n"), r.Score, s.now())
+	err := s.inTx(ctx, func(tx *writeTx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO rejected_suggestions (postmortem_id, title, pattern_slug, phrases, score, rejected_at)
+			VALUES (?, ?, ?, ?, ?, ?)`, pmID, r.Title, r.PatternSlug, strings.Join(r.Phrases, "\n"), r.Score, s.now())
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("record rejection: %w", err)
 	}
