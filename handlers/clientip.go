@@ -46,3 +46,30 @@ func (h *Handler) trusted(a netip.Addr) bool {
 	}
 	return false
 }
+
+// origin is the scheme and host the client asked for, for absolute URLs:
+// https when the connection is TLS, or when a trusted proxy, which ended
+// TLS and talks plain http to us, says so in X-Forwarded-Proto.
+func (h *Handler) origin(r *http.Request) string {
+	if r.TLS != nil || h.forwardedHTTPS(r) {
+		return "https://" + r.Host
+	}
+	return "http://" + r.Host
+}
+
+func (h *Handler) forwardedHTTPS(r *http.Request) bool {
+	peer, err := netip.ParseAddrPort(r.RemoteAddr)
+	if err != nil || !h.trusted(peer.Addr().Unmap()) {
+		return false
+	}
+	// The proxy nearest us wrote the last value.
+	values := r.Header.Values("X-Forwarded-Proto")
+	if len(values) == 0 {
+		return false
+	}
+	last := values[len(values)-1]
+	if i := strings.LastIndexByte(last, ','); i >= 0 {
+		last = last[i+1:]
+	}
+	return strings.EqualFold(strings.TrimSpace(last), "https")
+}

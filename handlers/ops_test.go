@@ -669,3 +669,37 @@ func quantile(ds []time.Duration, q float64) float64 {
 	slices.Sort(ds)
 	return float64(ds[int(q*float64(len(ds)-1))].Microseconds()) / 1000
 }
+
+// TestAbsoluteURLsBehindProxy: a proxy that ends TLS and tells us so in
+// X-Forwarded-Proto gets https URLs in the page's OpenGraph tags, if it is
+// trusted; the header from anyone else is ignored. Kept pages are kept
+// per origin, so an http rendering is never served for https.
+func TestAbsoluteURLsBehindProxy(t *testing.T) {
+	h, _, _, _ := newOpsApp(t, handlers.TrustedProxies([]netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}))
+	const path = "/postmortems/facebook-2010-09-23-outage"
+	for _, tt := range []struct {
+		name, remote, proto, want string
+	}{
+		{"Direct", "192.0.2.7:4000", "", "http://hindsight.example" + path},
+		{"ForgedHeader", "192.0.2.7:4000", "https", "http://hindsight.example" + path},
+		{"TrustedProxy", "10.0.0.1:4000", "https", "https://hindsight.example" + path},
+		{"TrustedProxyPlain", "10.0.0.1:4000", "http", "http://hindsight.example" + path},
+		{"ProxyChain", "10.0.0.1:4000", "http, HTTPS", "https://hindsight.example" + path},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			req := httptest.NewRequest(http.MethodGet, path, nil)
+			req.Host = "hindsight.example"
+			req.RemoteAddr = tt.remote
+			if tt.proto != "" {
+				req.Header.Set("X-Forwarded-Proto", tt.proto)
+			}
+			rec := serve(h, req)
+			if rec.Code != http.StatusOK {
+				t.Fatalf("status %d", rec.Code)
+			}
+			if want := `<meta property="og:url" content="` + tt.want + `">`; !strings.Contains(rec.Body.String(), want) {
+				t.Errorf("page lacks %s", want)
+			}
+		})
+	}
+}

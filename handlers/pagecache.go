@@ -62,9 +62,10 @@ func (c *capture) Header() http.Header         { return c.header }
 func (c *capture) WriteHeader(status int)      { c.status = status }
 func (c *capture) Write(b []byte) (int, error) { return c.body.Write(b) }
 
-// pageKey names a cached page: its URL, on the day it was rendered.
+// pageKey names a cached page: its absolute URL (pages carry it, for
+// OpenGraph), on the day it was rendered.
 func (h *Handler) pageKey(r *http.Request) string {
-	return h.now().Format("2006-01-02") + " " + r.URL.RequestURI()
+	return h.now().Format("2006-01-02") + " " + h.origin(r) + r.URL.RequestURI()
 }
 
 // cacheable reports whether r may be answered from the page cache: only

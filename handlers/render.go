@@ -33,10 +33,7 @@ type basePage struct {
 }
 
 func (h *Handler) base(r *http.Request, title, description string) basePage {
-	origin := "http://" + r.Host
-	if r.TLS != nil {
-		origin = "https://" + r.Host
-	}
+	origin := h.origin(r)
 	return basePage{Title: title, Description: clip(description, 200), Path: r.URL.Path, Origin: origin,
 		Canonical: origin + r.URL.RequestURI(), Flash: flashFrom(r)}
 }

@@ -72,7 +72,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.IntVar(&c.maxInFlight, "max-inflight", maxInFlight,
 		"expensive requests (pages, API, forms) served at once before refusing with 503; 0 means no cap (env HINDSIGHT_MAX_INFLIGHT)")
 	proxies := fs.String("trusted-proxies", getenv("HINDSIGHT_TRUSTED_PROXIES"),
-		"comma-separated IPs or CIDR prefixes of reverse proxies whose X-Forwarded-For is believed (env HINDSIGHT_TRUSTED_PROXIES)")
+		"comma-separated IPs or CIDR prefixes of reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (env HINDSIGHT_TRUSTED_PROXIES)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
