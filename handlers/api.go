@@ -29,24 +29,28 @@ type (
 		TicketURL string `json:"ticket_url,omitempty"`
 	}
 	apiPostmortem struct {
-		Slug            string          `json:"slug"`
-		Title           string          `json:"title"`
-		Organization    string          `json:"organization"`
-		IncidentDate    string          `json:"incident_date"`
-		PublishedDate   string          `json:"published_date,omitempty"`
-		DurationMinutes int             `json:"duration_minutes,omitempty"`
-		Severity        string          `json:"severity,omitempty"`
-		Language        string          `json:"language"`
-		Languages       []string        `json:"languages"`
-		Summary         string          `json:"summary"`
-		Patterns        []apiTag        `json:"patterns"`
-		Variants        []apiVariant    `json:"variants"`
-		VariantKind     string          `json:"variant_kind"`
-		SourceURL       string          `json:"source_url,omitempty"`
-		URL             string          `json:"url"`
-		Body            string          `json:"body,omitempty"`
-		ActionItems     []apiActionItem `json:"action_items,omitempty"`
-		Archived        bool            `json:"archived"`
+		Slug            string       `json:"slug"`
+		Title           string       `json:"title"`
+		Organization    string       `json:"organization"`
+		IncidentDate    string       `json:"incident_date"`
+		PublishedDate   string       `json:"published_date,omitempty"`
+		DurationMinutes int          `json:"duration_minutes,omitempty"`
+		Severity        string       `json:"severity,omitempty"`
+		Language        string       `json:"language"`
+		Languages       []string     `json:"languages"`
+		Summary         string       `json:"summary"`
+		Patterns        []apiTag     `json:"patterns"`
+		Variants        []apiVariant `json:"variants"`
+		VariantKind     string       `json:"variant_kind"`
+		SourceURL       string       `json:"source_url,omitempty"`
+		Services        string       `json:"services,omitempty"`
+		Authors         string       `json:"authors,omitempty"`
+		apiTimes
+		URL         string          `json:"url"`
+		Body        string          `json:"body,omitempty"`
+		apiSections                 // with the body: in the full record only
+		ActionItems []apiActionItem `json:"action_items,omitempty"`
+		Archived    bool            `json:"archived"`
 	}
 	apiChecklistItem struct {
 		Text  string `json:"text"`
@@ -75,12 +79,39 @@ type (
 	}
 )
 
+// apiTimes are the incident times in RFC 3339 with the writer's offset,
+// and the IANA time zone they were entered in.
+type apiTimes struct {
+	StartedAt   string `json:"started_at,omitempty"`
+	DetectedAt  string `json:"detected_at,omitempty"`
+	MitigatedAt string `json:"mitigated_at,omitempty"`
+	ResolvedAt  string `json:"resolved_at,omitempty"`
+	TimeZone    string `json:"time_zone,omitempty"`
+}
+
+// apiSections are the sections of the SRE postmortem template, named as
+// in the form.
+type apiSections struct {
+	Impact       string `json:"impact,omitempty"`
+	Trigger      string `json:"trigger,omitempty"`
+	Contributing string `json:"contributing,omitempty"`
+	Detection    string `json:"detection,omitempty"`
+	Resolution   string `json:"resolution,omitempty"`
+	Timeline     string `json:"timeline,omitempty"`
+	WentWell     string `json:"went_well,omitempty"`
+	WentWrong    string `json:"went_wrong,omitempty"`
+	GotLucky     string `json:"got_lucky,omitempty"`
+}
+
 func toAPIPostmortem(p store.Postmortem, full bool) apiPostmortem {
 	out := apiPostmortem{
 		Slug: p.Slug, Title: p.Title, Organization: p.Organization, IncidentDate: p.IncidentDate,
 		PublishedDate: p.PublishedDate, DurationMinutes: p.DurationMinutes, Severity: p.Severity,
 		Language: p.Language, Languages: p.Languages, Summary: p.Summary, VariantKind: p.VariantKind,
-		SourceURL: p.SourceURL, URL: "/postmortems/" + p.Slug, Archived: p.Archived(),
+		SourceURL: p.SourceURL, Services: p.Services, Authors: p.Authors,
+		apiTimes: apiTimes{StartedAt: p.StartedAt, DetectedAt: p.DetectedAt, MitigatedAt: p.MitigatedAt,
+			ResolvedAt: p.ResolvedAt, TimeZone: p.TimeZone},
+		URL: "/postmortems/" + p.Slug, Archived: p.Archived(),
 		Patterns: []apiTag{}, Variants: []apiVariant{},
 	}
 	if out.Languages == nil {
@@ -94,6 +125,9 @@ func toAPIPostmortem(p store.Postmortem, full bool) apiPostmortem {
 	}
 	if full {
 		out.Body = p.Body
+		out.apiSections = apiSections{Impact: p.Impact, Trigger: p.Trigger, Contributing: p.Contributing,
+			Detection: p.Detection, Resolution: p.Resolution, Timeline: p.Timeline,
+			WentWell: p.WentWell, WentWrong: p.WentWrong, GotLucky: p.GotLucky}
 		for _, a := range p.ActionItems {
 			out.ActionItems = append(out.ActionItems, apiActionItem{Title: a.Title, Owner: a.Owner, Type: a.Kind,
 				Priority: a.Priority, Status: a.Status, DueDate: a.DueDate, TicketURL: a.TicketURL})

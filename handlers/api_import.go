@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"time"
 
 	"hindsight/ingest"
 	"hindsight/store"
@@ -20,22 +22,26 @@ import (
 // accepted and ignored, so a record read from the mirror can be posted
 // back: the slug is always generated.
 type apiCreateRequest struct {
-	Title           string          `json:"title"`
-	Organization    string          `json:"organization"`
-	IncidentDate    string          `json:"incident_date"`
-	PublishedDate   string          `json:"published_date"`
-	DurationMinutes int             `json:"duration_minutes"`
-	Severity        string          `json:"severity"`
-	Language        string          `json:"language"`
-	Summary         string          `json:"summary"`
-	Patterns        []apiTag        `json:"patterns"`
-	VariantOf       string          `json:"variant_of"`
-	VariantKind     string          `json:"variant_kind"`
-	SourceURL       string          `json:"source_url"`
-	Body            string          `json:"body"`
-	ActionItems     []apiActionItem `json:"action_items"`
-	Author          string          `json:"author"`
-	Note            string          `json:"note"`
+	Title           string   `json:"title"`
+	Organization    string   `json:"organization"`
+	IncidentDate    string   `json:"incident_date"`
+	PublishedDate   string   `json:"published_date"`
+	DurationMinutes int      `json:"duration_minutes"`
+	Severity        string   `json:"severity"`
+	Language        string   `json:"language"`
+	Summary         string   `json:"summary"`
+	Patterns        []apiTag `json:"patterns"`
+	VariantOf       string   `json:"variant_of"`
+	VariantKind     string   `json:"variant_kind"`
+	SourceURL       string   `json:"source_url"`
+	Services        string   `json:"services"`
+	Authors         string   `json:"authors"`
+	apiTimes
+	Body string `json:"body"`
+	apiSections
+	ActionItems []apiActionItem `json:"action_items"`
+	Author      string          `json:"author"`
+	Note        string          `json:"note"`
 
 	Slug      string       `json:"slug"`
 	URL       string       `json:"url"`
@@ -57,6 +63,12 @@ func (req apiCreateRequest) values() url.Values {
 		"published_date": req.PublishedDate, "severity": req.Severity, "language": req.Language,
 		"summary": req.Summary, "body": req.Body, "source_url": req.SourceURL, "variant_of": req.VariantOf,
 		"variant_kind": req.VariantKind, "author": req.Author, "note": req.Note,
+		"services": req.Services, "authors": req.Authors, "time_zone": req.TimeZone,
+		"impact": req.Impact, "trigger": req.Trigger, "contributing": req.Contributing, "detection": req.Detection,
+		"resolution": req.Resolution, "timeline": req.Timeline, "went_well": req.WentWell, "went_wrong": req.WentWrong,
+		"got_lucky":  req.GotLucky,
+		"started_at": req.formTime(req.StartedAt), "detected_at": req.formTime(req.DetectedAt),
+		"mitigated_at": req.formTime(req.MitigatedAt), "resolved_at": req.formTime(req.ResolvedAt),
 	} {
 		v.Set(k, val)
 	}
@@ -67,6 +79,23 @@ func (req apiCreateRequest) values() url.Values {
 		v.Add("tags", t.Slug+":"+t.Role)
 	}
 	return v
+}
+
+// formTime writes an incident time as the form's datetime-local field in
+// the request's time zone (UTC when it names none): the JSON shows times in
+// RFC 3339, the form takes them as a wall clock in a zone. Anything else,
+// such as a wall clock already, is passed as it is, for the form to read
+// or refuse.
+func (req apiCreateRequest) formTime(v string) string {
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		return v
+	}
+	loc, err := time.LoadLocation(cmp.Or(req.TimeZone, "UTC"))
+	if err != nil || req.TimeZone == "Local" {
+		loc = time.UTC // the form refuses the zone, and says so
+	}
+	return t.In(loc).Format("2006-01-02T15:04:05")
 }
 
 // draftValues writes a cleaned draft as the postmortem form would submit it.

@@ -353,6 +353,28 @@ func TestAPICreatePostmortem(t *testing.T) {
 			slug:        "dns-record-deleted",
 		},
 		{
+			name:        "JSONSectionsAndTimes",
+			contentType: "application/json",
+			body:        apiFullRecord,
+			status:      http.StatusCreated,
+			slug:        "queue-backlog-after-a-deploy",
+		},
+		{
+			name:        "BadTimes",
+			contentType: "application/json",
+			body: `{"title": "t", "summary": "s", "body": "x", "started_at": "yesterday",
+				"detected_at": "2024-03-05T10:00:00Z", "resolved_at": "2024-03-05T09:00:00Z", "time_zone": "UTC"}`,
+			status: http.StatusUnprocessableEntity,
+			fields: []string{"started_at", "resolved_at"},
+		},
+		{
+			name:        "BadTimeZone",
+			contentType: "application/json",
+			body:        `{"title": "t", "summary": "s", "body": "x", "detected_at": "2024-03-05T10:00:00Z", "time_zone": "Mars/Olympus"}`,
+			status:      http.StatusUnprocessableEntity,
+			fields:      []string{"time_zone"},
+		},
+		{
 			name:        "FieldErrors",
 			contentType: "application/json",
 			body:        `{"title": "", "incident_date": "tomorrow", "severity": "bad", "duration_minutes": -3, "patterns": [{"slug": "nope", "role": "trigger"}], "body": "x"}`,
@@ -439,6 +461,63 @@ func TestAPICreatePostmortem(t *testing.T) {
 	}
 	if md.Body != "A cleanup script deleted the record." || !strings.HasPrefix(md.SourceText, "---\ntitle: DNS") {
 		t.Errorf("markdown import stored body %q, source %q", md.Body, md.SourceText)
+	}
+}
+
+// apiFullRecord has every field a client may set, the template's sections
+// and the incident times included (in RFC 3339, shown back in the zone
+// given).
+const apiFullRecord = `{"title": "Queue backlog after a deploy", "organization": "Example", "incident_date": "2024-03-05",
+	"severity": "SEV3", "language": "en", "summary": "A deploy halved the consumers.", "body": "Notes.",
+	"services": "billing, queue", "authors": "Ana, Bo",
+	"started_at": "2024-03-05T09:58:00Z", "detected_at": "2024-03-05T11:05:30+01:00",
+	"mitigated_at": "2024-03-05T10:30:00Z", "resolved_at": "2024-03-05T12:00:00+01:00", "time_zone": "Europe/Madrid",
+	"impact": "Invoices were late.", "trigger": "A deploy.", "contributing": "No canary.", "detection": "Queue depth alert.",
+	"resolution": "Rolled back.", "timeline": "10:58 deploy", "went_well": "Fast rollback.", "went_wrong": "Slow alert.",
+	"got_lucky": "Low traffic."}`
+
+// TestAPIFullRecordRoundTrip: what POST /api/postmortems takes, GET shows
+// back, and a record read from GET can be posted again as it is.
+func TestAPIFullRecordRoundTrip(t *testing.T) {
+	h, _ := newApp(t)
+	var sent map[string]any
+	if err := json.Unmarshal([]byte(apiFullRecord), &sent); err != nil {
+		t.Fatal(err)
+	}
+	rec := post(t, h, "/api/postmortems", "application/json", bytes.NewBufferString(apiFullRecord))
+	if rec.Code != http.StatusCreated {
+		t.Fatalf("status %d: %s", rec.Code, rec.Body)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(get(t, h, "/api/postmortems/queue-backlog-after-a-deploy").Body.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	// Times come back in the zone they were given in.
+	wantTimes := map[string]string{"started_at": "2024-03-05T10:58:00+01:00", "detected_at": "2024-03-05T11:05:30+01:00",
+		"mitigated_at": "2024-03-05T11:30:00+01:00", "resolved_at": "2024-03-05T12:00:00+01:00"}
+	for k, v := range sent {
+		want := v
+		if w, ok := wantTimes[k]; ok {
+			want = w
+		}
+		if got[k] != want {
+			t.Errorf("%s = %v, want %v", k, got[k], want)
+		}
+	}
+	again := post(t, h, "/api/postmortems", "application/json", bytes.NewBufferString(mustJSON(t, got)))
+	if again.Code != http.StatusCreated {
+		t.Fatalf("posting the GET record back: status %d: %s", again.Code, again.Body)
+	}
+	var copied map[string]any
+	if err := json.Unmarshal(again.Body.Bytes(), &copied); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"slug", "url"} {
+		delete(got, k)
+		delete(copied, k)
+	}
+	if a, b := mustJSON(t, got), mustJSON(t, copied); a != b {
+		t.Errorf("the record posted back differs:\n%s\n%s", a, b)
 	}
 }
 
