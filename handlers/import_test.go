@@ -599,7 +599,7 @@ func TestImportSuggestions(t *testing.T) {
 		if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `name="rejected" value="retry-storm"`) {
 			t.Errorf("reject: status = %d, or the rejection is not carried", rec.Code)
 		}
-		rejs, err := st.ListRejections(t.Context(), "retry-storm")
+		rejs, err := st.ListRejections(t.Context(), "retry-storm", 0)
 		if err != nil || len(rejs) != 1 || rejs[0].Title != "Routers overloaded" {
 			t.Errorf("rejections = %+v, %v; want the one just made", rejs, err)
 		}

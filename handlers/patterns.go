@@ -43,7 +43,13 @@ type patternPage struct {
 	During  []store.ChecklistItem
 	After   []store.ChecklistItem
 	ByRole  []roleGroup
+	// Rejections are the latest suggestions of the pattern that writers
+	// turned down, beside its detection phrases: what to tune them by.
+	Rejections []store.Rejection
 }
+
+// patternPageRejections is how many rejected suggestions a pattern page shows.
+const patternPageRejections = 20
 
 func (h *Handler) showPattern(w http.ResponseWriter, r *http.Request) {
 	p, err := h.store.GetPattern(r.Context(), r.PathValue("slug"))
@@ -61,7 +67,12 @@ func (h *Handler) showPattern(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	page := patternPage{basePage: h.base(r, p.Name, markdown.Text(p.Definition)), Pattern: p}
+	rejections, err := h.store.ListRejections(r.Context(), p.Slug, patternPageRejections)
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	page := patternPage{basePage: h.base(r, p.Name, markdown.Text(p.Definition)), Pattern: p, Rejections: rejections}
 	for _, rel := range p.RelatedTo {
 		for _, q := range all {
 			if q.Slug == rel {

@@ -55,19 +55,23 @@ func TestFormAcceptRejectAndSave(t *testing.T) {
 	body := rec.Body.String()
 	mustContain(t, body, `<input type="hidden" name="rejected" value="traffic-surge">`, `value="connection-exhaustion:amplifier" checked`)
 	mustNotContain(t, body, `name="accept" value="traffic-surge:`)
-	rej, err := st.ListRejections(t.Context(), "traffic-surge")
+	rej, err := st.ListRejections(t.Context(), "traffic-surge", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(rej) != 1 || rej[0].Title != "Site interruptions" || rej[0].PostmortemSlug != "" || !slices.Contains(rej[0].Phrases, "lots of people trying to") {
 		t.Fatalf("rejections = %+v, want the draft's traffic-surge with its phrase", rej)
 	}
+	// The pattern page shows it beside the words that suggest the pattern.
+	mustContain(t, get(t, h, "/patterns/traffic-surge").Body.String(), "Suggestions of this pattern that writers turned down",
+		"Site interruptions <span class=\"meta\">(a draft, not saved)</span>", "matched “lots of people trying to”")
+	mustNotContain(t, get(t, h, "/patterns/retry-storm").Body.String(), "writers turned down")
 	// Suggesting again with the rejection carried records nothing new.
 	v := dreamwidthForm(t, "action", "suggest", "rejected", "traffic-surge")
 	if rec := postForm(t, h, "/postmortems", v); rec.Code != http.StatusOK {
 		t.Fatalf("status = %d", rec.Code)
 	}
-	if rej, _ := st.ListRejections(t.Context(), ""); len(rej) != 1 {
+	if rej, _ := st.ListRejections(t.Context(), "", 0); len(rej) != 1 {
 		t.Errorf("%d rejections, want 1", len(rej))
 	}
 
@@ -116,7 +120,7 @@ func TestEditFormSuggestionsRecordThePostmortem(t *testing.T) {
 	}
 	// Its own variant group is not offered back to it.
 	mustNotContain(t, rec.Body.String(), `name="link_variant" value="`+slug)
-	rej, err := st.ListRejections(t.Context(), "bad-deploy")
+	rej, err := st.ListRejections(t.Context(), "bad-deploy", 0)
 	if err != nil {
 		t.Fatal(err)
 	}

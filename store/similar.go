@@ -462,12 +462,16 @@ func (s *Store) RecordRejection(ctx context.Context, r Rejection) error {
 	return nil
 }
 
-// ListRejections returns the rejected suggestions of a pattern (all
-// patterns when slug is ""), newest first: the material for tuning phrases.
-func (s *Store) ListRejections(ctx context.Context, slug string) ([]Rejection, error) {
+// ListRejections returns the latest limit rejected suggestions of a
+// pattern (all patterns when slug is ""; all of them when limit is 0),
+// newest first: the material for tuning phrases.
+func (s *Store) ListRejections(ctx context.Context, slug string, limit int) ([]Rejection, error) {
+	if limit <= 0 {
+		limit = -1 // no limit, for SQLite
+	}
 	rows, err := s.db.QueryContext(ctx, `SELECT coalesce(p.slug, ''), r.title, r.pattern_slug, r.phrases, r.score, r.rejected_at
 		FROM rejected_suggestions r LEFT JOIN postmortems p ON p.id = r.postmortem_id
-		WHERE ? = '' OR r.pattern_slug = ? ORDER BY r.rejected_at DESC, r.id DESC`, slug, slug)
+		WHERE ? = '' OR r.pattern_slug = ? ORDER BY r.rejected_at DESC, r.id DESC LIMIT ?`, slug, slug, limit)
 	if err != nil {
 		return nil, fmt.Errorf("list rejections: %w", err)
 	}

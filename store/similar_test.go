@@ -207,21 +207,24 @@ func TestRecordRejection(t *testing.T) {
 			}
 		})
 	}
-	all, err := st.ListRejections(ctx, "")
+	all, err := st.ListRejections(ctx, "", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(all) != 2 {
 		t.Fatalf("%d rejections, want 2", len(all))
 	}
-	got, err := st.ListRejections(ctx, "retry-storm")
+	got, err := st.ListRejections(ctx, "retry-storm", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(got) != 1 || got[0].Title != "Draft: API outage" || got[0].PostmortemSlug != "" || !slices.Equal(got[0].Phrases, []string{"retries", "backoff"}) || got[0].RejectedAt == "" {
 		t.Errorf("retry-storm rejections = %+v", got)
 	}
-	if got, _ := st.ListRejections(ctx, "traffic-surge"); len(got) != 1 || got[0].PostmortemSlug != "dreamwidth-2020-05-25-site-interruptions" {
+	if got, _ := st.ListRejections(ctx, "", 1); len(got) != 1 || got[0].PatternSlug != "retry-storm" {
+		t.Errorf("latest rejection = %+v, want the retry-storm one alone", got)
+	}
+	if got, _ := st.ListRejections(ctx, "traffic-surge", 0); len(got) != 1 || got[0].PostmortemSlug != "dreamwidth-2020-05-25-site-interruptions" {
 		t.Errorf("traffic-surge rejections = %+v", got)
 	}
 }
