@@ -13,10 +13,7 @@ import (
 
 // pageTypes are one address of each kind of page, with the status it answers.
 // Accessibility and layout tests visit each of them.
-var pageTypes = []struct {
-	name, path string
-	status     int
-}{
+var pageTypes = []pageType{
 	{"home", "/", 200},
 	{"list", "/postmortems", 200},
 	{"list-filtered", "/postmortems?pattern=feedback-loop&lang=en", 200},
@@ -41,6 +38,26 @@ var pageTypes = []struct {
 	{"checklist-edit", "/patterns/feedback-loop/checklist", 200},
 	{"import", "/import", 200},
 	{"404", "/no/such/page", 404},
+}
+
+type pageType struct {
+	name, path string
+	status     int
+}
+
+// eachPageType opens every page type in a subtest of t, in a tab of its
+// own under tab, and calls check on it.
+func eachPageType(t *testing.T, tab *page, check func(t *testing.T, p *page, pt pageType)) {
+	for _, pt := range pageTypes {
+		t.Run(pt.name, func(t *testing.T) {
+			p := tab.sub(t)
+			if pt.status != 200 {
+				p.expectConsole(fmt.Sprint(pt.status))
+			}
+			p.open(pt.path, pt.status)
+			check(t, p, pt)
+		})
+	}
 }
 
 // axeScript is axe-core from the npm package (e2e/package.json).
@@ -106,16 +123,7 @@ func TestAccessibility(t *testing.T) {
 		t.Run(scheme, func(t *testing.T) {
 			tab := newPage(t)
 			tab.theme(scheme)
-			for _, pt := range pageTypes {
-				t.Run(pt.name, func(t *testing.T) {
-					p := tab.sub(t)
-					if pt.status != 200 {
-						p.expectConsole(fmt.Sprint(pt.status))
-					}
-					p.open(pt.path, pt.status)
-					p.accessible()
-				})
-			}
+			eachPageType(t, tab, func(_ *testing.T, p *page, _ pageType) { p.accessible() })
 		})
 	}
 }

@@ -1,7 +1,6 @@
 package e2e_test
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
@@ -73,51 +72,44 @@ const unreached = `Array.from(document.querySelectorAll(
 // turn, and each shows a visible focus ring when it has focus.
 func TestKeyboardReachesEverything(t *testing.T) {
 	tab := newPage(t)
-	for _, pt := range pageTypes {
-		t.Run(pt.name, func(t *testing.T) {
-			p := tab.sub(t)
-			if pt.status != 200 {
-				p.expectConsole(fmt.Sprint(pt.status))
+	eachPageType(t, tab, func(t *testing.T, p *page, pt pageType) {
+		var noRing, offScreen []string
+		steps := 0
+		for ; steps < 800; steps++ {
+			p.run("press Tab", chromedp.KeyEvent(kb.Tab))
+			s := eval[struct {
+				Done     bool
+				Again    bool
+				What     string
+				Ring     bool
+				OnScreen bool
+			}](p, tabStep)
+			if s.Done {
+				break
 			}
-			p.open(pt.path, pt.status)
-			var noRing, offScreen []string
-			steps := 0
-			for ; steps < 800; steps++ {
-				p.run("press Tab", chromedp.KeyEvent(kb.Tab))
-				s := eval[struct {
-					Done     bool
-					Again    bool
-					What     string
-					Ring     bool
-					OnScreen bool
-				}](p, tabStep)
-				if s.Done {
-					break
-				}
-				if s.Again {
-					continue
-				}
-				if !s.Ring {
-					noRing = append(noRing, s.What)
-				}
-				if !s.OnScreen {
-					offScreen = append(offScreen, s.What)
-				}
+			if s.Again {
+				continue
 			}
-			if steps < 3 {
-				t.Fatalf("Tab reached only %d elements on %s", steps, pt.path)
+			if !s.Ring {
+				noRing = append(noRing, s.What)
 			}
-			if len(noRing) > 0 {
-				t.Errorf("on %s these show no focus ring when focused: %s", pt.path, strings.Join(noRing, ", "))
+			if !s.OnScreen {
+				offScreen = append(offScreen, s.What)
 			}
-			if len(offScreen) > 0 {
-				t.Errorf("on %s these are off screen when focused: %s", pt.path, strings.Join(offScreen, ", "))
-			}
-			if missed := eval[[]string](p, unreached); len(missed) > 0 {
-				t.Errorf("on %s Tab never reaches: %s", pt.path, strings.Join(missed, ", "))
-			}
-		})
-	}
+		}
+		if steps < 3 {
+			t.Fatalf("Tab reached only %d elements on %s", steps, pt.path)
+		}
+		if len(noRing) > 0 {
+			t.Errorf("on %s these show no focus ring when focused: %s", pt.path, strings.Join(noRing, ", "))
+		}
+		if len(offScreen) > 0 {
+			t.Errorf("on %s these are off screen when focused: %s", pt.path, strings.Join(offScreen, ", "))
+		}
+		if missed := eval[[]string](p, unreached); len(missed) > 0 {
+			t.Errorf("on %s Tab never reaches: %s", pt.path, strings.Join(missed, ", "))
+		}
+	})
 }
 
 // "/" jumps to the search box from anywhere but a text field.

@@ -65,25 +65,18 @@ func TestScreenshots(t *testing.T) {
 func TestNarrowScreens(t *testing.T) {
 	tab := newPage(t)
 	tab.viewport(360, 740)
-	for _, pt := range pageTypes {
-		t.Run(pt.name, func(t *testing.T) {
-			p := tab.sub(t)
-			if pt.status != 200 {
-				p.expectConsole(fmt.Sprint(pt.status))
-			}
-			p.open(pt.path, pt.status)
-			wide := eval[[]string](p, `(() => {
+	eachPageType(t, tab, func(t *testing.T, p *page, pt pageType) {
+		wide := eval[[]string](p, `(() => {
 				const vw = document.documentElement.clientWidth;
 				if (document.documentElement.scrollWidth <= vw) return [];
 				return Array.from(document.querySelectorAll("body *"))
 					.filter(e => e.getBoundingClientRect().right > vw + 1 && getComputedStyle(e).position !== "absolute")
 					.slice(0, 5).map(e => e.tagName.toLowerCase() + (e.className ? "." + String(e.className).split(" ").join(".") : "") + " right=" + Math.round(e.getBoundingClientRect().right));
 			})()`)
-			if len(wide) > 0 {
-				t.Errorf("%s is wider than a 360 px screen; elements that stick out: %v", pt.path, wide)
-			}
-		})
-	}
+		if len(wide) > 0 {
+			t.Errorf("%s is wider than a 360 px screen; elements that stick out: %v", pt.path, wide)
+		}
+	})
 }
 
 // On paper a postmortem is its text: no header, navigation, search or table
