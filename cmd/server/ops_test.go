@@ -241,15 +241,12 @@ func collection(t *testing.T, base string) string {
 // check and the titles written by the backup test, in order.
 func probeTitles(t *testing.T, path string) (string, []string) {
 	t.Helper()
+	check := integrityCheck(t, path)
 	db, err := sql.Open("sqlite", path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	var check string
-	if err := db.QueryRow(`PRAGMA integrity_check`).Scan(&check); err != nil {
-		t.Fatal(err)
-	}
 	rows, err := db.Query(`SELECT title FROM postmortems WHERE title LIKE 'Backup probe %' ORDER BY title`)
 	if err != nil {
 		t.Fatal(err)
