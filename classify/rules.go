@@ -50,7 +50,6 @@ const (
 )
 
 var (
-	failWords    = []string{"fail", "failed", "failing", "failure", "down", "outage", "broke", "broken", "error", "errors", "fallo", "fallaron", "fallaba", "caida", "caido", "cayo", "error", "errores"}
 	dataNouns    = []string{"database", "databases", "db", "table", "tables", "rows", "records", "files", "repository", "repositories", "mail", "emails", "user data", "customer data", "data", "writes", "updates", "orders", "datos", "base de datos", "tabla", "tablas", "filas", "registros", "archivos", "repositorios", "correos", "escrituras", "actualizaciones", "pedidos"}
 	configNouns  = []string{"config", "configuration", "configurations", "=settings", "configuracion", "ajustes", "parametros", "feature flag", "flag", "rule", "rules", "policy", "politica", "reglas"}
 	loadNouns    = []string{"load", "traffic", "requests", "queries", "carga", "trafico", "peticiones", "consultas"}

@@ -41,6 +41,7 @@ func TestSuggestRules(t *testing.T) {
 		{"a list of pattern names", classify.Document{Body: "The API failed on Monday. We tag postmortems with patterns such as retry storm, cache stampede or bad config push."}, "retry-storm", false, ""},
 		{"short word matches its longer forms", classify.Document{Body: "The pods kept hitting their memory limit and failed."}, "resource-limit-reached", true, ""},
 		{"UPS is not up", classify.Document{Body: "The disks filled up on every node and the service failed."}, "hardware-failure", false, ""},
+		{"irregular past matches the base form", classify.Document{Body: "The database failed. To make matters worse, the queue did not drain on its own."}, "feedback-loop", true, ""},
 		{"no sign of failure", classify.Document{Body: "This is our process review. Every configuration change goes through a canary and is rolled out to all regions in stages."}, "bad-config-push", false, ""},
 	}
 	for _, tt := range tests {

@@ -35,13 +35,15 @@ var (
 
 // Render renders a short field (a definition, a checklist item).
 func Render(src string) template.HTML {
-	return render([]byte(src), converter.Parser().Parse(text.NewReader([]byte(src))))
+	source := []byte(src)
+	return render(source, converter.Parser().Parse(text.NewReader(source)))
 }
 
 // Inline renders a one-paragraph field (a checklist item) for a place that
 // takes only phrasing content, such as a label: without the <p>.
 func Inline(src string) template.HTML {
-	doc := converter.Parser().Parse(text.NewReader([]byte(src)))
+	source := []byte(src)
+	doc := converter.Parser().Parse(text.NewReader(source))
 	if p, ok := doc.FirstChild().(*ast.Paragraph); ok && doc.ChildCount() == 1 {
 		// A text block renders its children only, as in a tight list.
 		tb := ast.NewTextBlock()
@@ -51,13 +53,14 @@ func Inline(src string) template.HTML {
 		}
 		doc.ReplaceChild(doc, p, tb)
 	}
-	return render([]byte(src), doc)
+	return render(source, doc)
 }
 
 // Section renders a long field that a page shows under its own h2, such as
 // a postmortem's write-up; see parseSection.
 func Section(prefix, src string) template.HTML {
-	return render([]byte(src), parseSection(prefix, []byte(src)))
+	source := []byte(src)
+	return render(source, parseSection(prefix, source))
 }
 
 // render is the only place user text becomes trusted HTML.
@@ -120,7 +123,8 @@ func parseSection(prefix string, src []byte) ast.Node {
 // Headings lists the top-level headings of a section (the h3s once rendered
 // by Section), with the ids Section gives them.
 func Headings(prefix, src string) []Heading {
-	doc := parseSection(prefix, []byte(src))
+	source := []byte(src)
+	doc := parseSection(prefix, source)
 	var out []Heading
 	ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		h, ok := n.(*ast.Heading)
@@ -129,7 +133,7 @@ func Headings(prefix, src string) []Heading {
 		}
 		if id, ok := h.AttributeString("id"); ok && h.Level == 3 {
 			if b, ok := id.([]byte); ok {
-				out = append(out, Heading{ID: string(b), Text: plainText(h, []byte(src))})
+				out = append(out, Heading{ID: string(b), Text: plainText(h, source)})
 			}
 		}
 		return ast.WalkSkipChildren, nil

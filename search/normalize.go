@@ -39,16 +39,11 @@ func IndexText(text, lang string) string {
 // Words splits text into folded, unstemmed words: runs of letters and digits.
 func Words(text string) []string {
 	var words []string
-	eachWord(text, func(w string) bool {
-		words = append(words, w)
+	scanWords(text, func(_, _ int, w []byte) bool {
+		words = append(words, string(w))
 		return true
 	})
 	return words
-}
-
-// eachWord calls fn with each folded word of text until fn returns false.
-func eachWord(text string, fn func(string) bool) {
-	scanWords(text, func(_, _ int, w []byte) bool { return fn(string(w)) })
 }
 
 // scanWords calls fn with the byte offsets and folded form of each word of

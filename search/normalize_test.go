@@ -52,6 +52,7 @@ func TestIndexText(t *testing.T) {
 		{"Bucle de realimentacion", "es", "bucl de realiment"},
 		{"Configuraciones y configuración", "es", "configur y configur"},
 		{"tecnologías", "es", "tecnolog"},
+		{"Distribución y distribucion", "es", "distribu y distribu"},
 		{"Retries", "de", "retries"},
 		{"Retries", "", "retries"},
 		{"", "en", ""},

@@ -95,12 +95,11 @@ func Parse(raw string) Query {
 }
 
 type parser struct {
-	s      string
-	i      int // byte offset into s
-	q      Query
-	n      int // terms, exclusions and filters kept so far
-	noted  map[string]bool
-	phrase bool // the token being read started with a quote
+	s     string
+	i     int // byte offset into s
+	q     Query
+	n     int // terms, exclusions and filters kept so far
+	noted map[string]bool
 }
 
 func (p *parser) note(format string, args ...any) {
