@@ -275,12 +275,6 @@ func weakWords(items []string) []string {
 	return out
 }
 
-// Suggest scores every pattern of pats against doc. It compiles pats on each
-// call; a server should Compile once and call Classifier.Suggest.
-func Suggest(doc Document, pats []Pattern) []Suggestion {
-	return Compile(pats).Suggest(doc)
-}
-
 // sentence classes decide the role of the evidence found in them.
 type class uint8
 

@@ -85,9 +85,9 @@ func TestSuggestEvidence(t *testing.T) {
 func TestSuggestDeterministic(t *testing.T) {
 	pats := testCatalogue(t)
 	doc := classify.Document{Body: readSeed(t, seed003)}
-	first := classify.Suggest(doc, pats)
+	first := classify.Compile(pats).Suggest(doc)
 	for range 5 {
-		again := classify.Suggest(doc, pats)
+		again := classify.Compile(pats).Suggest(doc)
 		if len(again) != len(first) {
 			t.Fatalf("%d suggestions, then %d", len(first), len(again))
 		}
@@ -108,10 +108,10 @@ func TestSuggestDeterministic(t *testing.T) {
 }
 
 func TestSuggestEmpty(t *testing.T) {
-	if got := classify.Suggest(classify.Document{}, testCatalogue(t)); len(got) != 0 {
+	if got := classify.Compile(testCatalogue(t)).Suggest(classify.Document{}); len(got) != 0 {
 		t.Errorf("empty document: %d suggestions", len(got))
 	}
-	if got := classify.Suggest(classify.Document{Body: "retry storm"}, nil); len(got) != 0 {
+	if got := classify.Compile(nil).Suggest(classify.Document{Body: "retry storm"}); len(got) != 0 {
 		t.Errorf("empty catalogue: %d suggestions", len(got))
 	}
 }
