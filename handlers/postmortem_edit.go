@@ -39,10 +39,23 @@ type postmortemFormPage struct {
 	Suggestions *suggestionsView
 }
 
-// previewView is the rendered form, shown above it.
+// previewView is a postmortem's text as its page shows it: the rendered
+// form, shown above it, or a saved version.
 type previewView struct {
 	Postmortem store.Postmortem
 	Sections   []section
+}
+
+// previewOf shows fields as the postmortem slug would, its tags named
+// from the catalogue fams.
+func previewOf(slug string, fields store.PostmortemFields, fams []store.Family) previewView {
+	p := store.Postmortem{Slug: slug}
+	fields.ApplyTo(&p)
+	names := patternNames(fams)
+	for i := range p.Tags {
+		p.Tags[i].PatternName = names[p.Tags[i].PatternSlug]
+	}
+	return previewView{Postmortem: p, Sections: sectionsOf(p)}
 }
 
 func (h *Handler) postmortemFormPage(r *http.Request, f postmortemForm, title string) (postmortemFormPage, error) {
@@ -179,13 +192,8 @@ func afterSave(f postmortemForm, slug string) string {
 // validation errors (422), every value as submitted.
 func (h *Handler) renderFormOutcome(w http.ResponseWriter, r *http.Request, page postmortemFormPage) {
 	if page.Form.Action == "preview" {
-		p := store.Postmortem{Slug: page.Postmortem.Slug}
-		page.Form.fields().ApplyTo(&p)
-		names := patternNames(page.Families)
-		for i := range p.Tags {
-			p.Tags[i].PatternName = names[p.Tags[i].PatternSlug]
-		}
-		page.Preview = &previewView{Postmortem: p, Sections: sectionsOf(p)}
+		preview := previewOf(page.Postmortem.Slug, page.Form.fields(), page.Families)
+		page.Preview = &preview
 		page.Title = "Preview: " + page.Title
 		page.Form.Errors = formErrors{}
 		h.render(w, r, http.StatusOK, "postmortem-form", page)
