@@ -137,28 +137,7 @@ func (h *Handler) createPostmortem(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	if suggesting(r) {
-		page, err := h.postmortemFormPage(r, f, "Write a postmortem")
-		if err == nil {
-			err = h.suggestInForm(r, &page)
-		}
-		if err != nil {
-			h.error(w, r, err)
-			return
-		}
-		h.render(w, r, http.StatusOK, "postmortem-form", page)
-		return
-	}
-	if f.Action != "preview" {
-		h.checkVariant(r, &f, store.Postmortem{})
-	}
-	if f.Action == "preview" || len(f.Errors) > 0 {
-		page, err := h.postmortemFormPage(r, f, "Write a postmortem")
-		if err != nil {
-			h.error(w, r, err)
-			return
-		}
-		h.renderFormOutcome(w, r, page)
+	if h.answerUnsaved(w, r, &f, store.Postmortem{}) {
 		return
 	}
 	p := store.Postmortem{
@@ -186,6 +165,40 @@ func afterSave(f postmortemForm, slug string) string {
 		return "/postmortems/" + slug + "/edit"
 	}
 	return "/postmortems/" + slug
+}
+
+// answerUnsaved answers a submitted postmortem form that is not to be
+// saved: a request for pattern suggestions, a preview, or a form that
+// fails validation, the variant link included. cur is the postmortem being
+// edited, zero when creating. It reports whether it answered; if not, f is
+// ready to save.
+func (h *Handler) answerUnsaved(w http.ResponseWriter, r *http.Request, f *postmortemForm, cur store.Postmortem) bool {
+	suggest := suggesting(r)
+	if !suggest && f.Action != "preview" {
+		h.checkVariant(r, f, cur)
+		if len(f.Errors) == 0 {
+			return false
+		}
+	}
+	var page postmortemFormPage
+	var err error
+	if cur.ID == 0 {
+		page, err = h.postmortemFormPage(r, *f, "Write a postmortem")
+	} else {
+		page, err = h.editFormPage(r, *f, cur)
+	}
+	if err == nil && suggest {
+		err = h.suggestInForm(r, &page)
+	}
+	switch {
+	case err != nil:
+		h.error(w, r, err)
+	case suggest:
+		h.render(w, r, http.StatusOK, "postmortem-form", page)
+	default:
+		h.renderFormOutcome(w, r, page)
+	}
+	return true
 }
 
 // renderFormOutcome shows a form that was not saved: a preview (200) or
@@ -270,28 +283,7 @@ func (h *Handler) updatePostmortem(w http.ResponseWriter, r *http.Request) {
 	if len(cur.Variants) > 0 {
 		f.VariantOf, f.VariantKind = "", "" // only a postmortem alone in its group can join another
 	}
-	if suggesting(r) {
-		page, err := h.editFormPage(r, f, cur)
-		if err == nil {
-			err = h.suggestInForm(r, &page)
-		}
-		if err != nil {
-			h.error(w, r, err)
-			return
-		}
-		h.render(w, r, http.StatusOK, "postmortem-form", page)
-		return
-	}
-	if f.Action != "preview" {
-		h.checkVariant(r, &f, cur)
-	}
-	if f.Action == "preview" || len(f.Errors) > 0 {
-		page, err := h.editFormPage(r, f, cur)
-		if err != nil {
-			h.error(w, r, err)
-			return
-		}
-		h.renderFormOutcome(w, r, page)
+	if h.answerUnsaved(w, r, &f, cur) {
 		return
 	}
 	saved, err := h.store.UpdatePostmortem(r.Context(), cur.Slug, f.Version, store.PostmortemUpdate{
