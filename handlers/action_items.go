@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 
 	"hindsight/store"
@@ -44,19 +43,6 @@ var (
 		{store.StatusDone, "Done", ""}, {store.StatusWontDo, "Won't do", ""},
 	}
 )
-
-func optionLabel(opts []option, value string) string {
-	for _, o := range opts {
-		if o.Value == value {
-			return o.Label
-		}
-	}
-	return value
-}
-
-func hasOption(opts []option, value string) bool {
-	return slices.ContainsFunc(opts, func(o option) bool { return o.Value == value })
-}
 
 // Field returns the named field for the input partials.
 func (f actionItemForm) Field(name string) field {

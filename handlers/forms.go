@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -247,6 +248,20 @@ func redirectWithFlash(w http.ResponseWriter, r *http.Request, to, msg string) {
 // option is one choice of a select or radio group.
 type option struct {
 	Value, Label, Description string
+}
+
+// optionLabel is the label of value among opts, or value itself.
+func optionLabel(opts []option, value string) string {
+	for _, o := range opts {
+		if o.Value == value {
+			return o.Label
+		}
+	}
+	return value
+}
+
+func hasOption(opts []option, value string) bool {
+	return slices.ContainsFunc(opts, func(o option) bool { return o.Value == value })
 }
 
 // selectField is a field drawn as a select or a radio group.
