@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
 
 	"hindsight/store"
 )
@@ -153,9 +152,9 @@ func (h *Handler) actionItemOf(r *http.Request) (store.Postmortem, store.ActionI
 	if err != nil {
 		return p, store.ActionItem{}, err
 	}
-	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	id, err := pathID(r, "id", "action item")
 	if err != nil {
-		return p, store.ActionItem{}, fmt.Errorf("action item %q: %w", r.PathValue("id"), store.ErrNotFound)
+		return p, store.ActionItem{}, err
 	}
 	a, err := h.store.GetActionItem(r.Context(), id)
 	if err == nil && a.PostmortemID != p.ID {

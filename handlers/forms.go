@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -25,6 +26,16 @@ func parseForm(w http.ResponseWriter, r *http.Request) error {
 		return fmt.Errorf("read form: %v: %w", err, store.ErrInvalid)
 	}
 	return nil
+}
+
+// pathID reads the numeric path value name. A value that is not a number
+// names no thing, so it is not found, as a number naming nothing is.
+func pathID(r *http.Request, name, thing string) (int64, error) {
+	id, err := strconv.ParseInt(r.PathValue(name), 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%s %q: %w", thing, r.PathValue(name), store.ErrNotFound)
+	}
+	return id, nil
 }
 
 // formErrors holds one message per field name.

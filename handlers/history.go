@@ -63,11 +63,11 @@ func (h *Handler) revisionPage(r *http.Request) (revisionPage, error) {
 	if err != nil {
 		return revisionPage{}, err
 	}
-	v, err := strconv.Atoi(r.PathValue("version"))
+	v, err := pathID(r, "version", "revision")
 	if err != nil {
-		return revisionPage{}, fmt.Errorf("revision %q: %w", r.PathValue("version"), store.ErrNotFound)
+		return revisionPage{}, err
 	}
-	rev, err := h.store.GetRevision(r.Context(), p.ID, v)
+	rev, err := h.store.GetRevision(r.Context(), p.ID, int(v))
 	if err != nil {
 		return revisionPage{}, err
 	}
