@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"slices"
-	"strconv"
 
 	"hindsight/store"
 )
@@ -44,19 +42,6 @@ var (
 		{store.StatusDone, "Done", ""}, {store.StatusWontDo, "Won't do", ""},
 	}
 )
-
-func optionLabel(opts []option, value string) string {
-	for _, o := range opts {
-		if o.Value == value {
-			return o.Label
-		}
-	}
-	return value
-}
-
-func hasOption(opts []option, value string) bool {
-	return slices.ContainsFunc(opts, func(o option) bool { return o.Value == value })
-}
 
 // Field returns the named field for the input partials.
 func (f actionItemForm) Field(name string) field {
@@ -167,9 +152,9 @@ func (h *Handler) actionItemOf(r *http.Request) (store.Postmortem, store.ActionI
 	if err != nil {
 		return p, store.ActionItem{}, err
 	}
-	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	id, err := pathID(r, "id", "action item")
 	if err != nil {
-		return p, store.ActionItem{}, fmt.Errorf("action item %q: %w", r.PathValue("id"), store.ErrNotFound)
+		return p, store.ActionItem{}, err
 	}
 	a, err := h.store.GetActionItem(r.Context(), id)
 	if err == nil && a.PostmortemID != p.ID {

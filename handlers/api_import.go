@@ -16,38 +16,16 @@ import (
 	"hindsight/store"
 )
 
-// apiCreateRequest is a postmortem as the JSON mirror shows it, plus its
-// body and, to join a variant group, variant_of; author and note go into
-// the first revision as the form's do. The fields the server owns are
-// accepted and ignored, so a record read from the mirror can be posted
-// back: the slug is always generated.
+// apiCreateRequest is a postmortem as the JSON mirror shows it, plus, to
+// join a variant group, variant_of; author and note go into the first
+// revision as the form's do. The fields the server owns (slug, url,
+// languages, variants, archived) are accepted and ignored, so a record read
+// from the mirror can be posted back: the slug is always generated.
 type apiCreateRequest struct {
-	Title           string   `json:"title"`
-	Organization    string   `json:"organization"`
-	IncidentDate    string   `json:"incident_date"`
-	PublishedDate   string   `json:"published_date"`
-	DurationMinutes int      `json:"duration_minutes"`
-	Severity        string   `json:"severity"`
-	Language        string   `json:"language"`
-	Summary         string   `json:"summary"`
-	Patterns        []apiTag `json:"patterns"`
-	VariantOf       string   `json:"variant_of"`
-	VariantKind     string   `json:"variant_kind"`
-	SourceURL       string   `json:"source_url"`
-	Services        string   `json:"services"`
-	Authors         string   `json:"authors"`
-	apiTimes
-	Body string `json:"body"`
-	apiSections
-	ActionItems []apiActionItem `json:"action_items"`
-	Author      string          `json:"author"`
-	Note        string          `json:"note"`
-
-	Slug      string       `json:"slug"`
-	URL       string       `json:"url"`
-	Languages []string     `json:"languages"`
-	Variants  []apiVariant `json:"variants"`
-	Archived  bool         `json:"archived"`
+	apiPostmortem
+	VariantOf string `json:"variant_of"`
+	Author    string `json:"author"`
+	Note      string `json:"note"`
 }
 
 // apiAuthor signs the revisions of postmortems created through the API

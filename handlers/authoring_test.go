@@ -864,3 +864,20 @@ func TestEditsAndArchiveReachSearch(t *testing.T) {
 		t.Error("search still finds the archived postmortem")
 	}
 }
+
+// TestNonNumericIDsAreNotFound: an id in the path that is not a number
+// names nothing, like a number that names nothing.
+func TestNonNumericIDsAreNotFound(t *testing.T) {
+	h, _ := newApp(t)
+	const pm = "/postmortems/facebook-2010-09-23-outage"
+	for _, path := range []string{pm + "/revisions/abc", pm + "/action-items/abc/edit"} {
+		if rec := get(t, h, path); rec.Code != http.StatusNotFound {
+			t.Errorf("GET %s: %d, want 404", path, rec.Code)
+		}
+	}
+	for _, path := range []string{pm + "/checklist/abc/action-item", "/patterns/feedback-loop/checklist/abc/remove"} {
+		if rec := postForm(t, h, path, url.Values{}); rec.Code != http.StatusNotFound {
+			t.Errorf("POST %s: %d, want 404", path, rec.Code)
+		}
+	}
+}

@@ -139,9 +139,9 @@ func (h *Handler) checklistActionItem(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	id, err := strconv.ParseInt(r.PathValue("item"), 10, 64)
+	id, err := pathID(r, "item", "checklist item")
 	if err != nil {
-		h.error(w, r, fmt.Errorf("checklist item %q: %w", r.PathValue("item"), store.ErrNotFound))
+		h.error(w, r, err)
 		return
 	}
 	it, err := h.store.GetChecklistItem(r.Context(), id)
@@ -322,9 +322,9 @@ func (h *Handler) renderChecklistError(w http.ResponseWriter, r *http.Request, s
 // checklistItemOf loads the checklist item of the path, which must belong
 // to the pattern of the path.
 func (h *Handler) checklistItemOf(r *http.Request) (store.ChecklistItem, error) {
-	id, err := strconv.ParseInt(r.PathValue("item"), 10, 64)
+	id, err := pathID(r, "item", "checklist item")
 	if err != nil {
-		return store.ChecklistItem{}, fmt.Errorf("checklist item %q: %w", r.PathValue("item"), store.ErrNotFound)
+		return store.ChecklistItem{}, err
 	}
 	it, err := h.store.GetChecklistItem(r.Context(), id)
 	if err == nil && it.PatternSlug != r.PathValue("slug") {

@@ -13,20 +13,16 @@ import (
 // to its left were sent by the client and may be forged. (chi's RealIP
 // believed the leftmost entry, which any client can set.)
 func (h *Handler) clientIP(r *http.Request) string {
-	peer, err := netip.ParseAddrPort(r.RemoteAddr)
-	if err != nil {
+	client := peerAddr(r)
+	if !client.IsValid() {
 		return r.RemoteAddr
 	}
-	client := peer.Addr().Unmap()
 	if !h.trusted(client) {
 		return client.String()
 	}
-	var hops []string
-	for _, v := range r.Header.Values("X-Forwarded-For") {
-		hops = append(hops, strings.Split(v, ",")...)
-	}
+	hops := forwarded(r.Header, "X-Forwarded-For")
 	for i := len(hops) - 1; i >= 0; i-- {
-		a, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
+		a, err := netip.ParseAddr(hops[i])
 		if err != nil {
 			break // garbage from the client's side: keep the last known hop
 		}
@@ -38,6 +34,46 @@ func (h *Handler) clientIP(r *http.Request) string {
 	return client.String()
 }
 
+// origin is the scheme and host the client asked for, for absolute URLs:
+// https when the connection is TLS, or when a trusted proxy, which ended
+// TLS and talks plain http to us, says so in X-Forwarded-Proto. The proxy
+// nearest us wrote the last value.
+func (h *Handler) origin(r *http.Request) string {
+	if r.TLS != nil {
+		return "https://" + r.Host
+	}
+	if h.trusted(peerAddr(r)) {
+		if protos := forwarded(r.Header, "X-Forwarded-Proto"); len(protos) > 0 && strings.EqualFold(protos[len(protos)-1], "https") {
+			return "https://" + r.Host
+		}
+	}
+	return "http://" + r.Host
+}
+
+// peerAddr is the address of the peer that sent r, the zero Addr if
+// RemoteAddr is not an address and port.
+func peerAddr(r *http.Request) netip.Addr {
+	peer, err := netip.ParseAddrPort(r.RemoteAddr)
+	if err != nil {
+		return netip.Addr{}
+	}
+	return peer.Addr().Unmap()
+}
+
+// forwarded is the comma-separated list in the header key, over all its
+// lines, in order: each proxy appends its entry on the right.
+func forwarded(header http.Header, key string) []string {
+	var out []string
+	for _, v := range header.Values(key) {
+		for e := range strings.SplitSeq(v, ",") {
+			out = append(out, strings.TrimSpace(e))
+		}
+	}
+	return out
+}
+
+// trusted reports whether a is one of the trusted proxies; never for the
+// zero Addr.
 func (h *Handler) trusted(a netip.Addr) bool {
 	for _, p := range h.trustedProxies {
 		if p.Contains(a) {
@@ -45,31 +81,4 @@ func (h *Handler) trusted(a netip.Addr) bool {
 		}
 	}
 	return false
-}
-
-// origin is the scheme and host the client asked for, for absolute URLs:
-// https when the connection is TLS, or when a trusted proxy, which ended
-// TLS and talks plain http to us, says so in X-Forwarded-Proto.
-func (h *Handler) origin(r *http.Request) string {
-	if r.TLS != nil || h.forwardedHTTPS(r) {
-		return "https://" + r.Host
-	}
-	return "http://" + r.Host
-}
-
-func (h *Handler) forwardedHTTPS(r *http.Request) bool {
-	peer, err := netip.ParseAddrPort(r.RemoteAddr)
-	if err != nil || !h.trusted(peer.Addr().Unmap()) {
-		return false
-	}
-	// The proxy nearest us wrote the last value.
-	values := r.Header.Values("X-Forwarded-Proto")
-	if len(values) == 0 {
-		return false
-	}
-	last := values[len(values)-1]
-	if i := strings.LastIndexByte(last, ','); i >= 0 {
-		last = last[i+1:]
-	}
-	return strings.EqualFold(strings.TrimSpace(last), "https")
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -24,6 +26,16 @@ func parseForm(w http.ResponseWriter, r *http.Request) error {
 		return fmt.Errorf("read form: %v: %w", err, store.ErrInvalid)
 	}
 	return nil
+}
+
+// pathID reads the numeric path value name. A value that is not a number
+// names no thing, so it is not found, as a number naming nothing is.
+func pathID(r *http.Request, name, thing string) (int64, error) {
+	id, err := strconv.ParseInt(r.PathValue(name), 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%s %q: %w", thing, r.PathValue(name), store.ErrNotFound)
+	}
+	return id, nil
 }
 
 // formErrors holds one message per field name.
@@ -247,6 +259,20 @@ func redirectWithFlash(w http.ResponseWriter, r *http.Request, to, msg string) {
 // option is one choice of a select or radio group.
 type option struct {
 	Value, Label, Description string
+}
+
+// optionLabel is the label of value among opts, or value itself.
+func optionLabel(opts []option, value string) string {
+	for _, o := range opts {
+		if o.Value == value {
+			return o.Label
+		}
+	}
+	return value
+}
+
+func hasOption(opts []option, value string) bool {
+	return slices.ContainsFunc(opts, func(o option) bool { return o.Value == value })
 }
 
 // selectField is a field drawn as a select or a radio group.

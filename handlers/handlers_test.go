@@ -88,16 +88,8 @@ func TestPages(t *testing.T) {
 				t.Fatalf("status = %d, want %d", rec.Code, tt.status)
 			}
 			body := rec.Body.String()
-			for _, w := range tt.want {
-				if !strings.Contains(body, w) {
-					t.Errorf("body lacks %q", w)
-				}
-			}
-			for _, w := range tt.notWant {
-				if strings.Contains(body, w) {
-					t.Errorf("body contains %q", w)
-				}
-			}
+			mustContain(t, body, tt.want...)
+			mustNotContain(t, body, tt.notWant...)
 		})
 	}
 }
@@ -280,16 +272,8 @@ func TestMarkdownIsRenderedInert(t *testing.T) {
 		t.Fatal(err)
 	}
 	body := get(t, h, "/postmortems/"+p.Slug).Body.String()
-	for _, bad := range []string{"<script>alert", "javascript:", "onerror=", "<iframe", "data:text/html", "<b onmouseover"} {
-		if strings.Contains(body, bad) {
-			t.Errorf("page contains %q", bad)
-		}
-	}
-	for _, good := range []string{"<strong>bold</strong>", `href="https://example.com"`, "XSS &lt;script&gt;"} {
-		if !strings.Contains(body, good) {
-			t.Errorf("page lacks %q", good)
-		}
-	}
+	mustNotContain(t, body, "<script>alert", "javascript:", "onerror=", "<iframe", "data:text/html", "<b onmouseover")
+	mustContain(t, body, "<strong>bold</strong>", `href="https://example.com"`, "XSS &lt;script&gt;")
 }
 
 // The Dreamwidth scrape repeats its body; the reading copy has it once.

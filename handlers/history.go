@@ -38,8 +38,7 @@ type revisionPage struct {
 	basePage
 	Postmortem store.Postmortem // the current state
 	Revision   store.Revision
-	Shown      store.Postmortem // the revision's content, for display
-	Sections   []section
+	Content    previewView // the revision's text, for display
 	// Author and Note are the restore form's values; Errors its problems.
 	Author, Note string
 	Errors       formErrors
@@ -59,21 +58,16 @@ func (p revisionPage) Field(name string) field {
 // ErrorList is the restore form's error summary.
 func (p revisionPage) ErrorList() []errorLink { return errorList(restoreSpecs, "r-", p.Errors) }
 
-// Content is the revision's text, for the shared display partial.
-func (p revisionPage) Content() previewView {
-	return previewView{Postmortem: p.Shown, Sections: p.Sections}
-}
-
 func (h *Handler) revisionPage(r *http.Request) (revisionPage, error) {
 	p, err := h.store.GetPostmortem(r.Context(), r.PathValue("slug"))
 	if err != nil {
 		return revisionPage{}, err
 	}
-	v, err := strconv.Atoi(r.PathValue("version"))
+	v, err := pathID(r, "version", "revision")
 	if err != nil {
-		return revisionPage{}, fmt.Errorf("revision %q: %w", r.PathValue("version"), store.ErrNotFound)
+		return revisionPage{}, err
 	}
-	rev, err := h.store.GetRevision(r.Context(), p.ID, v)
+	rev, err := h.store.GetRevision(r.Context(), p.ID, int(v))
 	if err != nil {
 		return revisionPage{}, err
 	}
@@ -81,18 +75,11 @@ func (h *Handler) revisionPage(r *http.Request) (revisionPage, error) {
 	if err != nil {
 		return revisionPage{}, err
 	}
-	shown := store.Postmortem{Slug: p.Slug}
-	rev.Fields.ApplyTo(&shown)
-	names := patternNames(fams)
-	for i := range shown.Tags {
-		shown.Tags[i].PatternName = names[shown.Tags[i].PatternSlug]
-	}
 	return revisionPage{
 		basePage:   h.base(r, fmt.Sprintf("Version %d of %s", v, p.Title), fmt.Sprintf("Version %d of %s as it was saved.", v, p.Title)),
 		Postmortem: p,
 		Revision:   rev,
-		Shown:      shown,
-		Sections:   sectionsOf(shown),
+		Content:    previewOf(p.Slug, rev.Fields, fams),
 		Author:     authorFromCookie(r),
 		Errors:     formErrors{},
 	}, nil

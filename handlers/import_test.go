@@ -66,11 +66,7 @@ func TestImportForm(t *testing.T) {
 	if rec.Code != http.StatusOK {
 		t.Fatalf("status = %d", rec.Code)
 	}
-	for _, want := range []string{`enctype="multipart/form-data"`, `type="file" name="file"`, `name="text"`, `action="/import"`} {
-		if !strings.Contains(rec.Body.String(), want) {
-			t.Errorf("form lacks %q", want)
-		}
-	}
+	mustContain(t, rec.Body.String(), `enctype="multipart/form-data"`, `type="file" name="file"`, `name="text"`, `action="/import"`)
 }
 
 var sourceFieldRe = regexp.MustCompile(`name="source" value="([^"]*)"`)
@@ -114,11 +110,7 @@ func TestImportReview(t *testing.T) {
 				t.Fatalf("status = %d, want 200\n%s", rec.Code, rec.Body)
 			}
 			page := rec.Body.String()
-			for _, w := range tt.want {
-				if !strings.Contains(page, w) {
-					t.Errorf("review lacks %q", w)
-				}
-			}
+			mustContain(t, page, tt.want...)
 			// The original is on the page too, verbatim; the cleaned body is not.
 			m := bodyFieldRe.FindStringSubmatch(page)
 			if m == nil {
@@ -237,12 +229,8 @@ func TestImportSave(t *testing.T) {
 			t.Fatalf("status = %d, want 422", rec.Code)
 		}
 		page := rec.Body.String()
-		for _, w := range []string{"Title is required.", "The incident date must be a date like", "whole number of minutes",
-			"Choose patterns and roles from the list.", `value="June 1"`, "The queue grew for hours", "4 things to fix"} {
-			if !strings.Contains(page, w) {
-				t.Errorf("page lacks %q", w)
-			}
-		}
+		mustContain(t, page, "Title is required.", "The incident date must be a date like", "whole number of minutes",
+			"Choose patterns and roles from the list.", `value="June 1"`, "The queue grew for hours", "4 things to fix")
 		if countPostmortems(t, st) != before {
 			t.Error("an invalid save stored something")
 		}
@@ -555,11 +543,7 @@ func TestImportSuggestions(t *testing.T) {
 			t.Fatalf("status = %d", rec.Code)
 		}
 		page := rec.Body.String()
-		for _, want := range []string{`name="link_variant" value="facebook-2010-09-23-outage`, "a copy or rewrite", `name="accept" value="feedback-loop:`} {
-			if !strings.Contains(page, want) {
-				t.Errorf("review lacks %q", want)
-			}
-		}
+		mustContain(t, page, `name="link_variant" value="facebook-2010-09-23-outage`, "a copy or rewrite", `name="accept" value="feedback-loop:`)
 		if strings.Contains(page, "already imported") {
 			t.Error("a reworded copy is taken for the same text")
 		}

@@ -39,10 +39,23 @@ type postmortemFormPage struct {
 	Suggestions *suggestionsView
 }
 
-// previewView is the rendered form, shown above it.
+// previewView is a postmortem's text as its page shows it: the rendered
+// form, shown above it, or a saved version.
 type previewView struct {
 	Postmortem store.Postmortem
 	Sections   []section
+}
+
+// previewOf shows fields as the postmortem slug would, its tags named
+// from the catalogue fams.
+func previewOf(slug string, fields store.PostmortemFields, fams []store.Family) previewView {
+	p := store.Postmortem{Slug: slug}
+	fields.ApplyTo(&p)
+	names := patternNames(fams)
+	for i := range p.Tags {
+		p.Tags[i].PatternName = names[p.Tags[i].PatternSlug]
+	}
+	return previewView{Postmortem: p, Sections: sectionsOf(p)}
 }
 
 func (h *Handler) postmortemFormPage(r *http.Request, f postmortemForm, title string) (postmortemFormPage, error) {
@@ -124,28 +137,7 @@ func (h *Handler) createPostmortem(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	if suggesting(r) {
-		page, err := h.postmortemFormPage(r, f, "Write a postmortem")
-		if err == nil {
-			err = h.suggestInForm(r, &page)
-		}
-		if err != nil {
-			h.error(w, r, err)
-			return
-		}
-		h.render(w, r, http.StatusOK, "postmortem-form", page)
-		return
-	}
-	if f.Action != "preview" {
-		h.checkVariant(r, &f, store.Postmortem{})
-	}
-	if f.Action == "preview" || len(f.Errors) > 0 {
-		page, err := h.postmortemFormPage(r, f, "Write a postmortem")
-		if err != nil {
-			h.error(w, r, err)
-			return
-		}
-		h.renderFormOutcome(w, r, page)
+	if h.answerUnsaved(w, r, &f, store.Postmortem{}) {
 		return
 	}
 	p := store.Postmortem{
@@ -175,17 +167,46 @@ func afterSave(f postmortemForm, slug string) string {
 	return "/postmortems/" + slug
 }
 
+// answerUnsaved answers a submitted postmortem form that is not to be
+// saved: a request for pattern suggestions, a preview, or a form that
+// fails validation, the variant link included. cur is the postmortem being
+// edited, zero when creating. It reports whether it answered; if not, f is
+// ready to save.
+func (h *Handler) answerUnsaved(w http.ResponseWriter, r *http.Request, f *postmortemForm, cur store.Postmortem) bool {
+	suggest := suggesting(r)
+	if !suggest && f.Action != "preview" {
+		h.checkVariant(r, f, cur)
+		if len(f.Errors) == 0 {
+			return false
+		}
+	}
+	var page postmortemFormPage
+	var err error
+	if cur.ID == 0 {
+		page, err = h.postmortemFormPage(r, *f, "Write a postmortem")
+	} else {
+		page, err = h.editFormPage(r, *f, cur)
+	}
+	if err == nil && suggest {
+		err = h.suggestInForm(r, &page)
+	}
+	switch {
+	case err != nil:
+		h.error(w, r, err)
+	case suggest:
+		h.render(w, r, http.StatusOK, "postmortem-form", page)
+	default:
+		h.renderFormOutcome(w, r, page)
+	}
+	return true
+}
+
 // renderFormOutcome shows a form that was not saved: a preview (200) or
 // validation errors (422), every value as submitted.
 func (h *Handler) renderFormOutcome(w http.ResponseWriter, r *http.Request, page postmortemFormPage) {
 	if page.Form.Action == "preview" {
-		p := store.Postmortem{Slug: page.Postmortem.Slug}
-		page.Form.fields().ApplyTo(&p)
-		names := patternNames(page.Families)
-		for i := range p.Tags {
-			p.Tags[i].PatternName = names[p.Tags[i].PatternSlug]
-		}
-		page.Preview = &previewView{Postmortem: p, Sections: sectionsOf(p)}
+		preview := previewOf(page.Postmortem.Slug, page.Form.fields(), page.Families)
+		page.Preview = &preview
 		page.Title = "Preview: " + page.Title
 		page.Form.Errors = formErrors{}
 		h.render(w, r, http.StatusOK, "postmortem-form", page)
@@ -262,28 +283,7 @@ func (h *Handler) updatePostmortem(w http.ResponseWriter, r *http.Request) {
 	if len(cur.Variants) > 0 {
 		f.VariantOf, f.VariantKind = "", "" // only a postmortem alone in its group can join another
 	}
-	if suggesting(r) {
-		page, err := h.editFormPage(r, f, cur)
-		if err == nil {
-			err = h.suggestInForm(r, &page)
-		}
-		if err != nil {
-			h.error(w, r, err)
-			return
-		}
-		h.render(w, r, http.StatusOK, "postmortem-form", page)
-		return
-	}
-	if f.Action != "preview" {
-		h.checkVariant(r, &f, cur)
-	}
-	if f.Action == "preview" || len(f.Errors) > 0 {
-		page, err := h.editFormPage(r, f, cur)
-		if err != nil {
-			h.error(w, r, err)
-			return
-		}
-		h.renderFormOutcome(w, r, page)
+	if h.answerUnsaved(w, r, &f, cur) {
 		return
 	}
 	saved, err := h.store.UpdatePostmortem(r.Context(), cur.Slug, f.Version, store.PostmortemUpdate{

@@ -183,7 +183,7 @@ func parsePostmortemForm(v url.Values, patterns map[string]bool, now time.Time) 
 		f.Tags[t] = true
 	}
 
-	if f.Severity != "" && !slices.ContainsFunc(severities, func(o option) bool { return o.Value == f.Severity }) {
+	if f.Severity != "" && !hasOption(severities, f.Severity) {
 		f.Errors.add("severity", "Choose a severity from SEV1 to SEV5, or none.")
 	}
 	if !validLanguage(f.Language) {
@@ -202,7 +202,7 @@ func parsePostmortemForm(v url.Values, patterns map[string]bool, now time.Time) 
 		}
 	}
 	f.checkTimes(now)
-	if f.VariantOf != "" && f.VariantKind != store.KindTranslation && f.VariantKind != store.KindRewrite {
+	if f.VariantOf != "" && !hasOption(variantKinds, f.VariantKind) {
 		f.Errors.add("variant_kind", "Say whether it is a translation or a copy.")
 	}
 	return f

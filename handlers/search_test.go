@@ -33,16 +33,8 @@ func TestSearchPage(t *testing.T) {
 				t.Fatalf("status = %d, want 200", rec.Code)
 			}
 			body := rec.Body.String()
-			for _, w := range tt.want {
-				if !strings.Contains(body, w) {
-					t.Errorf("body lacks %q", w)
-				}
-			}
-			for _, w := range tt.notWant {
-				if strings.Contains(body, w) {
-					t.Errorf("body contains %q", w)
-				}
-			}
+			mustContain(t, body, tt.want...)
+			mustNotContain(t, body, tt.notWant...)
 		})
 	}
 }
