@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
-	"strings"
 )
 
 // Family is one of the five browse groups of the catalogue.
@@ -273,11 +272,7 @@ func (s *Store) Checklists(ctx context.Context, slugs []string) (map[string][]Ch
 	if len(slugs) == 0 {
 		return out, nil
 	}
-	args := make([]any, len(slugs))
-	for i, sl := range slugs {
-		args[i] = sl
-	}
-	items, err := s.checklists(ctx, `WHERE removed_at = '' AND pattern_slug IN (?`+strings.Repeat(",?", len(slugs)-1)+`)`, args...)
+	items, err := s.checklists(ctx, `WHERE removed_at = '' AND pattern_slug IN (`+placeholders(len(slugs))+`)`, anys(slugs)...)
 	if err != nil {
 		return nil, err
 	}

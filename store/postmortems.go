@@ -216,13 +216,9 @@ func (s *Store) ListPostmortems(ctx context.Context, f PostmortemFilter) ([]Post
 	if len(page.ids) == 0 {
 		return nil, page.total, nil
 	}
-	args := make([]any, len(page.ids))
-	for i, id := range page.ids {
-		args[i] = id
-	}
 	rows, err := s.db.QueryContext(ctx, `SELECT `+listColumns+`
 		FROM postmortems p JOIN variant_groups g ON g.id = p.group_id
-		WHERE p.id IN (?`+strings.Repeat(",?", len(args)-1)+`)`, args...)
+		WHERE p.id IN (`+placeholders(len(page.ids))+`)`, anys(page.ids)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list postmortems: %w", err)
 	}
@@ -398,7 +394,7 @@ func (s *Store) attachTags(ctx context.Context, ps []*Postmortem) error {
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT t.postmortem_id, t.pattern_slug, pa.name, t.role
 		FROM tags t JOIN patterns pa ON pa.slug = t.pattern_slug
-		WHERE t.postmortem_id IN (?`+strings.Repeat(",?", len(ps)-1)+`)
+		WHERE t.postmortem_id IN (`+placeholders(len(ps))+`)
 		ORDER BY t.postmortem_id, CASE t.role WHEN 'trigger' THEN 0 WHEN 'amplifier' THEN 1 WHEN 'contributing' THEN 2
 			WHEN 'missing-defence' THEN 3 ELSE 4 END, pa.position`, args...)
 	if err != nil {
@@ -427,7 +423,7 @@ func (s *Store) attachLanguages(ctx context.Context, ps []*Postmortem) error {
 		args[i] = p.GroupID
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT group_id, language FROM postmortems
-		WHERE archived_at = '' AND group_id IN (?`+strings.Repeat(",?", len(ps)-1)+`) ORDER BY group_id, language`, args...)
+		WHERE archived_at = '' AND group_id IN (`+placeholders(len(ps))+`) ORDER BY group_id, language`, args...)
 	if err != nil {
 		return fmt.Errorf("list group languages: %w", err)
 	}

@@ -175,13 +175,9 @@ func (s *Store) postmortemsByID(ctx context.Context, ids []int64) (map[int64]*Po
 	if len(ids) == 0 {
 		return out, nil
 	}
-	args := make([]any, len(ids))
-	for i, id := range ids {
-		args[i] = id
-	}
 	rows, err := s.db.QueryContext(ctx, `SELECT `+postmortemColumns+`
 		FROM postmortems p JOIN variant_groups g ON g.id = p.group_id
-		WHERE p.id IN (?`+strings.Repeat(",?", len(ids)-1)+`)`, args...)
+		WHERE p.id IN (`+placeholders(len(ids))+`)`, anys(ids)...)
 	if err != nil {
 		return nil, fmt.Errorf("load search hits: %w", err)
 	}
@@ -212,14 +208,10 @@ func (s *Store) patternsBySlug(ctx context.Context, slugs []string) ([]Pattern, 
 	if len(slugs) == 0 {
 		return nil, nil
 	}
-	args := make([]any, len(slugs))
-	for i, sl := range slugs {
-		args[i] = sl
-	}
 	rows, err := s.db.QueryContext(ctx, `SELECT p.slug, p.name, p.headline, p.family, f.name, p.position, p.definition
 		FROM patterns p JOIN families f ON f.slug = p.family
-		WHERE p.slug IN (?`+strings.Repeat(",?", len(slugs)-1)+`)
-		ORDER BY f.position, p.position`, args...)
+		WHERE p.slug IN (`+placeholders(len(slugs))+`)
+		ORDER BY f.position, p.position`, anys(slugs)...)
 	if err != nil {
 		return nil, fmt.Errorf("load named patterns: %w", err)
 	}

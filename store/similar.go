@@ -409,16 +409,6 @@ func (s *Store) texts(ctx context.Context, query string, args ...any) ([]string,
 	return out, rows.Err()
 }
 
-func placeholders(n int) string { return "?" + strings.Repeat(",?", n-1) }
-
-func anys[T any](vs []T) []any {
-	out := make([]any, len(vs))
-	for i, v := range vs {
-		out[i] = v
-	}
-	return out
-}
-
 // Rejection is a pattern suggestion that a writer turned down.
 type Rejection struct {
 	PostmortemSlug string // "" for a draft that was not saved

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strings"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -185,4 +186,16 @@ func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 func parseTime(v string) time.Time {
 	t, _ := time.Parse(time.RFC3339, v)
 	return t
+}
+
+// placeholders is the list of n (at least one) bound values in "IN (...)".
+func placeholders(n int) string { return "?" + strings.Repeat(",?", n-1) }
+
+// anys is vs as the arguments of a query.
+func anys[T any](vs []T) []any {
+	out := make([]any, len(vs))
+	for i, v := range vs {
+		out[i] = v
+	}
+	return out
 }
