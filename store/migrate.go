@@ -55,18 +55,9 @@ func (s *Store) applyMigration(ctx context.Context, name string) error {
 
 // Migrations lists the applied migration versions, oldest first.
 func (s *Store) Migrations(ctx context.Context) ([]string, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT version FROM schema_migrations ORDER BY version`)
+	out, err := queryColumn[string](ctx, s.db, `SELECT version FROM schema_migrations ORDER BY version`)
 	if err != nil {
 		return nil, fmt.Errorf("list migrations: %w", err)
 	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var v string
-		if err := rows.Scan(&v); err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
+	return out, nil
 }

@@ -214,22 +214,14 @@ func (s *Store) GetPattern(ctx context.Context, slug string) (Pattern, error) {
 }
 
 func (s *Store) loadPatternDetails(ctx context.Context, p *Pattern) error {
-	rows, err := s.db.QueryContext(ctx, `SELECT related_slug FROM pattern_relations r
+	related, err := queryColumn[string](ctx, s.db, `SELECT related_slug FROM pattern_relations r
 		JOIN patterns p ON p.slug = r.related_slug
 		WHERE r.pattern_slug = ? ORDER BY p.position`, p.Slug)
 	if err != nil {
 		return err
 	}
-	for rows.Next() {
-		var r string
-		if err := rows.Scan(&r); err != nil {
-			rows.Close()
-			return err
-		}
-		p.RelatedTo = append(p.RelatedTo, r)
-	}
-	rows.Close()
-	rows, err = s.db.QueryContext(ctx, `SELECT language, phrase FROM pattern_phrases WHERE pattern_slug = ? ORDER BY rowid`, p.Slug)
+	p.RelatedTo = append(p.RelatedTo, related...)
+	rows, err := s.db.QueryContext(ctx, `SELECT language, phrase FROM pattern_phrases WHERE pattern_slug = ? ORDER BY rowid`, p.Slug)
 	if err != nil {
 		return err
 	}

@@ -307,20 +307,13 @@ func (s *Store) listPage(ctx context.Context, f PostmortemFilter, limit int) (li
 	if err := s.db.QueryRowContext(ctx, `SELECT count(*) `+from, args...).Scan(&page.total); err != nil {
 		return page, fmt.Errorf("list postmortems: %w", err)
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT p.id `+from+`
+	ids, err := queryColumn[int64](ctx, s.db, `SELECT p.id `+from+`
 		ORDER BY p.incident_date DESC, p.id DESC LIMIT ? OFFSET ?`, append(args, limit, f.Offset)...)
+	page.ids = ids
 	if err != nil {
 		return page, fmt.Errorf("list postmortems: %w", err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return page, fmt.Errorf("list postmortems: %w", err)
-		}
-		page.ids = append(page.ids, id)
-	}
-	return page, rows.Err()
+	return page, nil
 }
 
 // FilterOptions lists the values the postmortem list can be filtered by.
@@ -347,19 +340,11 @@ func (s *Store) listFilterOptions(ctx context.Context) (FilterOptions, error) {
 		{`SELECT DISTINCT substr(incident_date, 1, 4) y FROM postmortems WHERE archived_at = '' AND incident_date != '' ORDER BY y DESC`, &o.Years},
 		{`SELECT DISTINCT language FROM postmortems WHERE archived_at = '' ORDER BY language`, &o.Languages},
 	} {
-		rows, err := s.db.QueryContext(ctx, q.sql)
+		values, err := queryColumn[string](ctx, s.db, q.sql)
 		if err != nil {
 			return o, fmt.Errorf("list filter options: %w", err)
 		}
-		for rows.Next() {
-			var v string
-			if err := rows.Scan(&v); err != nil {
-				rows.Close()
-				return o, fmt.Errorf("list filter options: %w", err)
-			}
-			*q.dst = append(*q.dst, v)
-		}
-		rows.Close()
+		*q.dst = values
 	}
 	return o, nil
 }

@@ -126,7 +126,8 @@ func (s *Store) search(ctx context.Context, q search.Query, limit, offset int) (
 	default:
 		var excluded []int64
 		if ex := q.ExcludeExpr(); ex != "" {
-			excluded, err = s.matchingIDs(ctx, ex)
+			// The ids of the postmortems ex matches, ascending.
+			excluded, err = queryColumn[int64](ctx, s.db, `SELECT rowid FROM search_index WHERE search_index MATCH ? ORDER BY rowid`, ex)
 		}
 		if err == nil {
 			hits = t.unrankedHits(&f, excluded)

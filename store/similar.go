@@ -190,21 +190,11 @@ func (s *Store) backfillFingerprints(ctx context.Context) error {
 }
 
 func (s *Store) fingerprintMissing(ctx context.Context) error {
-	rows, err := s.db.QueryContext(ctx, `SELECT p.slug FROM postmortems p
+	slugs, err := queryColumn[string](ctx, s.db, `SELECT p.slug FROM postmortems p
 		WHERE NOT EXISTS (SELECT 1 FROM postmortem_fingerprints f WHERE f.postmortem_id = p.id)`)
 	if err != nil {
 		return fmt.Errorf("backfill fingerprints: %w", err)
 	}
-	var slugs []string
-	for rows.Next() {
-		var slug string
-		if err := rows.Scan(&slug); err != nil {
-			rows.Close()
-			return fmt.Errorf("backfill fingerprints: %w", err)
-		}
-		slugs = append(slugs, slug)
-	}
-	rows.Close()
 	for _, slug := range slugs {
 		p, err := scanPostmortem(s.db.QueryRowContext(ctx, `SELECT `+postmortemColumns+`
 			FROM postmortems p JOIN variant_groups g ON g.id = p.group_id WHERE p.slug = ?`, slug))
@@ -298,18 +288,18 @@ func (s *Store) findTranslations(ctx context.Context, q SimilarQuery, found map[
 	}
 	var ids []int64
 	if len(keys) > 0 {
-		got, err := s.ids(ctx, `SELECT postmortem_id FROM postmortem_facts WHERE fact IN (`+placeholders(len(keys))+`)
+		got, err := queryColumn[int64](ctx, s.db, `SELECT postmortem_id FROM postmortem_facts WHERE fact IN (`+placeholders(len(keys))+`)
 			GROUP BY postmortem_id ORDER BY count(*) DESC, postmortem_id LIMIT `+fmt.Sprint(translationCandidates), keys...)
 		if err != nil {
-			return err
+			return fmt.Errorf("find translations: %w", err)
 		}
 		ids = append(ids, got...)
 	}
 	if q.Organization != "" && q.IncidentDate != "" {
-		got, err := s.ids(ctx, `SELECT id FROM postmortems WHERE organization = ? COLLATE NOCASE AND incident_date = ?`,
+		got, err := queryColumn[int64](ctx, s.db, `SELECT id FROM postmortems WHERE organization = ? COLLATE NOCASE AND incident_date = ?`,
 			q.Organization, q.IncidentDate)
 		if err != nil {
-			return err
+			return fmt.Errorf("find translations: %w", err)
 		}
 		ids = append(ids, got...)
 	}
@@ -326,9 +316,9 @@ func (s *Store) findTranslations(ctx context.Context, q SimilarQuery, found map[
 		if other.Language == q.Language {
 			continue
 		}
-		keys, err := s.texts(ctx, `SELECT value FROM postmortem_fingerprints, json_each(facts) WHERE postmortem_id = ? ORDER BY value`, id)
+		keys, err := queryColumn[string](ctx, s.db, `SELECT value FROM postmortem_fingerprints, json_each(facts) WHERE postmortem_id = ? ORDER BY value`, id)
 		if err != nil {
-			return err
+			return fmt.Errorf("find translations: %w", err)
 		}
 		other.SetKeys(keys)
 		if score := classify.TranslationScore(facts, other); score >= classify.TranslationThreshold {
@@ -373,40 +363,6 @@ func (s *Store) describeSimilar(ctx context.Context, q SimilarQuery, found map[i
 		limit = 10
 	}
 	return out[:min(len(out), limit)], nil
-}
-
-func (s *Store) ids(ctx context.Context, query string, args ...any) ([]int64, error) {
-	rows, err := s.db.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, fmt.Errorf("find similar: %w", err)
-	}
-	defer rows.Close()
-	var out []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("find similar: %w", err)
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
-}
-
-func (s *Store) texts(ctx context.Context, query string, args ...any) ([]string, error) {
-	rows, err := s.db.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, fmt.Errorf("find similar: %w", err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var v string
-		if err := rows.Scan(&v); err != nil {
-			return nil, fmt.Errorf("find similar: %w", err)
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
 }
 
 // Rejection is a pattern suggestion that a writer turned down.

@@ -199,3 +199,21 @@ func anys[T any](vs []T) []any {
 	}
 	return out
 }
+
+// queryColumn runs query, which selects one column, and returns its values.
+func queryColumn[T any](ctx context.Context, db *sql.DB, query string, args ...any) ([]T, error) {
+	rows, err := db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		var v T
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
