@@ -185,14 +185,10 @@ func findImported(ctx context.Context, q querier, source string) (string, error)
 
 // hashSourceTexts hashes the texts imported before source_hash existed
 // (migration 0030), so that findImported looks every text up by its hash
-// alone. It runs once: store_jobs remembers it. Of two rows with the same
-// text, the first keeps the hash; the text is found either way.
+// alone. Open runs it once (runOnce). Of two rows with the same text, the
+// first keeps the hash; the text is found either way.
 func (s *Store) hashSourceTexts(ctx context.Context) error {
-	var done bool
-	if err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM store_jobs WHERE name = 'source-hashes')`).Scan(&done); err != nil || done {
-		return err
-	}
-	err := s.inTx(ctx, func(tx *writeTx) error {
+	return s.inTx(ctx, func(tx *writeTx) error {
 		rows, err := tx.QueryContext(ctx, `SELECT id, source_text FROM postmortems INDEXED BY postmortems_unhashed
 			WHERE source_hash = '' AND source_text != '' ORDER BY id`)
 		if err != nil {
@@ -222,13 +218,8 @@ func (s *Store) hashSourceTexts(ctx context.Context) error {
 				return err
 			}
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO store_jobs (name, done_at) VALUES ('source-hashes', ?)`, s.now())
-		return err
+		return nil
 	})
-	if err != nil {
-		return fmt.Errorf("hash imported texts: %w", err)
-	}
-	return nil
 }
 
 // ImportPostmortem validates p and creates it like CreatePostmortem, in one

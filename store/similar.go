@@ -167,44 +167,26 @@ func insertPairs(ctx context.Context, tx *writeTx, insert string, rows [][2]any)
 	return nil
 }
 
-// backfillFingerprints fingerprints the postmortems written before
-// fingerprints existed (a database created before migration 0031).
-// Every write fingerprints what it writes, so once done this never needs
-// doing again: store_jobs remembers it, and start-up does not read every
-// postmortem each time.
-func (s *Store) backfillFingerprints(ctx context.Context) error {
-	var done bool
-	if err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM store_jobs WHERE name = 'fingerprints')`).Scan(&done); err != nil {
-		return fmt.Errorf("backfill fingerprints: %w", err)
-	}
-	if done {
-		return nil
-	}
-	if err := s.fingerprintMissing(ctx); err != nil {
-		return err
-	}
-	if _, err := s.db.ExecContext(ctx, `INSERT OR IGNORE INTO store_jobs (name, done_at) VALUES ('fingerprints', ?)`, s.now()); err != nil {
-		return fmt.Errorf("backfill fingerprints: %w", err)
-	}
-	return nil
-}
-
+// fingerprintMissing fingerprints the postmortems written before
+// fingerprints existed (a database created before migration 0031). Every
+// write fingerprints what it writes, so Open runs it once (runOnce), not
+// reading every postmortem on each start.
 func (s *Store) fingerprintMissing(ctx context.Context) error {
 	slugs, err := queryColumn[string](ctx, s.db, `SELECT p.slug FROM postmortems p
 		WHERE NOT EXISTS (SELECT 1 FROM postmortem_fingerprints f WHERE f.postmortem_id = p.id)`)
 	if err != nil {
-		return fmt.Errorf("backfill fingerprints: %w", err)
+		return err
 	}
 	for _, slug := range slugs {
 		p, err := scanPostmortem(s.db.QueryRowContext(ctx, `SELECT `+postmortemColumns+`
 			FROM postmortems p JOIN variant_groups g ON g.id = p.group_id WHERE p.slug = ?`, slug))
 		if err != nil {
-			return fmt.Errorf("backfill fingerprint of %q: %w", slug, err)
+			return fmt.Errorf("postmortem %q: %w", slug, err)
 		}
 		if err := s.inTx(ctx, func(tx *writeTx) error {
 			return saveFingerprint(ctx, tx, &p)
 		}); err != nil {
-			return fmt.Errorf("backfill fingerprint of %q: %w", slug, err)
+			return fmt.Errorf("postmortem %q: %w", slug, err)
 		}
 	}
 	return nil

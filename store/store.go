@@ -65,13 +65,13 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, err
 	}
-	if err := s.backfillFingerprints(ctx); err != nil {
+	if err := s.runOnce(ctx, "fingerprints", s.fingerprintMissing); err != nil {
 		db.Close()
-		return nil, err
+		return nil, fmt.Errorf("backfill fingerprints: %w", err)
 	}
-	if err := s.hashSourceTexts(ctx); err != nil {
+	if err := s.runOnce(ctx, "source-hashes", s.hashSourceTexts); err != nil {
 		db.Close()
-		return nil, err
+		return nil, fmt.Errorf("hash imported texts: %w", err)
 	}
 	if err := s.derived.open(ctx, db); err != nil {
 		db.Close()
