@@ -13,7 +13,7 @@ import (
 )
 
 // newEmptyStore opens a fresh database without seeds.
-func newEmptyStore(t *testing.T) (*store.Store, string) {
+func newEmptyStore(t testing.TB) (*store.Store, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "test.db")
 	st, err := store.Open(t.Context(), path)
