@@ -152,8 +152,8 @@ func contains(list []string, v string) bool {
 	return false
 }
 
-// SourceHash identifies a verbatim source text.
-func SourceHash(text string) string {
+// hashSource identifies a verbatim source text.
+func hashSource(text string) string {
 	sum := sha256.Sum256([]byte(text))
 	return hex.EncodeToString(sum[:])
 }
@@ -173,7 +173,7 @@ func findImported(ctx context.Context, q querier, source string) (string, error)
 	// The condition repeats the partial index's (source_hash != ''), so
 	// that SQLite can use it: with a bound value alone it cannot tell.
 	err := q.QueryRowContext(ctx, `SELECT slug FROM postmortems WHERE source_hash != '' AND source_hash = ?`,
-		SourceHash(source)).Scan(&slug)
+		hashSource(source)).Scan(&slug)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", fmt.Errorf("find imported text: %w", ErrNotFound)
 	}
@@ -206,7 +206,7 @@ func (s *Store) hashSourceTexts(ctx context.Context) error {
 				rows.Close()
 				return err
 			}
-			u.hash = SourceHash(text)
+			u.hash = hashSource(text)
 			todo = append(todo, u)
 		}
 		rows.Close()
@@ -463,7 +463,7 @@ func ImportedPostmortem(d ingest.Draft, source string) Postmortem {
 		p.PublishedDate = d.PublishedDate.Format(time.DateOnly)
 	}
 	for _, t := range d.Meta.Patterns {
-		p.Tags = append(p.Tags, Tag{PatternSlug: t.Slug, Role: NormalizeRole(t.Role)})
+		p.Tags = append(p.Tags, Tag{PatternSlug: t.Slug, Role: normalizeRole(t.Role)})
 	}
 	for _, c := range d.Comments {
 		posted := ""
@@ -479,9 +479,9 @@ func ImportedPostmortem(d ingest.Draft, source string) Postmortem {
 	return p
 }
 
-// NormalizeRole maps the ways people write a role onto Roles; an empty role
+// normalizeRole maps the ways people write a role onto Roles; an empty role
 // means the pattern is a contributing factor.
-func NormalizeRole(role string) string {
+func normalizeRole(role string) string {
 	r := strings.ToLower(strings.TrimSpace(role))
 	if r == "" {
 		return RoleContributing

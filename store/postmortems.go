@@ -178,7 +178,7 @@ func (s *Store) GetPostmortem(ctx context.Context, slug string) (Postmortem, err
 	if err := s.attachVariants(ctx, &p); err != nil {
 		return Postmortem{}, err
 	}
-	if p.ActionItems, err = s.ListActionItems(ctx, p.ID); err != nil {
+	if p.ActionItems, err = s.listActionItems(ctx, p.ID); err != nil {
 		return Postmortem{}, err
 	}
 	if p.Comments, err = s.listComments(ctx, p.ID); err != nil {
@@ -520,7 +520,7 @@ func (s *Store) createPostmortem(ctx context.Context, tx *writeTx, p *Postmortem
 	// An imported text is found again by its hash (FindImported).
 	var sourceHash string
 	if p.SourceText != "" {
-		sourceHash = SourceHash(p.SourceText)
+		sourceHash = hashSource(p.SourceText)
 	}
 	var duration any
 	if p.DurationMinutes > 0 {
