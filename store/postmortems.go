@@ -125,6 +125,13 @@ type PostmortemRef struct {
 	Role         string
 }
 
+// writeUp is the postmortem's Markdown write-up: the body, then the
+// template's sections, in the order they are shown.
+func (p *Postmortem) writeUp() []string {
+	return []string{p.Body, p.Impact, p.Trigger, p.Contributing, p.Detection, p.Resolution,
+		p.Timeline, p.WentWell, p.WentWrong, p.GotLucky}
+}
+
 // Archived reports whether the postmortem is hidden from lists.
 func (p Postmortem) Archived() bool { return p.ArchivedAt != "" }
 

@@ -254,8 +254,7 @@ func snippet(p Postmortem, q search.Query) []search.Fragment {
 // snippetMarkdown is the text snippets are cut from: the summary, then the
 // write-up and its sections, in Markdown (plainText strips it).
 func snippetMarkdown(p Postmortem) string {
-	return strings.Join([]string{p.Summary, p.Body, p.Impact, p.Trigger, p.Contributing, p.Detection,
-		p.Resolution, p.Timeline, p.WentWell, p.WentWrong, p.GotLucky}, "\n")
+	return p.Summary + "\n" + strings.Join(p.writeUp(), "\n")
 }
 
 // plainText drops what would show as noise in a snippet of Markdown: link

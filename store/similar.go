@@ -17,8 +17,7 @@ import (
 // compares: the write-up without its title (reposts carry bait titles).
 func fingerprintText(p *Postmortem) string {
 	var parts []string
-	for _, s := range []string{p.Summary, p.Body, p.Impact, p.Trigger, p.Contributing, p.Detection,
-		p.Resolution, p.Timeline, p.WentWell, p.WentWrong, p.GotLucky} {
+	for _, s := range append([]string{p.Summary}, p.writeUp()...) {
 		if strings.TrimSpace(s) != "" {
 			parts = append(parts, s)
 		}
