@@ -83,7 +83,7 @@ func ValidatePostmortem(p *Postmortem) FieldErrors {
 	if p.DurationMinutes < 0 || p.DurationMinutes > 60*24*365 {
 		errs["duration_minutes"] = "The duration must be a number of minutes between 0 and a year."
 	}
-	if !contains(severities, p.Severity) {
+	if !slices.Contains(severities, p.Severity) {
 		errs["severity"] = "The severity is one of SEV1 to SEV5, or empty when unknown."
 	}
 	if p.Language != "" && !languageRe.MatchString(p.Language) {
@@ -95,7 +95,7 @@ func ValidatePostmortem(p *Postmortem) FieldErrors {
 			errs["source_url"] = "The source must be an http or https address."
 		}
 	}
-	if !contains(kinds, p.VariantKind) {
+	if !slices.Contains(kinds, p.VariantKind) {
 		errs["variant_kind"] = "The kind of version is original, translation or rewrite."
 	}
 	if p.VariantOf != "" && !slugRe.MatchString(p.VariantOf) {
@@ -123,11 +123,11 @@ func checkActionItem(a ActionItem) string {
 	switch {
 	case strings.TrimSpace(a.Title) == "":
 		return "give it a title."
-	case !contains([]string{KindMitigate, KindPrevent, KindProcess}, a.Kind):
+	case !slices.Contains([]string{KindMitigate, KindPrevent, KindProcess}, a.Kind):
 		return "its type is mitigate, prevent or process."
-	case !contains([]string{"", "P0", "P1", "P2", "P3"}, a.Priority):
+	case !slices.Contains([]string{"", "P0", "P1", "P2", "P3"}, a.Priority):
 		return "its priority is P0, P1, P2 or P3."
-	case !contains([]string{"", StatusOpen, StatusInProgress, StatusDone, StatusWontDo}, a.Status):
+	case !slices.Contains([]string{"", StatusOpen, StatusInProgress, StatusDone, StatusWontDo}, a.Status):
 		return "its status is open, in-progress, done or wont-do."
 	}
 	if a.DueDate != "" {
@@ -141,15 +141,6 @@ func checkActionItem(a ActionItem) string {
 		}
 	}
 	return ""
-}
-
-func contains(list []string, v string) bool {
-	for _, s := range list {
-		if s == v {
-			return true
-		}
-	}
-	return false
 }
 
 // hashSource identifies a verbatim source text.
@@ -498,7 +489,7 @@ func NormalizeSeverity(s string) string {
 	if len(v) == 1 && v[0] >= '1' && v[0] <= '5' {
 		v = "SEV" + v
 	}
-	if contains(severities, v) {
+	if slices.Contains(severities, v) {
 		return v
 	}
 	return strings.TrimSpace(s)

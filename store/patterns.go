@@ -90,14 +90,7 @@ func RoleLabel(role string) string {
 }
 
 // ValidRole reports whether role is one of Roles.
-func ValidRole(role string) bool {
-	for _, r := range Roles {
-		if r == role {
-			return true
-		}
-	}
-	return false
-}
+func ValidRole(role string) bool { return slices.Contains(Roles, role) }
 
 // countsSQL counts, per pattern, the live variant groups with a member
 // tagged with it. It walks the postmortems in id order through an index
