@@ -154,6 +154,9 @@ func (s *Store) listPatterns(ctx context.Context) ([]Pattern, error) {
 		counts[slug] = n
 	}
 	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list patterns: %w", err)
+	}
 	pats, err := s.PatternCatalogue(ctx)
 	for i := range pats {
 		pats[i].Count = counts[pats[i].Slug]
@@ -231,6 +234,9 @@ func (s *Store) loadPatternDetails(ctx context.Context, p *Pattern) error {
 		}
 	}
 	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
 	rows, err = s.db.QueryContext(ctx, `SELECT description, url FROM pattern_incidents WHERE pattern_slug = ? ORDER BY position`, p.Slug)
 	if err != nil {
 		return err

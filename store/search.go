@@ -209,23 +209,11 @@ func (s *Store) patternsBySlug(ctx context.Context, slugs []string) ([]Pattern, 
 	if len(slugs) == 0 {
 		return nil, nil
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT p.slug, p.name, p.headline, p.family, f.name, p.position, p.definition
-		FROM patterns p JOIN families f ON f.slug = p.family
-		WHERE p.slug IN (`+placeholders(len(slugs))+`)
-		ORDER BY f.position, p.position`, anys(slugs)...)
+	pats, err := s.PatternCatalogue(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("load named patterns: %w", err)
+		return nil, err
 	}
-	defer rows.Close()
-	var out []Pattern
-	for rows.Next() {
-		var p Pattern
-		if err := rows.Scan(&p.Slug, &p.Name, &p.Headline, &p.Family, &p.FamilyName, &p.Position, &p.Definition); err != nil {
-			return nil, fmt.Errorf("load named patterns: %w", err)
-		}
-		out = append(out, p)
-	}
-	return out, rows.Err()
+	return slices.DeleteFunc(pats, func(p Pattern) bool { return !slices.Contains(slugs, p.Slug) }), nil
 }
 
 // snippetHead is how much of a postmortem's text a snippet is first looked
