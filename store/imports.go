@@ -155,11 +155,7 @@ func (s *Store) FindImported(ctx context.Context, source string) (string, error)
 	return findImported(ctx, s.db, source)
 }
 
-type querier interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
-func findImported(ctx context.Context, q querier, source string) (string, error) {
+func findImported(ctx context.Context, q queryRower, source string) (string, error) {
 	var slug string
 	// The condition repeats the partial index's (source_hash != ''), so
 	// that SQLite can use it: with a bound value alone it cannot tell.

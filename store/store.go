@@ -179,6 +179,11 @@ func (tx *writeTx) QueryRowContext(ctx context.Context, query string, args ...an
 	return st.QueryRowContext(ctx, args...)
 }
 
+// queryRower is a *sql.DB or a transaction, for reads that run in either.
+type queryRower interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
 func (s *Store) now() string { return formatTime(s.Now()) }
 
 func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
