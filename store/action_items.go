@@ -48,8 +48,8 @@ func (a ActionItem) Overdue(today time.Time) bool {
 	return !a.Closed() && a.DueDate != "" && a.DueDate < today.Format("2006-01-02")
 }
 
-// ListActionItems returns a postmortem's action items, open ones first.
-func (s *Store) ListActionItems(ctx context.Context, postmortemID int64) ([]ActionItem, error) {
+// listActionItems returns a postmortem's action items, open ones first.
+func (s *Store) listActionItems(ctx context.Context, postmortemID int64) ([]ActionItem, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT `+actionItemFields+`
 		FROM action_items WHERE postmortem_id = ?
 		ORDER BY status IN ('done', 'wont-do'), priority, due_date = '', due_date, id`, postmortemID)

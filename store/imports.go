@@ -83,7 +83,7 @@ func ValidatePostmortem(p *Postmortem) FieldErrors {
 	if p.DurationMinutes < 0 || p.DurationMinutes > 60*24*365 {
 		errs["duration_minutes"] = "The duration must be a number of minutes between 0 and a year."
 	}
-	if !contains(severities, p.Severity) {
+	if !slices.Contains(severities, p.Severity) {
 		errs["severity"] = "The severity is one of SEV1 to SEV5, or empty when unknown."
 	}
 	if p.Language != "" && !languageRe.MatchString(p.Language) {
@@ -95,7 +95,7 @@ func ValidatePostmortem(p *Postmortem) FieldErrors {
 			errs["source_url"] = "The source must be an http or https address."
 		}
 	}
-	if !contains(kinds, p.VariantKind) {
+	if !slices.Contains(kinds, p.VariantKind) {
 		errs["variant_kind"] = "The kind of version is original, translation or rewrite."
 	}
 	if p.VariantOf != "" && !slugRe.MatchString(p.VariantOf) {
@@ -123,11 +123,11 @@ func checkActionItem(a ActionItem) string {
 	switch {
 	case strings.TrimSpace(a.Title) == "":
 		return "give it a title."
-	case !contains([]string{KindMitigate, KindPrevent, KindProcess}, a.Kind):
+	case !slices.Contains([]string{KindMitigate, KindPrevent, KindProcess}, a.Kind):
 		return "its type is mitigate, prevent or process."
-	case !contains([]string{"", "P0", "P1", "P2", "P3"}, a.Priority):
+	case !slices.Contains([]string{"", "P0", "P1", "P2", "P3"}, a.Priority):
 		return "its priority is P0, P1, P2 or P3."
-	case !contains([]string{"", StatusOpen, StatusInProgress, StatusDone, StatusWontDo}, a.Status):
+	case !slices.Contains([]string{"", StatusOpen, StatusInProgress, StatusDone, StatusWontDo}, a.Status):
 		return "its status is open, in-progress, done or wont-do."
 	}
 	if a.DueDate != "" {
@@ -143,17 +143,8 @@ func checkActionItem(a ActionItem) string {
 	return ""
 }
 
-func contains(list []string, v string) bool {
-	for _, s := range list {
-		if s == v {
-			return true
-		}
-	}
-	return false
-}
-
-// SourceHash identifies a verbatim source text.
-func SourceHash(text string) string {
+// hashSource identifies a verbatim source text.
+func hashSource(text string) string {
 	sum := sha256.Sum256([]byte(text))
 	return hex.EncodeToString(sum[:])
 }
@@ -164,16 +155,12 @@ func (s *Store) FindImported(ctx context.Context, source string) (string, error)
 	return findImported(ctx, s.db, source)
 }
 
-type querier interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
-func findImported(ctx context.Context, q querier, source string) (string, error) {
+func findImported(ctx context.Context, q queryRower, source string) (string, error) {
 	var slug string
 	// The condition repeats the partial index's (source_hash != ''), so
 	// that SQLite can use it: with a bound value alone it cannot tell.
 	err := q.QueryRowContext(ctx, `SELECT slug FROM postmortems WHERE source_hash != '' AND source_hash = ?`,
-		SourceHash(source)).Scan(&slug)
+		hashSource(source)).Scan(&slug)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", fmt.Errorf("find imported text: %w", ErrNotFound)
 	}
@@ -185,14 +172,10 @@ func findImported(ctx context.Context, q querier, source string) (string, error)
 
 // hashSourceTexts hashes the texts imported before source_hash existed
 // (migration 0030), so that findImported looks every text up by its hash
-// alone. It runs once: store_jobs remembers it. Of two rows with the same
-// text, the first keeps the hash; the text is found either way.
+// alone. Open runs it once (runOnce). Of two rows with the same text, the
+// first keeps the hash; the text is found either way.
 func (s *Store) hashSourceTexts(ctx context.Context) error {
-	var done bool
-	if err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM store_jobs WHERE name = 'source-hashes')`).Scan(&done); err != nil || done {
-		return err
-	}
-	err := s.inTx(ctx, func(tx *writeTx) error {
+	return s.inTx(ctx, func(tx *writeTx) error {
 		rows, err := tx.QueryContext(ctx, `SELECT id, source_text FROM postmortems INDEXED BY postmortems_unhashed
 			WHERE source_hash = '' AND source_text != '' ORDER BY id`)
 		if err != nil {
@@ -210,7 +193,7 @@ func (s *Store) hashSourceTexts(ctx context.Context) error {
 				rows.Close()
 				return err
 			}
-			u.hash = SourceHash(text)
+			u.hash = hashSource(text)
 			todo = append(todo, u)
 		}
 		rows.Close()
@@ -222,13 +205,8 @@ func (s *Store) hashSourceTexts(ctx context.Context) error {
 				return err
 			}
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO store_jobs (name, done_at) VALUES ('source-hashes', ?)`, s.now())
-		return err
+		return nil
 	})
-	if err != nil {
-		return fmt.Errorf("hash imported texts: %w", err)
-	}
-	return nil
 }
 
 // ImportPostmortem validates p and creates it like CreatePostmortem, in one
@@ -472,7 +450,7 @@ func ImportedPostmortem(d ingest.Draft, source string) Postmortem {
 		p.PublishedDate = d.PublishedDate.Format(time.DateOnly)
 	}
 	for _, t := range d.Meta.Patterns {
-		p.Tags = append(p.Tags, Tag{PatternSlug: t.Slug, Role: NormalizeRole(t.Role)})
+		p.Tags = append(p.Tags, Tag{PatternSlug: t.Slug, Role: normalizeRole(t.Role)})
 	}
 	for _, c := range d.Comments {
 		posted := ""
@@ -488,9 +466,9 @@ func ImportedPostmortem(d ingest.Draft, source string) Postmortem {
 	return p
 }
 
-// NormalizeRole maps the ways people write a role onto Roles; an empty role
+// normalizeRole maps the ways people write a role onto Roles; an empty role
 // means the pattern is a contributing factor.
-func NormalizeRole(role string) string {
+func normalizeRole(role string) string {
 	r := strings.ToLower(strings.TrimSpace(role))
 	if r == "" {
 		return RoleContributing
@@ -507,7 +485,7 @@ func NormalizeSeverity(s string) string {
 	if len(v) == 1 && v[0] >= '1' && v[0] <= '5' {
 		v = "SEV" + v
 	}
-	if contains(severities, v) {
+	if slices.Contains(severities, v) {
 		return v
 	}
 	return strings.TrimSpace(s)

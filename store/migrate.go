@@ -53,20 +53,29 @@ func (s *Store) applyMigration(ctx context.Context, name string) error {
 	})
 }
 
+// runOnce runs job, a one-off update of data written by older versions,
+// unless store_jobs records name as done, and records it once job
+// succeeds: start-up then does not look for that work again. A job must be
+// safe to run again should the process stop before the record is written.
+func (s *Store) runOnce(ctx context.Context, name string, job func(context.Context) error) error {
+	var done bool
+	if err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM store_jobs WHERE name = ?)`, name).Scan(&done); err != nil || done {
+		return err
+	}
+	if err := job(ctx); err != nil {
+		return err
+	}
+	return s.inTx(ctx, func(tx *writeTx) error {
+		_, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO store_jobs (name, done_at) VALUES (?, ?)`, name, s.now())
+		return err
+	})
+}
+
 // Migrations lists the applied migration versions, oldest first.
 func (s *Store) Migrations(ctx context.Context) ([]string, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT version FROM schema_migrations ORDER BY version`)
+	out, err := queryColumn[string](ctx, s.db, `SELECT version FROM schema_migrations ORDER BY version`)
 	if err != nil {
 		return nil, fmt.Errorf("list migrations: %w", err)
 	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var v string
-		if err := rows.Scan(&v); err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
+	return out, nil
 }

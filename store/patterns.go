@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
-	"strings"
 )
 
 // Family is one of the five browse groups of the catalogue.
@@ -91,14 +90,7 @@ func RoleLabel(role string) string {
 }
 
 // ValidRole reports whether role is one of Roles.
-func ValidRole(role string) bool {
-	for _, r := range Roles {
-		if r == role {
-			return true
-		}
-	}
-	return false
-}
+func ValidRole(role string) bool { return slices.Contains(Roles, role) }
 
 // countsSQL counts, per pattern, the live variant groups with a member
 // tagged with it. It walks the postmortems in id order through an index
@@ -162,6 +154,9 @@ func (s *Store) listPatterns(ctx context.Context) ([]Pattern, error) {
 		counts[slug] = n
 	}
 	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list patterns: %w", err)
+	}
 	pats, err := s.PatternCatalogue(ctx)
 	for i := range pats {
 		pats[i].Count = counts[pats[i].Slug]
@@ -215,22 +210,14 @@ func (s *Store) GetPattern(ctx context.Context, slug string) (Pattern, error) {
 }
 
 func (s *Store) loadPatternDetails(ctx context.Context, p *Pattern) error {
-	rows, err := s.db.QueryContext(ctx, `SELECT related_slug FROM pattern_relations r
+	related, err := queryColumn[string](ctx, s.db, `SELECT related_slug FROM pattern_relations r
 		JOIN patterns p ON p.slug = r.related_slug
 		WHERE r.pattern_slug = ? ORDER BY p.position`, p.Slug)
 	if err != nil {
 		return err
 	}
-	for rows.Next() {
-		var r string
-		if err := rows.Scan(&r); err != nil {
-			rows.Close()
-			return err
-		}
-		p.RelatedTo = append(p.RelatedTo, r)
-	}
-	rows.Close()
-	rows, err = s.db.QueryContext(ctx, `SELECT language, phrase FROM pattern_phrases WHERE pattern_slug = ? ORDER BY rowid`, p.Slug)
+	p.RelatedTo = append(p.RelatedTo, related...)
+	rows, err := s.db.QueryContext(ctx, `SELECT language, phrase FROM pattern_phrases WHERE pattern_slug = ? ORDER BY rowid`, p.Slug)
 	if err != nil {
 		return err
 	}
@@ -247,6 +234,9 @@ func (s *Store) loadPatternDetails(ctx context.Context, p *Pattern) error {
 		}
 	}
 	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
 	rows, err = s.db.QueryContext(ctx, `SELECT description, url FROM pattern_incidents WHERE pattern_slug = ? ORDER BY position`, p.Slug)
 	if err != nil {
 		return err
@@ -273,11 +263,7 @@ func (s *Store) Checklists(ctx context.Context, slugs []string) (map[string][]Ch
 	if len(slugs) == 0 {
 		return out, nil
 	}
-	args := make([]any, len(slugs))
-	for i, sl := range slugs {
-		args[i] = sl
-	}
-	items, err := s.checklists(ctx, `WHERE removed_at = '' AND pattern_slug IN (?`+strings.Repeat(",?", len(slugs)-1)+`)`, args...)
+	items, err := s.checklists(ctx, `WHERE removed_at = '' AND pattern_slug IN (`+placeholders(len(slugs))+`)`, anys(slugs)...)
 	if err != nil {
 		return nil, err
 	}

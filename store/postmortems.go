@@ -125,6 +125,13 @@ type PostmortemRef struct {
 	Role         string
 }
 
+// writeUp is the postmortem's Markdown write-up: the body, then the
+// template's sections, in the order they are shown.
+func (p *Postmortem) writeUp() []string {
+	return []string{p.Body, p.Impact, p.Trigger, p.Contributing, p.Detection, p.Resolution,
+		p.Timeline, p.WentWell, p.WentWrong, p.GotLucky}
+}
+
 // Archived reports whether the postmortem is hidden from lists.
 func (p Postmortem) Archived() bool { return p.ArchivedAt != "" }
 
@@ -178,7 +185,7 @@ func (s *Store) GetPostmortem(ctx context.Context, slug string) (Postmortem, err
 	if err := s.attachVariants(ctx, &p); err != nil {
 		return Postmortem{}, err
 	}
-	if p.ActionItems, err = s.ListActionItems(ctx, p.ID); err != nil {
+	if p.ActionItems, err = s.listActionItems(ctx, p.ID); err != nil {
 		return Postmortem{}, err
 	}
 	if p.Comments, err = s.listComments(ctx, p.ID); err != nil {
@@ -216,13 +223,9 @@ func (s *Store) ListPostmortems(ctx context.Context, f PostmortemFilter) ([]Post
 	if len(page.ids) == 0 {
 		return nil, page.total, nil
 	}
-	args := make([]any, len(page.ids))
-	for i, id := range page.ids {
-		args[i] = id
-	}
 	rows, err := s.db.QueryContext(ctx, `SELECT `+listColumns+`
 		FROM postmortems p JOIN variant_groups g ON g.id = p.group_id
-		WHERE p.id IN (?`+strings.Repeat(",?", len(args)-1)+`)`, args...)
+		WHERE p.id IN (`+placeholders(len(page.ids))+`)`, anys(page.ids)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list postmortems: %w", err)
 	}
@@ -311,20 +314,13 @@ func (s *Store) listPage(ctx context.Context, f PostmortemFilter, limit int) (li
 	if err := s.db.QueryRowContext(ctx, `SELECT count(*) `+from, args...).Scan(&page.total); err != nil {
 		return page, fmt.Errorf("list postmortems: %w", err)
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT p.id `+from+`
+	ids, err := queryColumn[int64](ctx, s.db, `SELECT p.id `+from+`
 		ORDER BY p.incident_date DESC, p.id DESC LIMIT ? OFFSET ?`, append(args, limit, f.Offset)...)
+	page.ids = ids
 	if err != nil {
 		return page, fmt.Errorf("list postmortems: %w", err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return page, fmt.Errorf("list postmortems: %w", err)
-		}
-		page.ids = append(page.ids, id)
-	}
-	return page, rows.Err()
+	return page, nil
 }
 
 // FilterOptions lists the values the postmortem list can be filtered by.
@@ -351,19 +347,11 @@ func (s *Store) listFilterOptions(ctx context.Context) (FilterOptions, error) {
 		{`SELECT DISTINCT substr(incident_date, 1, 4) y FROM postmortems WHERE archived_at = '' AND incident_date != '' ORDER BY y DESC`, &o.Years},
 		{`SELECT DISTINCT language FROM postmortems WHERE archived_at = '' ORDER BY language`, &o.Languages},
 	} {
-		rows, err := s.db.QueryContext(ctx, q.sql)
+		values, err := queryColumn[string](ctx, s.db, q.sql)
 		if err != nil {
 			return o, fmt.Errorf("list filter options: %w", err)
 		}
-		for rows.Next() {
-			var v string
-			if err := rows.Scan(&v); err != nil {
-				rows.Close()
-				return o, fmt.Errorf("list filter options: %w", err)
-			}
-			*q.dst = append(*q.dst, v)
-		}
-		rows.Close()
+		*q.dst = values
 	}
 	return o, nil
 }
@@ -398,7 +386,7 @@ func (s *Store) attachTags(ctx context.Context, ps []*Postmortem) error {
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT t.postmortem_id, t.pattern_slug, pa.name, t.role
 		FROM tags t JOIN patterns pa ON pa.slug = t.pattern_slug
-		WHERE t.postmortem_id IN (?`+strings.Repeat(",?", len(ps)-1)+`)
+		WHERE t.postmortem_id IN (`+placeholders(len(ps))+`)
 		ORDER BY t.postmortem_id, CASE t.role WHEN 'trigger' THEN 0 WHEN 'amplifier' THEN 1 WHEN 'contributing' THEN 2
 			WHEN 'missing-defence' THEN 3 ELSE 4 END, pa.position`, args...)
 	if err != nil {
@@ -427,7 +415,7 @@ func (s *Store) attachLanguages(ctx context.Context, ps []*Postmortem) error {
 		args[i] = p.GroupID
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT group_id, language FROM postmortems
-		WHERE archived_at = '' AND group_id IN (?`+strings.Repeat(",?", len(ps)-1)+`) ORDER BY group_id, language`, args...)
+		WHERE archived_at = '' AND group_id IN (`+placeholders(len(ps))+`) ORDER BY group_id, language`, args...)
 	if err != nil {
 		return fmt.Errorf("list group languages: %w", err)
 	}
@@ -539,7 +527,7 @@ func (s *Store) createPostmortem(ctx context.Context, tx *writeTx, p *Postmortem
 	// An imported text is found again by its hash (FindImported).
 	var sourceHash string
 	if p.SourceText != "" {
-		sourceHash = SourceHash(p.SourceText)
+		sourceHash = hashSource(p.SourceText)
 	}
 	var duration any
 	if p.DurationMinutes > 0 {

@@ -174,10 +174,6 @@ func (s *Store) GetRevision(ctx context.Context, postmortemID int64, version int
 	return getRevision(ctx, s.db, postmortemID, version)
 }
 
-type queryRower interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
 func getRevision(ctx context.Context, q queryRower, postmortemID int64, version int) (Revision, error) {
 	r, err := scanRevision(q.QueryRowContext(ctx, `SELECT `+revisionColumns+` FROM revisions WHERE postmortem_id = ? AND version = ?`, postmortemID, version))
 	if errors.Is(err, sql.ErrNoRows) {

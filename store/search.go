@@ -126,7 +126,8 @@ func (s *Store) search(ctx context.Context, q search.Query, limit, offset int) (
 	default:
 		var excluded []int64
 		if ex := q.ExcludeExpr(); ex != "" {
-			excluded, err = s.matchingIDs(ctx, ex)
+			// The ids of the postmortems ex matches, ascending.
+			excluded, err = queryColumn[int64](ctx, s.db, `SELECT rowid FROM search_index WHERE search_index MATCH ? ORDER BY rowid`, ex)
 		}
 		if err == nil {
 			hits = t.unrankedHits(&f, excluded)
@@ -175,13 +176,9 @@ func (s *Store) postmortemsByID(ctx context.Context, ids []int64) (map[int64]*Po
 	if len(ids) == 0 {
 		return out, nil
 	}
-	args := make([]any, len(ids))
-	for i, id := range ids {
-		args[i] = id
-	}
 	rows, err := s.db.QueryContext(ctx, `SELECT `+postmortemColumns+`
 		FROM postmortems p JOIN variant_groups g ON g.id = p.group_id
-		WHERE p.id IN (?`+strings.Repeat(",?", len(ids)-1)+`)`, args...)
+		WHERE p.id IN (`+placeholders(len(ids))+`)`, anys(ids)...)
 	if err != nil {
 		return nil, fmt.Errorf("load search hits: %w", err)
 	}
@@ -212,27 +209,11 @@ func (s *Store) patternsBySlug(ctx context.Context, slugs []string) ([]Pattern, 
 	if len(slugs) == 0 {
 		return nil, nil
 	}
-	args := make([]any, len(slugs))
-	for i, sl := range slugs {
-		args[i] = sl
-	}
-	rows, err := s.db.QueryContext(ctx, `SELECT p.slug, p.name, p.headline, p.family, f.name, p.position, p.definition
-		FROM patterns p JOIN families f ON f.slug = p.family
-		WHERE p.slug IN (?`+strings.Repeat(",?", len(slugs)-1)+`)
-		ORDER BY f.position, p.position`, args...)
+	pats, err := s.PatternCatalogue(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("load named patterns: %w", err)
+		return nil, err
 	}
-	defer rows.Close()
-	var out []Pattern
-	for rows.Next() {
-		var p Pattern
-		if err := rows.Scan(&p.Slug, &p.Name, &p.Headline, &p.Family, &p.FamilyName, &p.Position, &p.Definition); err != nil {
-			return nil, fmt.Errorf("load named patterns: %w", err)
-		}
-		out = append(out, p)
-	}
-	return out, rows.Err()
+	return slices.DeleteFunc(pats, func(p Pattern) bool { return !slices.Contains(slugs, p.Slug) }), nil
 }
 
 // snippetHead is how much of a postmortem's text a snippet is first looked
@@ -261,8 +242,7 @@ func snippet(p Postmortem, q search.Query) []search.Fragment {
 // snippetMarkdown is the text snippets are cut from: the summary, then the
 // write-up and its sections, in Markdown (plainText strips it).
 func snippetMarkdown(p Postmortem) string {
-	return strings.Join([]string{p.Summary, p.Body, p.Impact, p.Trigger, p.Contributing, p.Detection,
-		p.Resolution, p.Timeline, p.WentWell, p.WentWrong, p.GotLucky}, "\n")
+	return p.Summary + "\n" + strings.Join(p.writeUp(), "\n")
 }
 
 // plainText drops what would show as noise in a snippet of Markdown: link

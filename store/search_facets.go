@@ -512,24 +512,6 @@ func (t *facetTable) mask(f *rowFilter) []byte {
 	return mask
 }
 
-// matchingIDs returns the ids of the postmortems expr matches, ascending.
-func (s *Store) matchingIDs(ctx context.Context, expr string) ([]int64, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT rowid FROM search_index WHERE search_index MATCH ? ORDER BY rowid`, expr)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
-}
-
 // unrankedHits keeps every row that passes f and is not among excluded
 // (ascending ids); the canonical member ranks before the others.
 func (t *facetTable) unrankedHits(f *rowFilter, excluded []int64) []tableHit {

@@ -145,8 +145,7 @@ func indexDocOf(p *Postmortem) indexDoc {
 		lang:    cmp.Or(p.Language, "en"),
 		title:   p.Title,
 		summary: p.Summary,
-		body: strings.Join([]string{p.Body, p.Impact, p.Trigger, p.Contributing, p.Detection, p.Resolution,
-			p.Timeline, p.WentWell, p.WentWrong, p.GotLucky}, "\n"),
+		body:    strings.Join(p.writeUp(), "\n"),
 	}
 	extra := []string{p.Organization, p.Services}
 	for _, a := range p.ActionItems {

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -73,15 +72,7 @@ func searchFixtures() []store.Postmortem {
 // newSearchStore is a seeded store holding searchFixtures too.
 func newSearchStore(t testing.TB) (*store.Store, string) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "test.db")
-	st, err := store.Open(t.Context(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if _, err := seeds.Load(t.Context(), st); err != nil {
-		t.Fatal(err)
-	}
+	st, path := newSeededStore(t)
 	for _, p := range searchFixtures() {
 		if err := st.CreatePostmortem(t.Context(), &p); err != nil {
 			t.Fatal(err)

@@ -17,8 +17,7 @@ import (
 // compares: the write-up without its title (reposts carry bait titles).
 func fingerprintText(p *Postmortem) string {
 	var parts []string
-	for _, s := range []string{p.Summary, p.Body, p.Impact, p.Trigger, p.Contributing, p.Detection,
-		p.Resolution, p.Timeline, p.WentWell, p.WentWrong, p.GotLucky} {
+	for _, s := range append([]string{p.Summary}, p.writeUp()...) {
 		if strings.TrimSpace(s) != "" {
 			parts = append(parts, s)
 		}
@@ -167,54 +166,26 @@ func insertPairs(ctx context.Context, tx *writeTx, insert string, rows [][2]any)
 	return nil
 }
 
-// backfillFingerprints fingerprints the postmortems written before
-// fingerprints existed (a database created before migration 0031).
-// Every write fingerprints what it writes, so once done this never needs
-// doing again: store_jobs remembers it, and start-up does not read every
-// postmortem each time.
-func (s *Store) backfillFingerprints(ctx context.Context) error {
-	var done bool
-	if err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM store_jobs WHERE name = 'fingerprints')`).Scan(&done); err != nil {
-		return fmt.Errorf("backfill fingerprints: %w", err)
-	}
-	if done {
-		return nil
-	}
-	if err := s.fingerprintMissing(ctx); err != nil {
-		return err
-	}
-	if _, err := s.db.ExecContext(ctx, `INSERT OR IGNORE INTO store_jobs (name, done_at) VALUES ('fingerprints', ?)`, s.now()); err != nil {
-		return fmt.Errorf("backfill fingerprints: %w", err)
-	}
-	return nil
-}
-
+// fingerprintMissing fingerprints the postmortems written before
+// fingerprints existed (a database created before migration 0031). Every
+// write fingerprints what it writes, so Open runs it once (runOnce), not
+// reading every postmortem on each start.
 func (s *Store) fingerprintMissing(ctx context.Context) error {
-	rows, err := s.db.QueryContext(ctx, `SELECT p.slug FROM postmortems p
+	slugs, err := queryColumn[string](ctx, s.db, `SELECT p.slug FROM postmortems p
 		WHERE NOT EXISTS (SELECT 1 FROM postmortem_fingerprints f WHERE f.postmortem_id = p.id)`)
 	if err != nil {
-		return fmt.Errorf("backfill fingerprints: %w", err)
+		return err
 	}
-	var slugs []string
-	for rows.Next() {
-		var slug string
-		if err := rows.Scan(&slug); err != nil {
-			rows.Close()
-			return fmt.Errorf("backfill fingerprints: %w", err)
-		}
-		slugs = append(slugs, slug)
-	}
-	rows.Close()
 	for _, slug := range slugs {
 		p, err := scanPostmortem(s.db.QueryRowContext(ctx, `SELECT `+postmortemColumns+`
 			FROM postmortems p JOIN variant_groups g ON g.id = p.group_id WHERE p.slug = ?`, slug))
 		if err != nil {
-			return fmt.Errorf("backfill fingerprint of %q: %w", slug, err)
+			return fmt.Errorf("postmortem %q: %w", slug, err)
 		}
 		if err := s.inTx(ctx, func(tx *writeTx) error {
 			return saveFingerprint(ctx, tx, &p)
 		}); err != nil {
-			return fmt.Errorf("backfill fingerprint of %q: %w", slug, err)
+			return fmt.Errorf("postmortem %q: %w", slug, err)
 		}
 	}
 	return nil
@@ -298,18 +269,18 @@ func (s *Store) findTranslations(ctx context.Context, q SimilarQuery, found map[
 	}
 	var ids []int64
 	if len(keys) > 0 {
-		got, err := s.ids(ctx, `SELECT postmortem_id FROM postmortem_facts WHERE fact IN (`+placeholders(len(keys))+`)
+		got, err := queryColumn[int64](ctx, s.db, `SELECT postmortem_id FROM postmortem_facts WHERE fact IN (`+placeholders(len(keys))+`)
 			GROUP BY postmortem_id ORDER BY count(*) DESC, postmortem_id LIMIT `+fmt.Sprint(translationCandidates), keys...)
 		if err != nil {
-			return err
+			return fmt.Errorf("find translations: %w", err)
 		}
 		ids = append(ids, got...)
 	}
 	if q.Organization != "" && q.IncidentDate != "" {
-		got, err := s.ids(ctx, `SELECT id FROM postmortems WHERE organization = ? COLLATE NOCASE AND incident_date = ?`,
+		got, err := queryColumn[int64](ctx, s.db, `SELECT id FROM postmortems WHERE organization = ? COLLATE NOCASE AND incident_date = ?`,
 			q.Organization, q.IncidentDate)
 		if err != nil {
-			return err
+			return fmt.Errorf("find translations: %w", err)
 		}
 		ids = append(ids, got...)
 	}
@@ -326,9 +297,9 @@ func (s *Store) findTranslations(ctx context.Context, q SimilarQuery, found map[
 		if other.Language == q.Language {
 			continue
 		}
-		keys, err := s.texts(ctx, `SELECT value FROM postmortem_fingerprints, json_each(facts) WHERE postmortem_id = ? ORDER BY value`, id)
+		keys, err := queryColumn[string](ctx, s.db, `SELECT value FROM postmortem_fingerprints, json_each(facts) WHERE postmortem_id = ? ORDER BY value`, id)
 		if err != nil {
-			return err
+			return fmt.Errorf("find translations: %w", err)
 		}
 		other.SetKeys(keys)
 		if score := classify.TranslationScore(facts, other); score >= classify.TranslationThreshold {
@@ -373,50 +344,6 @@ func (s *Store) describeSimilar(ctx context.Context, q SimilarQuery, found map[i
 		limit = 10
 	}
 	return out[:min(len(out), limit)], nil
-}
-
-func (s *Store) ids(ctx context.Context, query string, args ...any) ([]int64, error) {
-	rows, err := s.db.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, fmt.Errorf("find similar: %w", err)
-	}
-	defer rows.Close()
-	var out []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("find similar: %w", err)
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
-}
-
-func (s *Store) texts(ctx context.Context, query string, args ...any) ([]string, error) {
-	rows, err := s.db.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, fmt.Errorf("find similar: %w", err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var v string
-		if err := rows.Scan(&v); err != nil {
-			return nil, fmt.Errorf("find similar: %w", err)
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
-}
-
-func placeholders(n int) string { return "?" + strings.Repeat(",?", n-1) }
-
-func anys[T any](vs []T) []any {
-	out := make([]any, len(vs))
-	for i, v := range vs {
-		out[i] = v
-	}
-	return out
 }
 
 // Rejection is a pattern suggestion that a writer turned down.

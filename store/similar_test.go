@@ -13,7 +13,7 @@ import (
 )
 
 // newEmptyStore opens a fresh database without seeds.
-func newEmptyStore(t *testing.T) (*store.Store, string) {
+func newEmptyStore(t testing.TB) (*store.Store, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "test.db")
 	st, err := store.Open(t.Context(), path)
@@ -178,6 +178,32 @@ func TestFingerprintsBackfilled(t *testing.T) {
 	}
 	if got := similarSlugs(sims, store.KindRewrite); !slices.Equal(got, []string{p.Slug}) {
 		t.Errorf("after backfill: rewrites = %v, want [%s]", got, p.Slug)
+	}
+
+	// The backfill is recorded as done: later starts do not look for the
+	// work again, even if fingerprints were missing.
+	again.Close()
+	raw, err = sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{`DELETE FROM fingerprint_bands`, `DELETE FROM postmortem_facts`, `DELETE FROM postmortem_fingerprints`} {
+		if _, err := raw.ExecContext(t.Context(), q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw.Close()
+	third, err := store.Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer third.Close()
+	sims, err = third.FindSimilar(t.Context(), store.SimilarQuery{Text: seedText(t, seed001), Language: "en"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := similarSlugs(sims, store.KindRewrite); len(got) != 0 {
+		t.Errorf("backfill ran again on the next start: rewrites = %v, want none", got)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strings"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -64,13 +65,13 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, err
 	}
-	if err := s.backfillFingerprints(ctx); err != nil {
+	if err := s.runOnce(ctx, "fingerprints", s.fingerprintMissing); err != nil {
 		db.Close()
-		return nil, err
+		return nil, fmt.Errorf("backfill fingerprints: %w", err)
 	}
-	if err := s.hashSourceTexts(ctx); err != nil {
+	if err := s.runOnce(ctx, "source-hashes", s.hashSourceTexts); err != nil {
 		db.Close()
-		return nil, err
+		return nil, fmt.Errorf("hash imported texts: %w", err)
 	}
 	if err := s.derived.open(ctx, db); err != nil {
 		db.Close()
@@ -178,6 +179,11 @@ func (tx *writeTx) QueryRowContext(ctx context.Context, query string, args ...an
 	return st.QueryRowContext(ctx, args...)
 }
 
+// queryRower is a *sql.DB or a transaction, for reads that run in either.
+type queryRower interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
 func (s *Store) now() string { return formatTime(s.Now()) }
 
 func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
@@ -185,4 +191,34 @@ func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 func parseTime(v string) time.Time {
 	t, _ := time.Parse(time.RFC3339, v)
 	return t
+}
+
+// placeholders is the list of n (at least one) bound values in "IN (...)".
+func placeholders(n int) string { return "?" + strings.Repeat(",?", n-1) }
+
+// anys is vs as the arguments of a query.
+func anys[T any](vs []T) []any {
+	out := make([]any, len(vs))
+	for i, v := range vs {
+		out[i] = v
+	}
+	return out
+}
+
+// queryColumn runs query, which selects one column, and returns its values.
+func queryColumn[T any](ctx context.Context, db *sql.DB, query string, args ...any) ([]T, error) {
+	rows, err := db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		var v T
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
 }

@@ -10,7 +10,7 @@ import (
 )
 
 // newSeededStore opens a fresh database in t.TempDir() and loads the seeds.
-func newSeededStore(t *testing.T) (*store.Store, string) {
+func newSeededStore(t testing.TB) (*store.Store, string) {
 	t.Helper()
 	st, path := newEmptyStore(t)
 	if _, err := seeds.Load(t.Context(), st); err != nil {

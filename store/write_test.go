@@ -2,7 +2,6 @@ package store_test
 
 import (
 	"fmt"
-	"path/filepath"
 	"sync"
 	"testing"
 
@@ -13,11 +12,7 @@ import (
 // burst of form posts does: every save must succeed, none may fail with
 // SQLITE_BUSY for having waited its turn too long.
 func TestConcurrentWritesAllSucceed(t *testing.T) {
-	st, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "test.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st, _ := newEmptyStore(t)
 	const n = 48
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
