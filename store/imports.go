@@ -333,21 +333,19 @@ func checkImport(ctx context.Context, tx *writeTx, p *Postmortem) error {
 }
 
 // indexImported writes the search index rows that PrepareImport made for
-// the postmortems just written, so that the commit need not read them back
-// to index them. They go in last, one after another: FTS5 keeps new rows in
-// memory but writes them out at the start of every statement that may need
-// undoing (most of an import's writes), so interleaved with the other
-// writes each row would become an index segment of its own, merged again
-// and again.
+// the postmortems just written (all of them prepared), so that the commit
+// need not read them back to index them. They go in last, one after
+// another: FTS5 keeps new rows in memory but writes them out at the start
+// of every statement that may need undoing (most of an import's writes),
+// so interleaved with the other writes each row would become an index
+// segment of its own, merged again and again.
 func (s *Store) indexImported(ctx context.Context, tx *writeTx, ps []*Postmortem) error {
 	if !s.indexing {
 		return nil // Open builds the whole index
 	}
-	var ids []int64
-	for _, p := range ps {
-		if p.indexed != nil {
-			ids = append(ids, p.ID)
-		}
+	ids := make([]int64, len(ps))
+	for i, p := range ps {
+		ids[i] = p.ID
 	}
 	idList, err := json.Marshal(ids)
 	if err != nil {
@@ -357,10 +355,8 @@ func (s *Store) indexImported(ctx context.Context, tx *writeTx, ps []*Postmortem
 		return err
 	}
 	for _, p := range ps {
-		if p.indexed != nil {
-			if err := insertIndexRow(ctx, tx, p.ID, *p.indexed); err != nil {
-				return err
-			}
+		if err := insertIndexRow(ctx, tx, p.ID, *p.indexed); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -128,8 +128,18 @@ type PostmortemRef struct {
 // writeUp is the postmortem's Markdown write-up: the body, then the
 // template's sections, in the order they are shown.
 func (p *Postmortem) writeUp() []string {
-	return []string{p.Body, p.Impact, p.Trigger, p.Contributing, p.Detection, p.Resolution,
-		p.Timeline, p.WentWell, p.WentWrong, p.GotLucky}
+	fields := p.writeUpFields()
+	out := make([]string, len(fields))
+	for i, f := range fields {
+		out[i] = *f
+	}
+	return out
+}
+
+// writeUpFields points at the fields writeUp lists.
+func (p *Postmortem) writeUpFields() []*string {
+	return []*string{&p.Body, &p.Impact, &p.Trigger, &p.Contributing, &p.Detection, &p.Resolution,
+		&p.Timeline, &p.WentWell, &p.WentWrong, &p.GotLucky}
 }
 
 // Archived reports whether the postmortem is hidden from lists.

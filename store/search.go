@@ -156,9 +156,10 @@ func (s *Store) search(ctx context.Context, q search.Query, limit, offset int) (
 		hit := SearchHit{Postmortem: *pm, Snippet: snippet(*pm, q)}
 		// Results show the snippet, not the text: drop it before the
 		// result is kept.
-		hit.Body, hit.SourceText = "", ""
-		hit.Impact, hit.Trigger, hit.Contributing, hit.Detection, hit.Resolution = "", "", "", "", ""
-		hit.Timeline, hit.WentWell, hit.WentWrong, hit.GotLucky = "", "", "", ""
+		hit.SourceText = ""
+		for _, f := range hit.writeUpFields() {
+			*f = ""
+		}
 		if q.HasText() {
 			hit.Score = -h.rank // bm25 is lower for better matches
 		}
