@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -134,6 +135,7 @@ func (h *Handler) error(w http.ResponseWriter, r *http.Request, err error) {
 		dup    *store.DuplicateError
 		input  *ingest.InputError
 		tooBig *http.MaxBytesError
+		tooMany *tooManyError
 	)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
@@ -152,6 +154,12 @@ func (h *Handler) error(w http.ResponseWriter, r *http.Request, err error) {
 		status, msg = http.StatusUnprocessableEntity, "This file cannot be imported: "+input.Error()+"."
 	case errors.As(err, &tooBig):
 		status, msg = http.StatusRequestEntityTooLarge, fmt.Sprintf("The request is larger than the limit of %d bytes.", tooBig.Limit)
+	case errors.As(err, &tooMany):
+		retryAfter(w, tooMany.after)
+		status, msg = http.StatusTooManyRequests, "Too many requests: "+tooMany.Error()+". Please retry in "+strconv.Itoa(max(1, tooMany.after))+" s."
+	case errors.Is(err, errBodyTimeout):
+		w.Header().Set("Connection", "close")
+		status, msg = http.StatusRequestTimeout, fmt.Sprintf("The request body was not received within %v.", bodyReadTimeout)
 	case errors.Is(err, errBadRequest):
 		status, msg = http.StatusBadRequest, err.Error()
 	default:

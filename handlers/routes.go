@@ -10,10 +10,13 @@ import (
 // routes is the map of the application: every URL it answers.
 func (h *Handler) routes() http.Handler {
 	r := chi.NewRouter()
-	// Refusals (cross-origin, too large, shed) come after the headers are
-	// set and before any work, and are logged and counted like the rest.
+	// Refusals (cross-origin, too large, too slow, too many, shed) come
+	// after the headers are set and before any work, and are logged and
+	// counted like the rest. Admission (admission.go) reads the body before
+	// a request may take a slot. HEAD is answered wherever GET is.
 	r.Use(middleware.RequestID, h.observeRequests, h.recoverPanics, securityHeaders,
-		h.refuseCrossOrigin, h.limitBodies, h.fromPageCache, h.shed, takeFlash)
+		h.refuseCrossOrigin, h.limitBodies, h.readBodies, middleware.GetHead,
+		h.fromPageCache, h.limitClients, h.shed, takeFlash)
 	r.NotFound(h.notFound)
 	r.MethodNotAllowed(h.methodNotAllowed)
 
