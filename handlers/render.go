@@ -131,10 +131,10 @@ type errorPage struct {
 func (h *Handler) error(w http.ResponseWriter, r *http.Request, err error) {
 	status, msg := http.StatusInternalServerError, "Something went wrong on our side. The error has been logged; please try again."
 	var (
-		fields store.FieldErrors
-		dup    *store.DuplicateError
-		input  *ingest.InputError
-		tooBig *http.MaxBytesError
+		fields  store.FieldErrors
+		dup     *store.DuplicateError
+		input   *ingest.InputError
+		tooBig  *http.MaxBytesError
 		tooMany *tooManyError
 	)
 	switch {
