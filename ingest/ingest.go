@@ -74,8 +74,8 @@ type Draft struct {
 	Sections    map[string]string
 	ActionItems []ActionItem
 	Comments    []Comment
-	Meta          Meta
-	Notes         []string // what was cleaned or guessed, for the reviewer
+	Meta        Meta
+	Notes       []string // what was cleaned or guessed, for the reviewer
 }
 
 // Comment is a reader comment set apart from the write-up.
