@@ -206,12 +206,20 @@ func NewSynonyms(pats []PatternPhrases) *Synonyms {
 	}
 	slices.Sort(narrower)
 	for _, e := range narrower {
-		ph := entryOf(e)
+		var broader []Term
 		for _, b := range fs.broader[e] {
-			ph.broader = append(ph.broader, termOf(b))
+			broader = append(broader, termOf(b))
 			// What means the same as the broader term is broader too.
 			if bp, ok := entries[b]; ok {
-				ph.broader = append(ph.broader, bp.alts...)
+				broader = appendTerms(broader, bp.alts)
+			}
+		}
+		// And the broader term is broader than what means the same as e.
+		ph := entryOf(e)
+		ph.broader = appendTerms(ph.broader, broader)
+		for _, alt := range ph.alts {
+			if ap, ok := entries[alt.Text]; ok {
+				ap.broader = appendTerms(ap.broader, broader)
 			}
 		}
 	}
