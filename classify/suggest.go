@@ -4,8 +4,10 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // Pattern is one entry of the failure-pattern catalogue, as the classifier
@@ -63,6 +65,14 @@ type Span struct{ Start, End int }
 // maxEvidence caps the sentences shown per suggestion: a reader wants the
 // best few, not every mention.
 const maxEvidence = 5
+
+// maxEvidenceBytes caps the text of one evidence sentence, and
+// maxEvidencePhrases its phrases: a text without sentence ends is one
+// sentence, which is shown cut around its first match ("…" marks the cuts).
+const (
+	maxEvidenceBytes   = 1000
+	maxEvidencePhrases = 8
+)
 
 type useKind uint8
 
@@ -583,14 +593,19 @@ func (c *Classifier) score(sents []sentence, matches []match) []Suggestion {
 			}
 		}
 	}
+	// domain[pat] is in text order, as matches are: only the few domain
+	// nouns within nearTokens of m are looked at, so a sentence that
+	// repeats one word thousands of times stays linear.
 	supported := func(pat int, m match) bool {
-		for _, d := range domain[pat] {
-			if d.sent == m.sent && (d.to <= m.from || d.from >= m.to) && abs(d.from-m.from) <= nearTokens {
+		ds := domain[pat]
+		for i := firstFrom(ds, m.sent, m.from-nearTokens); i < len(ds) && ds[i].sent == m.sent && ds[i].from <= m.from+nearTokens; i++ {
+			if d := ds[i]; d.to <= m.from || d.from >= m.to {
 				return true
 			}
 		}
 		return false
 	}
+	redirected := make(map[redirectKey]bool)
 	for _, m := range matches {
 		t := &c.terms[m.term]
 		for _, u := range t.uses {
@@ -603,7 +618,7 @@ func (c *Classifier) score(sents []sentence, matches []match) []Suggestion {
 			}
 			switch kind {
 			case usePhrase:
-				if c.redirected(c.pats[u.pat].Slug, t.text, sents[m.sent].toks) {
+				if c.redirected(redirected, c.pats[u.pat].Slug, t.text, m.sent, sents[m.sent].toks) {
 					continue
 				}
 				addItem(u.pat, "p"+t.text, weightPhrase, m)
@@ -733,19 +748,11 @@ func cueFires(cu cue, groups [][]match) ([]match, bool) {
 	for _, anchor := range groups[0] {
 		ms := []match{anchor}
 		for _, g := range groups[1:] {
-			found := false
-			for _, m := range g {
-				near := m.sent != anchor.sent && abs(m.sent-anchor.sent) <= win ||
-					m.sent == anchor.sent && (m.to <= anchor.from || m.from >= anchor.to) && abs(m.from-anchor.from) <= cueTokens
-				if near {
-					ms = append(ms, m)
-					found = true
-					break
-				}
-			}
-			if !found {
+			m, ok := nearCue(g, anchor, win)
+			if !ok {
 				break
 			}
+			ms = append(ms, m)
 		}
 		if len(ms) == len(groups) {
 			return ms, true
@@ -754,9 +761,53 @@ func cueFires(cu cue, groups [][]match) ([]match, bool) {
 	return nil, false
 }
 
-func (c *Classifier) redirected(slug, phrase string, toks []token) bool {
-	for _, r := range redirects {
-		if r.from == slug && Normalize(phrase) == r.phrase && r.when.in(toks) && !r.unless.in(toks) {
+// nearCue returns the first match of g, in text order, that is near anchor:
+// in another sentence at most win away, or in its sentence, apart from it
+// and within cueTokens. g is in text order, so it is searched, not scanned:
+// a text repeating one cue term thousands of times stays linear.
+func nearCue(g []match, anchor match, win int) (match, bool) {
+	if i := firstFrom(g, anchor.sent-win, math.MinInt); i < len(g) && g[i].sent < anchor.sent {
+		return g[i], true
+	}
+	i := firstFrom(g, anchor.sent, anchor.from-cueTokens)
+	for ; i < len(g) && g[i].sent == anchor.sent && g[i].from <= anchor.from+cueTokens; i++ {
+		if m := g[i]; m.to <= anchor.from || m.from >= anchor.to {
+			return m, true
+		}
+	}
+	if i := firstFrom(g, anchor.sent+1, math.MinInt); i < len(g) && g[i].sent <= anchor.sent+win {
+		return g[i], true
+	}
+	return match{}, false
+}
+
+// firstFrom returns the index of the first match of ms, which is in text
+// order, at or after token from of sentence sent.
+func firstFrom(ms []match, sent, from int) int {
+	i, _ := slices.BinarySearchFunc(ms, match{sent: sent, from: from}, func(a, b match) int {
+		return cmp.Or(cmp.Compare(a.sent, b.sent), cmp.Compare(a.from, b.from))
+	})
+	return i
+}
+
+// redirectKey is a redirect tried on a sentence.
+type redirectKey struct{ redirect, sent int }
+
+// redirected reports whether the evidence of phrase for slug in sentence
+// sent points to a sibling pattern. The markers are looked for once per
+// sentence and redirect (seen remembers them), not once per match.
+func (c *Classifier) redirected(seen map[redirectKey]bool, slug, phrase string, sent int, toks []token) bool {
+	for ri, r := range redirects {
+		if r.from != slug || Normalize(phrase) != r.phrase {
+			continue
+		}
+		k := redirectKey{ri, sent}
+		on, ok := seen[k]
+		if !ok {
+			on = r.when.in(toks) && !r.unless.in(toks)
+			seen[k] = on
+		}
+		if on {
 			return true
 		}
 	}
@@ -786,6 +837,7 @@ func (c *Classifier) suggestion(pat int, items map[string]*item, sents []sentenc
 	type sentEv struct {
 		weight  float64
 		phrases []string
+		seen    map[string]bool // phrases
 		spans   []Span
 	}
 	ev := make(map[int]*sentEv)
@@ -809,12 +861,13 @@ func (c *Classifier) suggestion(pat int, items map[string]*item, sents []sentenc
 			earliest = min(earliest, s.pos)
 			e := ev[m.sent]
 			if e == nil {
-				e = &sentEv{}
+				e = &sentEv{seen: make(map[string]bool)}
 				ev[m.sent] = e
 			}
 			e.weight += it.weight
 			ph := s.text[s.toks[m.from].start:s.toks[m.to-1].end]
-			if !slices.Contains(e.phrases, ph) {
+			if !e.seen[ph] && len(e.phrases) < maxEvidencePhrases {
+				e.seen[ph] = true
 				e.phrases = append(e.phrases, ph)
 			}
 			e.spans = append(e.spans, Span{s.toks[m.from].start - s.start, s.toks[m.to-1].end - s.start})
@@ -850,16 +903,54 @@ func (c *Classifier) suggestion(pat int, items map[string]*item, sents []sentenc
 	})
 	for _, si := range order {
 		s := sents[si]
-		text := s.text[s.start:s.end]
-		if slices.ContainsFunc(sug.Evidence, func(e Evidence) bool { return e.Sentence == text }) {
-			continue // scraped pages repeat whole paragraphs
-		}
 		if len(sug.Evidence) == maxEvidence {
 			break
 		}
-		sug.Evidence = append(sug.Evidence, Evidence{Sentence: text, Phrases: ev[si].phrases, Highlights: mergeSpans(ev[si].spans)})
+		sentence, spans := clipEvidence(s.text[s.start:s.end], mergeSpans(ev[si].spans))
+		if slices.ContainsFunc(sug.Evidence, func(e Evidence) bool { return e.Sentence == sentence }) {
+			continue // scraped pages repeat whole paragraphs
+		}
+		sug.Evidence = append(sug.Evidence, Evidence{Sentence: sentence, Phrases: ev[si].phrases, Highlights: spans})
 	}
 	return sug
+}
+
+// clipEvidence cuts a sentence longer than maxEvidenceBytes to that many
+// bytes from a little before its first highlight, marking each cut with
+// "…", and keeps the highlights wholly inside it.
+func clipEvidence(text string, spans []Span) (string, []Span) {
+	if len(text) <= maxEvidenceBytes {
+		return text, spans
+	}
+	start := 0
+	if len(spans) > 0 {
+		start = max(0, min(spans[0].Start-maxEvidenceBytes/4, len(text)-maxEvidenceBytes))
+	}
+	for start > 0 && !utf8.RuneStart(text[start]) {
+		start--
+	}
+	end := min(len(text), start+maxEvidenceBytes)
+	for end < len(text) && !utf8.RuneStart(text[end]) {
+		end--
+	}
+	const ellipsis = "…"
+	prefix, suffix := "", ""
+	if start > 0 {
+		prefix = ellipsis
+	}
+	if end < len(text) {
+		suffix = ellipsis
+	}
+	var out []Span
+	for _, sp := range spans {
+		if sp.End > end {
+			break
+		}
+		if sp.Start >= start {
+			out = append(out, Span{sp.Start - start + len(prefix), sp.End - start + len(prefix)})
+		}
+	}
+	return prefix + text[start:end] + suffix, out
 }
 
 // role picks the role from where the evidence was found: lessons point to a
