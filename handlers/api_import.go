@@ -138,7 +138,9 @@ func (h *Handler) apiCreatePostmortem(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, fmt.Errorf("%w: send application/json or text/markdown, not %q", errBadRequest, mediaType))
 		return
 	}
-	if v.Get("author") == "" {
+	if u := userOf(r); u.signedIn() {
+		v.Set("author", u.Name)
+	} else if v.Get("author") == "" {
 		v.Set("author", apiAuthor)
 	}
 	if v.Get("language") == "" {

@@ -90,7 +90,7 @@ func (h *Handler) reviewImport(w http.ResponseWriter, r *http.Request) {
 		Title: p.Title, Organization: p.Organization, Severity: p.Severity, Language: p.Language,
 		SourceURL: p.SourceURL, IncidentDate: p.IncidentDate, TimeZone: "UTC", Summary: p.Summary, Body: p.Body,
 		VariantOf: p.VariantOf, VariantKind: p.VariantKind, Tags: map[string]bool{}, Errors: formErrors{},
-		Author: authorFromCookie(r), Note: importNote(name),
+		Author: authorName(r), Note: importNote(name),
 	}
 	for _, t := range p.Tags {
 		f.Tags[t.PatternSlug+":"+t.Role] = true
@@ -156,7 +156,7 @@ func (h *Handler) saveImport(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	rememberAuthor(w, f.Author)
+	rememberAuthor(w, r, f.Author)
 	if suggesting(r) {
 		page, err := h.reviewPage(r, f, x, d, string(src), name, true)
 		if err != nil {
@@ -305,7 +305,10 @@ func readUpload(w http.ResponseWriter, r *http.Request) (raw []byte, name, paste
 func parseUploadForm(r *http.Request) error {
 	err := r.ParseMultipartForm(1 << 20)
 	if errors.Is(err, http.ErrNotMultipart) {
-		return r.ParseForm()
+		err = r.ParseForm()
+	}
+	if err == nil {
+		signAsUser(r)
 	}
 	return err
 }
