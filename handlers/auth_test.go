@@ -527,7 +527,6 @@ func TestAuditTrail(t *testing.T) {
 	mustNotContain(t, body, "<td>token.create</td>")
 }
 
-
 // TestConcurrentItemEdits: two people edit one checklist item, or one
 // action item, from the same version: the first save wins, the second is
 // refused with the first one's change shown and the second's text kept.

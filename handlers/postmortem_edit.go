@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -230,10 +231,14 @@ func patternNames(fams []store.Family) map[string]string {
 // target must exist and not be the postmortem itself, and a translation
 // must be in another language.
 func (h *Handler) checkVariant(r *http.Request, f *postmortemForm, self store.Postmortem) {
+	checkVariant(r.Context(), h.store, f, self)
+}
+
+func checkVariant(ctx context.Context, st *store.Store, f *postmortemForm, self store.Postmortem) {
 	if f.VariantOf == "" || f.Errors["variant_of"] != "" {
 		return
 	}
-	target, err := h.store.GetPostmortem(r.Context(), f.VariantOf)
+	target, err := st.GetPostmortem(ctx, f.VariantOf)
 	switch {
 	case err != nil:
 		f.Errors.add("variant_of", "Choose an existing postmortem from the list.")

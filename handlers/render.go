@@ -203,7 +203,6 @@ func (h *Handler) error(w http.ResponseWriter, r *http.Request, err error) {
 	h.renderError(w, r, status, msg)
 }
 
-
 // errBadRequest marks a request body that cannot be read at all.
 var errBadRequest = errors.New("the request could not be read")
 

@@ -71,7 +71,7 @@ func canSee(ctx context.Context, restrictedTo []string) bool {
 	return false
 }
 
-// encodeRestriction is how restricted_to is stored: '' for none, else a
+// encodeRestriction is how restricted_to is stored: ” for none, else a
 // sorted JSON array.
 func encodeRestriction(groups []string) string {
 	var gs []string
