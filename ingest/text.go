@@ -146,6 +146,12 @@ var chromePhrases, chromeFirstWords = func() (map[string]bool, map[string]bool) 
 		"advertisement", "sponsored", "loading", "share on facebook", "share on twitter", "share via", "reply",
 		"permalink", "comments", "leave a comment", "leave a reply", "back to top", "read more", "more",
 		"share this post", "copy link", "follow us", "privacy policy", "terms of service", "cookie policy",
+		"blog", "careers", "status", "pricing", "docs", "documentation", "products", "solutions", "customers",
+		"company", "jobs", "press", "newsroom", "support", "help", "community", "partners", "developers",
+		"changelog", "get started", "contact sales", "request a demo", "book a demo", "start free trial",
+		"sign out", "log out", "my account", "accept", "accept all", "accept cookies", "reject", "reject all", "decline",
+		"cookie settings", "manage cookies", "got it", "dismiss", "share on linkedin", "share on x", "hacker news",
+		"copy url", "share article", "x", "bluesky", "listen", "min read", "terms", "privacy", "security",
 	} {
 		m[p] = true
 		first, _, _ := strings.Cut(p, " ")
@@ -194,8 +200,43 @@ func isChrome(line string) bool {
 	return true
 }
 
+var (
+	navSepRe = regexp.MustCompile(`\s+[|·•]\s+`)
+	// A Markdown link to a place on the same site: "[Incidents](/summary)".
+	siteLinkRe = regexp.MustCompile(`!?\[[^\]\n]{0,80}\]\((?:/|#|\.)[^()\s]*\)`)
+	footerRe   = regexp.MustCompile(`(?i)^(?:©|\(c\)\s*\d{4}|copyright\s+(?:©|\(c\)|\d{4}))|all rights reserved|todos los derechos reservados`)
+)
+
+// isNavLine reports a navigation bar pasted as text: three or more short
+// items between bars or bullets ("Status | Blog | Careers | Sign in"), or
+// links to pages of the same site and nothing else.
+func isNavLine(line string) bool {
+	t := strings.TrimSpace(listItemRe.ReplaceAllString(line, ""))
+	if t == "" || len(t) > 200 {
+		return false
+	}
+	if parts := navSepRe.Split(t, -1); len(parts) >= 3 {
+		short := true
+		for _, p := range parts {
+			p = strings.TrimSpace(p)
+			if len(strings.Fields(p)) > 3 || endsSentence(p) {
+				short = false
+				break
+			}
+		}
+		if short {
+			return true
+		}
+	}
+	if rest := siteLinkRe.ReplaceAllString(t, ""); rest != t && strings.TrimFunc(rest, isChromeSep) == "" {
+		return true
+	}
+	return false
+}
+
 // removeChrome drops lines that are share buttons, navigation or widgets
-// ("Tweet", "Share | Like", "Skip to content") and returns what it removed.
+// ("Tweet", "Share | Like", "Skip to content"), and copyright footers, and
+// returns what it removed.
 func removeChrome(s string) (string, []string) {
 	lines := strings.Split(s, "\n")
 	kept := lines[:0]
@@ -205,7 +246,7 @@ func removeChrome(s string) (string, []string) {
 		if strings.HasPrefix(strings.TrimSpace(l), "```") {
 			inFence = !inFence
 		}
-		if !inFence && isChrome(l) {
+		if !inFence && (isChrome(l) || isNavLine(l) || len(l) < 200 && footerRe.MatchString(strings.TrimSpace(l))) {
 			removed = append(removed, strings.TrimSpace(l))
 			continue
 		}

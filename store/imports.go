@@ -66,7 +66,7 @@ func ValidatePostmortem(p *Postmortem) FieldErrors {
 	} else if utf8.RuneCountInString(p.Title) > 300 {
 		errs["title"] = "Keep the title under 300 characters."
 	}
-	if strings.TrimSpace(p.Body) == "" {
+	if strings.TrimSpace(strings.Join(p.writeUp(), "")) == "" {
 		errs["body"] = "The write-up is empty."
 	}
 	if utf8.RuneCountInString(p.Organization) > 200 {
@@ -445,8 +445,14 @@ const minDetectRunes = 200
 // left for validation to report. A draft that does not say its language
 // gets the one its text is written in, when that can be told.
 func ImportedPostmortem(d ingest.Draft, source string) Postmortem {
-	if d.Language == "" && utf8.RuneCountInString(d.Body) >= minDetectRunes {
-		d.Language = classify.DetectLanguage(d.Title + "\n" + d.Body)
+	if d.Language == "" {
+		text := d.Summary + "\n\n" + d.Body
+		for _, f := range []string{ingest.SectionImpact, ingest.SectionTrigger, ingest.SectionResolution} {
+			text += "\n\n" + d.Sections[f]
+		}
+		if utf8.RuneCountInString(text) >= minDetectRunes {
+			d.Language = classify.DetectLanguage(d.Title + "\n" + text)
+		}
 	}
 	p := Postmortem{
 		Title:        d.Title,
@@ -455,6 +461,17 @@ func ImportedPostmortem(d ingest.Draft, source string) Postmortem {
 		Language:     d.Language,
 		Summary:      d.Summary,
 		Body:         d.Body,
+		Services:     d.Services,
+		Authors:      d.Authors,
+		Impact:       d.Sections[ingest.SectionImpact],
+		Trigger:      d.Sections[ingest.SectionTrigger],
+		Contributing: d.Sections[ingest.SectionContributing],
+		Detection:    d.Sections[ingest.SectionDetection],
+		Resolution:   d.Sections[ingest.SectionResolution],
+		Timeline:     d.Sections[ingest.SectionTimeline],
+		WentWell:     d.Sections[ingest.SectionWentWell],
+		WentWrong:    d.Sections[ingest.SectionWentWrong],
+		GotLucky:     d.Sections[ingest.SectionGotLucky],
 		SourceURL:    d.SourceURL,
 		SourceText:   source,
 		VariantOf:    d.Meta.VariantOf,
@@ -468,6 +485,13 @@ func ImportedPostmortem(d ingest.Draft, source string) Postmortem {
 	}
 	for _, t := range d.Meta.Patterns {
 		p.Tags = append(p.Tags, Tag{PatternSlug: t.Slug, Role: normalizeRole(t.Role)})
+	}
+	for _, a := range d.ActionItems {
+		status := StatusOpen
+		if a.Done {
+			status = StatusDone
+		}
+		p.ActionItems = append(p.ActionItems, ActionItem{Title: a.Title, Kind: a.Kind, Status: status})
 	}
 	for _, c := range d.Comments {
 		posted := ""
