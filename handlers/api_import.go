@@ -110,7 +110,9 @@ func (h *Handler) apiCreatePostmortem(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		v := req.values()
-		if v.Get("author") == "" {
+		if u := userOf(r); u.signedIn() {
+			v.Set("author", u.Name) // a signed-in user signs their writes
+		} else if v.Get("author") == "" {
 			v.Set("author", apiAuthor)
 		}
 		if v.Get("language") == "" {
@@ -133,6 +135,9 @@ func (h *Handler) apiCreatePostmortem(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		p, f = doc.p, doc.form
+		if u := userOf(r); u.signedIn() {
+			p.SavedBy, f.Author = u.Name, u.Name // not the file's author: field
+		}
 	default:
 		h.error(w, r, fmt.Errorf("%w: send application/json, text/markdown, text/plain or text/html, not %q", errBadRequest, mediaType))
 		return

@@ -83,7 +83,7 @@ func (h *Handler) reviewImport(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	doc, err := im.read(r.Context(), raw, name, authorFromCookie(r), importNote(name))
+	doc, err := im.read(r.Context(), raw, name, authorName(r), importNote(name))
 	if err != nil {
 		h.importFailed(w, r, pasted, err)
 		return
@@ -135,7 +135,7 @@ func (h *Handler) saveImport(w http.ResponseWriter, r *http.Request) {
 	}
 	p := store.ImportedPostmortem(d, string(src))
 	f, x := im.validate(r.Context(), r.PostForm, &p)
-	rememberAuthor(w, f.Author)
+	rememberAuthor(w, r, f.Author)
 	if suggesting(r) {
 		page, err := h.reviewPage(r, f, x, d, string(src), name, true)
 		if err != nil {
@@ -251,7 +251,10 @@ func readUpload(w http.ResponseWriter, r *http.Request) (raw []byte, name, paste
 func parseUploadForm(r *http.Request) error {
 	err := r.ParseMultipartForm(1 << 20)
 	if errors.Is(err, http.ErrNotMultipart) {
-		return r.ParseForm()
+		err = r.ParseForm()
+	}
+	if err == nil {
+		signAsUser(r)
 	}
 	return err
 }

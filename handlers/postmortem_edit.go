@@ -108,7 +108,7 @@ func (h *Handler) readPostmortemForm(w http.ResponseWriter, r *http.Request) (po
 		return postmortemForm{}, err
 	}
 	f := parsePostmortemForm(r.PostForm, knownPatterns(fams), h.now())
-	rememberAuthor(w, f.Author)
+	rememberAuthor(w, r, f.Author)
 	return f, nil
 }
 
@@ -123,7 +123,7 @@ func knownPatterns(fams []store.Family) map[string]bool {
 }
 
 func (h *Handler) newPostmortem(w http.ResponseWriter, r *http.Request) {
-	f := postmortemForm{Language: "en", TimeZone: "UTC", Author: authorFromCookie(r), Tags: map[string]bool{}, Errors: formErrors{}}
+	f := postmortemForm{Language: "en", TimeZone: "UTC", Author: authorName(r), Tags: map[string]bool{}, Errors: formErrors{}}
 	page, err := h.postmortemFormPage(r, f, "Write a postmortem")
 	if err != nil {
 		h.error(w, r, err)
@@ -256,7 +256,7 @@ func (h *Handler) editPostmortem(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := formFromFields(p.Fields())
-	f.Version, f.Author = p.Version, authorFromCookie(r)
+	f.Version, f.Author = p.Version, authorName(r)
 	page, err := h.editFormPage(r, f, p)
 	if err != nil {
 		h.error(w, r, err)
