@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -40,6 +41,14 @@ type Handler struct {
 	// request bodies (admission.go).
 	clients   clientTable
 	bodyBytes atomic.Int64
+
+	// auth says how users are known; publicURL and listenAddr which Host
+	// headers are answered; metricsElsewhere takes /metrics off this
+	// handler.
+	auth             AuthConfig
+	publicURL        *url.URL
+	listenAddr       string
+	metricsElsewhere bool
 }
 
 // Option configures New.
@@ -78,6 +87,7 @@ func New(st *store.Store, log *slog.Logger, opts ...Option) (*Handler, error) {
 	h := &Handler{store: st, log: log, now: time.Now}
 	MaxInFlight(DefaultMaxInFlight())(h)
 	ClientLimits(-1, DefaultClientWrites)(h)
+	Auth(AuthConfig{Mode: "none"})(h)
 	for _, o := range opts {
 		o(h)
 	}
