@@ -2,7 +2,6 @@ package handlers_test
 
 import (
 	"bufio"
-	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,11 +14,6 @@ import (
 	"hindsight/search"
 	"hindsight/store"
 )
-
-// corpusDir is the evaluation corpus beside the checkout (../shared/corpus
-// from the repository root; HINDSIGHT_CORPUS names another place). It is
-// data, never part of the project.
-var corpusDir = cmp.Or(os.Getenv("HINDSIGHT_CORPUS"), filepath.Join("..", "..", "shared", "corpus"))
 
 // readRows reads a tab-separated file, skipping blank lines and # comments.
 func readRows(t *testing.T, path string) [][]string {
