@@ -219,7 +219,12 @@ func (s *Store) ImportPostmortem(ctx context.Context, p *Postmortem) error {
 	if errs := ValidatePostmortem(p); errs != nil {
 		return fmt.Errorf("import postmortem: %w", errs)
 	}
-	err := s.inTx(ctx, func(tx *writeTx) error { return s.importPostmortem(ctx, tx, p) })
+	c, err := s.classifier(ctx)
+	if err != nil {
+		return fmt.Errorf("import postmortem %q: %w", p.Title, err)
+	}
+	suggestTags(c, p)
+	err = s.inTx(ctx, func(tx *writeTx) error { return s.importPostmortem(ctx, tx, p) })
 	if err != nil {
 		return fmt.Errorf("import postmortem %q: %w", p.Title, err)
 	}
@@ -237,9 +242,16 @@ func (s *Store) ImportPostmortems(ctx context.Context, ps []*Postmortem) (errs [
 		before[i] = *p
 		before[i].ActionItems = slices.Clone(p.ActionItems)
 	}
-	// Fingerprinting needs no database: do it on every core first, for
-	// those the caller has not prepared.
-	parallel(len(ps), func(i int) { ps[i].PrepareImport() })
+	// Fingerprinting and classifying need no database: do them on every
+	// core first, for those the caller has not prepared.
+	c, err := s.classifier(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("import %d postmortems: %w", len(ps), err)
+	}
+	parallel(len(ps), func(i int) {
+		suggestTags(c, ps[i])
+		ps[i].PrepareImport()
+	})
 	failed := -1
 	err = s.inTx(ctx, func(tx *writeTx) error {
 		var written []*Postmortem
@@ -266,6 +278,10 @@ func (s *Store) ImportPostmortems(ctx context.Context, ps []*Postmortem) (errs [
 				continue
 			}
 			if err := s.createPostmortem(ctx, tx, p); err != nil {
+				failed = i
+				return err
+			}
+			if err := s.insertSuggestedTags(ctx, tx, p); err != nil {
 				failed = i
 				return err
 			}
@@ -315,6 +331,9 @@ func (s *Store) importPostmortem(ctx context.Context, tx *writeTx, p *Postmortem
 	if err := s.createPostmortem(ctx, tx, p); err != nil {
 		return err
 	}
+	if err := s.insertSuggestedTags(ctx, tx, p); err != nil {
+		return err
+	}
 	return insertPrints(ctx, tx, p)
 }
 
@@ -355,7 +374,9 @@ func (s *Store) indexImported(ctx context.Context, tx *writeTx, ps []*Postmortem
 		return err
 	}
 	for _, p := range ps {
-		if err := insertIndexRow(ctx, tx, p.ID, *p.indexed); err != nil {
+		r := *p.indexed
+		r.body = withSuggestedTokens(r.body, p.Suggested)
+		if err := insertIndexRow(ctx, tx, p.ID, r); err != nil {
 			return err
 		}
 	}
