@@ -78,8 +78,8 @@ type Postmortem struct {
 	// RestrictedTo names the groups that may read it; empty, anyone may.
 	// To everyone else it does not exist (see visibleSQL).
 	RestrictedTo []string
-	CreatedAt  time.Time
-	UpdatedAt  time.Time
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
 
 	Tags []Tag
 	// Suggested are the classifier's unreviewed suggestions (machine tags),
