@@ -52,6 +52,34 @@ func (d *Draft) guessSummary(paras []string) {
 	d.note("summary taken from %s", what)
 }
 
+// maxDerivedTitleRunes bounds a title made from the text.
+const maxDerivedTitleRunes = 90
+
+// guessTitle makes a title from the summary's first sentence when the
+// document has no heading (a blog post scraped without its headline), and
+// says so: it is a stand-in for the reviewer to replace.
+func (d *Draft) guessTitle() {
+	if d.Title != "" || d.Summary == "" {
+		return
+	}
+	s := strings.Join(strings.Fields(d.Summary), " ")
+	for i, r := range s {
+		if (r == '.' || r == '!' || r == '?' || r == '。') && i > 20 && (i+1 == len(s) || s[i+1] == ' ') {
+			s = s[:i]
+			break
+		}
+	}
+	if utf8.RuneCountInString(s) > maxDerivedTitleRunes {
+		cut := string([]rune(s)[:maxDerivedTitleRunes])
+		if i := strings.LastIndexByte(cut, ' '); i > maxDerivedTitleRunes/2 {
+			cut = cut[:i]
+		}
+		s = strings.TrimRight(cut, " ,;:-–—") + "…"
+	}
+	d.Title = s
+	d.note("the text has no heading: the title is made from its first sentence; give it the write-up's real title")
+}
+
 // guessOrganization suggests an organization when none was given: first a
 // site name from the page's addresses that the text also mentions
 // (dreamwidth.org -> "Dreamwidth"), then the name of a copyright footer,

@@ -135,9 +135,11 @@ func Clean(raw []byte, filename string) (Draft, error) {
 	default:
 		d.Format = FormatText
 	}
-	if hasFM && d.Format != FormatHTML && !looksLikeMarkdown(body) && ext != ".md" && ext != ".markdown" {
-		// Front matter on top of scraped text: the text still needs its
-		// paragraphs rebuilt, so treat the body as plain text.
+	if d.Format == FormatMarkdown && !looksLikeMarkdown(body) {
+		// Sent as Markdown (by its name, its front matter or the API's
+		// content type) but with no Markdown in it: scraped or pasted text,
+		// whose paragraphs still need rebuilding. So a document cleans the
+		// same whatever it was sent as.
 		d.Format = FormatText
 	}
 
@@ -227,6 +229,7 @@ func (d *Draft) clean(body string) {
 	d.Body = strings.Join(paras, "\n\n")
 
 	d.guessSummary(paras)
+	d.guessTitle()
 	d.guessOrganization(hosts, footerOrg(chrome))
 	d.guessIncidentDate(paras)
 }

@@ -189,6 +189,7 @@ type sectionText struct {
 // stays in the body in order, other headings included. It is one pass over
 // the paragraphs.
 func (d *Draft) splitSections(paras []string) []string {
+	paras = splitRunInLabels(paras)
 	var body []string
 	var cur *sectionText
 	curLevel := 0
@@ -204,6 +205,16 @@ func (d *Draft) splitSections(paras []string) []string {
 				body = append(body, asHeading(h, p))
 				continue
 			}
+			if h.known && h.field == sectionSummary && h.level == 7 && h.rest != "" {
+				// "TL;DR: …" or "Summary: …" is one paragraph of the text:
+				// it stays there, and is the summary when none is given.
+				if d.Summary == "" {
+					d.Summary = clipSentences(h.rest, maxSummaryRunes)
+					d.note("summary taken from the %q paragraph", h.text)
+				}
+				body = append(body, p)
+				continue
+			}
 			if h.known {
 				cur = &sectionText{field: h.field, inline: h.level == 7 && h.rest != ""}
 				curLevel = h.level
@@ -211,9 +222,6 @@ func (d *Draft) splitSections(paras []string) []string {
 				moved = append(moved, h.text)
 				if h.rest != "" {
 					cur.paras = append(cur.paras, h.rest)
-					if h.field == sectionSummary && h.level == 7 {
-						cur = nil // "TL;DR: …" is one paragraph
-					}
 				}
 				continue
 			}
@@ -253,11 +261,20 @@ func (d *Draft) splitSections(paras []string) []string {
 		}
 	}
 	if sum := fields[sectionSummary]; len(sum) > 0 {
-		if d.Summary == "" {
-			d.Summary = strings.Join(sum, "\n\n")
+		text := strings.Join(sum, "\n\n")
+		switch {
+		case d.Summary == "" && utf8.RuneCountInString(text) <= maxSectionSummaryRunes:
+			d.Summary = text
 			d.note("summary taken from the Summary section")
-		} else {
-			body = append(sum, body...) // the given summary wins; the section's text stays
+		case d.Summary == "":
+			// Too long for a summary: the section stays in the text and
+			// its opening sentences are the summary.
+			d.Summary = clipSentences(text, maxSummaryRunes)
+			d.note("summary taken from the start of the Summary section")
+			fallthrough
+		default:
+			// The given summary wins; the section's text stays.
+			body = append(append([]string{"## Summary"}, sum...), body...)
 		}
 		delete(fields, sectionSummary)
 	}
@@ -392,6 +409,33 @@ func leadParagraph(paras []string) string {
 		return t
 	}
 	return ""
+}
+
+// maxSectionSummaryRunes is the longest Summary section taken whole as the
+// summary: the form's limit.
+const maxSectionSummaryRunes = 2000
+
+// runInLabelRe finds a label of the template run into the text after a
+// sentence, as pages scraped onto one line have them: "… period. Root
+// cause and mitigation: Due to …".
+var runInLabelRe = regexp.MustCompile(`[.!?)]\s+(\p{Lu}[\p{L}]*(?:\s[\p{Ll}]+){0,4})\s?:\s`)
+
+// splitRunInLabels starts a new paragraph at each known label run into a
+// paragraph, so that it reads as the section it opens.
+func splitRunInLabels(paras []string) []string {
+	var out []string
+	for _, p := range paras {
+		start := 0
+		for _, m := range runInLabelRe.FindAllStringSubmatchIndex(p, -1) {
+			if _, known := lookupSection(p[m[2]:m[3]]); !known || m[2] <= start {
+				continue
+			}
+			out = append(out, strings.TrimSpace(p[start:m[2]]))
+			start = m[2]
+		}
+		out = append(out, strings.TrimSpace(p[start:]))
+	}
+	return out
 }
 
 // maxSummaryRunes is how long a derived summary may be: the form's limit

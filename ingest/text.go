@@ -380,15 +380,34 @@ var listItemRe = regexp.MustCompile(`^\s*(?:[-*+•]\s|\d{1,3}[.)]\s)`)
 // that stops mid-sentence before a lowercase word is joined to the next.
 func paragraphs(s string, reflow bool) []string {
 	var out []string
+	prevLen := 0 // the length of the previous block when it was one line
 	for _, block := range splitBlocks(s) {
 		if !reflow {
 			out = append(out, strings.Join(block, "\n"))
 			continue
 		}
+		// Text copied with a blank line after every wrapped line: a
+		// sentence that runs on from a line as long as a wrapped one into
+		// the next one-line block joins it.
+		if n := len(out); len(block) == 1 && prevLen >= minWrappedLine && !listItemRe.MatchString(block[0]) {
+			if line := strings.Join(strings.Fields(block[0]), " "); softBreak(out[n-1], line) {
+				out[n-1] += " " + line
+				prevLen = len(block[0])
+				continue
+			}
+		}
+		prevLen = 0
+		if len(block) == 1 && !listItemRe.MatchString(block[0]) {
+			prevLen = len(block[0])
+		}
 		out = append(out, reflowBlock(block)...)
 	}
 	return out
 }
+
+// minWrappedLine is the shortest line (in bytes) taken for one that was
+// wrapped: editors and mail wrap at 60 to 80 columns.
+const minWrappedLine = 50
 
 // splitBlocks returns the runs of non-blank lines, keeping fenced code
 // blocks whole.
@@ -448,7 +467,9 @@ func reflowBlock(lines []string) []string {
 			inList = item
 		}
 		cur = append(cur, l)
-		if !inList && i+1 < len(lines) && !wrapped && !softBreak(l, lines[i+1]) {
+		// A wrapped block still keeps a heading on its first line apart.
+		heading := i == 0 && !endsSentence(l) && len(l) < minWrappedLine
+		if !inList && i+1 < len(lines) && (!wrapped || heading) && !softBreak(l, lines[i+1]) {
 			flush()
 		}
 	}
