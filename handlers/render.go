@@ -106,6 +106,8 @@ func (h *Handler) funcs() template.FuncMap {
 		"choices":     func(f field, opts []option) selectField { return selectField{field: f, Options: opts} },
 		"dateTime":    func(t time.Time) string { return t.UTC().Format("2 January 2006, 15:04 UTC") },
 		"rfc3339":     func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+		"percent":     func(x float64) int { return int(x*100 + 0.5) },
+		"reviewList":  newReviewList,
 	}
 }
 

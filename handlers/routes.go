@@ -39,6 +39,7 @@ func (h *Handler) routes() http.Handler {
 		r.Get("/postmortems/{slug}/history", h.showHistory)
 		r.Get("/postmortems/{slug}/compare", h.compareRevisions)
 		r.Get("/postmortems/{slug}/revisions/{version}", h.showRevision)
+		r.Get("/review", h.showReview)
 
 		r.Get("/api/postmortems", h.apiListPostmortems)
 		r.Get("/api/postmortems/{slug}", h.apiGetPostmortem)
@@ -61,6 +62,8 @@ func (h *Handler) routes() http.Handler {
 		r.Post("/postmortems/{slug}/archive", h.archivePostmortem)
 		r.Post("/postmortems/{slug}/unarchive", h.unarchivePostmortem)
 		r.Post("/postmortems/{slug}/revisions/{version}/restore", h.restoreRevision)
+		r.Post("/postmortems/{slug}/suggestions/{pattern}/confirm", h.confirmSuggestion)
+		r.Post("/postmortems/{slug}/suggestions/{pattern}/dismiss", h.dismissSuggestion)
 		r.Get("/postmortems/{slug}/action-items/new", h.newActionItem)
 		r.Post("/postmortems/{slug}/action-items", h.createActionItem)
 		r.Get("/postmortems/{slug}/action-items/{id}/edit", h.editActionItem)
