@@ -26,6 +26,8 @@ func (h *Handler) routes() http.Handler {
 	r.Get("/patterns", h.cached(h.listPatterns))
 	r.Get("/patterns/{slug}", h.cached(h.showPattern))
 	r.Get("/search", h.cached(h.showSearch))
+	r.Get("/action-items", h.listFollowUps)
+	r.Get("/action-items.csv", h.followUpsCSV)
 	r.Get("/import", h.showImportForm)
 	r.Post("/import", h.reviewImport)
 	r.Post("/import/save", h.saveImport)
@@ -62,6 +64,7 @@ func (h *Handler) routes() http.Handler {
 	r.Get("/api/patterns", h.apiListPatterns)
 	r.Get("/api/patterns/{slug}", h.apiGetPattern)
 	r.Get("/api/search", h.apiSearch)
+	r.Get("/api/action-items", h.apiListFollowUps)
 	r.Post("/api/suggest", h.apiSuggest)
 
 	// Operations; shed never refuses these (see neverShed).
