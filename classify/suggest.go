@@ -30,10 +30,25 @@ type Document struct {
 
 // Suggestion is one pattern the text appears to show.
 type Suggestion struct {
-	Slug     string
-	Score    float64 // 0..1; compare with DefaultThreshold
-	Role     string  // one of the Role* constants
+	Slug  string
+	Score float64 // 0..1; compare with DefaultThreshold
+	// Confidence is the calibrated chance that the suggestion is right: the
+	// precision measured for its score band on the tuning half of the
+	// evaluation corpus (see calibration.go).
+	Confidence float64
+	// Reason says in a few words why the pattern is suggested.
+	Reason   string
+	Role     string // one of the Role* constants
 	Evidence []Evidence
+	sig      signals
+}
+
+// signals are what the calibration reads of a suggestion besides its score.
+type signals struct {
+	strong    int     // phrases and cues (not single or weak words)
+	sentences int     // sentences with evidence
+	narrative float64 // share of the evidence weight in the story (not lessons or fixes)
+	earliest  float64 // position of the first evidence, 0..1
 }
 
 // Evidence is a sentence that supports a suggestion, with the matched
@@ -148,6 +163,9 @@ func Compile(pats []Pattern) *Classifier {
 				}
 				c.prefixes[prefix(ws[i].stem)] = true
 				key = append(key, ws[i].stem, ws[i].form, fmt.Sprint(ws[i].exact))
+			}
+			if u.kind == usePhrase && len(toks) < 2 {
+				u.kind = useWeakPhrase // "(flapping)" of a longer phrase is one word
 			}
 			id, ok := byKey[strings.Join(key, " ")]
 			if !ok {
@@ -538,6 +556,14 @@ func (c *Classifier) score(sents []sentence, matches []match) []Suggestion {
 		cues[i] = make([]*cueHit, len(c.rules[i].cues))
 	}
 	addItem := func(pat int, key string, w float64, ms ...match) {
+		if c.rules[pat].prior != RoleMissingDefence {
+			switch {
+			case !slices.ContainsFunc(ms, func(m match) bool { return sents[m.sent].class != classLesson }):
+				w *= lessonFactor // "we will deploy a fix" is no bad deploy
+			case !slices.ContainsFunc(ms, func(m match) bool { return sents[m.sent].class != classMitigation }):
+				w *= mitigationFactor // "engineers applied configuration changes" ended it
+			}
+		}
 		it := items[pat][key]
 		if it == nil {
 			it = &item{}
@@ -643,7 +669,41 @@ func (c *Classifier) score(sents []sentence, matches []match) []Suggestion {
 		}
 		return strings.Compare(a.Slug, b.Slug)
 	})
+	out = demoteAlternatives(out)
+	for i := range out {
+		out[i].Confidence = confidenceOf(out[i].Score)
+		out[i].Reason = reasonOf(out[i].Evidence)
+	}
 	return out
+}
+
+// alternatives are pairs of patterns that tell the same kind of change two
+// ways: a report's bad change was a binary or a configuration, rarely both.
+// The weaker of a pair is scaled down so the stronger speaks for it.
+var alternatives = [][2]string{{"bad-deploy", "bad-config-push"}}
+
+const alternativeFactor = 0.6
+
+func demoteAlternatives(sugs []Suggestion) []Suggestion {
+	pos := map[string]int{}
+	for i, s := range sugs {
+		pos[s.Slug] = i
+	}
+	changed := false
+	for _, pair := range alternatives {
+		a, okA := pos[pair[0]]
+		b, okB := pos[pair[1]]
+		if okA && okB {
+			sugs[max(a, b)].Score *= alternativeFactor
+			changed = true
+		}
+	}
+	if changed {
+		slices.SortStableFunc(sugs, func(a, b Suggestion) int {
+			return cmp.Or(cmp.Compare(b.Score, a.Score), strings.Compare(a.Slug, b.Slug))
+		})
+	}
+	return sugs
 }
 
 // enumerations finds sentences that list patterns rather than show them
@@ -771,6 +831,7 @@ func showsImpact(sents []sentence) bool {
 
 func (c *Classifier) suggestion(pat int, items map[string]*item, sents []sentence) Suggestion {
 	keep, keepWeak := 1.0, 1.0
+	strong := 0
 	var byClass [numClasses]float64
 	earliest := 1.0
 	type sentEv struct {
@@ -788,6 +849,7 @@ func (c *Classifier) suggestion(pat int, items map[string]*item, sents []sentenc
 			keepWeak *= 1 - it.weight
 		} else {
 			keep *= 1 - it.weight
+			strong++
 		}
 		seen := [numClasses]bool{}
 		for _, m := range it.matches {
@@ -815,6 +877,19 @@ func (c *Classifier) suggestion(pat int, items map[string]*item, sents []sentenc
 		Slug:  c.pats[pat].Slug,
 		Score: 1 - keep*(1-min(1-keepWeak, weakCap)),
 		Role:  role(c.rules[pat].prior, byClass, earliest),
+	}
+	if len(items) == 1 && len(ev) == 1 && slices.Collect(maps.Keys(items))[0][0] == 'p' {
+		// One catalogue phrase, said once, with nothing else of the pattern
+		// around it: on real reports that is a passing mention as often as not.
+		sug.Score *= lonePhraseFactor
+	}
+	total := 0.0
+	for _, w := range byClass {
+		total += w
+	}
+	sug.sig = signals{strong: strong, sentences: len(ev), earliest: earliest}
+	if total > 0 {
+		sug.sig.narrative = (byClass[classPlain] + byClass[classTrigger]) / total
 	}
 	order := make([]int, 0, len(ev))
 	for si := range ev {
