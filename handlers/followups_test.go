@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"cmp"
+	"database/sql"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -24,10 +25,11 @@ import (
 // collection is a generated collection of postmortems and what the tests
 // expect of it.
 type collection struct {
-	h     http.Handler
-	st    *store.Store
-	pms   []store.Postmortem // live ones, as created
-	items []genItem
+	h      http.Handler
+	st     *store.Store
+	dbPath string
+	pms    []store.Postmortem // live ones, as created
+	items  []genItem
 }
 
 // genItem is a generated action item with what its postmortem says.
@@ -50,7 +52,8 @@ var (
 // now.
 func newCollection(t *testing.T, n int, now time.Time) *collection {
 	t.Helper()
-	st, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "test.db"))
+	dbPath := filepath.Join(t.TempDir(), "test.db")
+	st, err := store.Open(t.Context(), dbPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +71,7 @@ func newCollection(t *testing.T, n int, now time.Time) *collection {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &collection{st: st}
+	c := &collection{st: st, dbPath: dbPath}
 	day := func(d int) string { return now.AddDate(0, 0, d).UTC().Format("2006-01-02") }
 	for i := range n + 1 {
 		p := store.Postmortem{
@@ -459,4 +462,41 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// The action items of a restricted postmortem are left out for a reader
+// outside its groups, like the postmortem itself.
+func TestFollowUpsLeaveOutRestricted(t *testing.T) {
+	t.Parallel()
+	c := newCollection(t, 12, time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC))
+	all := fetchCSV(t, c.h, "/action-items.csv")
+	if len(all) != len(c.items) {
+		t.Fatalf("%d items before, want %d", len(all), len(c.items))
+	}
+	hidden := c.items[0].slug
+	// No store method restricts a postmortem yet; the column is set as
+	// the team feature stores it.
+	db, err := sql.Open("sqlite", c.dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`UPDATE postmortems SET restricted_to = '["security"]' WHERE slug = ?`, hidden); err != nil {
+		t.Fatal(err)
+	}
+	rows := fetchCSV(t, c.h, "/action-items.csv")
+	want := 0
+	for _, it := range c.items {
+		if it.slug != hidden {
+			want++
+		}
+	}
+	if len(rows) != want {
+		t.Errorf("%d items after restricting %s, want %d", len(rows), hidden, want)
+	}
+	for _, r := range rows {
+		if r["postmortem"] == hidden {
+			t.Errorf("item %s of the restricted %s is listed", r["id"], hidden)
+		}
+	}
 }

@@ -23,4 +23,4 @@ SELECT id, item FROM split WHERE item != '';
 -- its postmortem's state; this index holds what the join reads, so the wide
 -- postmortem rows are never visited for it.
 CREATE INDEX action_items_due ON action_items(due_date, id);
-CREATE INDEX postmortems_followups ON postmortems(id, archived_at, organization, time_zone, severity);
+CREATE INDEX postmortems_followups ON postmortems(id, archived_at, restricted_to, organization, time_zone, severity);

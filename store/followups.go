@@ -123,7 +123,9 @@ func (s *Store) actionItemQuery(ctx context.Context, f ActionItemFilter, now tim
 		return "", nil, "", nil, err
 	}
 	overdue = `(a.status IN ('open', 'in-progress') AND a.due_date != '' AND a.due_date < ` + today + `)`
-	conds := []string{`p.archived_at = ''`}
+	// Restricted postmortems the reader may not see do not exist for them:
+	// neither do their action items.
+	conds := []string{`p.archived_at = ''`, visibleSQL(ctx, "p")}
 	switch f.Status {
 	case "":
 	case StatusUnfinished:
