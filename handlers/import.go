@@ -135,6 +135,7 @@ func (h *Handler) saveImport(w http.ResponseWriter, r *http.Request) {
 	}
 	p := store.ImportedPostmortem(d, string(src))
 	f, x := im.validate(r.Context(), r.PostForm, &p)
+	p.RestrictedTo = h.restrictionOf(r, &f)
 	rememberAuthor(w, r, f.Author)
 	if suggesting(r) {
 		page, err := h.reviewPage(r, f, x, d, string(src), name, true)
