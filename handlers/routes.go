@@ -13,11 +13,14 @@ import (
 // trail).
 func (h *Handler) routes() http.Handler {
 	r := chi.NewRouter()
-	// Refusals (wrong host, cross-origin, too large, no identity, shed)
-	// come after the headers are set and before any work, and are logged
-	// and counted like the rest.
+	// Refusals (wrong host, cross-origin, too large, too slow, no identity,
+	// too many, shed) come after the headers are set and before any work,
+	// and are logged and counted like the rest. Admission (admission.go)
+	// reads the body before a request may take a slot. HEAD is answered
+	// wherever GET is.
 	r.Use(middleware.RequestID, h.observeRequests, h.recoverPanics, securityHeaders, h.checkHost,
-		h.refuseCrossOrigin, h.limitBodies, h.authenticate, h.fromPageCache, h.shed, takeFlash, h.auditWrites)
+		h.refuseCrossOrigin, h.limitBodies, h.readBodies, middleware.GetHead, h.authenticate,
+		h.fromPageCache, h.limitClients, h.shed, takeFlash, h.auditWrites)
 	r.NotFound(h.notFound)
 	r.MethodNotAllowed(h.methodNotAllowed)
 
