@@ -45,10 +45,22 @@ type Store struct {
 	writer chan struct{}
 }
 
+// OpenOption configures Open.
+type OpenOption func(*url.Values)
+
+// CheckpointsByReplication leaves WAL checkpoints to the replication
+// (Litestream), which checkpoints once it has copied the frames: the
+// application's connections then never checkpoint after a commit, which
+// would otherwise run a checkpoint inside a user's save and race
+// Litestream's own.
+func CheckpointsByReplication() OpenOption {
+	return func(q *url.Values) { q.Add("_pragma", "wal_autocheckpoint(0)") }
+}
+
 // Open opens (creating if needed) the SQLite database at path and applies any
 // pending migrations.
-func Open(ctx context.Context, path string) (*Store, error) {
-	db, err := sql.Open("sqlite", dsn(path))
+func Open(ctx context.Context, path string, opts ...OpenOption) (*Store, error) {
+	db, err := sql.Open("sqlite", dsn(path, opts...))
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
@@ -84,7 +96,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 // WAL lets readers proceed while a write is in progress; _txlock=immediate
 // takes the write lock at BEGIN so two writers queue on busy_timeout instead
 // of failing half-way with SQLITE_BUSY.
-func dsn(path string) string {
+func dsn(path string, opts ...OpenOption) string {
 	q := url.Values{}
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", "busy_timeout(5000)")
@@ -96,6 +108,9 @@ func dsn(path string) string {
 	// we pay the fsync.
 	q.Add("_pragma", "synchronous(FULL)")
 	q.Add("_txlock", "immediate")
+	for _, o := range opts {
+		o(&q)
+	}
 	return "file:" + path + "?" + q.Encode()
 }
 

@@ -40,12 +40,12 @@ type process struct {
 	logs *syncBuffer
 }
 
-func startProcess(t *testing.T, bin, addr, db string) *process {
+func startProcess(t *testing.T, bin, addr, db string, extra ...string) *process {
 	t.Helper()
 	p := &process{base: "http://" + addr, logs: &syncBuffer{}}
 	// No cap on requests in flight: this test is about what reaches the
 	// disk, not about shedding.
-	p.cmd = exec.Command(bin, "-addr", addr, "-db", db, "-max-inflight", "0")
+	p.cmd = exec.Command(bin, append([]string{"-addr", addr, "-db", db, "-max-inflight", "0"}, extra...)...)
 	p.cmd.Stdout, p.cmd.Stderr = p.logs, p.logs
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)

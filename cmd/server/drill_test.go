@@ -1,0 +1,302 @@
+package main
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/johannesboyne/gofakes3"
+	"github.com/johannesboyne/gofakes3/backend/s3mem"
+
+	"hindsight/replica"
+)
+
+// ack is one write the server acknowledged, and when.
+type ack struct {
+	slug, title string
+	at          time.Time
+}
+
+// TestReplicationDrill is the recovery drill: the server streams its
+// database to an S3-compatible store (gofakes3, spoken to over HTTP on
+// loopback) and to a directory at once; writers save postmortems through
+// the app until the process is killed with SIGKILL; the database, its WAL
+// and Litestream's local state are deleted, as when the machine is lost.
+// Then each replica is restored with "server restore" and must hold every
+// write acknowledged more than a second before the kill, with integrity_check
+// ok; and a server started with -restore-if-missing comes up with them and
+// goes on replicating. It logs the replication delay it measures (from a
+// save's acknowledgement to the save being in a restore of the replica) and
+// the recovery point and time.
+func TestReplicationDrill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and kills the server binary")
+	}
+	// Litestream's S3 client reads its credentials from the environment;
+	// the fake store accepts any.
+	t.Setenv("AWS_ACCESS_KEY_ID", "drill")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "drill-secret")
+	// Litestream gives the AWS SDK an HTTP client of its own, and the SDK
+	// then refuses to start with a CA bundle from the environment.
+	t.Setenv("AWS_CA_BUNDLE", "")
+	// The probes' restores run in this process and Litestream logs each
+	// to the default logger.
+	defer slog.SetDefault(slog.Default())
+	slog.SetDefault(slog.New(slog.DiscardHandler))
+	s3 := httptest.NewServer(gofakes3.New(s3mem.New(), gofakes3.WithAutoBucket(true)).Server())
+	defer s3.Close()
+	replicas := []struct{ name, url string }{
+		{"s3", "s3://drill/hindsight?endpoint=" + s3.URL + "&region=us-east-1"},
+		{"file", "file://" + filepath.Join(t.TempDir(), "replica")},
+	}
+
+	bin := buildServer(t)
+	db := filepath.Join(t.TempDir(), "hindsight.db")
+	addr := freeAddr(t)
+	client := &http.Client{
+		Timeout:       20 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	args := []string{"-replica-fail-after", "30s"}
+	for _, r := range replicas {
+		args = append(args, "-replica", r.url)
+	}
+	p := startProcess(t, bin, addr, db, args...)
+	waitReady(t, client, p)
+
+	// The replication delay: a save, then restores of each replica until
+	// one holds it.
+	for _, r := range replicas {
+		var delays []time.Duration
+		for i := range 5 {
+			title := fmt.Sprintf("Delay probe %s %d", r.name, i)
+			if _, err := create(client, p.base, title); err != nil {
+				t.Fatalf("%s: %v\n%s", title, err, p.logs)
+			}
+			delays = append(delays, replicatedAfter(t, r.url, title, time.Now()))
+		}
+		slices.Sort(delays)
+		t.Logf("replication delay to %s (save acknowledged to save in a restore of the replica), 5 saves: median %v, max %v",
+			r.name, delays[2].Round(time.Millisecond), delays[4].Round(time.Millisecond))
+	}
+
+	// The load: writers save until the process is killed under them.
+	var (
+		mu    sync.Mutex
+		acked []ack
+		wg    sync.WaitGroup
+	)
+	const writers, load = 4, 3 * time.Second
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				title := fmt.Sprintf("Drill write %d.%d", w, i)
+				slug, err := create(client, p.base, title)
+				if rej, ok := errors.AsType[*rejected](err); ok {
+					t.Errorf("%s: %v", title, rej)
+					return
+				}
+				if err != nil {
+					return // the process is gone: never acknowledged
+				}
+				mu.Lock()
+				acked = append(acked, ack{slug, title, time.Now()})
+				mu.Unlock()
+			}
+		}()
+	}
+	time.Sleep(load)
+	killedAt := time.Now()
+	p.kill(t)
+	wg.Wait()
+	if len(acked) < 10 {
+		t.Fatalf("only %d writes acknowledged under load\n%s", len(acked), p.logs)
+	}
+
+	// The machine is lost: the database, its WAL and shared memory, and
+	// Litestream's local state.
+	loseDatabase(t, db)
+
+	for _, r := range replicas {
+		dest := filepath.Join(t.TempDir(), "restored.db")
+		start := time.Now()
+		out, err := exec.Command(bin, "restore", "-replica", r.url, "-db", dest).CombinedOutput()
+		if err != nil {
+			t.Fatalf("restore from %s: %v\n%s", r.name, err, out)
+		}
+		took := time.Since(start)
+		if check := integrityCheck(t, dest); check != "ok" {
+			t.Errorf("%s: integrity_check = %q", r.name, check)
+		}
+		reportLoss(t, r.name, dest, acked, killedAt, took)
+	}
+
+	// A replacement machine: an empty directory, the same replicas, and
+	// -restore-if-missing.
+	start := time.Now()
+	p = startProcess(t, bin, addr, db, append(args, "-restore-if-missing")...)
+	body := waitReady(t, client, p)
+	t.Logf("recovery time: %v from start with -restore-if-missing to /readyz 200 (server build with race detector: %v)",
+		time.Since(start).Round(time.Millisecond), raceBuild)
+	for _, r := range replicas {
+		if !strings.Contains(body, "replica "+replica.Name(r.url)+": ok") {
+			t.Errorf("/readyz after the restore does not show %s as ok:\n%s", r.name, body)
+		}
+	}
+	for _, a := range acked {
+		if killedAt.Sub(a.at) <= time.Second {
+			continue
+		}
+		res, err := client.Get(p.base + "/api/postmortems/" + a.slug)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			t.Errorf("after -restore-if-missing: %s (acknowledged %v before the kill) is %d", a.title, killedAt.Sub(a.at), res.StatusCode)
+		}
+	}
+	// The restored server replicates on: a new save reaches both replicas.
+	for _, r := range replicas {
+		title := "After the drill " + r.name
+		if _, err := create(client, p.base, title); err != nil {
+			t.Fatalf("%s: %v\n%s", title, err, p.logs)
+		}
+		replicatedAfter(t, r.url, title, time.Now())
+	}
+}
+
+// waitReady waits for /readyz to answer 200 and returns its body.
+func waitReady(t *testing.T, client *http.Client, p *process) string {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		res, err := client.Get(p.base + "/readyz")
+		if err == nil {
+			var b []byte
+			b, err = io.ReadAll(res.Body)
+			res.Body.Close()
+			if err == nil && res.StatusCode == http.StatusOK {
+				return string(b)
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/readyz not 200 after 30 s: %v\n%s", err, p.logs)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// replicatedAfter restores the replica again and again until the copy holds
+// a postmortem with this title, and returns how long after acked that was.
+func replicatedAfter(t *testing.T, url, title string, acked time.Time) time.Duration {
+	t.Helper()
+	dir := t.TempDir()
+	for i := 0; ; i++ {
+		dest := filepath.Join(dir, fmt.Sprintf("probe-%d.db", i))
+		err := replica.Restore(t.Context(), url, dest, time.Time{})
+		if err != nil && !errors.Is(err, replica.ErrNoBackup) {
+			t.Fatalf("restore %s: %v", replica.Name(url), err)
+		}
+		if err == nil && titleCount(t, dest, title) > 0 {
+			return time.Since(acked)
+		}
+		if time.Since(acked) > 15*time.Second {
+			t.Fatalf("%q not in %s 15 s after it was saved", title, replica.Name(url))
+		}
+		os.Remove(dest)
+	}
+}
+
+func titleCount(t *testing.T, path, title string) int {
+	t.Helper()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM postmortems WHERE title = ?`, title).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// loseDatabase deletes the database as losing its disk would: the file, its
+// WAL and shared memory, and Litestream's local state beside it.
+func loseDatabase(t *testing.T, db string) {
+	t.Helper()
+	state, err := filepath.Glob(filepath.Join(filepath.Dir(db), "."+filepath.Base(db)+"-litestream*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(state) == 0 {
+		t.Fatal("no Litestream state beside the database")
+	}
+	for _, p := range append(state, db, db+"-wal", db+"-shm") {
+		if err := os.RemoveAll(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// reportLoss fails the test unless the restored database holds every write
+// acknowledged more than a second before the kill, and logs the recovery
+// point: how recent the newest lost write was.
+func reportLoss(t *testing.T, name, path string, acked []ack, killedAt time.Time, took time.Duration) {
+	t.Helper()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	present := map[string]string{}
+	rows, err := db.Query(`SELECT slug, title FROM postmortems`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var slug, title string
+		if err := rows.Scan(&slug, &title); err != nil {
+			t.Fatal(err)
+		}
+		present[slug] = title
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	rows.Close()
+	lost, lastSecond := 0, 0
+	var oldestLost time.Duration
+	for _, a := range acked {
+		age := killedAt.Sub(a.at)
+		if age <= time.Second {
+			lastSecond++
+		}
+		if present[a.slug] == a.title {
+			continue
+		}
+		lost++
+		oldestLost = max(oldestLost, age)
+		if age > time.Second {
+			t.Errorf("%s: %s, acknowledged %v before the kill, is not in the restored database", name, a.title, age.Round(time.Millisecond))
+		}
+	}
+	t.Logf("restore from %s in %v: %d of %d acknowledged writes back (%d acknowledged in the last second before the kill); "+
+		"%d lost, the oldest acknowledged %v before the kill",
+		name, took.Round(time.Millisecond), len(acked)-lost, len(acked), lastSecond, lost, oldestLost.Round(time.Millisecond))
+}
