@@ -300,3 +300,57 @@ func reportLoss(t *testing.T, name, path string, acked []ack, killedAt time.Time
 		"%d lost, the oldest acknowledged %v before the kill",
 		name, took.Round(time.Millisecond), len(acked)-lost, len(acked), lastSecond, lost, oldestLost.Round(time.Millisecond))
 }
+
+func TestParseReplicaConfig(t *testing.T) {
+	env := func(kv ...string) func(string) string {
+		return func(k string) string {
+			for i := 0; i+1 < len(kv); i += 2 {
+				if kv[i] == k {
+					return kv[i+1]
+				}
+			}
+			return ""
+		}
+	}
+	at := time.Date(2026, 3, 5, 14, 30, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		name     string
+		args     []string
+		getenv   func(string) string
+		replicas []string
+		restore  bool
+		at       time.Time
+		wantErr  string
+	}{
+		{"None", nil, noEnv, nil, false, time.Time{}, ""},
+		{"Env", nil, env("HINDSIGHT_REPLICA", "file:///a, s3://b/c?endpoint=http://127.0.0.1:9000"),
+			[]string{"file:///a", "s3://b/c?endpoint=http://127.0.0.1:9000"}, false, time.Time{}, ""},
+		{"FlagsReplaceEnv", []string{"-replica", "file:///x", "-replica", "file:///y"}, env("HINDSIGHT_REPLICA", "file:///a"),
+			[]string{"file:///x", "file:///y"}, false, time.Time{}, ""},
+		{"Restore", []string{"restore", "-replica", "file:///a", "-db", "new.db"}, noEnv, []string{"file:///a"}, true, time.Time{}, ""},
+		{"RestoreAtTime", []string{"restore", "-replica", "file:///a", "-db", "new.db", "-timestamp", "2026-03-05T14:30:00Z"}, noEnv,
+			[]string{"file:///a"}, true, at, ""},
+		{"RestoreNoReplica", []string{"restore", "-db", "new.db"}, noEnv, nil, false, time.Time{}, "usage"},
+		{"RestoreBadTime", []string{"restore", "-replica", "file:///a", "-timestamp", "yesterday"}, noEnv, nil, false, time.Time{}, "RFC 3339"},
+		{"TimestampWithoutRestore", []string{"-replica", "file:///a", "-timestamp", "2026-03-05T14:30:00Z"}, noEnv, nil, false, time.Time{}, "restore subcommand"},
+		{"RestoreIfMissingWithoutReplica", []string{"-restore-if-missing"}, noEnv, nil, false, time.Time{}, "needs a -replica"},
+		{"UnknownScheme", []string{"-replica", "ftp://host/x"}, noEnv, nil, false, time.Time{}, "ftp"},
+		{"BadInterval", nil, env("HINDSIGHT_REPLICA_INTERVAL", "soon"), nil, false, time.Time{}, "HINDSIGHT_REPLICA_INTERVAL"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := parseConfig(tt.args, tt.getenv, io.Discard)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Errorf("err = %v, want one mentioning %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(c.replicas, tt.replicas) || c.restore != tt.restore || !c.restoreAt.Equal(tt.at) {
+				t.Errorf("replicas %q restore %v at %v; want %q %v %v", c.replicas, c.restore, c.restoreAt, tt.replicas, tt.restore, tt.at)
+			}
+		})
+	}
+}
