@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/benbjohnson/litestream"
+	"github.com/superfly/ltx"
 	_ "github.com/benbjohnson/litestream/file" // file:// replicas
 	_ "github.com/benbjohnson/litestream/s3"   // s3:// replicas, any S3-compatible store
 )
@@ -39,12 +40,17 @@ type Options struct {
 	// FailAfter is how long a replica may fail, or hold back commits, before
 	// Check reports it: the instance is then not ready. Zero never fails.
 	FailAfter time.Duration
+	// Committed tells when the application last committed a write; the lag
+	// is measured from it. Nil measures from the last time Litestream had
+	// copied the WAL, which misses how long a commit waits for that.
+	Committed func() time.Time
 	Logger    *slog.Logger
 }
 
 // Replicator streams one database to its replicas.
 type Replicator struct {
-	targets []*Target
+	targets   []*Target
+	committed func() time.Time
 	stop    context.CancelFunc
 	done    chan struct{}
 }
@@ -57,9 +63,22 @@ type Target struct {
 	store     *litestream.Store
 	client    *watchedClient
 
-	mu       sync.Mutex
-	syncedAt time.Time // when the replica last held every local transaction
-	behind   uint64    // local transactions the replica does not have yet
+	mu     sync.Mutex
+	marks  []mark    // commits the replica may not hold yet, oldest first
+	behind uint64    // local transactions the replica does not have yet
+	readAt time.Time // when Committed was last read
+	// unsynced is set while Litestream fails to copy the WAL: the oldest
+	// commit not copied is after it.
+	unsynced time.Time
+}
+
+const maxMarks = 1000
+
+// mark says: every commit after since is in local transaction txid or
+// an earlier one.
+type mark struct {
+	txid  ltx.TXID
+	since time.Time
 }
 
 // Start opens Litestream on the database at path (which must exist) and
@@ -72,7 +91,7 @@ func Start(ctx context.Context, path string, urls []string, opt Options) (*Repli
 	if opt.Logger == nil {
 		opt.Logger = slog.Default()
 	}
-	r := &Replicator{done: make(chan struct{})}
+	r := &Replicator{done: make(chan struct{}), committed: opt.Committed}
 	for _, u := range urls {
 		t, err := openTarget(ctx, path, u, opt)
 		if err != nil {
@@ -95,7 +114,7 @@ func openTarget(ctx context.Context, path, rawURL string, opt Options) (*Target,
 	}
 	log := opt.Logger.With("replica", name)
 	client.SetLogger(log)
-	t := &Target{name: name, failAfter: opt.FailAfter, client: &watchedClient{ReplicaClient: client}, syncedAt: time.Now()}
+	t := &Target{name: name, failAfter: opt.FailAfter, client: &watchedClient{ReplicaClient: client}, readAt: time.Now()}
 
 	t.db = litestream.NewDB(path)
 	t.db.SetMetaPath(metaPath(path, rawURL))
@@ -140,15 +159,17 @@ func Name(rawURL string) string {
 // Targets are the replicas, in the order given to Start.
 func (r *Replicator) Targets() []*Target { return r.targets }
 
-// watch notes, every tick, whether each replica holds every local
-// transaction, which is what its lag is measured from.
+// watch follows, every tick, which commits each replica holds, which is
+// what its lag is measured from. After a commit it has Litestream copy the
+// WAL at once rather than at its next interval, which also shortens the
+// replication delay.
 func (r *Replicator) watch(ctx context.Context, every time.Duration) {
 	defer close(r.done)
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for {
 		for _, t := range r.targets {
-			t.observe(time.Now())
+			t.observe(ctx, r.committed)
 		}
 		select {
 		case <-ctx.Done():
@@ -158,20 +179,58 @@ func (r *Replicator) watch(ctx context.Context, every time.Duration) {
 	}
 }
 
-func (t *Target) observe(now time.Time) {
-	local, err := t.db.Pos()
-	if err != nil {
-		return // no local position yet: nothing written since start
+func (t *Target) observe(ctx context.Context, committed func() time.Time) {
+	now := time.Now()
+	t.mu.Lock()
+	since := t.readAt
+	t.mu.Unlock()
+	// Commits since the last look (or, without Committed, whatever the WAL
+	// holds now) are all in the local transaction Sync ends at.
+	if committed == nil || committed().After(since) {
+		if err := t.db.Sync(ctx); err != nil {
+			// Litestream retries and logs; these commits count as not
+			// replicated until a Sync covers them.
+			t.mu.Lock()
+			if t.unsynced.IsZero() {
+				t.unsynced = since
+			}
+			t.mu.Unlock()
+			return
+		}
+		if local, err := t.db.Pos(); err == nil {
+			t.mu.Lock()
+			// A mark already at this transaction covers the new commits,
+			// and since an older moment.
+			if n := len(t.marks); n == 0 || t.marks[n-1].txid < local.TXID {
+				t.marks = append(t.marks, mark{local.TXID, since})
+			}
+			if last := &t.marks[len(t.marks)-1]; !t.unsynced.IsZero() {
+				if t.unsynced.Before(last.since) {
+					last.since = t.unsynced
+				}
+				t.unsynced = time.Time{}
+			}
+			// While a replica is down the marks pile up: merge the oldest
+			// two, which can only overstate the lag.
+			if len(t.marks) > maxMarks {
+				t.marks[1].since = t.marks[0].since
+				t.marks = t.marks[1:]
+			}
+			t.mu.Unlock()
+		}
 	}
+	local, err := t.db.Pos()
 	remote := t.db.Replica.Pos()
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.behind = 0
-	if remote.TXID >= local.TXID {
-		t.syncedAt = now
-		return
+	t.readAt = now
+	for len(t.marks) > 0 && t.marks[0].txid <= remote.TXID {
+		t.marks = t.marks[1:]
 	}
-	t.behind = uint64(local.TXID - remote.TXID)
+	t.behind = 0
+	if err == nil && local.TXID > remote.TXID {
+		t.behind = uint64(local.TXID - remote.TXID)
+	}
 }
 
 // Close flushes what the replicas do not have yet (for a few seconds at
@@ -197,8 +256,9 @@ func (r *Replicator) closeTargets() error {
 // Status is what is known of one replica's health.
 type Status struct {
 	Name string
-	// Lag is how long the replica has been missing a committed local
-	// transaction: zero while it holds them all.
+	// Lag is the age of the oldest commit the replica may not hold yet
+	// (measured from a moment before it was acknowledged): zero while it
+	// holds them all.
 	Lag time.Duration
 	// Behind counts the local transactions it does not have yet.
 	Behind uint64
@@ -219,8 +279,11 @@ func (t *Target) Status() Status {
 	now := time.Now()
 	t.mu.Lock()
 	s := Status{Name: t.name, Behind: t.behind}
-	if t.behind > 0 {
-		s.Lag = now.Sub(t.syncedAt)
+	if len(t.marks) > 0 {
+		s.Lag = now.Sub(t.marks[0].since)
+	}
+	if !t.unsynced.IsZero() {
+		s.Lag = max(s.Lag, now.Sub(t.unsynced))
 	}
 	t.mu.Unlock()
 	c := t.client.state()

@@ -3,6 +3,7 @@ package replica_test
 import (
 	"database/sql"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,7 +83,9 @@ func waitFor(t *testing.T, url string, n int) {
 
 func start(t *testing.T, path string, urls []string, failAfter time.Duration) *replica.Replicator {
 	t.Helper()
-	r, err := replica.Start(t.Context(), path, urls, replica.Options{Interval: 50 * time.Millisecond, FailAfter: failAfter})
+	r, err := replica.Start(t.Context(), path, urls, replica.Options{
+		Interval: 50 * time.Millisecond, FailAfter: failAfter, Logger: slog.New(slog.DiscardHandler),
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,6 +192,17 @@ func TestFailingReplica(t *testing.T) {
 	waitFor(t, good, 1)
 	if line, err := targets[0].Check(t.Context()); err != nil {
 		t.Errorf("healthy replica beside a failing one: %q, %v", line, err)
+	}
+	if s := targets[1].Status(); s.Lag < 300*time.Millisecond {
+		t.Errorf("failing replica's lag %v, want over 300ms", s.Lag)
+	}
+	// The healthy one catches up: no commit it lacks.
+	deadline = time.Now().Add(15 * time.Second)
+	for targets[0].Status().Lag != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("healthy replica's lag still %v after 15 s", targets[0].Status().Lag)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 

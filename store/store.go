@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -43,6 +44,18 @@ type Store struct {
 	// fails a write (SQLITE_BUSY) once busy_timeout has passed, which a burst
 	// of concurrent saves on a slow disk reaches.
 	writer chan struct{}
+	// lastCommit is when the latest write transaction committed (Unix
+	// nanoseconds), for the replication's lag.
+	lastCommit atomic.Int64
+}
+
+// LastCommit is when the latest write transaction committed, or the zero
+// time before the first. Replication measures its lag from it.
+func (s *Store) LastCommit() time.Time {
+	if n := s.lastCommit.Load(); n != 0 {
+		return time.Unix(0, n)
+	}
+	return time.Time{}
 }
 
 // OpenOption configures Open.
@@ -144,7 +157,11 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *writeTx) error) error {
 			return err
 		}
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	s.lastCommit.Store(time.Now().UnixNano())
+	return nil
 }
 
 // writeTx is a write transaction that prepares each statement once: a batch

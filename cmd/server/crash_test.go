@@ -18,12 +18,18 @@ import (
 
 var raceBuild bool
 
-// buildServer compiles this command into a temporary directory.
+// buildServer compiles this command into a temporary directory, with the
+// race detector when the tests run with it.
 func buildServer(t *testing.T) string {
+	t.Helper()
+	return buildServerWith(t, raceBuild)
+}
+
+func buildServerWith(t *testing.T, race bool) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "hindsight")
 	args := []string{"build", "-o", bin}
-	if raceBuild {
+	if race {
 		args = append(args, "-race")
 	}
 	out, err := exec.Command("go", append(args, ".")...).CombinedOutput()

@@ -324,7 +324,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	var handlerOpts []handlers.Option
 	if len(openOpts) > 0 {
 		rep, err := replica.Start(ctx, cfg.db, cfg.replicas, replica.Options{
-			Interval: cfg.replicaInterval, FailAfter: cfg.replicaFailAfter, Logger: log,
+			Interval: cfg.replicaInterval, FailAfter: cfg.replicaFailAfter, Committed: st.LastCommit, Logger: log,
 		})
 		if err != nil {
 			st.Close()
