@@ -35,6 +35,7 @@ var (
 type server struct {
 	url  string
 	log  string // path of its log file
+	db   string // path of its SQLite database
 	stop func()
 }
 
@@ -118,7 +119,7 @@ func startServer(dir string) (*server, error) {
 	addr := ln.Addr().String()
 	ln.Close()
 
-	srv := &server{url: "http://" + addr, log: filepath.Join(dir, "server.log")}
+	srv := &server{url: "http://" + addr, log: filepath.Join(dir, "server.log"), db: filepath.Join(dir, "hindsight.db")}
 	logFile, err := os.Create(srv.log)
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"runtime"
 	"time"
 
@@ -41,6 +42,14 @@ type Handler struct {
 	// collectors the metrics besides the application's.
 	readyChecks []readyCheck
 	collectors  []prometheus.Collector
+
+	// auth says how users are known; publicURL and listenAddr which Host
+	// headers are answered; metricsElsewhere takes /metrics off this
+	// handler.
+	auth             AuthConfig
+	publicURL        *url.URL
+	listenAddr       string
+	metricsElsewhere bool
 }
 
 // Option configures New.
@@ -89,6 +98,7 @@ func Collector(c prometheus.Collector) Option {
 func New(st *store.Store, log *slog.Logger, opts ...Option) (*Handler, error) {
 	h := &Handler{store: st, log: log, now: time.Now}
 	MaxInFlight(DefaultMaxInFlight())(h)
+	Auth(AuthConfig{Mode: "none"})(h)
 	for _, o := range opts {
 		o(h)
 	}

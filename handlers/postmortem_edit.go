@@ -1,10 +1,12 @@
 package handlers
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	_ "time/tzdata" // the time-zone select must work on hosts without zoneinfo
@@ -107,7 +109,8 @@ func (h *Handler) readPostmortemForm(w http.ResponseWriter, r *http.Request) (po
 		return postmortemForm{}, err
 	}
 	f := parsePostmortemForm(r.PostForm, knownPatterns(fams), h.now())
-	rememberAuthor(w, f.Author)
+	f.restricted = h.restrictionOf(r, &f)
+	rememberAuthor(w, r, f.Author)
 	return f, nil
 }
 
@@ -122,7 +125,7 @@ func knownPatterns(fams []store.Family) map[string]bool {
 }
 
 func (h *Handler) newPostmortem(w http.ResponseWriter, r *http.Request) {
-	f := postmortemForm{Language: "en", TimeZone: "UTC", Author: authorFromCookie(r), Tags: map[string]bool{}, Errors: formErrors{}}
+	f := postmortemForm{Language: "en", TimeZone: "UTC", Author: authorName(r), Tags: map[string]bool{}, Errors: formErrors{}}
 	page, err := h.postmortemFormPage(r, f, "Write a postmortem")
 	if err != nil {
 		h.error(w, r, err)
@@ -146,6 +149,7 @@ func (h *Handler) createPostmortem(w http.ResponseWriter, r *http.Request) {
 		PublishedDate: h.now().Format(time.DateOnly),
 		SavedBy:       f.Author,
 		SaveNote:      f.Note,
+		RestrictedTo:  f.restricted,
 	}
 	if p.VariantOf == "" {
 		p.VariantKind = store.KindOriginal
@@ -230,10 +234,14 @@ func patternNames(fams []store.Family) map[string]string {
 // target must exist and not be the postmortem itself, and a translation
 // must be in another language.
 func (h *Handler) checkVariant(r *http.Request, f *postmortemForm, self store.Postmortem) {
+	checkVariant(r.Context(), h.store, f, self)
+}
+
+func checkVariant(ctx context.Context, st *store.Store, f *postmortemForm, self store.Postmortem) {
 	if f.VariantOf == "" || f.Errors["variant_of"] != "" {
 		return
 	}
-	target, err := h.store.GetPostmortem(r.Context(), f.VariantOf)
+	target, err := st.GetPostmortem(ctx, f.VariantOf)
 	switch {
 	case err != nil:
 		f.Errors.add("variant_of", "Choose an existing postmortem from the list.")
@@ -251,7 +259,7 @@ func (h *Handler) editPostmortem(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := formFromFields(p.Fields())
-	f.Version, f.Author = p.Version, authorFromCookie(r)
+	f.Version, f.Author, f.RestrictedTo = p.Version, authorName(r), strings.Join(p.RestrictedTo, ", ")
 	page, err := h.editFormPage(r, f, p)
 	if err != nil {
 		h.error(w, r, err)
@@ -286,9 +294,13 @@ func (h *Handler) updatePostmortem(w http.ResponseWriter, r *http.Request) {
 	if h.answerUnsaved(w, r, &f, cur) {
 		return
 	}
-	saved, err := h.store.UpdatePostmortem(r.Context(), cur.Slug, f.Version, store.PostmortemUpdate{
+	upd := store.PostmortemUpdate{
 		Fields: f.fields(), VariantOf: f.VariantOf, VariantKind: f.VariantKind, Author: f.Author, Note: f.Note,
-	})
+	}
+	if h.proxyMode() {
+		upd.RestrictedTo = &f.restricted // the form always carries the field there
+	}
+	saved, err := h.store.UpdatePostmortem(r.Context(), cur.Slug, f.Version, upd)
 	// A stale save is an outcome of editing, not a failure: the writer gets
 	// their text back next to what changed meanwhile.
 	if errors.Is(err, store.ErrStaleVersion) {

@@ -125,7 +125,9 @@ func (h *Handler) showPostmortem(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	page, err := h.postmortemPage(r, p, tickForm{Author: authorFromCookie(r)})
+	// The page is cached and shared: its tick form carries no name (an
+	// empty one is filled from the reader's own cookie when they save).
+	page, err := h.postmortemPage(r, p, tickForm{})
 	if err != nil {
 		h.error(w, r, err)
 		return
@@ -151,7 +153,7 @@ func (h *Handler) postmortemPage(r *http.Request, p store.Postmortem, ticks tick
 		basePage:   h.base(r, p.Title, p.Summary),
 		Postmortem: p,
 		Sections:   sectionsOf(p),
-		Checklists: tickGroupsOf(p, checklists, stored, ticks),
+		Checklists: tickGroupsOf(p, checklists, stored, ticks, userOf(r).Role < roleEditor),
 		Times:      times,
 		Timings:    timings,
 		Ticks:      ticks,

@@ -70,10 +70,14 @@
       var b = e.submitter;
       if (!b || !b.closest("[data-suggestions]") || pmForm.dataset.plain) return;
       e.preventDefault();
-      var body = new FormData(pmForm);
-      body.append(b.name, b.value);
+      // The form as the browser would send it, button included, URL-encoded
+      // as a plain submission is, to where the button posts: its own
+      // formaction, else the form's action attribute (the form.action
+      // property is shadowed by the buttons named "action").
+      var body = new URLSearchParams(new FormData(pmForm, b));
+      var to = b.getAttribute("formaction") || pmForm.getAttribute("action");
       b.disabled = true;
-      fetch(pmForm.action, { method: "POST", body: body, credentials: "same-origin" })
+      fetch(to, { method: "POST", body: body, credentials: "same-origin" })
         .then(function (r) { return r.ok ? r.text() : Promise.reject(r.status); })
         .then(function (html) {
           var doc = new DOMParser().parseFromString(html, "text/html");
@@ -119,7 +123,7 @@
       var text = area.value;
       if (!text.trim()) { box.hidden = true; return; }
       var mine = ++seq;
-      var body = new FormData();
+      var body = new URLSearchParams();
       body.append("text", text);
       fetch("/preview", { method: "POST", body: body, credentials: "same-origin" })
         .then(function (r) { return r.ok ? r.text() : Promise.reject(r.status); })
