@@ -24,7 +24,8 @@ type readyCheck struct {
 	check func(context.Context) (string, error)
 }
 
-// readyz says the instance can serve: the database answers and holds every
+// readyz says the instance can serve: it is not refusing work (a slot is
+// free, bodies have memory left), the database answers and holds every
 // migration this binary knows, and every other check (replication) passes.
 // A load balancer sends no traffic while it fails. The first line is the
 // verdict; each other check adds a line with its status.
@@ -33,6 +34,12 @@ func (h *Handler) readyz(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
+	if err := h.refusingWork(); err != nil {
+		// Overloaded: the balancer should send the next requests elsewhere.
+		w.WriteHeader(http.StatusServiceUnavailable)
+		w.Write([]byte("refusing work: " + err.Error() + "\n"))
+		return
+	}
 	var lines strings.Builder
 	ready := true
 	if err := h.store.Ready(ctx); err != nil {
