@@ -107,8 +107,9 @@ func touchSources(root string) error {
 }
 
 // startServer runs the server built by TestMain on a free loopback port over
-// a fresh database in dir, and waits until /healthz answers.
-func startServer(dir string) (*server, error) {
+// a fresh database in dir, with the extra flags, and waits until /healthz
+// answers.
+func startServer(dir string, extra ...string) (*server, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -124,7 +125,7 @@ func startServer(dir string) (*server, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(serverBin, "-addr", addr, "-db", filepath.Join(dir, "hindsight.db"))
+	cmd := exec.Command(serverBin, append([]string{"-addr", addr, "-db", filepath.Join(dir, "hindsight.db")}, extra...)...)
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if err := cmd.Start(); err != nil {
