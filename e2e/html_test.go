@@ -25,9 +25,11 @@ var extraPages = []struct {
 	status int
 }{
 	{"/no/such/page", http.StatusNotFound},
-	{"/postmortems?year=1999", http.StatusOK}, // an empty list
-	{"/search?q=keep-alive", http.StatusOK},   // results without a pattern card
-	{"/search?q=zzzyx", http.StatusOK},        // nothing found
+	{"/postmortems?year=1999", http.StatusOK},            // an empty list
+	{"/search?q=keep-alive", http.StatusOK},              // results without a pattern card
+	{"/search?q=zzzyx", http.StatusOK},                   // nothing found
+	{"/search?q=connection+pool", http.StatusOK},         // a pattern card with its tagged postmortems
+	{"/search?q=keep-alive+apache+zebra", http.StatusOK}, // the any-word fallback
 }
 
 type vnuMessage struct {
