@@ -72,6 +72,12 @@ func runMain(m *testing.M) int {
 	}
 	defer shared.stop()
 	baseURL = shared.url
+	// The read-only pages show follow-ups of every kind: overdue, future,
+	// finished.
+	if err := addFollowUps(shared); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e: add follow-ups:", err)
+		return 1
+	}
 
 	stopBrowser := startBrowser(dir)
 	defer stopBrowser()
