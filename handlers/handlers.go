@@ -74,6 +74,11 @@ func MaxInFlight(n int) Option {
 	}
 }
 
+// Clock sets the clock that judges action items overdue (tests fix it).
+func Clock(now func() time.Time) Option {
+	return func(h *Handler) { h.now = now }
+}
+
 // TrustedProxies lists the reverse proxies whose X-Forwarded-For header is
 // believed when logging a request's client address.
 func TrustedProxies(prefixes []netip.Prefix) Option {

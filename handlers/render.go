@@ -94,8 +94,8 @@ func (h *Handler) funcs() template.FuncMap {
 		"langName":  languageName,
 		"date":      humanDate,
 		"duration":  humanDuration,
-		"overdue": func(a store.ActionItem) bool {
-			return a.Overdue(h.now())
+		"overdue": func(a store.ActionItem, tz string) bool {
+			return a.Overdue(h.now(), tz)
 		},
 		"pageURL": pageURL,
 		"add":     func(a, b int) int { return a + b },
@@ -103,6 +103,7 @@ func (h *Handler) funcs() template.FuncMap {
 		"kindLabel":   func(v string) string { return optionLabel(actionKinds, v) },
 		"statusLabel": func(v string) string { return optionLabel(actionStatuses, v) },
 		"actionLabel": revisionActionLabel,
+		"severities":  func() []option { return severities },
 		"choices":     func(f field, opts []option) selectField { return selectField{field: f, Options: opts} },
 		"dateTime":    func(t time.Time) string { return t.UTC().Format("2 January 2006, 15:04 UTC") },
 		"rfc3339":     func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
