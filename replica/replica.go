@@ -26,9 +26,9 @@ import (
 	"time"
 
 	"github.com/benbjohnson/litestream"
-	"github.com/superfly/ltx"
 	_ "github.com/benbjohnson/litestream/file" // file:// replicas
 	_ "github.com/benbjohnson/litestream/s3"   // s3:// replicas, any S3-compatible store
+	"github.com/superfly/ltx"
 )
 
 // Options tunes replication.
@@ -51,8 +51,8 @@ type Options struct {
 type Replicator struct {
 	targets   []*Target
 	committed func() time.Time
-	stop    context.CancelFunc
-	done    chan struct{}
+	stop      context.CancelFunc
+	done      chan struct{}
 }
 
 // Target is one replica of the database and what is known of its health.

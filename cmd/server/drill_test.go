@@ -72,7 +72,8 @@ func TestReplicationDrill(t *testing.T) {
 		Timeout:       20 * time.Second,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
-	args := []string{"-replica-fail-after", "30s"}
+	// No per-client write limit: the writers are one client address.
+	args := []string{"-replica-fail-after", "30s", "-client-writes", "0"}
 	for _, r := range replicas {
 		args = append(args, "-replica", r.url)
 	}
