@@ -406,3 +406,51 @@ func TestParseReplicaConfig(t *testing.T) {
 		})
 	}
 }
+
+// TestStopFlushesReplica: a graceful stop ships what the replica lacks. The
+// interval is an hour: after its first upload, Litestream uploads again only
+// when the server stops.
+func TestStopFlushesReplica(t *testing.T) {
+	dir := t.TempDir()
+	url := "file://" + filepath.Join(dir, "replica")
+	db := filepath.Join(dir, "hindsight.db")
+	addr := freeAddr(t)
+	_, stop, _ := startServer(t, []string{"-addr", addr, "-db", db}, nil)
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	base, stop, logs := startServer(t, []string{"-addr", addr, "-db", db},
+		map[string]string{"HINDSIGHT_REPLICA": url, "HINDSIGHT_REPLICA_INTERVAL": "1h"})
+	restored := func() int {
+		dest := filepath.Join(t.TempDir(), "restored.db")
+		if err := replica.Restore(t.Context(), url, dest, time.Time{}); err != nil {
+			if errors.Is(err, replica.ErrNoBackup) {
+				return -1
+			}
+			t.Fatal(err)
+		}
+		return titleCount(t, dest, "Saved just before a stop")
+	}
+	for deadline := time.Now().Add(15 * time.Second); restored() < 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no first upload after 15 s\n%s", logs)
+		}
+	}
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	if _, err := create(client, base, "Saved just before a stop"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if n := restored(); n != 0 {
+		t.Fatalf("the save reached the replica before the stop (%d): this test cannot tell the flush", n)
+	}
+	if err := stop(); err != nil {
+		t.Fatalf("graceful stop: %v\n%s", err, logs)
+	}
+	if strings.Contains(logs.String(), "stop replicating") {
+		t.Errorf("stopping replication failed:\n%s", logs)
+	}
+	if restored() != 1 {
+		t.Errorf("the save made just before a graceful stop is not on the replica\n%s", logs)
+	}
+}
