@@ -39,6 +39,7 @@ type postmortemFormPage struct {
 	Preview     *previewView
 	Conflict    *conflictView
 	Suggestions *suggestionsView
+	Import      *importView // the review of an import
 }
 
 // previewView is a postmortem's text as its page shows it: the rendered
