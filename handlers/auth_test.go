@@ -692,3 +692,19 @@ func mustNotContainIn(t *testing.T, where, body string, bad ...string) {
 		}
 	}
 }
+
+// TestAuditTagRejection: rejecting a suggested pattern in the form answers
+// in place and is still in the trail.
+func TestAuditTagRejection(t *testing.T) {
+	t.Parallel()
+	h, _ := newTeamApp(t)
+	form := with(with(validForm(), "action", "suggest"), "body", "Clients retried immediately without backoff; the retries multiplied the load into a retry storm.")
+	rec := as(t, h, editor, "POST", "/postmortems", with(form, "reject", "retry-storm"), "Sec-Fetch-Site", "same-origin")
+	if rec.Code != 200 {
+		t.Fatalf("reject: %d", rec.Code)
+	}
+	body := as(t, h, admin, "GET", "/api/audit?kind=tags.reject", nil).Body.String()
+	if !strings.Contains(body, `"actor": "ed"`) || !strings.Contains(body, "retry-storm") {
+		t.Errorf("tag rejection not audited: %s", body)
+	}
+}
