@@ -419,6 +419,9 @@ func TestCachedPagesNameNoReader(t *testing.T) {
 				t.Fatalf("%s: %d", path, rec.Code)
 			}
 			mustNotContain(t, rec.Body.String(), "zebrafinch")
+			if cc := rec.Header().Get("Cache-Control"); cc != "private" {
+				t.Errorf("%s: Cache-Control %q, want private: no shared cache may keep it", path, cc)
+			}
 			// and a viewer is not served the editor's page
 			if body := as(t, h, viewer, "GET", path, nil).Body.String(); strings.Contains(body, `href="/postmortems/new"`) {
 				t.Errorf("%s: a viewer got an editor's cached page", path)
