@@ -118,9 +118,7 @@ func openTarget(ctx context.Context, path, rawURL string, opt Options) (*Target,
 
 	t.db = litestream.NewDB(path)
 	t.db.SetMetaPath(metaPath(path, rawURL))
-	t.db.SetLogger(log)
 	t.db.MonitorInterval = opt.Interval
-	t.db.ShutdownSyncTimeout = 5 * time.Second
 	rep := litestream.NewReplicaWithClient(t.db, t.client)
 	rep.SyncInterval = opt.Interval
 	t.db.Replica = rep
@@ -129,6 +127,11 @@ func openTarget(ctx context.Context, path, rawURL string, opt Options) (*Target,
 		levels = append(levels, &litestream.CompactionLevel{Level: l.Level, Interval: l.Interval})
 	}
 	t.store = litestream.NewStore([]*litestream.DB{t.db}, levels)
+	// NewStore sets the database's logger and shutdown flush to its own
+	// defaults: ours go after it.
+	t.store.Logger = log
+	t.db.SetLogger(log)
+	t.store.SetShutdownSyncTimeout(5 * time.Second)
 	if err := t.store.Open(ctx); err != nil {
 		return nil, fmt.Errorf("replica %s: %w", name, err)
 	}

@@ -119,6 +119,7 @@ func TestMatchExprFindsIndexedText(t *testing.T) {
 		{"reint*", []int{2}},
 		{"stor*", []int{1, 4}},
 		{"storm", []int{1, 4}},
+		{"client's", []int{1, 2, 4}}, // a possessive is the word
 		{"storm -retry", []int{4}},
 		{`storm -"retry storm"`, []int{4}},
 		{"-cache -storm", []int{3}},

@@ -330,6 +330,10 @@ func (p *parser) add(kind Kind, text string, excluded bool) {
 	if kind == Word && isOperator(text) {
 		p.note("%s is not an operator here: it is searched as a word", text)
 	}
+	if kind == Word && len(words) == 2 && words[1] == "s" && strings.ContainsAny(text, "'’") {
+		// A possessive ("tenant's") is the word: the text may say "tenant".
+		words = words[:1]
+	}
 	if kind == Word && len(words) > 1 {
 		// Like FTS5, "keep-alive" or "title:x" means those words in a row.
 		kind = Phrase

@@ -36,6 +36,7 @@ func TestParse(t *testing.T) {
 		{name: "severity case", raw: "sev:sev2", want: "sev:SEV2", filters: search.Filters{Sev: "SEV2"}},
 		{name: "bad severity", raw: "sev:!", want: "", notes: []string{"ignored sev:!: a severity is written like SEV1"}},
 		{name: "language names", raw: "lang:Español", want: "lang:es", filters: search.Filters{Lang: "es"}},
+		{name: "possessive", raw: "tenant's queries", want: "tenant's queries"},
 		{name: "any language code", raw: "lang:ZH", want: "lang:zh", filters: search.Filters{Lang: "zh"}},
 		{name: "more language names", raw: "lang:korean", want: "lang:ko", filters: search.Filters{Lang: "ko"}},
 		{name: "last filter wins", raw: "year:2009 year:2010", want: "year:2010", filters: search.Filters{Year: 2010}},
