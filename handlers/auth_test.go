@@ -612,6 +612,16 @@ func TestRestrictedPostmortemsStayWithTheirGroups(t *testing.T) {
 	}
 	slug := strings.TrimPrefix(rec.Header().Get("Location"), "/postmortems/")
 	secret := []string{"Zanzibar", "Quokka", "zanzibar", slug}
+	rec = as(t, h, member, "POST", "/postmortems/"+slug+"/action-items", url.Values{"title": {"Rotate the Zanzibar keys"}, "owner": {"Quokka team"},
+		"kind": {"prevent"}, "priority": {"P0"}, "status": {"open"}, "due_date": {"2000-01-01"}}, "Sec-Fetch-Site", "same-origin")
+	if rec.Code != http.StatusSeeOther {
+		t.Fatalf("action item: %d", rec.Code)
+	}
+	for _, path := range []string{"/action-items", "/api/action-items", "/action-items.csv"} {
+		if body := as(t, h, member, "GET", path, nil).Body.String(); !strings.Contains(body, "Rotate the Zanzibar keys") {
+			t.Errorf("member: %s lacks its action item", path)
+		}
+	}
 
 	// The member sees it everywhere.
 	for _, path := range []string{"/postmortems", "/search?q=zanzibar", "/api/search?q=zanzibar", "/postmortems/" + slug, "/api/postmortems/" + slug} {
@@ -638,7 +648,8 @@ func TestRestrictedPostmortemsStayWithTheirGroups(t *testing.T) {
 		for _, path := range []string{"/", "/postmortems", "/postmortems?org=Quokka+Corp", "/postmortems?year=1999", "/postmortems?pattern=retry-storm",
 			"/patterns", "/patterns/retry-storm", "/search?q=zanzibar", "/search?q=org:quokka", "/search?q=year:1999", "/search?q=pattern:retry-storm",
 			"/search?q=vault&typing=1", "/postmortems/new", "/api/postmortems", "/api/postmortems?org=Quokka+Corp", "/api/search?q=zanzibar",
-			"/api/search?q=retry", "/api/patterns", "/api/patterns/retry-storm", "/audit", "/api/audit"} {
+			"/api/search?q=retry", "/api/patterns", "/api/patterns/retry-storm", "/audit", "/api/audit",
+			"/action-items", "/action-items?overdue=1", "/action-items.csv", "/api/action-items", "/api/action-items?owner=Quokka+team", "/review"} {
 			rec := as(t, h, who, "GET", path, nil)
 			if rec.Code != 200 && rec.Code != 403 {
 				t.Errorf("%s: %s: %d", who.name, path, rec.Code)
