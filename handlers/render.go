@@ -37,6 +37,8 @@ type basePage struct {
 	// ProxyAuth: writes are signed by the signed-in user, so forms ask
 	// for no name.
 	ProxyAuth bool
+	// Feeds are the Atom feeds the page names in its <head>.
+	Feeds []feedLink
 }
 
 func (h *Handler) base(r *http.Request, title, description string) basePage {
@@ -44,7 +46,8 @@ func (h *Handler) base(r *http.Request, title, description string) basePage {
 	u := userOf(r)
 	return basePage{Title: title, Description: clip(description, 200), Path: r.URL.Path, Origin: origin,
 		Canonical: origin + r.URL.RequestURI(), Flash: flashFrom(r),
-		CanWrite: u.Role >= roleEditor, CanAdmin: u.Role >= roleAdmin, ProxyAuth: h.proxyMode()}
+		CanWrite: u.Role >= roleEditor, CanAdmin: u.Role >= roleAdmin, ProxyAuth: h.proxyMode(),
+		Feeds: []feedLink{siteFeed}}
 }
 
 // clip shortens s to at most n bytes, at a word boundary, marking the cut,
@@ -94,8 +97,8 @@ func (h *Handler) funcs() template.FuncMap {
 		"langName":  languageName,
 		"date":      humanDate,
 		"duration":  humanDuration,
-		"overdue": func(a store.ActionItem) bool {
-			return a.Overdue(h.now())
+		"overdue": func(a store.ActionItem, tz string) bool {
+			return a.Overdue(h.now(), tz)
 		},
 		"pageURL": pageURL,
 		"add":     func(a, b int) int { return a + b },
@@ -103,6 +106,7 @@ func (h *Handler) funcs() template.FuncMap {
 		"kindLabel":   func(v string) string { return optionLabel(actionKinds, v) },
 		"statusLabel": func(v string) string { return optionLabel(actionStatuses, v) },
 		"actionLabel": revisionActionLabel,
+		"severities":  func() []option { return severities },
 		"choices":     func(f field, opts []option) selectField { return selectField{field: f, Options: opts} },
 		"dateTime":    func(t time.Time) string { return t.UTC().Format("2 January 2006, 15:04 UTC") },
 		"rfc3339":     func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
@@ -250,7 +254,8 @@ func isAPI(r *http.Request) bool { return strings.HasPrefix(r.URL.Path, "/api/")
 
 var languageNames = map[string]string{
 	"en": "English", "es": "Español", "fr": "Français", "de": "Deutsch",
-	"pt": "Português", "it": "Italiano", "ja": "日本語",
+	"pt": "Português", "it": "Italiano", "ja": "日本語", "zh": "中文", "ko": "한국어",
+	"ru": "Русский", "sv": "Svenska", "no": "Norsk", "hu": "Magyar",
 }
 
 func languageName(code string) string {

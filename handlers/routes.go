@@ -36,6 +36,11 @@ func (h *Handler) routes() http.Handler {
 		r.Get("/patterns", h.cached(h.listPatterns))
 		r.Get("/patterns/{slug}", h.cached(h.showPattern))
 		r.Get("/search", h.cached(h.showSearch))
+		r.Get("/action-items", h.listFollowUps)
+		r.Get("/action-items.csv", h.followUpsCSV)
+		r.Get("/action-items/feed.atom", h.followUpsFeed)
+		r.Get("/feed.atom", h.postmortemsFeed)
+		r.Get("/patterns/{slug}/feed.atom", h.patternFeed)
 		r.Get("/postmortems/{slug}/history", h.showHistory)
 		r.Get("/postmortems/{slug}/compare", h.compareRevisions)
 		r.Get("/postmortems/{slug}/revisions/{version}", h.showRevision)
@@ -46,6 +51,7 @@ func (h *Handler) routes() http.Handler {
 		r.Get("/api/patterns", h.apiListPatterns)
 		r.Get("/api/patterns/{slug}", h.apiGetPattern)
 		r.Get("/api/search", h.apiSearch)
+		r.Get("/api/action-items", h.apiListFollowUps)
 	})
 
 	// Writing and editing (forms; every POST redirects or re-renders with

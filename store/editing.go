@@ -179,6 +179,9 @@ func updatePostmortem(ctx context.Context, tx *writeTx, p *Postmortem, now time.
 	if err := replaceTags(ctx, tx, p.ID, p.Tags); err != nil {
 		return err
 	}
+	if err := replaceServices(ctx, tx, p.ID, p.Services); err != nil {
+		return err
+	}
 	return saveFingerprint(ctx, tx, p)
 }
 

@@ -229,6 +229,8 @@ type PostmortemFilter struct {
 	Org      string
 	Year     string
 	Language string
+	Severity string // SEV1..SEV5
+	Service  string // one of the services it names, ignoring case
 	Limit    int
 	Offset   int
 }
@@ -244,7 +246,8 @@ func (s *Store) ListPostmortems(ctx context.Context, f PostmortemFilter) ([]Post
 	if limit <= 0 {
 		limit = 20
 	}
-	key := fmt.Sprintf("list\x00%s\x00%s\x00%s\x00%s\x00%d\x00%d", f.Pattern, f.Org, f.Year, f.Language, limit, f.Offset)
+	key := fmt.Sprintf("list\x00%s\x00%s\x00%s\x00%s\x00%s\x00%s\x00%d\x00%d", f.Pattern, f.Org, f.Year, f.Language,
+		f.Severity, strings.ToLower(strings.TrimSpace(f.Service)), limit, f.Offset)
 	page, err := cached(ctx, s, key, func() (listPage, error) { return s.listPage(ctx, f, limit) })
 	if err != nil {
 		return nil, 0, err
@@ -328,6 +331,14 @@ func (s *Store) listPage(ctx context.Context, f PostmortemFilter, limit int) (li
 	if f.Language != "" {
 		conds = append(conds, `m.language = ?`)
 		args = append(args, f.Language)
+	}
+	if f.Severity != "" {
+		conds = append(conds, `m.severity = ?`)
+		args = append(args, f.Severity)
+	}
+	if f.Service != "" {
+		conds = append(conds, `m.id IN (SELECT postmortem_id FROM postmortem_services WHERE service = ?)`)
+		args = append(args, strings.TrimSpace(f.Service))
 	}
 	where := `p.archived_at = '' AND ` + visibleSQL(ctx, "p")
 	if len(conds) > 0 {
@@ -585,6 +596,9 @@ func (s *Store) createPostmortem(ctx context.Context, tx *writeTx, p *Postmortem
 		p.Canonical = true
 	}
 	if err := insertTags(ctx, tx, p.ID, p.Tags); err != nil {
+		return err
+	}
+	if err := replaceServices(ctx, tx, p.ID, p.Services); err != nil {
 		return err
 	}
 	for i := range p.ActionItems {
