@@ -117,6 +117,12 @@ func TestRolesSeeAndDoWhatTheyMay(t *testing.T) {
 	}
 	item := items[0]
 	pm := "/postmortems/" + gmail
+	// A box of a checklist the Gmail postmortem shows (it is tagged
+	// cascading overload).
+	gmailItems, err := st.Checklist(t.Context(), "cascading-overload")
+	if err != nil || len(gmailItems) == 0 {
+		t.Fatalf("checklist: %v %d", err, len(gmailItems))
+	}
 	type step struct {
 		method, path string
 		form         url.Values
@@ -128,7 +134,7 @@ func TestRolesSeeAndDoWhatTheyMay(t *testing.T) {
 		"write form":   {"GET", "/postmortems/new", nil},
 		"create":       {"POST", "/postmortems", with(validForm(), "author", "Mallory")},
 		"action item":  {"POST", pm + "/action-items", url.Values{"title": {"Add a breaker"}, "kind": {"prevent"}, "priority": {"P1"}, "status": {"open"}}},
-		"tick":         {"POST", pm + "/checklist", url.Values{"item": {"1"}, "done": {"1"}}},
+		"tick":         {"POST", pm + "/checklist", url.Values{"item": {itoa(gmailItems[0].ID)}, "done": {"1"}}},
 		"checklist":    {"GET", "/patterns/feedback-loop/checklist", nil},
 		"edit item":    {"POST", "/patterns/feedback-loop/checklist/" + itoa(item.ID), url.Values{"text": {item.Text + " now"}, "phase": {item.Phase}, "version": {itoa(int64(item.Version))}}},
 		"tokens":       {"GET", "/admin/tokens", nil},
