@@ -332,22 +332,38 @@ func (h *Handler) renderConflict(w http.ResponseWriter, r *http.Request, f postm
 	h.render(w, r, http.StatusConflict, "postmortem-form", page)
 }
 
+// archivePostmortem and unarchivePostmortem are buttons of the postmortem
+// page, whose checklist ticks they save first.
 func (h *Handler) archivePostmortem(w http.ResponseWriter, r *http.Request) {
-	slug := r.PathValue("slug")
-	if err := h.store.ArchivePostmortem(r.Context(), slug); err != nil {
+	p, ok := h.postmortemForm(w, r)
+	if !ok {
+		return
+	}
+	tr, ok := h.saveTicks(w, r, p)
+	if !ok {
+		return
+	}
+	if err := h.store.ArchivePostmortem(r.Context(), p.Slug); err != nil {
 		h.error(w, r, err)
 		return
 	}
-	redirectWithFlash(w, r, "/postmortems/"+slug, "Archived: this postmortem no longer appears in lists. Restore it from this page at any time.")
+	redirectWithFlash(w, r, "/postmortems/"+p.Slug, "Archived: this postmortem no longer appears in lists. Restore it from this page at any time."+ticksSaved(tr))
 }
 
 func (h *Handler) unarchivePostmortem(w http.ResponseWriter, r *http.Request) {
-	slug := r.PathValue("slug")
-	if err := h.store.UnarchivePostmortem(r.Context(), slug); err != nil {
+	p, ok := h.postmortemForm(w, r)
+	if !ok {
+		return
+	}
+	tr, ok := h.saveTicks(w, r, p)
+	if !ok {
+		return
+	}
+	if err := h.store.UnarchivePostmortem(r.Context(), p.Slug); err != nil {
 		h.error(w, r, err)
 		return
 	}
-	redirectWithFlash(w, r, "/postmortems/"+slug, "Restored: this postmortem appears in lists again.")
+	redirectWithFlash(w, r, "/postmortems/"+p.Slug, "Restored: this postmortem appears in lists again."+ticksSaved(tr))
 }
 
 // previewMarkdown renders one Markdown text, for the form's live preview.

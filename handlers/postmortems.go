@@ -125,7 +125,9 @@ func (h *Handler) showPostmortem(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	page, err := h.postmortemPage(r, p, tickForm{Author: authorFromCookie(r)})
+	// The page is cached for everyone: the name field stays empty (a tick
+	// without a name takes the one this browser remembers, when it posts).
+	page, err := h.postmortemPage(r, p, tickForm{})
 	if err != nil {
 		h.error(w, r, err)
 		return

@@ -139,4 +139,73 @@
       timer = setTimeout(refresh, 500);
     });
   });
+
+  // Checklist ticks on a postmortem page are saved one at a time, the
+  // moment a box changes, with the name typed (or the one the browser
+  // remembers). The answer is the page as it now is: the item is swapped
+  // for the saved one, with its who and when. Without this code, every
+  // button of the page posts the ticks with it.
+  var ticks = document.querySelector("[data-ticks]");
+  if (ticks && window.fetch && window.DOMParser) {
+    var base = ticks.getAttribute("data-ticks");
+    var nameBox = document.getElementById("tick-author");
+    ticks.querySelectorAll("[data-save-ticks]").forEach(function (el) { el.hidden = true; });
+    var showError = function (msg) {
+      var field = nameBox.closest(".field");
+      var err = document.getElementById("tick-author-error");
+      if (!msg) {
+        if (err) err.remove();
+        field.classList.remove("has-error");
+        nameBox.removeAttribute("aria-invalid");
+        return;
+      }
+      if (!err) {
+        err = document.createElement("p");
+        err.className = "field-error";
+        err.id = "tick-author-error";
+        err.setAttribute("role", "alert");
+        nameBox.insertAdjacentElement("beforebegin", err);
+      }
+      err.textContent = msg;
+      field.classList.add("has-error");
+      nameBox.setAttribute("aria-invalid", "true");
+    };
+    var progress = function (details) {
+      var boxes = details.querySelectorAll(".tick-list input[type=checkbox]");
+      var done = 0;
+      boxes.forEach(function (b) { if (b.checked) done++; });
+      details.querySelector("[data-progress]").textContent = done + " of " + boxes.length + " done";
+    };
+    ticks.addEventListener("change", function (e) {
+      var box = e.target;
+      if (!box.matches(".tick-list input[type=checkbox]")) return;
+      var li = box.closest("li.tick");
+      var body = new URLSearchParams();
+      if (box.checked) body.append("done", "1");
+      body.append("author", nameBox.value);
+      box.disabled = true;
+      fetch(base + "/" + encodeURIComponent(box.value), { method: "POST", body: body, credentials: "same-origin" })
+        .then(function (r) {
+          return r.text().then(function (html) {
+            var doc = new DOMParser().parseFromString(html, "text/html");
+            if (!r.ok) {
+              var msg = doc.getElementById("tick-author-error");
+              return Promise.reject(msg ? msg.textContent.replace(/^Error: /, "") : "The tick could not be saved.");
+            }
+            var fresh = doc.getElementById(li.id);
+            if (!fresh) return Promise.reject("The tick could not be saved.");
+            showError("");
+            li.replaceWith(fresh);
+            progress(fresh.closest("details"));
+            document.getElementById(box.id).focus();
+          });
+        })
+        .catch(function (msg) {
+          box.disabled = false;
+          box.checked = !box.checked;
+          showError(typeof msg === "string" ? msg : "The tick could not be saved: check your connection and try again.");
+          nameBox.focus();
+        });
+    });
+  }
 })();
