@@ -174,7 +174,7 @@ func afterSave(f postmortemForm, slug string) string {
 // ready to save.
 func (h *Handler) answerUnsaved(w http.ResponseWriter, r *http.Request, f *postmortemForm, cur store.Postmortem) bool {
 	suggest := suggesting(r)
-	if !suggest && f.Action != "preview" {
+	if !suggest && f.Action != "preview" && f.Action != "rows" {
 		h.checkVariant(r, f, cur)
 		if len(f.Errors) == 0 {
 			return false
@@ -204,6 +204,14 @@ func (h *Handler) answerUnsaved(w http.ResponseWriter, r *http.Request, f *postm
 // renderFormOutcome shows a form that was not saved: a preview (200) or
 // validation errors (422), every value as submitted.
 func (h *Handler) renderFormOutcome(w http.ResponseWriter, r *http.Request, page postmortemFormPage) {
+	if page.Form.Action == "rows" {
+		// "More rows" of the timeline, without JavaScript: the same form,
+		// five more empty rows, nothing checked or saved.
+		page.Form.BlankRows = max(page.Form.BlankRows, blankTimelineRows) + 5
+		page.Form.Errors = formErrors{}
+		h.render(w, r, http.StatusOK, "postmortem-form", page)
+		return
+	}
 	if page.Form.Action == "preview" {
 		preview := previewOf(page.Postmortem.Slug, page.Form.fields(), page.Families)
 		page.Preview = &preview

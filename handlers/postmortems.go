@@ -85,6 +85,10 @@ type checklistGroup struct {
 // section is one filled-in section of the postmortem template.
 type section struct {
 	ID, Heading, Markdown string
+	// Timeline is the timeline section's rows, when it is all rows, in
+	// the time zone Zone.
+	Timeline []timelineItem
+	Zone     string
 }
 
 type postmortemPage struct {
@@ -100,21 +104,29 @@ type postmortemPage struct {
 
 func sectionsOf(p store.Postmortem) []section {
 	all := []section{
-		{"impact", "Impact", p.Impact},
-		{"trigger", "Trigger", p.Trigger},
-		{"contributing", "Contributing factors", p.Contributing},
-		{"detection", "Detection", p.Detection},
-		{"resolution", "Resolution", p.Resolution},
-		{"timeline", "Timeline", p.Timeline},
-		{"went-well", "What went well", p.WentWell},
-		{"went-wrong", "What went wrong", p.WentWrong},
-		{"got-lucky", "Where we got lucky", p.GotLucky},
+		{ID: "impact", Heading: "Impact", Markdown: p.Impact},
+		{ID: "trigger", Heading: "Trigger", Markdown: p.Trigger},
+		{ID: "contributing", Heading: "Contributing factors", Markdown: p.Contributing},
+		{ID: "detection", Heading: "Detection", Markdown: p.Detection},
+		{ID: "resolution", Heading: "Resolution", Markdown: p.Resolution},
+		{ID: "timeline", Heading: "Timeline", Markdown: p.Timeline},
+		{ID: "went-well", Heading: "What went well", Markdown: p.WentWell},
+		{ID: "went-wrong", Heading: "What went wrong", Markdown: p.WentWrong},
+		{ID: "got-lucky", Heading: "Where we got lucky", Markdown: p.GotLucky},
 	}
 	var out []section
 	for _, s := range all {
-		if s.Markdown != "" {
-			out = append(out, s)
+		if s.Markdown == "" {
+			continue
 		}
+		if s.ID == "timeline" {
+			if items, ok := timelineOf(p); ok {
+				s.Timeline, s.Zone = items, p.TimeZone
+			} else {
+				s.Markdown = keepLineBreaks(s.Markdown)
+			}
+		}
+		out = append(out, s)
 	}
 	return out
 }

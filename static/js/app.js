@@ -208,4 +208,27 @@
         });
     });
   }
+
+  // "More rows" of the form's timeline adds an empty row in place (without
+  // this code it asks the server for the form with more rows).
+  var rows = document.querySelector("[data-timeline-rows]");
+  var more = document.querySelector("[data-add-row]");
+  if (rows && more) {
+    more.addEventListener("click", function (e) {
+      e.preventDefault();
+      var last = rows.lastElementChild;
+      var row = last.cloneNode(true);
+      var n = rows.children.length;
+      row.querySelectorAll("input").forEach(function (input) {
+        input.value = "";
+        input.id = input.id.replace(/\d+$/, String(n));
+      });
+      row.querySelectorAll("label").forEach(function (label) {
+        label.htmlFor = label.htmlFor.replace(/\d+$/, String(n));
+        label.textContent = label.textContent.replace(/\d+$/, String(n + 1));
+      });
+      rows.appendChild(row);
+      row.querySelector("input").focus();
+    });
+  }
 })();
