@@ -52,6 +52,8 @@ func (e formErrors) add(field, msg string) {
 type field struct {
 	ID, Name, Label, Hint, Type string
 	Value, Error                string
+	// Warning is a doubt about the value that does not stop a save.
+	Warning string
 	Required                    bool
 	Max                         int
 	Rows                        int
@@ -65,6 +67,9 @@ func (f field) DescribedBy() string {
 	}
 	if f.Error != "" {
 		ids = append(ids, f.ID+"-error")
+	}
+	if f.Warning != "" {
+		ids = append(ids, f.ID+"-warning")
 	}
 	return strings.Join(ids, " ")
 }

@@ -101,7 +101,28 @@ var (
 
 // Field returns what the input partials need to draw the named field.
 func (f postmortemForm) Field(name string) field {
-	return fieldOf(postmortemSpecs, name, "f-", &f, f.Errors)
+	fd := fieldOf(postmortemSpecs, name, "f-", &f, f.Errors)
+	if name == "incident_date" && fd.Error == "" {
+		fd.Warning = f.dateWarning()
+	}
+	return fd
+}
+
+// dateWarning is a doubt about the incident date: a day outside the days
+// the incident's own times span (in their zone). It does not stop a save.
+func (f postmortemForm) dateWarning() string {
+	if checkDate(f.IncidentDate, "") != "" || len(f.Started) < 10 || checkDate(f.Started[:10], "") != "" {
+		return ""
+	}
+	first, last := f.Started[:10], f.Started[:10]
+	if len(f.Resolved) >= 10 && checkDate(f.Resolved[:10], "") == "" && f.Resolved[:10] > last {
+		last = f.Resolved[:10]
+	}
+	if f.IncidentDate >= first && f.IncidentDate <= last {
+		return ""
+	}
+	return "The incident date is " + humanDate(f.IncidentDate) + ", but the incident started on " + humanDate(first) +
+		" (" + f.TimeZone + "). Check which is right; an empty date is taken from the start."
 }
 
 // Sections returns the template's section fields, in order, but the

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"hindsight/store"
 )
@@ -98,8 +99,11 @@ type postmortemPage struct {
 	Checklists []tickGroup
 	Times      []incidentTime
 	Timings    []timing
-	Ticks      tickForm
-	NewItem    actionItemForm
+	// ShowDate and ShowDuration say whether the facts list the incident
+	// date and the reported duration: not when the times already say it.
+	ShowDate, ShowDuration bool
+	Ticks                  tickForm
+	NewItem                actionItemForm
 }
 
 func sectionsOf(p store.Postmortem) []section {
@@ -159,6 +163,17 @@ func (h *Handler) postmortemPage(r *http.Request, p store.Postmortem, ticks tick
 		return postmortemPage{}, err
 	}
 	times, timings := incidentTimes(p)
+	showDate, showDuration := p.IncidentDate != "", p.DurationMinutes > 0
+	for _, t := range times {
+		if t.Label == "Started" && strings.HasPrefix(t.Local, p.IncidentDate) {
+			showDate = false // "Started" gives the day
+		}
+	}
+	for _, t := range timings {
+		if t.Label == "Time to resolve" {
+			showDuration = false // the same span, measured
+		}
+	}
 	item := newActionItemForm()
 	item.Prefix = "new-"
 	return postmortemPage{
@@ -168,8 +183,9 @@ func (h *Handler) postmortemPage(r *http.Request, p store.Postmortem, ticks tick
 		Checklists: tickGroupsOf(p, checklists, stored, ticks),
 		Times:      times,
 		Timings:    timings,
-		Ticks:      ticks,
-		NewItem:    item,
+		ShowDate:   showDate, ShowDuration: showDuration,
+		Ticks:   ticks,
+		NewItem: item,
 	}, nil
 }
 

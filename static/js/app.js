@@ -231,4 +231,39 @@
       row.querySelector("input").focus();
     });
   }
+
+  // The incident date gets a warning beside it while it falls outside the
+  // days of the incident's own times, as the server warns on a preview.
+  var dateBox = document.getElementById("f-incident_date");
+  var startBox = document.getElementById("f-started_at");
+  if (dateBox && startBox) {
+    var endBox = document.getElementById("f-resolved_at");
+    var zoneBox = document.getElementById("f-time_zone");
+    var human = function (d) {
+      var t = new Date(d + "T00:00:00Z");
+      return isNaN(t) ? d : t.toLocaleDateString("en-GB", { day: "numeric", month: "long", year: "numeric", timeZone: "UTC" });
+    };
+    var checkDate = function () {
+      var d = dateBox.value, first = startBox.value.slice(0, 10), last = first;
+      if (endBox && endBox.value.slice(0, 10) > last) last = endBox.value.slice(0, 10);
+      var msg = "";
+      if (d && first && (d < first || d > last)) {
+        msg = "The incident date is " + human(d) + ", but the incident started on " + human(first) +
+          " (" + (zoneBox ? zoneBox.value : "UTC") + "). Check which is right; an empty date is taken from the start.";
+      }
+      var warn = document.getElementById("f-incident_date-warning");
+      if (!msg) { if (warn) warn.remove(); return; }
+      if (!warn) {
+        warn = document.createElement("p");
+        warn.className = "field-warning";
+        warn.id = "f-incident_date-warning";
+        dateBox.insertAdjacentElement("beforebegin", warn);
+        var by = (dateBox.getAttribute("aria-describedby") || "").split(" ").filter(Boolean);
+        if (by.indexOf(warn.id) < 0) by.push(warn.id);
+        dateBox.setAttribute("aria-describedby", by.join(" "));
+      }
+      warn.textContent = msg;
+    };
+    [dateBox, startBox, endBox, zoneBox].forEach(function (el) { if (el) el.addEventListener("change", checkDate); });
+  }
 })();
