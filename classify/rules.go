@@ -44,6 +44,16 @@ const (
 	nearTokens      = 8    // how close a domain noun must be to a weak word
 	cueTokens       = 20   // how close the terms of a same-sentence cue must be
 	noImpactFactor  = 0.5  // scale of every score in a text with no sign of failure
+	// lessonFactor scales evidence found only in lessons and action items
+	// for a pattern that is usually a mechanism rather than a missing
+	// defence: plans name deploys, configs and capacity without them failing.
+	lessonFactor = 0.5
+	// mitigationFactor scales evidence found only in what ended the
+	// incident: fixes are often changes, rollbacks and restarts.
+	mitigationFactor = 0.7
+	// lonePhraseFactor scales a pattern whose only evidence is one catalogue
+	// phrase in one sentence.
+	lonePhraseFactor = 0.8
 
 	// DefaultThreshold is the score above which a suggestion is shown.
 	DefaultThreshold = 0.5
@@ -86,6 +96,7 @@ var rules = map[string]rule{
 			{groups: [][]string{{"every time", "each time", "whenever", "every single time", "every failed", "each failed", "cada vez", "siempre que"}, {"error", "errors", "failure", "failed", "mistake", "timeout", "timed out", "fallo", "fallaba"}, {"retry", "retried", "try", "trying", "tried", "query", "again", "intentando", "reintentaba", "de nuevo", "otra vez"}}},
 			{groups: [][]string{{"retries", "retry", "retried", "retrying", "reintentos", "reintentaban"}, {"storm", "amplified", "multiplied", "every layer", "aggressive", "flood", "immediately", "tormenta", "agresivos", "multiplicaron", "inmediatamente"}}},
 			{groups: [][]string{{"kept", "keep", "continued", "seguian", "siguieron"}, {"retrying", "retry", "reintentando"}}},
+			{groups: [][]string{{"did not back off", "didnt back off", "without backing off", "retried repeatedly", "search repeatedly", "no dejaron de reintentar"}}},
 			{groups: [][]string{{"clients", "client", "users", "apps", "sdk", "sdks", "clientes", "usuarios"}, {"retried", "retrying", "retries", "reloading", "refreshing", "reintentaban", "reintentos"}, {"timeout", "timeouts", "errors", "failed", "overloaded", "slow", "errores", "lento"}}},
 		},
 	},
@@ -94,7 +105,7 @@ var rules = map[string]rule{
 		domain: []string{"database", "databases", "=db", "backend", "origin", "queries", "misses", "hit rate", "base de datos", "consultas"},
 		weak:   []string{"cold cache", "cache warming", "cache invalidation", "evicted", "cache flush", "calentamiento de cache", "invalidacion de cache", "cache fria"},
 		cues: []cue{
-			{groups: [][]string{{"cache", "caches", "memcache", "memcached", "redis"}, {"deleted", "delete", "removed", "erased", "invalidated", "evicted", "flushed", "purged", "emptied", "expired", "cold", "miss", "misses", "borro", "borrada", "suprimio", "vacio", "invalidacion", "fria"}, {"database", "databases", "db", "backend", "origin", "queries", "query", "mysql", "postgres", "base de datos", "bases de datos", "consultas"}}},
+			{groups: [][]string{{"cache", "caches", "memcache", "memcached", "redis"}, {"deleted", "delete", "removed", "erased", "invalidated", "evicted", "flushed", "purged", "emptied", "expired", "cold", "miss", "misses", "unavailable", "failed", "split", "borro", "borrada", "suprimio", "vacio", "invalidacion", "fria"}, {"database", "databases", "db", "backend", "origin", "queries", "query", "mysql", "postgres", "datastore", "appserver load", "app server load", "base de datos", "bases de datos", "consultas"}}},
 			{groups: [][]string{{"hit rate", "hit ratio", "miss rate", "cache misses", "tasa de aciertos"}, {"dropped", "fell", "collapsed", "plummeted", "drop", "cayo", "caida", "bajo"}}},
 			{groups: [][]string{{"thundering herd", "manada atronadora"}, {"cache", "database", "db", "base de datos"}}},
 		},
@@ -121,7 +132,7 @@ var rules = map[string]rule{
 		prior:  RoleAmplifier,
 		domain: []string{"connection", "connections", "worker", "workers", "thread", "threads", "pool", "socket", "sockets", "apache", "nginx", "idle", "conexiones", "hilos"},
 		cues: []cue{
-			{groups: [][]string{{"ran out", "run out", "running out", "exhausted", "exhaustion", "tied up", "used up", "depleted", "no free", "all busy", "saturated", "agotaron", "agotado", "agotados", "agotamiento", "ocupados"}, {"connection", "connections", "worker", "workers", "thread", "threads", "socket", "sockets", "slots", "file descriptors", "ports", "conexiones", "hilos", "procesos"}}, weight: 0.6},
+			{groups: [][]string{{"ran out", "run out", "running out", "exhausted", "exhaustion", "starvation", "starved", "filled up", "tied up", "used up", "depleted", "no free", "all busy", "saturated", "agotaron", "agotado", "agotados", "agotamiento", "ocupados"}, {"connection", "connections", "worker", "workers", "thread", "threads", "socket", "sockets", "slots", "file descriptors", "ports", "conexiones", "hilos", "procesos"}}, weight: 0.6},
 			{groups: [][]string{{"too many", "demasiadas"}, {"connections", "open files", "conexiones"}}},
 		},
 	},
@@ -138,7 +149,7 @@ var rules = map[string]rule{
 		prior:  RoleAmplifier,
 		domain: []string{"queue", "queues", "backlog", "messages", "jobs", "consumers", "cola", "colas", "mensajes"},
 		cues: []cue{
-			{groups: [][]string{{"queue", "queues", "backlog", "cola", "colas"}, {"grew", "built up", "backed up", "depth", "stuck", "hours", "drain", "catch up", "atascada", "crecio", "acumulo", "horas"}}},
+			{groups: [][]string{{"queue", "queues", "backlog", "cola", "colas"}, {"grew", "built up", "backed up", "depth", "stuck", "hours", "drain", "catch up", "behind", "large", "processed", "atascada", "crecio", "acumulo", "horas"}}},
 		},
 	},
 	"resource-limit-reached": {
@@ -146,7 +157,8 @@ var rules = map[string]rule{
 		domain: []string{"limit", "capacity", "memory", "disk", "threads", "quota", "maximum", "headroom", "limite", "capacidad", "memoria"},
 		cues: []cue{
 			{groups: [][]string{{"insufficient", "not enough", "lack of", "short of", "underestimated", "underprovisioned", "insuficiente", "subestimamos", "falta de"}, {"capacity", "memory", "disk", "headroom", "resources", "load", "capacidad", "memoria", "recursos", "carga"}}, weight: 0.6},
-			{groups: [][]string{{"hit", "reached", "exceeded", "alcanzamos", "superamos", "alcanzo", "supero"}, {"limit", "maximum", "quota", "ceiling", "max", "limite", "maximo", "cuota"}}},
+			{groups: [][]string{{"hit", "reached", "exceeded", "went over", "above", "beyond", "alcanzamos", "superamos", "alcanzo", "supero"}, {"limit", "limits", "maximum", "quota", "ceiling", "max", "limite", "maximo", "cuota"}}},
+			{groups: [][]string{{"resources", "capacity", "memory", "recursos", "capacidad", "memoria"}, {"exhausted", "maxed out", "used up", "agotados", "agotada", "agotaron"}}},
 			{groups: [][]string{{"out of"}, {"memory", "disk space", "space", "ids"}}},
 			{groups: [][]string{{"increasing", "increase", "increased", "added", "add", "raised", "aumentamos", "anadimos"}, {"capacity", "capacidad"}, {"peak", "headroom", "beyond", "pico", "margen"}}, weight: 0.3},
 		},
@@ -168,6 +180,7 @@ var rules = map[string]rule{
 		cues: []cue{
 			{groups: [][]string{{"handling", "manejo", "gestion", "mishandling"}, {"error condition", "error conditions", "error path", "condicion de error"}}, weight: 0.6},
 			{groups: [][]string{{"automated", "automatic", "automatically", "computerized", "automation", "self healing", "checker", "verifier", "automatizado", "automatico", "automatizacion"}, {"damage", "worse", "amplified", "deleted", "harm", "danos", "dano", "empeoro"}}, weight: 0.6, window: 2},
+			{groups: [][]string{{"watchdog", "failsafe", "protection", "safeguard", "self healing", "automation", "salvaguarda"}, {"erroneously", "mistakenly", "wrongly", "force all", "por error"}}},
 			{groups: [][]string{{"intended to fix", "meant to fix", "supposed to fix", "tries to fix", "attempts to fix", "tried to fix", "tried to repair", "intento corregir", "intenta corregir"}}},
 		},
 	},
@@ -177,7 +190,9 @@ var rules = map[string]rule{
 		weak:   []string{"feature flag", "regular expression", "firewall rule"},
 		cues: []cue{
 			{groups: [][]string{{"change", "changed", "changing", "modification", "modified", "update", "updated", "push", "pushed", "edit", "cambio", "cambiamos", "modificacion", "modificamos", "actualizacion"}, configNouns}},
-			{groups: [][]string{configNouns, {"invalid", "wrong", "bad", "broken", "malformed", "typo", "incorrect", "invalido", "erroneo", "incorrecto"}}},
+			{groups: [][]string{configNouns, {"invalid", "wrong", "bad", "broken", "malformed", "typo", "incorrect", "incompatible", "faulty", "conflict", "invalido", "erroneo", "incorrecto"}}},
+			{groups: [][]string{{"deployed", "applied", "rolled out", "rolled back", "synced", "merged", "inadvertently", "desplegada", "aplicada"}, configNouns}},
+			{groups: [][]string{{"misconfiguration", "misconfigured", "configuration error", "configuration update", "config change", "configuration change", "error de configuracion"}}},
 		},
 	},
 	"bad-deploy": {
@@ -189,6 +204,7 @@ var rules = map[string]rule{
 			{groups: [][]string{{"deploy", "deployed", "deployment", "release", "rollout", "despliegue", "desplegamos"}, {"bug", "regression", "broke", "crash", "crashed", "fallo", "regresion"}}},
 			{groups: [][]string{{"refactor", "refactoring", "released", "new version", "deployed", "shipped", "refactorizacion", "publicada"}, {"forgot to", "leaked", "leak", "broke", "introduced", "regression", "olvido", "fuga"}}},
 			{groups: [][]string{{"rolled back", "roll back", "rolled it back", "reverted", "rollback", "revertimos"}, {"deploy", "deployment", "release", "version", "build", "despliegue"}}},
+			{groups: [][]string{{"binary rollout", "roll out of", "rollout of", "partially deployed", "newly deployed", "broken deployment", "faulty deployment", "new branch", "the train", "package upgrades"}}},
 			{groups: [][]string{{"rolled the release back", "rolled the deploy back", "rolled back the release", "rolled back the deploy", "rolled back the deployment", "revertimos el despliegue"}}},
 		},
 	},
@@ -197,7 +213,9 @@ var rules = map[string]rule{
 		domain: []string{"maintenance", "upgrade", "upgrades", "drain", "offline", "planned", "scheduled", "operator", "command", "mantenimiento"},
 		cues: []cue{
 			{groups: [][]string{{"took", "take", "taken", "brought", "tomamos", "sacamos", "dejamos"}, {"offline", "out of service", "out of rotation", "fuera de servicio"}, {"maintenance", "upgrade", "upgrades", "patch", "patching", "mantenimiento", "actualizacion", "actualizaciones"}}},
-			{groups: [][]string{{"maintenance", "mantenimiento"}, {"during", "while", "routine", "planned", "scheduled", "durante", "rutinario", "programado"}}},
+			{groups: [][]string{{"maintenance", "mantenimiento"}, {"during", "while", "routine", "planned", "scheduled", "manual", "operation", "durante", "rutinario", "programado"}}},
+			{groups: [][]string{{"upgrade", "migration", "migrating", "refresh", "traffic shift", "scale up operation", "scaling activities", "management operations", "actualizacion", "migracion"}, {"during", "as part of", "while", "in the process of", "completed", "executed incorrectly", "durante", "mientras"}}},
+			{groups: [][]string{{"human error", "executed incorrectly", "outside the target", "error humano"}}},
 			{groups: [][]string{{"operator", "engineer", "command", "operador", "ingeniero", "comando"}, {"mistyped", "typo", "wrong", "incorrect", "incorrectly", "accidentally", "equivocado", "incorrecto"}}},
 			{groups: [][]string{{"operator", "engineer", "operador", "ingeniero"}, {"ran", "run", "executed", "ejecuto"}, {"production", "prod", "produccion"}}},
 		},
@@ -209,7 +227,8 @@ var rules = map[string]rule{
 		cues: []cue{
 			{groups: [][]string{{"all regions", "every region", "every datacenter", "all datacenters", "globally", "todas las regiones", "todos los centros de datos"}, {"at the same moment", "at the same time", "at once", "simultaneously", "a la vez", "al mismo tiempo"}}},
 			{groups: [][]string{{"one datacenter", "one region", "one zone", "one cell", "one cluster", "a single", "un centro de datos", "una region", "una zona"}, {"another", "other", "all", "every", "otro", "otra", "todas", "todos"}, {"affect", "affected", "spread", "propagated", "impact", "afectar", "afecto", "propago"}}, weight: 0.6},
-			{groups: [][]string{{"isolation", "isolated", "bulkhead", "bulkheads", "aislamiento"}, {"failure", "fault", "datacenter", "region", "tenant", "cell", "fallos", "centro de datos"}}},
+			{groups: [][]string{{"isolation", "isolated", "isolate", "bulkhead", "bulkheads", "aislamiento"}, {"failure", "fault", "datacenter", "region", "tenant", "cell", "fallos", "centro de datos"}}},
+			{groups: [][]string{{"blast radius", "global impact", "=regionalize", "correlated failure", "shared queue", "other availability zones", "can't kill", "cant kill", "radio de impacto"}}},
 			{groups: [][]string{{"same rack", "same row", "same power feed", "same zone", "same failure domain", "same datacenter", "misma fila", "mismo rack", "misma zona", "mismo dominio de fallo", "mismo centro de datos"}, {"nodes", "replicas", "all", "cluster", "copies", "nodos", "replicas", "todos", "cluster", "copias"}}},
 			{groups: [][]string{{"spread", "distribute", "split", "across", "repartir", "repartiremos", "distribuir", "entre"}, {"racks", "rows", "zones", "datacenters", "regions", "cells", "failure domains", "filas", "zonas", "centros de datos", "regiones", "celdas"}, {"independent", "separate", "isolated", "independiente", "independientes", "separados", "aislados"}}},
 		},
@@ -219,6 +238,8 @@ var rules = map[string]rule{
 		domain: []string{"provider", "vendor", "upstream", "dependency", "third party", "external", "proveedor", "dependencia"},
 		cues: []cue{
 			{groups: [][]string{{"upstream", "provider", "vendor", "third party", "dependency", "external", "proveedor", "dependencia", "externo"}, {"outage", "was down", "went down", "unavailable", "degraded", "failed", "failing", "errors", "mistakenly", "caida", "caido", "no disponible", "fallo", "errores", "por error"}}},
+			{groups: [][]string{{"dependent", "dependencies", "depends on", "depend on", "relies on", "rely on", "relying on", "downstream", "dependientes", "dependen"}, {"impact", "impacted", "unavailable", "failures", "failed", "errors", "availability issues", "affected", "fallout", "impacto", "afectados"}}},
+			{groups: [][]string{{"downstream impact", "secondary fallout", "dependent services", "due to an underlying", "due to their dependency", "servicios dependientes"}}},
 		},
 	},
 	"certificate-expiry": {
@@ -233,7 +254,7 @@ var rules = map[string]rule{
 		domain: []string{"dns", "resolve", "resolution", "record", "records", "zone", "nxdomain", "servfail", "lookup", "lookups", "resolucion", "registro"},
 		weak:   []string{"dns record", "zone file", "registro dns"},
 		cues: []cue{
-			{groups: [][]string{{"dns", "name resolution", "resolver", "resolvers", "nameserver", "nameservers", "resolucion de nombres"}, {"failed", "failing", "failures", "empty", "could not", "timed out", "outage", "broke", "wrong", "incorrect", "fallo", "fallaba", "vacio", "caida", "incorrecto"}}},
+			{groups: [][]string{{"dns", "name resolution", "=resolver", "=resolvers", "nameserver", "nameservers", "resolucion de nombres"}, {"failed", "failing", "failures", "empty", "could not", "timed out", "outage", "broke", "wrong", "incorrect", "issues", "problems", "unavailable", "fail", "fallo", "fallaba", "vacio", "caida", "incorrecto"}}},
 		},
 	},
 	"time-handling": {
@@ -259,6 +280,7 @@ var rules = map[string]rule{
 		weak:   []string{"black friday", "launch day", "marketing campaign", "breaking news", "tickets went on sale", "organic growth", "dia del lanzamiento", "campana de marketing", "noticia de ultima hora", "venta de entradas", "crecimiento organico"},
 		cues: []cue{
 			{groups: [][]string{{"spike", "surge", "peak", "flood", "influx", "wave", "pico", "aumento", "avalancha", "oleada"}, {"traffic", "users", "requests", "demand", "signups", "visitors", "trafico", "usuarios", "peticiones", "visitas"}, {"launch", "press", "promotion", "sale", "news", "campaign", "tv", "viral", "record", "hacker news", "announcement", "lanzamiento", "campana", "noticia", "venta", "record"}}, weight: 0.6},
+			{groups: [][]string{{"abnormal number of", "abnormally high number of", "such a spike in traffic", "numero anormal de"}}},
 		},
 	},
 	"hardware-failure": {
@@ -274,13 +296,17 @@ var rules = map[string]rule{
 		domain: []string{"fiber", "fibre", "bgp", "backbone", "carrier", "transit", "fibra", "troncal", "transito"},
 		cues: []cue{
 			{groups: [][]string{{"fiber", "fibre", "link", "links", "backbone", "transit", "carrier", "fibra", "enlace", "enlaces", "troncal"}, {"cut", "severed", "down", "failed", "lost", "withdrawn", "flapping", "cortada", "cortado", "caido", "caida", "retiradas"}}},
+			{groups: [][]string{{"connectivity", "packet loss", "conectividad"}, {"lost", "loss", "interrupted", "disrupted", "drop", "dropped", "perdida", "interrumpida"}}},
+			{groups: [][]string{{"route", "routes", "routing", "advertisement", "advertising", "advertise", "bgp", "rutas", "enrutamiento"}, {"withdrawn", "diverted", "leak", "leaked", "propagating", "filtered out", "stopped", "more specific", "retiradas", "desviado"}}},
 		},
 	},
 	"data-loss": {
 		prior:  RoleContributing,
 		domain: dataNouns,
 		cues: []cue{
-			{groups: [][]string{{"deleted", "wiped", "dropped", "lost", "corrupted", "truncated", "overwrote", "overwritten", "discarded", "borramos", "borrados", "borro", "perdimos", "perdidos", "perdieron", "perdio", "corruptos", "sobrescribio", "descarto"}, dataNouns, {"permanently", "unrecoverable", "could not be recovered", "gone", "for good", "forever", "hours of", "irrecuperable", "definitivamente", "para siempre", "no se pudieron recuperar"}}, weight: 0.6},
+			{groups: [][]string{{"deleted", "wiped", "dropped", "lost", "corrupted", "truncated", "overwrote", "overwritten", "discarded", "borramos", "borrados", "borro", "perdimos", "perdidos", "perdieron", "perdio", "corruptos", "sobrescribio", "descarto"}, dataNouns, {"permanently", "unrecoverable", "could not be recovered", "gone", "for good", "forever", "hours of", "irrecuperable", "definitivamente", "para siempre", "no se pudieron recuperar", "could not be restored", "not recoverable", "suffered data loss"}}, weight: 0.6},
+			{groups: [][]string{{"corrupted", "corruption", "corrupt", "corrompio", "corruptos"}, join(dataNouns, []string{"repos", "content", "edits", "html", "wikitext", "objects", "contenido"})}},
+			{groups: [][]string{{"suffered data loss", "amount of data loss", "lost some", "were unrecoverable", "perdida de datos"}}},
 		},
 	},
 	"backup-failure": {

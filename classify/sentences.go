@@ -12,6 +12,9 @@ type span struct{ start, end int }
 // abbreviations end in a dot that does not end a sentence.
 var abbreviations = []string{"e.g.", "i.e.", "etc.", "vs.", "approx.", "p.ej.", "ej.", "aprox.", "mr.", "dr.", "no."}
 
+// maxAbbreviationLen is the length of the longest of abbreviations.
+const maxAbbreviationLen = len("approx.")
+
 // splitSentences cuts text into sentences. Write-ups arrive hard-wrapped,
 // as Markdown, or as scraped pages, so a newline alone ends a sentence only
 // where it ends a heading, a list item or a short line followed by a capital.
@@ -77,8 +80,12 @@ func followedByWordChar(s string) bool {
 	return unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
+// endsWithAbbreviation reads only the tail of s, as long as the longest
+// abbreviation and the letter before it: s is the sentence so far, which
+// a text without sentence ends ("Mr. Mr. Mr. ...") makes as long as the
+// text, and lower-casing all of it at every dot made splitting quadratic.
 func endsWithAbbreviation(s string) bool {
-	lower := strings.ToLower(s)
+	lower := strings.ToLower(s[max(0, len(s)-maxAbbreviationLen-utf8.UTFMax):])
 	for _, a := range abbreviations {
 		if strings.HasSuffix(lower, a) {
 			n := len(lower) - len(a)

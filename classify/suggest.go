@@ -4,8 +4,10 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // Pattern is one entry of the failure-pattern catalogue, as the classifier
@@ -28,10 +30,25 @@ type Document struct {
 
 // Suggestion is one pattern the text appears to show.
 type Suggestion struct {
-	Slug     string
-	Score    float64 // 0..1; compare with DefaultThreshold
-	Role     string  // one of the Role* constants
+	Slug  string
+	Score float64 // 0..1; compare with DefaultThreshold
+	// Confidence is the calibrated chance that the suggestion is right: the
+	// precision measured for its score band on the tuning half of the
+	// evaluation corpus (see calibration.go).
+	Confidence float64
+	// Reason says in a few words why the pattern is suggested.
+	Reason   string
+	Role     string // one of the Role* constants
 	Evidence []Evidence
+	sig      signals
+}
+
+// signals are what the calibration reads of a suggestion besides its score.
+type signals struct {
+	strong    int     // phrases and cues (not single or weak words)
+	sentences int     // sentences with evidence
+	narrative float64 // share of the evidence weight in the story (not lessons or fixes)
+	earliest  float64 // position of the first evidence, 0..1
 }
 
 // Evidence is a sentence that supports a suggestion, with the matched
@@ -48,6 +65,14 @@ type Span struct{ Start, End int }
 // maxEvidence caps the sentences shown per suggestion: a reader wants the
 // best few, not every mention.
 const maxEvidence = 5
+
+// maxEvidenceBytes caps the text of one evidence sentence, and
+// maxEvidencePhrases its phrases: a text without sentence ends is one
+// sentence, which is shown cut around its first match ("…" marks the cuts).
+const (
+	maxEvidenceBytes   = 1000
+	maxEvidencePhrases = 8
+)
 
 type useKind uint8
 
@@ -138,6 +163,9 @@ func Compile(pats []Pattern) *Classifier {
 				}
 				c.prefixes[prefix(ws[i].stem)] = true
 				key = append(key, ws[i].stem, ws[i].form, fmt.Sprint(ws[i].exact))
+			}
+			if u.kind == usePhrase && len(toks) < 2 {
+				u.kind = useWeakPhrase // "(flapping)" of a longer phrase is one word
 			}
 			id, ok := byKey[strings.Join(key, " ")]
 			if !ok {
@@ -528,6 +556,14 @@ func (c *Classifier) score(sents []sentence, matches []match) []Suggestion {
 		cues[i] = make([]*cueHit, len(c.rules[i].cues))
 	}
 	addItem := func(pat int, key string, w float64, ms ...match) {
+		if c.rules[pat].prior != RoleMissingDefence {
+			switch {
+			case !slices.ContainsFunc(ms, func(m match) bool { return sents[m.sent].class != classLesson }):
+				w *= lessonFactor // "we will deploy a fix" is no bad deploy
+			case !slices.ContainsFunc(ms, func(m match) bool { return sents[m.sent].class != classMitigation }):
+				w *= mitigationFactor // "engineers applied configuration changes" ended it
+			}
+		}
 		it := items[pat][key]
 		if it == nil {
 			it = &item{}
@@ -557,14 +593,19 @@ func (c *Classifier) score(sents []sentence, matches []match) []Suggestion {
 			}
 		}
 	}
+	// domain[pat] is in text order, as matches are: only the few domain
+	// nouns within nearTokens of m are looked at, so a sentence that
+	// repeats one word thousands of times stays linear.
 	supported := func(pat int, m match) bool {
-		for _, d := range domain[pat] {
-			if d.sent == m.sent && (d.to <= m.from || d.from >= m.to) && abs(d.from-m.from) <= nearTokens {
+		ds := domain[pat]
+		for i := firstFrom(ds, m.sent, m.from-nearTokens); i < len(ds) && ds[i].sent == m.sent && ds[i].from <= m.from+nearTokens; i++ {
+			if d := ds[i]; d.to <= m.from || d.from >= m.to {
 				return true
 			}
 		}
 		return false
 	}
+	redirected := make(map[redirectKey]bool)
 	for _, m := range matches {
 		t := &c.terms[m.term]
 		for _, u := range t.uses {
@@ -577,7 +618,7 @@ func (c *Classifier) score(sents []sentence, matches []match) []Suggestion {
 			}
 			switch kind {
 			case usePhrase:
-				if c.redirected(c.pats[u.pat].Slug, t.text, sents[m.sent].toks) {
+				if c.redirected(redirected, c.pats[u.pat].Slug, t.text, m.sent, sents[m.sent].toks) {
 					continue
 				}
 				addItem(u.pat, "p"+t.text, weightPhrase, m)
@@ -628,7 +669,41 @@ func (c *Classifier) score(sents []sentence, matches []match) []Suggestion {
 		}
 		return strings.Compare(a.Slug, b.Slug)
 	})
+	out = demoteAlternatives(out)
+	for i := range out {
+		out[i].Confidence = confidenceOf(out[i].Score)
+		out[i].Reason = reasonOf(out[i].Evidence)
+	}
 	return out
+}
+
+// alternatives are pairs of patterns that tell the same kind of change two
+// ways: a report's bad change was a binary or a configuration, rarely both.
+// The weaker of a pair is scaled down so the stronger speaks for it.
+var alternatives = [][2]string{{"bad-deploy", "bad-config-push"}}
+
+const alternativeFactor = 0.6
+
+func demoteAlternatives(sugs []Suggestion) []Suggestion {
+	pos := map[string]int{}
+	for i, s := range sugs {
+		pos[s.Slug] = i
+	}
+	changed := false
+	for _, pair := range alternatives {
+		a, okA := pos[pair[0]]
+		b, okB := pos[pair[1]]
+		if okA && okB {
+			sugs[max(a, b)].Score *= alternativeFactor
+			changed = true
+		}
+	}
+	if changed {
+		slices.SortStableFunc(sugs, func(a, b Suggestion) int {
+			return cmp.Or(cmp.Compare(b.Score, a.Score), strings.Compare(a.Slug, b.Slug))
+		})
+	}
+	return sugs
 }
 
 // enumerations finds sentences that list patterns rather than show them
@@ -673,19 +748,11 @@ func cueFires(cu cue, groups [][]match) ([]match, bool) {
 	for _, anchor := range groups[0] {
 		ms := []match{anchor}
 		for _, g := range groups[1:] {
-			found := false
-			for _, m := range g {
-				near := m.sent != anchor.sent && abs(m.sent-anchor.sent) <= win ||
-					m.sent == anchor.sent && (m.to <= anchor.from || m.from >= anchor.to) && abs(m.from-anchor.from) <= cueTokens
-				if near {
-					ms = append(ms, m)
-					found = true
-					break
-				}
-			}
-			if !found {
+			m, ok := nearCue(g, anchor, win)
+			if !ok {
 				break
 			}
+			ms = append(ms, m)
 		}
 		if len(ms) == len(groups) {
 			return ms, true
@@ -694,9 +761,53 @@ func cueFires(cu cue, groups [][]match) ([]match, bool) {
 	return nil, false
 }
 
-func (c *Classifier) redirected(slug, phrase string, toks []token) bool {
-	for _, r := range redirects {
-		if r.from == slug && Normalize(phrase) == r.phrase && r.when.in(toks) && !r.unless.in(toks) {
+// nearCue returns the first match of g, in text order, that is near anchor:
+// in another sentence at most win away, or in its sentence, apart from it
+// and within cueTokens. g is in text order, so it is searched, not scanned:
+// a text repeating one cue term thousands of times stays linear.
+func nearCue(g []match, anchor match, win int) (match, bool) {
+	if i := firstFrom(g, anchor.sent-win, math.MinInt); i < len(g) && g[i].sent < anchor.sent {
+		return g[i], true
+	}
+	i := firstFrom(g, anchor.sent, anchor.from-cueTokens)
+	for ; i < len(g) && g[i].sent == anchor.sent && g[i].from <= anchor.from+cueTokens; i++ {
+		if m := g[i]; m.to <= anchor.from || m.from >= anchor.to {
+			return m, true
+		}
+	}
+	if i := firstFrom(g, anchor.sent+1, math.MinInt); i < len(g) && g[i].sent <= anchor.sent+win {
+		return g[i], true
+	}
+	return match{}, false
+}
+
+// firstFrom returns the index of the first match of ms, which is in text
+// order, at or after token from of sentence sent.
+func firstFrom(ms []match, sent, from int) int {
+	i, _ := slices.BinarySearchFunc(ms, match{sent: sent, from: from}, func(a, b match) int {
+		return cmp.Or(cmp.Compare(a.sent, b.sent), cmp.Compare(a.from, b.from))
+	})
+	return i
+}
+
+// redirectKey is a redirect tried on a sentence.
+type redirectKey struct{ redirect, sent int }
+
+// redirected reports whether the evidence of phrase for slug in sentence
+// sent points to a sibling pattern. The markers are looked for once per
+// sentence and redirect (seen remembers them), not once per match.
+func (c *Classifier) redirected(seen map[redirectKey]bool, slug, phrase string, sent int, toks []token) bool {
+	for ri, r := range redirects {
+		if r.from != slug || Normalize(phrase) != r.phrase {
+			continue
+		}
+		k := redirectKey{ri, sent}
+		on, ok := seen[k]
+		if !ok {
+			on = r.when.in(toks) && !r.unless.in(toks)
+			seen[k] = on
+		}
+		if on {
 			return true
 		}
 	}
@@ -720,11 +831,13 @@ func showsImpact(sents []sentence) bool {
 
 func (c *Classifier) suggestion(pat int, items map[string]*item, sents []sentence) Suggestion {
 	keep, keepWeak := 1.0, 1.0
+	strong := 0
 	var byClass [numClasses]float64
 	earliest := 1.0
 	type sentEv struct {
 		weight  float64
 		phrases []string
+		seen    map[string]bool // phrases
 		spans   []Span
 	}
 	ev := make(map[int]*sentEv)
@@ -736,6 +849,7 @@ func (c *Classifier) suggestion(pat int, items map[string]*item, sents []sentenc
 			keepWeak *= 1 - it.weight
 		} else {
 			keep *= 1 - it.weight
+			strong++
 		}
 		seen := [numClasses]bool{}
 		for _, m := range it.matches {
@@ -747,12 +861,13 @@ func (c *Classifier) suggestion(pat int, items map[string]*item, sents []sentenc
 			earliest = min(earliest, s.pos)
 			e := ev[m.sent]
 			if e == nil {
-				e = &sentEv{}
+				e = &sentEv{seen: make(map[string]bool)}
 				ev[m.sent] = e
 			}
 			e.weight += it.weight
 			ph := s.text[s.toks[m.from].start:s.toks[m.to-1].end]
-			if !slices.Contains(e.phrases, ph) {
+			if !e.seen[ph] && len(e.phrases) < maxEvidencePhrases {
+				e.seen[ph] = true
 				e.phrases = append(e.phrases, ph)
 			}
 			e.spans = append(e.spans, Span{s.toks[m.from].start - s.start, s.toks[m.to-1].end - s.start})
@@ -762,6 +877,19 @@ func (c *Classifier) suggestion(pat int, items map[string]*item, sents []sentenc
 		Slug:  c.pats[pat].Slug,
 		Score: 1 - keep*(1-min(1-keepWeak, weakCap)),
 		Role:  role(c.rules[pat].prior, byClass, earliest),
+	}
+	if len(items) == 1 && len(ev) == 1 && slices.Collect(maps.Keys(items))[0][0] == 'p' {
+		// One catalogue phrase, said once, with nothing else of the pattern
+		// around it: on real reports that is a passing mention as often as not.
+		sug.Score *= lonePhraseFactor
+	}
+	total := 0.0
+	for _, w := range byClass {
+		total += w
+	}
+	sug.sig = signals{strong: strong, sentences: len(ev), earliest: earliest}
+	if total > 0 {
+		sug.sig.narrative = (byClass[classPlain] + byClass[classTrigger]) / total
 	}
 	order := make([]int, 0, len(ev))
 	for si := range ev {
@@ -775,16 +903,54 @@ func (c *Classifier) suggestion(pat int, items map[string]*item, sents []sentenc
 	})
 	for _, si := range order {
 		s := sents[si]
-		text := s.text[s.start:s.end]
-		if slices.ContainsFunc(sug.Evidence, func(e Evidence) bool { return e.Sentence == text }) {
-			continue // scraped pages repeat whole paragraphs
-		}
 		if len(sug.Evidence) == maxEvidence {
 			break
 		}
-		sug.Evidence = append(sug.Evidence, Evidence{Sentence: text, Phrases: ev[si].phrases, Highlights: mergeSpans(ev[si].spans)})
+		sentence, spans := clipEvidence(s.text[s.start:s.end], mergeSpans(ev[si].spans))
+		if slices.ContainsFunc(sug.Evidence, func(e Evidence) bool { return e.Sentence == sentence }) {
+			continue // scraped pages repeat whole paragraphs
+		}
+		sug.Evidence = append(sug.Evidence, Evidence{Sentence: sentence, Phrases: ev[si].phrases, Highlights: spans})
 	}
 	return sug
+}
+
+// clipEvidence cuts a sentence longer than maxEvidenceBytes to that many
+// bytes from a little before its first highlight, marking each cut with
+// "…", and keeps the highlights wholly inside it.
+func clipEvidence(text string, spans []Span) (string, []Span) {
+	if len(text) <= maxEvidenceBytes {
+		return text, spans
+	}
+	start := 0
+	if len(spans) > 0 {
+		start = max(0, min(spans[0].Start-maxEvidenceBytes/4, len(text)-maxEvidenceBytes))
+	}
+	for start > 0 && !utf8.RuneStart(text[start]) {
+		start--
+	}
+	end := min(len(text), start+maxEvidenceBytes)
+	for end < len(text) && !utf8.RuneStart(text[end]) {
+		end--
+	}
+	const ellipsis = "…"
+	prefix, suffix := "", ""
+	if start > 0 {
+		prefix = ellipsis
+	}
+	if end < len(text) {
+		suffix = ellipsis
+	}
+	var out []Span
+	for _, sp := range spans {
+		if sp.End > end {
+			break
+		}
+		if sp.Start >= start {
+			out = append(out, Span{sp.Start - start + len(prefix), sp.End - start + len(prefix)})
+		}
+	}
+	return prefix + text[start:end] + suffix, out
 }
 
 // role picks the role from where the evidence was found: lessons point to a

@@ -3,6 +3,7 @@ package classify_test
 import (
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"hindsight/classify"
@@ -113,5 +114,45 @@ func TestSuggestEmpty(t *testing.T) {
 	}
 	if got := classify.Compile(nil).Suggest(classify.Document{Body: "retry storm"}); len(got) != 0 {
 		t.Errorf("empty catalogue: %d suggestions", len(got))
+	}
+}
+
+// TestSuggestHostileText checks what the classifier answers for texts made
+// to be slow (its speed over doubling sizes is BenchmarkSuggestDoubling):
+// a text without sentence ends still finds its pattern, and the evidence
+// shown is one cut of the sentence, its highlights on the matched words.
+func TestSuggestHostileText(t *testing.T) {
+	t.Parallel()
+	c := classify.Compile(testCatalogue(t))
+	tests := []struct {
+		name, body, slug, phrase string
+	}{
+		{"one word repeated", strings.Repeat("retry ", 20000), "", ""},
+		{"abbreviations without sentence ends", strings.Repeat("Mr. ", 40000) + "then a retry storm took the API down.", "retry-storm", "retry storm"},
+		{"a phrase repeated", "The API failed. " + strings.Repeat("retry storm ", 10000), "retry-storm", "retry storm"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			sugs := c.Suggest(classify.Document{Title: "Outage", Body: tt.body})
+			if tt.slug != "" {
+				if _, ok := find(sugs, tt.slug); !ok {
+					t.Errorf("%s not suggested", tt.slug)
+				}
+			}
+			for _, s := range sugs {
+				for _, e := range s.Evidence {
+					if len(e.Sentence) > 1010 || len(e.Phrases) > 8 {
+						t.Fatalf("%s: evidence of %d bytes and %d phrases", s.Slug, len(e.Sentence), len(e.Phrases))
+					}
+					for _, h := range e.Highlights {
+						got := classify.Normalize(e.Sentence[h.Start:h.End])
+						if !strings.Contains(got, "retry") && tt.phrase != "" && s.Slug == tt.slug {
+							t.Errorf("%s: highlight %q", s.Slug, got)
+						}
+					}
+				}
+			}
+		})
 	}
 }

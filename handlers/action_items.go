@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -18,6 +19,8 @@ type actionItemForm struct {
 	ChecklistItem string
 	// Prefix keeps ids unique when the form shares a page with others.
 	Prefix string
+	// Version is the item's version the edit is based on.
+	Version int
 }
 
 type aiSpec = fieldSpec[actionItemForm]
@@ -68,11 +71,12 @@ func newActionItemForm() actionItemForm {
 
 func actionItemFormOf(a store.ActionItem) actionItemForm {
 	return actionItemForm{Title: a.Title, Owner: a.Owner, Kind: a.Kind, Priority: a.Priority, Status: a.Status,
-		DueDate: a.DueDate, TicketURL: a.TicketURL, Errors: formErrors{}}
+		DueDate: a.DueDate, TicketURL: a.TicketURL, Errors: formErrors{}, Version: a.Version}
 }
 
 func parseActionItemForm(v url.Values) actionItemForm {
 	f := actionItemForm{Errors: formErrors{}, ChecklistItem: v.Get("checklist_item")}
+	f.Version, _ = strconv.Atoi(v.Get("version"))
 	readFields(actionItemSpecs, v, &f, f.Errors)
 	if !hasOption(actionKinds, f.Kind) {
 		f.Errors.add("kind", "Choose whether it mitigates, prevents or changes a process.")
@@ -102,7 +106,14 @@ type actionItemPage struct {
 	Item       store.ActionItem // ID 0 when adding
 	Form       actionItemForm
 	FormAction string
+	// Theirs lists what someone else saved meanwhile, field by field, when
+	// an edit is refused as stale.
+	Theirs []changedField
 }
+
+// changedField is one field of a stale edit: its label, the value saved
+// meanwhile, and the writer's own.
+type changedField struct{ Label, Theirs, Yours string }
 
 func (h *Handler) actionItemPage(r *http.Request, p store.Postmortem, a store.ActionItem, f actionItemForm) actionItemPage {
 	page := actionItemPage{Postmortem: p, Item: a, Form: f}
@@ -222,10 +233,30 @@ func (h *Handler) updateActionItem(w http.ResponseWriter, r *http.Request) {
 		h.render(w, r, http.StatusUnprocessableEntity, "action-item", h.actionItemPage(r, p, a, f))
 		return
 	}
-	if _, err := h.store.UpdateActionItem(r.Context(), a.ID, store.ActionItemUpdate{
+	_, err = h.store.UpdateActionItem(r.Context(), a.ID, store.ActionItemUpdate{
 		Title: &f.Title, Owner: &f.Owner, Kind: &f.Kind, Priority: &f.Priority, Status: &f.Status,
-		DueDate: &f.DueDate, TicketURL: &f.TicketURL,
-	}); err != nil {
+		DueDate: &f.DueDate, TicketURL: &f.TicketURL, Version: f.Version,
+	})
+	if errors.Is(err, store.ErrStaleVersion) {
+		// Someone saved it meanwhile: show their values beside the
+		// writer's, keep the writer's in the form, now based on theirs.
+		cur, gerr := h.store.GetActionItem(r.Context(), a.ID)
+		if gerr != nil {
+			h.error(w, r, gerr)
+			return
+		}
+		page := h.actionItemPage(r, p, cur, f)
+		page.Form.Version = cur.Version
+		theirs := actionItemFormOf(cur)
+		for _, s := range actionItemSpecs {
+			if t, y := *s.value(&theirs), *s.value(&f); t != y {
+				page.Theirs = append(page.Theirs, changedField{Label: s.Label, Theirs: displayText(t), Yours: displayText(y)})
+			}
+		}
+		h.render(w, r, http.StatusConflict, "action-item", page)
+		return
+	}
+	if err != nil {
 		h.error(w, r, err)
 		return
 	}

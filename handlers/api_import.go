@@ -76,35 +76,32 @@ func (req apiCreateRequest) formTime(v string) string {
 	return t.In(loc).Format("2006-01-02T15:04:05")
 }
 
-// draftValues writes a cleaned draft as the postmortem form would submit it.
-func draftValues(p store.Postmortem, d ingest.Draft) url.Values {
-	v := url.Values{}
-	for k, val := range map[string]string{
-		"title": p.Title, "organization": p.Organization, "incident_date": p.IncidentDate,
-		"published_date": p.PublishedDate, "severity": p.Severity, "language": p.Language,
-		"summary": p.Summary, "body": p.Body, "source_url": p.SourceURL, "variant_of": p.VariantOf,
-		"variant_kind": p.VariantKind, "author": d.Meta.Fields["author"],
-	} {
-		v.Set(k, val)
-	}
-	for _, t := range p.Tags {
-		v.Add("tags", t.PatternSlug+":"+t.Role)
-	}
-	return v
+// apiImportNames are the file names a document posted to the API is
+// cleaned as: the name tells the cleaner its format, as a file's does for
+// /import and `server import`.
+var apiImportNames = map[string]string{
+	"text/markdown": "api.md", "text/x-markdown": "api.md", "text/plain": "api.txt", "text/html": "api.html",
 }
 
 // apiCreatePostmortem creates a postmortem from the JSON mirror's fields
-// (application/json) or from Markdown with a front-matter header
-// (text/markdown, cleaned like any import and kept verbatim as its source).
-// It validates them as the postmortem form does and answers 201 with the
-// record as GET /api/postmortems/{slug} shows it, or 422 with the field
-// errors, named as in the JSON.
+// (application/json), or from a document (text/markdown with or without
+// front matter, text/plain, text/html) read through the import pipeline
+// like any import and kept verbatim as its source. It validates them as
+// the postmortem form does and answers 201 with the record as GET
+// /api/postmortems/{slug} shows it, or 422 with the field errors, named as
+// in the JSON.
 func (h *Handler) apiCreatePostmortem(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, ingest.MaxSize+64<<10)
+	im, err := NewImporter(r.Context(), h.store, h.now())
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
 	var p store.Postmortem
-	var v url.Values
-	switch mediaType, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mediaType {
-	case "application/json", "":
+	var f postmortemForm
+	mediaType, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	switch name, isDoc := apiImportNames[mediaType]; {
+	case mediaType == "application/json" || mediaType == "":
 		var req apiCreateRequest
 		dec := json.NewDecoder(r.Body)
 		dec.DisallowUnknownFields()
@@ -112,41 +109,37 @@ func (h *Handler) apiCreatePostmortem(w http.ResponseWriter, r *http.Request) {
 			h.error(w, r, decodeError(err))
 			return
 		}
-		v = req.values()
+		v := req.values()
+		if u := userOf(r); u.signedIn() {
+			v.Set("author", u.Name) // a signed-in user signs their writes
+		} else if v.Get("author") == "" {
+			v.Set("author", apiAuthor)
+		}
+		if v.Get("language") == "" {
+			v.Set("language", "en") // what the store assumes, and the form's default
+		}
 		for _, a := range req.ActionItems {
 			p.ActionItems = append(p.ActionItems, store.ActionItem{Title: a.Title, Owner: a.Owner, Kind: a.Type,
 				Priority: a.Priority, Status: a.Status, DueDate: a.DueDate, TicketURL: a.TicketURL})
 		}
-	case "text/markdown", "text/x-markdown", "text/plain":
+		f, _ = im.validate(r.Context(), v, &p)
+	case isDoc:
 		raw, err := io.ReadAll(r.Body)
 		if err != nil {
 			h.error(w, r, decodeError(err))
 			return
 		}
-		d, err := ingest.Clean(raw, "api.md")
+		doc, err := im.read(r.Context(), raw, name, apiAuthor, "Imported through the API")
 		if err != nil {
 			h.error(w, r, err)
 			return
 		}
-		p = store.ImportedPostmortem(d, string(raw))
-		v = draftValues(p, d)
-		if p.VariantOf != "" && p.VariantKind == "" {
-			v.Set("variant_kind", h.variantKindFor(r.Context(), p.VariantOf, p.Language))
+		p, f = doc.p, doc.form
+		if u := userOf(r); u.signedIn() {
+			p.SavedBy, f.Author = u.Name, u.Name // not the file's author: field
 		}
-		v.Set("note", "Imported through the API")
 	default:
-		h.error(w, r, fmt.Errorf("%w: send application/json or text/markdown, not %q", errBadRequest, mediaType))
-		return
-	}
-	if v.Get("author") == "" {
-		v.Set("author", apiAuthor)
-	}
-	if v.Get("language") == "" {
-		v.Set("language", "en") // what the store assumes, and the form's default
-	}
-	f, _, err := h.validateImport(r, v, &p)
-	if err != nil {
-		h.error(w, r, err)
+		h.error(w, r, fmt.Errorf("%w: send application/json, text/markdown, text/plain or text/html, not %q", errBadRequest, mediaType))
 		return
 	}
 	if len(f.Errors) > 0 {

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -39,6 +40,8 @@ type tickEntry struct {
 	// ActionItemID is the action item made from it, 0 if none.
 	ActionItemID int64
 	Slug         string // of the postmortem, for the item's form
+	// ReadOnly: the reader may not tick (a viewer).
+	ReadOnly bool
 }
 
 // tickGroup is one tagged pattern's checklist on a postmortem page, shown
@@ -53,7 +56,7 @@ type tickGroup struct {
 	Open bool
 }
 
-func tickGroupsOf(p store.Postmortem, groups []checklistGroup, ticks map[int64]store.ChecklistTick, form tickForm) []tickGroup {
+func tickGroupsOf(p store.Postmortem, groups []checklistGroup, ticks map[int64]store.ChecklistTick, form tickForm, readOnly bool) []tickGroup {
 	fromItem := map[int64]int64{}
 	for _, a := range p.ActionItems {
 		if a.ChecklistItemID != 0 {
@@ -67,7 +70,7 @@ func tickGroupsOf(p store.Postmortem, groups []checklistGroup, ticks map[int64]s
 		entries := func(items []store.ChecklistItem) []tickEntry {
 			list := make([]tickEntry, len(items))
 			for j, it := range items {
-				e := tickEntry{Item: it, Tick: ticks[it.ID], ActionItemID: fromItem[it.ID], Slug: p.Slug}
+				e := tickEntry{Item: it, Tick: ticks[it.ID], ActionItemID: fromItem[it.ID], Slug: p.Slug, ReadOnly: readOnly}
 				e.Done = e.Tick.Done
 				if form.Done != nil {
 					e.Done = form.Done[it.ID]
@@ -154,7 +157,7 @@ func (h *Handler) saveTicks(w http.ResponseWriter, r *http.Request, p store.Post
 	if len(tr.Changes) == 0 {
 		return tr, true
 	}
-	rememberAuthor(w, tr.Form.Author)
+	rememberAuthor(w, r, tr.Form.Author)
 	if err := h.store.TickChecklist(r.Context(), p.ID, tr.Form.Author, tr.Changes); err != nil {
 		h.error(w, r, err)
 		return tr, false
@@ -187,6 +190,7 @@ func (h *Handler) tickChecklist(w http.ResponseWriter, r *http.Request) {
 	}
 	to := "/postmortems/" + p.Slug + "#checklists-heading"
 	if len(tr.Changes) == 0 {
+		skipAudit(r)
 		redirectWithFlash(w, r, to, "No box was changed, so nothing was saved.")
 		return
 	}
@@ -322,6 +326,11 @@ type checklistItemForm struct {
 	Text, Phase string
 	Errors      formErrors
 	Prefix      string // keeps ids unique: one form per item on the page
+	// Version is the item's version the change is based on.
+	Version int
+	// Theirs is the item as someone else saved it meanwhile, when a
+	// change is refused as stale.
+	Theirs *store.ChecklistItem
 }
 
 type ciSpec = fieldSpec[checklistItemForm]
@@ -346,6 +355,7 @@ func (f checklistItemForm) Phases() []option { return checklistPhases }
 
 func parseChecklistItemForm(r *http.Request, prefix string) checklistItemForm {
 	f := checklistItemForm{Errors: formErrors{}, Prefix: prefix}
+	f.Version, _ = strconv.Atoi(r.PostForm.Get("version"))
 	readFields(checklistItemSpecs, r.PostForm, &f, f.Errors)
 	if !hasOption(checklistPhases, f.Phase) {
 		f.Errors.add("phase", "Choose whether it is done during the incident or afterwards.")
@@ -411,7 +421,7 @@ func (h *Handler) checklistEditPage(r *http.Request, slug string, bad *checklist
 		}
 	}
 	for _, it := range p.Checklist {
-		row := checklistRow{Item: it, Form: checklistItemForm{Text: it.Text, Phase: it.Phase, Errors: formErrors{}, Prefix: itemPrefix(it.ID)}}
+		row := checklistRow{Item: it, Form: checklistItemForm{Text: it.Text, Phase: it.Phase, Errors: formErrors{}, Prefix: itemPrefix(it.ID), Version: it.Version}}
 		if bad != nil && badID == it.ID {
 			row.Form = *bad
 		}
@@ -500,7 +510,25 @@ func (h *Handler) updateChecklistItem(w http.ResponseWriter, r *http.Request) {
 		h.renderChecklistError(w, r, it.PatternSlug, f, it.ID)
 		return
 	}
-	if err := h.store.UpdateChecklistItem(r.Context(), it.ID, f.Text, f.Phase); err != nil {
+	err = h.store.UpdateChecklistItem(r.Context(), it.ID, f.Version, f.Text, f.Phase)
+	if errors.Is(err, store.ErrStaleVersion) {
+		// Someone changed it meanwhile: show their wording, keep the
+		// writer's in the form, now based on theirs.
+		cur, gerr := h.store.GetChecklistItem(r.Context(), it.ID)
+		if gerr != nil {
+			h.error(w, r, gerr)
+			return
+		}
+		f.Version, f.Theirs = cur.Version, &cur
+		page, perr := h.checklistEditPage(r, it.PatternSlug, &f, it.ID)
+		if perr != nil {
+			h.error(w, r, perr)
+			return
+		}
+		h.render(w, r, http.StatusConflict, "checklist-edit", page)
+		return
+	}
+	if err != nil {
 		h.error(w, r, err)
 		return
 	}

@@ -19,13 +19,24 @@ import (
 // kilobytes of Markdown.
 const maxFormBytes = 4 << 20
 
-// parseForm reads a posted form, refusing bodies past maxFormBytes.
+// parseForm reads a posted form, refusing bodies past maxFormBytes. When
+// the user is signed in (proxy or token), every write is signed with their
+// name, whatever name the form carries.
 func parseForm(w http.ResponseWriter, r *http.Request) error {
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 	if err := r.ParseForm(); err != nil {
 		return fmt.Errorf("read form: %v: %w", err, store.ErrInvalid)
 	}
+	signAsUser(r)
 	return nil
+}
+
+// signAsUser puts a signed-in user's name in the form's author field.
+func signAsUser(r *http.Request) {
+	if u := userOf(r); u.signedIn() {
+		r.PostForm.Set("author", u.Name)
+		r.Form.Set("author", u.Name)
+	}
 }
 
 // pathID reads the numeric path value name. A value that is not a number
@@ -195,9 +206,14 @@ func checkDate(v, label string) string {
 	return ""
 }
 
-// The author's name is remembered in a cookie until accounts exist; it is
-// only a convenience for prefilling forms, never a proof of identity.
+// Without a sign-in proxy (the none mode) the author's name is remembered
+// in a cookie; it is only a convenience for prefilling forms, never a proof
+// of identity. Signed-in users' writes carry their name instead.
 const authorCookie = "hindsight_author"
+
+// authorName prefills a form's name field: the signed-in user, or the
+// name remembered on this browser.
+func authorName(r *http.Request) string { return userOf(r).Name }
 
 func authorFromCookie(r *http.Request) string {
 	c, err := r.Cookie(authorCookie)
@@ -211,13 +227,13 @@ func authorFromCookie(r *http.Request) string {
 	return v
 }
 
-func rememberAuthor(w http.ResponseWriter, name string) {
-	if name == "" {
+func rememberAuthor(w http.ResponseWriter, r *http.Request, name string) {
+	if name == "" || userOf(r).signedIn() {
 		return
 	}
 	http.SetCookie(w, &http.Cookie{
 		Name: authorCookie, Value: url.QueryEscape(name), Path: "/",
-		MaxAge: 365 * 24 * 3600, HttpOnly: true, SameSite: http.SameSiteLaxMode,
+		MaxAge: 365 * 24 * 3600, HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: secureRequest(r),
 	})
 }
 
@@ -225,10 +241,10 @@ func rememberAuthor(w http.ResponseWriter, name string) {
 // shown, which reads it once and clears it.
 const flashCookie = "hindsight_flash"
 
-func setFlash(w http.ResponseWriter, msg string) {
+func setFlash(w http.ResponseWriter, r *http.Request, msg string) {
 	http.SetCookie(w, &http.Cookie{
 		Name: flashCookie, Value: url.QueryEscape(msg), Path: "/",
-		MaxAge: 60, HttpOnly: true, SameSite: http.SameSiteLaxMode,
+		MaxAge: 60, HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: secureRequest(r),
 	})
 }
 
@@ -240,7 +256,7 @@ func takeFlash(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet && !strings.HasPrefix(r.URL.Path, "/static/") && !isAPI(r) {
 			if c, err := r.Cookie(flashCookie); err == nil {
-				http.SetCookie(w, &http.Cookie{Name: flashCookie, Value: "", Path: "/", MaxAge: -1})
+				http.SetCookie(w, &http.Cookie{Name: flashCookie, Value: "", Path: "/", MaxAge: -1, Secure: secureRequest(r)})
 				if msg, err := url.QueryUnescape(c.Value); err == nil && utf8.ValidString(msg) {
 					r = r.WithContext(context.WithValue(r.Context(), flashKey{}, msg))
 				}
@@ -257,7 +273,7 @@ func flashFrom(r *http.Request) string {
 
 // redirectWithFlash ends a successful POST: the next page shows msg.
 func redirectWithFlash(w http.ResponseWriter, r *http.Request, to, msg string) {
-	setFlash(w, msg)
+	setFlash(w, r, msg)
 	http.Redirect(w, r, to, http.StatusSeeOther)
 }
 

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"runtime"
 	"time"
 
@@ -35,6 +36,14 @@ type Handler struct {
 	// no limit.
 	slots          chan struct{}
 	trustedProxies []netip.Prefix
+
+	// auth says how users are known; publicURL and listenAddr which Host
+	// headers are answered; metricsElsewhere takes /metrics off this
+	// handler.
+	auth             AuthConfig
+	publicURL        *url.URL
+	listenAddr       string
+	metricsElsewhere bool
 }
 
 // Option configures New.
@@ -72,6 +81,7 @@ func TrustedProxies(prefixes []netip.Prefix) Option {
 func New(st *store.Store, log *slog.Logger, opts ...Option) (*Handler, error) {
 	h := &Handler{store: st, log: log, now: time.Now}
 	MaxInFlight(DefaultMaxInFlight())(h)
+	Auth(AuthConfig{Mode: "none"})(h)
 	for _, o := range opts {
 		o(h)
 	}

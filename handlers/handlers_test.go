@@ -37,7 +37,11 @@ func newApp(t *testing.T) (http.Handler, *store.Store) {
 func get(t *testing.T, h http.Handler, path string) *httptest.ResponseRecorder {
 	t.Helper()
 	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+	r := httptest.NewRequest(http.MethodGet, path, nil)
+	if path == "/metrics" {
+		r.RemoteAddr = "127.0.0.1:40000" // metrics answer loopback peers (and tokens)
+	}
+	h.ServeHTTP(rec, r)
 	return rec
 }
 

@@ -80,7 +80,7 @@ func (h *Handler) revisionPage(r *http.Request) (revisionPage, error) {
 		Postmortem: p,
 		Revision:   rev,
 		Content:    previewOf(p.Slug, rev.Fields, fams),
-		Author:     authorFromCookie(r),
+		Author:     authorName(r),
 		Errors:     formErrors{},
 	}, nil
 }
@@ -109,7 +109,7 @@ func (h *Handler) restoreRevision(w http.ResponseWriter, r *http.Request) {
 		h.render(w, r, http.StatusUnprocessableEntity, "revision", page)
 		return
 	}
-	rememberAuthor(w, page.Author)
+	rememberAuthor(w, r, page.Author)
 	version, _ := strconv.Atoi(r.PostForm.Get("version"))
 	slug := page.Postmortem.Slug
 	saved, err := h.store.RestoreRevision(r.Context(), slug, page.Revision.Version, version, page.Author, page.Note)

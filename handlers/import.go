@@ -1,14 +1,11 @@
 package handlers
 
 import (
-	"context"
 	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
-	"strconv"
 	"strings"
 
 	"hindsight/ingest"
@@ -72,37 +69,27 @@ func (h *Handler) importBase(r *http.Request) basePage {
 	return h.base(r, "Import a postmortem", "Upload or paste a postmortem; Hindsight cleans it up and shows it for review before saving.")
 }
 
-// reviewImport reads the uploaded file or pasted text, cleans it and shows
-// the draft in the postmortem form for review. Nothing is saved yet.
+// reviewImport reads the uploaded file or pasted text through the import
+// pipeline and shows the draft in the postmortem form for review, with what
+// the form would refuse. Nothing is saved yet.
 func (h *Handler) reviewImport(w http.ResponseWriter, r *http.Request) {
 	raw, name, pasted, err := readUpload(w, r)
 	if err != nil {
 		h.importFailed(w, r, pasted, err)
 		return
 	}
-	d, err := ingest.Clean(raw, name)
+	im, err := NewImporter(r.Context(), h.store, h.now())
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	doc, err := im.read(r.Context(), raw, name, authorName(r), importNote(name))
 	if err != nil {
 		h.importFailed(w, r, pasted, err)
 		return
 	}
-	p := store.ImportedPostmortem(d, string(raw))
-	f := postmortemForm{
-		Title: p.Title, Organization: p.Organization, Severity: p.Severity, Language: p.Language,
-		SourceURL: p.SourceURL, IncidentDate: p.IncidentDate, TimeZone: "UTC", Summary: p.Summary, Body: p.Body,
-		VariantOf: p.VariantOf, VariantKind: p.VariantKind, Tags: map[string]bool{}, Errors: formErrors{},
-		Author: authorFromCookie(r), Note: importNote(name),
-	}
-	for _, t := range p.Tags {
-		f.Tags[t.PatternSlug+":"+t.Role] = true
-	}
-	if f.Language == "" {
-		f.Language = "en" // too short to tell: the form's default
-	}
-	if f.VariantOf != "" && f.VariantKind == "" {
-		f.VariantKind = h.variantKindFor(r.Context(), f.VariantOf, f.Language)
-	}
-	extras := importExtras{Published: p.PublishedDate}
-	page, err := h.reviewPage(r, f, extras, d, string(raw), name, true)
+	delete(doc.form.Errors, "author") // asked for when saving
+	page, err := h.reviewPage(r, doc.form, doc.extras, doc.draft, string(raw), name, true)
 	if err != nil {
 		h.error(w, r, err)
 		return
@@ -115,16 +102,6 @@ func importNote(filename string) string {
 		return "Imported from pasted text"
 	}
 	return "Imported from " + filename
-}
-
-// variantKindFor proposes how a text in lang relates to the postmortem
-// slug: a translation when their languages differ, else a rewrite.
-func (h *Handler) variantKindFor(ctx context.Context, slug, lang string) string {
-	target, err := h.store.GetPostmortem(ctx, slug)
-	if err == nil && target.Language != lang {
-		return store.KindTranslation
-	}
-	return store.KindRewrite
 }
 
 // saveImport validates the reviewed form as the postmortem form does, then
@@ -144,19 +121,21 @@ func (h *Handler) saveImport(w http.ResponseWriter, r *http.Request) {
 	}
 	name := r.PostFormValue("filename")
 	// The source is cleaned again for what the form does not carry: the
-	// reader comments. A source that no longer cleans was tampered with.
+	// reader comments and the action items. A source that no longer cleans
+	// was tampered with.
 	d, err := ingest.Clean(src, name)
 	if err != nil {
 		h.importFailed(w, r, "", err)
 		return
 	}
-	p := store.ImportedPostmortem(d, string(src))
-	f, x, err := h.validateImport(r, r.PostForm, &p)
+	im, err := NewImporter(r.Context(), h.store, h.now())
 	if err != nil {
 		h.error(w, r, err)
 		return
 	}
-	rememberAuthor(w, f.Author)
+	p := store.ImportedPostmortem(d, string(src))
+	f, x := im.validate(r.Context(), r.PostForm, &p)
+	rememberAuthor(w, r, f.Author)
 	if suggesting(r) {
 		page, err := h.reviewPage(r, f, x, d, string(src), name, true)
 		if err != nil {
@@ -192,39 +171,6 @@ func (h *Handler) saveImport(w http.ResponseWriter, r *http.Request) {
 	}
 	page.Title = "Check the form: " + page.Title
 	h.render(w, r, http.StatusUnprocessableEntity, "import-review", page)
-}
-
-// validateImport checks v as the postmortem form does, plus the fields
-// only imports have, and fills p from it: p already holds what the form
-// does not carry (the source, the comments). Field errors are in the
-// returned form; err is for a failing database.
-func (h *Handler) validateImport(r *http.Request, v url.Values, p *store.Postmortem) (postmortemForm, importExtras, error) {
-	fams, err := h.store.ListFamilies(r.Context())
-	if err != nil {
-		return postmortemForm{}, importExtras{}, err
-	}
-	f := parsePostmortemForm(v, knownPatterns(fams), h.now())
-	h.checkVariant(r, &f, store.Postmortem{})
-	x := importExtras{Published: strings.TrimSpace(v.Get("published_date")), Duration: strings.TrimSpace(v.Get("duration_minutes"))}
-	f.fields().ApplyTo(p)
-	p.PublishedDate, p.VariantOf, p.VariantKind = x.Published, f.VariantOf, f.VariantKind
-	p.SavedBy, p.SaveNote = f.Author, f.Note
-	if p.VariantOf == "" {
-		p.VariantKind = store.KindOriginal
-	}
-	if x.Published != "" {
-		if msg := checkDate(x.Published, "The date of the write-up"); msg != "" {
-			f.Errors.add("published_date", msg)
-		}
-	}
-	if x.Duration != "" {
-		n, err := strconv.Atoi(x.Duration)
-		if err != nil || n < 0 {
-			f.Errors.add("duration_minutes", "The duration is a whole number of minutes.")
-		}
-		p.DurationMinutes = n
-	}
-	return f, x, nil
 }
 
 // reviewPage assembles the review of a draft; suggest fills the "Suggest
@@ -305,7 +251,10 @@ func readUpload(w http.ResponseWriter, r *http.Request) (raw []byte, name, paste
 func parseUploadForm(r *http.Request) error {
 	err := r.ParseMultipartForm(1 << 20)
 	if errors.Is(err, http.ErrNotMultipart) {
-		return r.ParseForm()
+		err = r.ParseForm()
+	}
+	if err == nil {
+		signAsUser(r)
 	}
 	return err
 }

@@ -377,11 +377,12 @@ func TestAPICreatePostmortem(t *testing.T) {
 			fields:      []string{"patterns"},
 		},
 		{
+			// The summary is derived from the text, as every import path does.
 			name:        "MarkdownWithoutSummary",
 			contentType: "text/markdown",
 			body:        "---\ntitle: No summary\n---\nText.\n",
-			status:      http.StatusUnprocessableEntity,
-			fields:      []string{"summary"},
+			status:      http.StatusCreated,
+			slug:        "no-summary",
 		},
 		{
 			name:        "TranslationInSameLanguage",

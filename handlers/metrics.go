@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -86,8 +87,20 @@ func (h *Handler) runSearch(ctx context.Context, p store.SearchParams) (store.Se
 }
 
 func (h *Handler) serveMetrics(w http.ResponseWriter, r *http.Request) {
-	h.metrics.handler.ServeHTTP(w, r)
+	switch {
+	case h.metricsElsewhere:
+		h.notFound(w, r)
+	case !h.metricsAllowed(r):
+		h.error(w, r, errMetricsRefused)
+	default:
+		h.metrics.handler.ServeHTTP(w, r)
+	}
 }
+
+var errMetricsRefused = errors.New("metrics are served to loopback, trusted proxies and API tokens only")
+
+// MetricsHandler serves the metrics alone, for -metrics-addr.
+func (h *Handler) MetricsHandler() http.Handler { return h.metrics.handler }
 
 // routeOf names the route that answered r by its pattern, never by its raw
 // path, so that label values stay few whatever URLs clients send. Requests

@@ -422,7 +422,7 @@ func TestSecurityHeadersOnEveryResponse(t *testing.T) {
 		{"Favicon", req("GET", "/favicon.ico", nil), 301},
 		{"Healthz", req("GET", "/healthz", nil), 200},
 		{"Readyz", req("GET", "/readyz", nil), 200},
-		{"Metrics", req("GET", "/metrics", nil), 200},
+		{"Metrics", loopback(req("GET", "/metrics", nil)), 200},
 	}
 	check := func(t *testing.T, rec *httptest.ResponseRecorder) {
 		t.Helper()
@@ -702,4 +702,9 @@ func TestAbsoluteURLsBehindProxy(t *testing.T) {
 			}
 		})
 	}
+}
+
+func loopback(r *http.Request) *http.Request {
+	r.RemoteAddr = "127.0.0.1:40000"
+	return r
 }

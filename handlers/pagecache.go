@@ -2,7 +2,9 @@ package handlers
 
 import (
 	"bytes"
+	"context"
 	"net/http"
+	"strings"
 	"sync"
 )
 
@@ -63,9 +65,26 @@ func (c *capture) WriteHeader(status int)      { c.status = status }
 func (c *capture) Write(b []byte) (int, error) { return c.body.Write(b) }
 
 // pageKey names a cached page: its absolute URL (pages carry it, for
-// OpenGraph), on the day it was rendered.
+// OpenGraph), on the day it was rendered, for one kind of reader: their
+// role (which controls a page shows) and their groups (which restricted
+// postmortems it lists). Never the reader themselves: see cached.
 func (h *Handler) pageKey(r *http.Request) string {
-	return h.now().Format("2006-01-02") + " " + h.origin(r) + r.URL.RequestURI()
+	u := userOf(r)
+	return h.now().Format("2006-01-02") + " " + h.origin(r) + r.URL.RequestURI() + "\x00" + u.Role.String() + "\x00" +
+		strings.Join(u.Groups, "\x01")
+}
+
+// impersonal is r without anything that names its reader: no name, no
+// email, no cookies. Cached pages are rendered from it, so whatever a
+// handler reads, a page served to the next reader of the same role and
+// groups holds nothing of the first one.
+func impersonal(r *http.Request) *http.Request {
+	u := userOf(r)
+	u.Name, u.Email = "", ""
+	r = r.Clone(context.WithValue(r.Context(), userKey{}, u))
+	r.Header.Del("Cookie")
+	r.Header.Del("Authorization")
+	return r
 }
 
 // cacheable reports whether r may be answered from the page cache: only
@@ -107,7 +126,7 @@ func (h *Handler) fromPageCache(next http.Handler) http.Handler {
 func (h *Handler) cached(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if !cacheable(r) {
-			next(w, r)
+			next(w, impersonal(r))
 			return
 		}
 		version, err := h.store.DataVersion(r.Context())
@@ -116,7 +135,7 @@ func (h *Handler) cached(next http.HandlerFunc) http.HandlerFunc {
 			return
 		}
 		c := &capture{header: w.Header(), status: http.StatusOK}
-		next(c, r)
+		next(c, impersonal(r))
 		if c.status == http.StatusOK {
 			h.rendered.put(h.pageKey(r), version, cachedPage{contentType: w.Header().Get("Content-Type"), body: bytes.Clone(c.body.Bytes())})
 		}

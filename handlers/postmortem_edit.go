@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -107,7 +108,7 @@ func (h *Handler) readPostmortemForm(w http.ResponseWriter, r *http.Request) (po
 		return postmortemForm{}, err
 	}
 	f := parsePostmortemForm(r.PostForm, knownPatterns(fams), h.now())
-	rememberAuthor(w, f.Author)
+	rememberAuthor(w, r, f.Author)
 	return f, nil
 }
 
@@ -122,7 +123,7 @@ func knownPatterns(fams []store.Family) map[string]bool {
 }
 
 func (h *Handler) newPostmortem(w http.ResponseWriter, r *http.Request) {
-	f := postmortemForm{Language: "en", TimeZone: "UTC", Author: authorFromCookie(r), Tags: map[string]bool{}, Errors: formErrors{}}
+	f := postmortemForm{Language: "en", TimeZone: "UTC", Author: authorName(r), Tags: map[string]bool{}, Errors: formErrors{}}
 	page, err := h.postmortemFormPage(r, f, "Write a postmortem")
 	if err != nil {
 		h.error(w, r, err)
@@ -238,10 +239,14 @@ func patternNames(fams []store.Family) map[string]string {
 // target must exist and not be the postmortem itself, and a translation
 // must be in another language.
 func (h *Handler) checkVariant(r *http.Request, f *postmortemForm, self store.Postmortem) {
+	checkVariant(r.Context(), h.store, f, self)
+}
+
+func checkVariant(ctx context.Context, st *store.Store, f *postmortemForm, self store.Postmortem) {
 	if f.VariantOf == "" || f.Errors["variant_of"] != "" {
 		return
 	}
-	target, err := h.store.GetPostmortem(r.Context(), f.VariantOf)
+	target, err := st.GetPostmortem(ctx, f.VariantOf)
 	switch {
 	case err != nil:
 		f.Errors.add("variant_of", "Choose an existing postmortem from the list.")
@@ -259,7 +264,7 @@ func (h *Handler) editPostmortem(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := formFromFields(p.Fields())
-	f.Version, f.Author = p.Version, authorFromCookie(r)
+	f.Version, f.Author = p.Version, authorName(r)
 	page, err := h.editFormPage(r, f, p)
 	if err != nil {
 		h.error(w, r, err)

@@ -25,7 +25,8 @@ type suggestionsView struct {
 
 type suggestionView struct {
 	Slug, Name, Role, RoleLabel string
-	Percent                     int
+	Percent                     int // calibrated confidence
+	Reason                      string
 	Evidence                    [][]textPart
 	Accepted                    bool
 }
@@ -93,12 +94,12 @@ func (h *Handler) suggestInForm(r *http.Request, page *postmortemFormPage) error
 		rejected[rej] = true
 	}
 	view := &suggestionsView{Patterns: []suggestionView{}}
-	for _, s := range sugs {
-		if s.Score < classify.DefaultThreshold || rejected[s.Slug] {
+	for _, s := range classify.Shown(sugs) {
+		if rejected[s.Slug] {
 			continue
 		}
 		sv := suggestionView{Slug: s.Slug, Name: h.patternNames[s.Slug], Role: s.Role, RoleLabel: store.RoleLabel(s.Role),
-			Percent: int(s.Score*100 + 0.5), Accepted: f.HasTag(s.Slug, s.Role)}
+			Percent: int(s.Confidence*100 + 0.5), Reason: s.Reason, Accepted: f.HasTag(s.Slug, s.Role)}
 		for _, e := range s.Evidence {
 			sv.Evidence = append(sv.Evidence, highlight(e))
 		}

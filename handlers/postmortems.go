@@ -141,8 +141,8 @@ func (h *Handler) showPostmortem(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	// The page is cached for everyone: the name field stays empty (a tick
-	// without a name takes the one this browser remembers, when it posts).
+	// The page is cached and shared: its tick form carries no name (an
+	// empty one is filled from the reader's own cookie when they save).
 	page, err := h.postmortemPage(r, p, tickForm{})
 	if err != nil {
 		h.error(w, r, err)
@@ -180,7 +180,7 @@ func (h *Handler) postmortemPage(r *http.Request, p store.Postmortem, ticks tick
 		basePage:   h.base(r, p.Title, p.Summary),
 		Postmortem: p,
 		Sections:   sectionsOf(p),
-		Checklists: tickGroupsOf(p, checklists, stored, ticks),
+		Checklists: tickGroupsOf(p, checklists, stored, ticks, userOf(r).Role < roleEditor),
 		Times:      times,
 		Timings:    timings,
 		ShowDate:   showDate, ShowDuration: showDuration,

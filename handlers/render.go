@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -30,12 +31,20 @@ type basePage struct {
 	// URL) are for OpenGraph, whose URLs must be absolute.
 	Origin    string
 	Canonical string
+	// What the reader may do, for showing only the controls that work for
+	// them; never who they are (pages are cached per role, see pageKey).
+	CanWrite, CanAdmin bool
+	// ProxyAuth: writes are signed by the signed-in user, so forms ask
+	// for no name.
+	ProxyAuth bool
 }
 
 func (h *Handler) base(r *http.Request, title, description string) basePage {
 	origin := h.origin(r)
+	u := userOf(r)
 	return basePage{Title: title, Description: clip(description, 200), Path: r.URL.Path, Origin: origin,
-		Canonical: origin + r.URL.RequestURI(), Flash: flashFrom(r)}
+		Canonical: origin + r.URL.RequestURI(), Flash: flashFrom(r),
+		CanWrite: u.Role >= roleEditor, CanAdmin: u.Role >= roleAdmin, ProxyAuth: h.proxyMode()}
 }
 
 // clip shortens s to at most n bytes, at a word boundary, marking the cut,
@@ -123,6 +132,9 @@ type errorPage struct {
 	Status  int
 	Heading string
 	Message string
+	// Submitted is the text of a refused form, shown back so that nothing
+	// typed is lost.
+	Submitted []submittedText
 }
 
 // error is the one place that turns an error into a status code and a page
@@ -134,6 +146,7 @@ func (h *Handler) error(w http.ResponseWriter, r *http.Request, err error) {
 		dup    *store.DuplicateError
 		input  *ingest.InputError
 		tooBig *http.MaxBytesError
+		denied errForbidden
 	)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
@@ -154,9 +167,23 @@ func (h *Handler) error(w http.ResponseWriter, r *http.Request, err error) {
 		status, msg = http.StatusRequestEntityTooLarge, fmt.Sprintf("The request is larger than the limit of %d bytes.", tooBig.Limit)
 	case errors.Is(err, errBadRequest):
 		status, msg = http.StatusBadRequest, err.Error()
+	case errors.Is(err, errUnauthorized):
+		status, msg = http.StatusUnauthorized, "Sign in through your organisation's sign-in page to use Hindsight, or send an API token."
+	case errors.Is(err, errBadToken):
+		status, msg = http.StatusUnauthorized, "This API token is unknown or has been revoked."
+	case errors.As(err, &denied):
+		status, msg = http.StatusForbidden, "You are signed in as a "+userOf(r).Role.String()+
+			", and this needs the "+denied.need.String()+" role. Ask an admin of Hindsight for it. Nothing was saved."
+	case errors.Is(err, errMetricsRefused):
+		status, msg = http.StatusForbidden, "Metrics are served to loopback, trusted proxies and API tokens only."
+	case errors.Is(err, errBadHost):
+		status, msg = http.StatusMisdirectedRequest, "This server does not answer for the host name "+strconv.Quote(r.Host)+"."
 	default:
 		h.log.ErrorContext(r.Context(), "request failed", "err", err, "method", r.Method, "path", r.URL.Path,
 			"request_id", requestID(r))
+	}
+	if status == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="hindsight"`)
 	}
 	if isAPI(r) {
 		body := map[string]any{"error": msg}
@@ -169,6 +196,10 @@ func (h *Handler) error(w http.ResponseWriter, r *http.Request, err error) {
 		writeJSON(w, status, body)
 		return
 	}
+	if denied.need != roleNone {
+		h.renderErrorPage(w, r, errorPage{Status: status, Message: msg, Submitted: submittedTexts(r)})
+		return
+	}
 	h.renderError(w, r, status, msg)
 }
 
@@ -176,12 +207,13 @@ func (h *Handler) error(w http.ResponseWriter, r *http.Request, err error) {
 var errBadRequest = errors.New("the request could not be read")
 
 func (h *Handler) renderError(w http.ResponseWriter, r *http.Request, status int, msg string) {
-	page := errorPage{
-		basePage: h.base(r, http.StatusText(status), msg),
-		Status:   status,
-		Heading:  http.StatusText(status),
-		Message:  msg,
-	}
+	h.renderErrorPage(w, r, errorPage{Status: status, Message: msg})
+}
+
+func (h *Handler) renderErrorPage(w http.ResponseWriter, r *http.Request, page errorPage) {
+	status := page.Status
+	page.basePage = h.base(r, http.StatusText(status), page.Message)
+	page.Heading = http.StatusText(status)
 	var buf bytes.Buffer
 	if err := h.pages["error"].Execute(&buf, page); err != nil {
 		h.log.ErrorContext(r.Context(), "render error page", "err", err)

@@ -51,12 +51,23 @@ func searchRequest(r *http.Request, size int) (store.SearchParams, int) {
 		page = 1
 	}
 	page = min(page, 1000) // deeper pages are not worth the offset scan
-	return store.SearchParams{Query: search.Parse(v.Get("q")), Limit: size, Offset: (page - 1) * size}, page
+	q := search.Parse(v.Get("q"))
+	if v.Get("typing") != "" {
+		// Live results while the words are typed: the last one may be
+		// unfinished.
+		q = q.Typing()
+	}
+	return store.SearchParams{Query: q, Limit: size, Offset: (page - 1) * size}, page
 }
 
-// searchURL is the address of the results for q.
+// searchURL is the address of the results for q (read as typing when it
+// is, so that the page finds what a live suggestion counted).
 func searchURL(q search.Query) string {
-	return "/search?q=" + url.QueryEscape(q.String())
+	u := "/search?q=" + url.QueryEscape(q.String())
+	if q.Key() != q.String() {
+		u += "&typing=1"
+	}
+	return u
 }
 
 func (h *Handler) showSearch(w http.ResponseWriter, r *http.Request) {
@@ -154,10 +165,18 @@ type (
 		Count int    `json:"count"`
 	}
 	apiNamedPattern struct {
-		Slug     string `json:"slug"`
-		Name     string `json:"name"`
-		Headline string `json:"headline"`
-		URL      string `json:"url"`
+		Slug        string          `json:"slug"`
+		Name        string          `json:"name"`
+		Headline    string          `json:"headline"`
+		URL         string          `json:"url"`
+		Postmortems []apiPatternRef `json:"postmortems"`
+	}
+	apiPatternRef struct {
+		Slug         string `json:"slug"`
+		Title        string `json:"title"`
+		Organization string `json:"organization"`
+		IncidentDate string `json:"incident_date"`
+		URL          string `json:"url"`
 	}
 )
 
@@ -190,7 +209,12 @@ func (h *Handler) apiSearch(w http.ResponseWriter, r *http.Request) {
 		Facets   map[string][]apiFacet `json:"facets"`
 		Patterns []apiNamedPattern     `json:"patterns"`
 		URL      string                `json:"url"`
+		// AnyWords: fewer than three incidents had every word (AllWords
+		// of them), so items have any of the words, the most first.
+		AnyWords bool `json:"any_words"`
+		AllWords int  `json:"all_words"`
 	}{
+		AnyWords: res.AnyWords, AllWords: res.AllWords,
 		Query: res.Query.String(), Notes: res.Query.Notes, Items: []apiSearchHit{}, Total: res.Total,
 		Page: page, Pages: pageCount(res.Total, size), Patterns: []apiNamedPattern{}, URL: searchURL(res.Query),
 		Facets: map[string][]apiFacet{
@@ -220,7 +244,12 @@ func (h *Handler) apiSearch(w http.ResponseWriter, r *http.Request) {
 		out.Items = append(out.Items, item)
 	}
 	for _, p := range res.Patterns {
-		out.Patterns = append(out.Patterns, apiNamedPattern{Slug: p.Slug, Name: p.Name, Headline: p.Headline, URL: "/patterns/" + p.Slug})
+		np := apiNamedPattern{Slug: p.Slug, Name: p.Name, Headline: p.Headline, URL: "/patterns/" + p.Slug, Postmortems: []apiPatternRef{}}
+		for _, r := range res.PatternPostmortems[p.Slug] {
+			np.Postmortems = append(np.Postmortems, apiPatternRef{Slug: r.Slug, Title: r.Title, Organization: r.Organization,
+				IncidentDate: r.IncidentDate, URL: "/postmortems/" + r.Slug})
+		}
+		out.Patterns = append(out.Patterns, np)
 	}
 	writeJSON(w, http.StatusOK, out)
 }

@@ -8,18 +8,21 @@ import (
 	"strings"
 	"testing"
 
+	"hindsight/classify"
 	"hindsight/seeds"
 )
 
 type suggestResponse struct {
 	Language string `json:"language"`
 	Patterns []struct {
-		Slug     string   `json:"slug"`
-		Name     string   `json:"name"`
-		Score    float64  `json:"score"`
-		Role     string   `json:"role"`
-		Evidence []string `json:"evidence"`
-		Phrases  []string `json:"phrases"`
+		Slug       string   `json:"slug"`
+		Name       string   `json:"name"`
+		Score      float64  `json:"score"`
+		Confidence float64  `json:"confidence"`
+		Reason     string   `json:"reason"`
+		Role       string   `json:"role"`
+		Evidence   []string `json:"evidence"`
+		Phrases    []string `json:"phrases"`
 	} `json:"patterns"`
 	Similar []struct {
 		Slug  string  `json:"slug"`
@@ -77,7 +80,15 @@ func TestAPISuggest(t *testing.T) {
 			t.Errorf("patterns not sorted by score: %v then %v", got.Patterns[i-1].Score, p.Score)
 		}
 	}
-	for _, want := range []string{"connection-exhaustion", "health-check-death-spiral", "cascading-overload", "feedback-loop", "traffic-surge"} {
+	if len(got.Patterns) > classify.MaxShown {
+		t.Errorf("%d patterns, want at most %d", len(got.Patterns), classify.MaxShown)
+	}
+	for _, p := range got.Patterns {
+		if p.Confidence <= 0 || p.Confidence > 1 || p.Reason == "" {
+			t.Errorf("pattern %s: confidence %v, reason %q; want a calibrated confidence and a reason", p.Slug, p.Confidence, p.Reason)
+		}
+	}
+	for _, want := range []string{"connection-exhaustion", "health-check-death-spiral", "cascading-overload", "feedback-loop"} {
 		if !slices.Contains(slugs, want) {
 			t.Errorf("patterns %v lack %s", slugs, want)
 		}

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -87,6 +88,119 @@ func hasYear(s string) bool {
 		} else {
 			run = 0
 		}
+	}
+	return false
+}
+
+// monthNumbers maps month names and abbreviations of the languages we read
+// to their number.
+var monthNumbers = func() map[string]time.Month {
+	m := map[string]time.Month{}
+	for i, names := range [][]string{
+		{"january", "jan", "enero", "ene", "janeiro"},
+		{"february", "feb", "febrero", "fevereiro", "fev"},
+		{"march", "mar", "marzo", "março", "marco"},
+		{"april", "apr", "abril", "abr"},
+		{"may", "mayo", "maio", "mai"},
+		{"june", "jun", "junio", "junho"},
+		{"july", "jul", "julio", "julho"},
+		{"august", "aug", "agosto", "ago"},
+		{"september", "sep", "sept", "septiembre", "setiembre", "setembro", "set"},
+		{"october", "oct", "octubre", "outubro", "out"},
+		{"november", "nov", "noviembre", "novembro"},
+		{"december", "dec", "diciembre", "dic", "dezembro", "dez"},
+	} {
+		for _, n := range names {
+			m[n] = time.Month(i + 1)
+		}
+	}
+	return m
+}()
+
+const monthAlt = `january|february|march|april|may|june|july|august|september|october|november|december|` +
+	`jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec|` +
+	`enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|setiembre|octubre|noviembre|diciembre|` +
+	`janeiro|fevereiro|março|maio|junho|julho|setembro|outubro|novembro|dezembro`
+
+// textDateRe finds a date written in running text, with or without its
+// year: "2016-02-23", "April 21st, 2011", "30 Jan 2019", "23 de
+// septiembre de 2010", "November 30th" (yearless).
+var textDateRe = regexp.MustCompile(`(?i)\b(?:` +
+	`((?:19|20)\d\d)-(\d\d)-(\d\d)` + // 1-3: ISO
+	`|(` + monthAlt + `)\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s+((?:19|20)\d\d)\b)?` + // 4-6: month day [year]
+	`|(\d{1,2})(?:st|nd|rd|th|º|°)?\s+(?:of\s+|de\s+)?(` + monthAlt + `)\b\.?(?:,?\s+(?:de(?:l)?\s+)?((?:19|20)\d\d)\b)?` + // 7-9: day month [year]
+	`)`)
+
+// foundDate is a date read from running text.
+type foundDate struct {
+	date     time.Time
+	phrase   string
+	yearless bool // the year was inferred
+}
+
+// firstDate returns the first date of text that has a year, or else the
+// first without one, given the year of ref (the publication date) and put
+// a year back if it would fall after ref. Without ref a yearless date is
+// not taken.
+func firstDate(text string, ref time.Time) (foundDate, bool) {
+	var yearless *foundDate
+	for _, m := range textDateRe.FindAllStringSubmatchIndex(text, 64) {
+		g := func(i int) string {
+			if m[2*i] < 0 {
+				return ""
+			}
+			return text[m[2*i]:m[2*i+1]]
+		}
+		var y, mo, day string
+		var month time.Month
+		switch {
+		case g(1) != "":
+			y, mo, day = g(1), g(2), g(3)
+			n, _ := strconv.Atoi(mo)
+			month = time.Month(n)
+		case g(4) != "":
+			y, day, month = g(6), g(5), monthNumbers[strings.ToLower(g(4))]
+		default:
+			y, day, month = g(9), g(7), monthNumbers[strings.ToLower(g(8))]
+		}
+		dn, _ := strconv.Atoi(day)
+		if month < 1 || month > 12 || dn < 1 || dn > 31 {
+			continue
+		}
+		phrase := text[m[0]:m[1]]
+		if y == "" {
+			if yearless == nil && !ref.IsZero() && !ambiguousMonth(phrase) {
+				t := time.Date(ref.Year(), month, dn, 0, 0, 0, 0, time.UTC)
+				if t.After(ref) {
+					t = t.AddDate(-1, 0, 0)
+				}
+				if t.Day() == dn {
+					yearless = &foundDate{date: t, phrase: phrase, yearless: true}
+				}
+			}
+			continue
+		}
+		yn, _ := strconv.Atoi(y)
+		t := time.Date(yn, month, dn, 0, 0, 0, 0, time.UTC)
+		if t.Day() != dn {
+			continue // 31 February
+		}
+		return foundDate{date: t, phrase: phrase}, true
+	}
+	if yearless != nil {
+		return *yearless, true
+	}
+	return foundDate{}, false
+}
+
+// ambiguousMonth leaves out yearless matches that are more likely words:
+// "may 3" in "we may 3x the capacity" is rare, but "mar", "set", "out" and
+// "ago" are words in Spanish and Portuguese.
+func ambiguousMonth(phrase string) bool {
+	w := strings.ToLower(strings.Fields(phrase)[0])
+	switch w {
+	case "may", "mar", "set", "out", "ago", "dic", "ene", "mai", "dez", "fev":
+		return !strings.ContainsAny(phrase, ",")
 	}
 	return false
 }

@@ -11,25 +11,82 @@ import (
 
 var tldrRe = regexp.MustCompile(`(?i)^tl;?dr\s*[:\-–—]\s*`)
 
-// guessSummary uses a "TL;DR:" paragraph as the summary when none was given.
+// guessSummary derives a summary when none was given: a "TL;DR:"
+// paragraph, else the lead paragraph (the first paragraph of prose), cut to
+// a few sentences. (A Summary section was taken by splitSections.)
 func (d *Draft) guessSummary(paras []string) {
 	if d.Summary != "" {
 		return
 	}
-	for _, p := range paras {
+	for _, p := range paras[:min(len(paras), 40)] {
 		if loc := tldrRe.FindStringIndex(p); loc != nil {
 			d.Summary = strings.TrimSpace(p[loc[1]:])
 			d.note("summary taken from the TL;DR paragraph")
 			return
 		}
 	}
+	lead := leadParagraph(paras)
+	what := "the lead paragraph"
+	if lead == "" {
+		// No paragraph of prose: the first text there is, so that an
+		// import always has a summary to review.
+		for _, p := range paras {
+			if t := strings.TrimSpace(atxRe.ReplaceAllString(listItemRe.ReplaceAllString(p, ""), "")); t != "" {
+				lead, what = t, "the first paragraph"
+				break
+			}
+		}
+	}
+	if lead == "" {
+		for _, f := range []string{SectionImpact, SectionTrigger, SectionResolution, SectionTimeline} {
+			if t := d.Sections[f]; t != "" {
+				lead, what = t, "the "+strings.ReplaceAll(f, "_", " ")+" section"
+				break
+			}
+		}
+	}
+	if lead == "" {
+		return
+	}
+	d.Summary = clipSentences(lead, maxSummaryRunes)
+	d.note("summary taken from %s", what)
+}
+
+// maxDerivedTitleRunes bounds a title made from the text.
+const maxDerivedTitleRunes = 90
+
+// guessTitle makes a title from the summary's first sentence when the
+// document has no heading (a blog post scraped without its headline), and
+// says so: it is a stand-in for the reviewer to replace.
+func (d *Draft) guessTitle() {
+	if d.Title != "" || d.Summary == "" {
+		return
+	}
+	s := strings.Join(strings.Fields(d.Summary), " ")
+	for i, r := range s {
+		if (r == '.' || r == '!' || r == '?' || r == '。') && i > 20 && (i+1 == len(s) || s[i+1] == ' ') {
+			s = s[:i]
+			break
+		}
+	}
+	if utf8.RuneCountInString(s) > maxDerivedTitleRunes {
+		cut := string([]rune(s)[:maxDerivedTitleRunes])
+		if i := strings.LastIndexByte(cut, ' '); i > maxDerivedTitleRunes/2 {
+			cut = cut[:i]
+		}
+		s = strings.TrimRight(cut, " ,;:-–—") + "…"
+	}
+	d.Title = s
+	d.note("the text has no heading: the title is made from its first sentence; give it the write-up's real title")
 }
 
 // guessOrganization suggests an organization when none was given: first a
 // site name from the page's addresses that the text also mentions
-// (dreamwidth.org -> "Dreamwidth"), then the name the text mentions most in
-// the middle of sentences.
-func (d *Draft) guessOrganization(hosts []string) {
+// (dreamwidth.org -> "Dreamwidth"), then the name of a copyright footer,
+// then the name the text uses most for who it is about ("Acme engineers",
+// "at Acme", "Acme's"), else the name mentioned most in the middle of
+// sentences. Months, weekdays and such are never names.
+func (d *Draft) guessOrganization(hosts []string, footer string) {
 	if d.Organization != "" {
 		return
 	}
@@ -38,7 +95,8 @@ func (d *Draft) guessOrganization(hosts []string) {
 			hosts = append([]string{h}, hosts...)
 		}
 	}
-	names := properNames(d.Body)
+	text := d.Title + "\n\n" + d.Summary + "\n\n" + d.Body
+	names := properNames(text)
 	for _, h := range hosts {
 		site := siteName(h)
 		for _, n := range names {
@@ -49,11 +107,61 @@ func (d *Draft) guessOrganization(hosts []string) {
 			}
 		}
 	}
+	if footer != "" {
+		d.Organization = footer
+		d.note("organization read from the copyright line: %s", footer)
+		return
+	}
+	if n, ok := ownerName(text); ok {
+		d.Organization = n
+		d.note("organization guessed from the text (who it is about): %s", n)
+		return
+	}
 	if len(names) > 0 && names[0].count >= 2 && (len(names) == 1 || names[0].count > names[1].count) {
 		d.Organization = names[0].word
 		d.note("organization guessed from the text (the name mentioned most): %s", names[0].word)
 	}
 }
+
+// ownerRe finds a name used for who the write-up is about: "Acme
+// engineers", "the Acme team", "at Acme", "Acme's", "Acme customers".
+var ownerRe = regexp.MustCompile(`(?:\b(?:at|of|from|for)\s+([\p{Lu}][\p{L}\p{N}]+)\b[,.]?\s*(?:we|our|the)?|\b([\p{Lu}][\p{L}\p{N}]+)(?:'s|’s)\s|\b([\p{Lu}][\p{L}\p{N}]+)\s+(?:engineers|engineering|team|teams|customers|users|infrastructure|services|status|platform|SRE|on-call|staff|employees|'s|’s|ingenieros|equipo|clientes|usuarios))`)
+
+// ownerName is the name ownerRe finds most often, counted at least twice.
+func ownerName(text string) (string, bool) {
+	counts := map[string]int{}
+	best, bestN := "", 0
+	for _, m := range ownerRe.FindAllStringSubmatch(text[:min(len(text), 64<<10)], 2000) {
+		w := m[1] + m[2] + m[3]
+		if notName[strings.ToLower(w)] || utf8.RuneCountInString(w) < 2 {
+			continue
+		}
+		counts[w]++
+		if counts[w] > bestN {
+			best, bestN = w, counts[w]
+		}
+	}
+	return best, bestN >= 2
+}
+
+// notName are capitalised words that are never an organization.
+var notName = func() map[string]bool {
+	m := map[string]bool{}
+	for w := range monthNumbers {
+		m[w] = true
+	}
+	for _, w := range strings.Fields(`monday tuesday wednesday thursday friday saturday sunday mon tue wed thu fri sat sun
+		lunes martes miércoles jueves viernes sábado domingo today tonight yesterday this that these those the a an our
+		we i it its they he she you your their there here then when while after before during since until on in at of for
+		to from by with as and or but if so not all any some each every no one two three first second last next
+		utc gmt pst pdt est edt cet cest ist jst kst am pm us eu east west north south central region zone availability
+		internet engineering customer customers users service services team update updates summary impact timeline
+		root cause resolution detection mitigation action items note status incident outage postmortem post-mortem
+		el la los las un una de del en por para con sin nuestro nuestra nosotros este esta hoy ayer`) {
+		m[w] = true
+	}
+	return m
+}()
 
 // siteName is the label before the public suffix: "www.dreamwidth.org" ->
 // "dreamwidth". Two-part suffixes such as co.uk are rare enough in
@@ -82,7 +190,7 @@ func properNames(s string) []nameCount {
 		w := strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) })
 		w = strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s")
 		r, _ := utf8.DecodeRuneInString(w)
-		if prevLower && unicode.IsUpper(r) && utf8.RuneCountInString(w) > 2 && strings.ToUpper(w) != w {
+		if prevLower && unicode.IsUpper(r) && utf8.RuneCountInString(w) > 2 && strings.ToUpper(w) != w && !notName[strings.ToLower(w)] {
 			if _, ok := order[w]; !ok {
 				order[w] = i
 			}
@@ -118,10 +226,31 @@ func hostOf(raw string) string {
 
 var sameDayRe = regexp.MustCompile(`(?i)\b(today|tonight|this morning|this afternoon|this evening|earlier today|hoy|esta noche|esta mañana|esta tarde|aujourd'hui|ce matin|ce soir|heute)\b`)
 
-// guessIncidentDate takes the posting date as the incident date when the
-// write-up says the incident happened that day ("tonight", "this morning").
-func (d *Draft) guessIncidentDate() {
-	if !d.IncidentDate.IsZero() || d.PublishedDate.IsZero() {
+// dateSearchBytes is how much of the text is searched for the incident date:
+// the date is told near the top.
+const dateSearchBytes = 16 << 10
+
+// guessIncidentDate reads the incident date when none was given: the first
+// date written in the summary and the text ("on 30 Jan 2019", "2016-02-23
+// 19:55"; a date without a year takes the publication's), else the
+// posting date when the write-up says the incident happened that day
+// ("tonight", "this morning").
+func (d *Draft) guessIncidentDate(paras []string) {
+	if !d.IncidentDate.IsZero() {
+		return
+	}
+	text := d.Summary + "\n\n" + strings.Join(paras, "\n\n")
+	text = text[:min(len(text), dateSearchBytes)]
+	if f, ok := firstDate(text, d.PublishedDate); ok && (d.PublishedDate.IsZero() || !f.date.After(d.PublishedDate)) {
+		d.IncidentDate = f.date
+		if f.yearless {
+			d.note("incident date read from the text (%q, the year of the posting date): %s", f.phrase, f.date.Format(time.DateOnly))
+		} else {
+			d.note("incident date read from the text (%q): %s", f.phrase, f.date.Format(time.DateOnly))
+		}
+		return
+	}
+	if d.PublishedDate.IsZero() {
 		return
 	}
 	if m := sameDayRe.FindString(d.Body); m != "" {

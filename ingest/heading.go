@@ -3,6 +3,7 @@ package ingest
 import (
 	"regexp"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 )
@@ -42,10 +43,14 @@ func sameText(a, b string) bool {
 // that content-spinning sites put on copied write-ups: every copy is removed
 // and it is not used as the title.
 func (d *Draft) takeHeading(paras []string) []string {
+	paras = d.skipToTitle(paras)
 	if len(paras) < 2 {
 		return paras
 	}
 	cand, ok := titleLike(paras[0])
+	if _, section := lookupSection(cand); ok && section {
+		ok = false // "Summary" opens the text; it does not name it
+	}
 	if ok {
 		var kept []string
 		lines, prefixes, recased := 0, 0, false
@@ -82,6 +87,13 @@ func (d *Draft) takeHeading(paras []string) []string {
 		paras = kept
 	}
 	if len(paras) > 1 {
+		if t, author, ok := looseByline(paras[0]); ok {
+			if d.PublishedDate.IsZero() {
+				d.PublishedDate = dateOnly(t)
+			}
+			d.note("removed the byline; posted on %s by %s", t.Format(time.DateOnly), author)
+			return paras[1:]
+		}
 		if t, author, ok := parseByline(paras[0]); ok {
 			if d.PublishedDate.IsZero() {
 				d.PublishedDate = dateOnly(t)
@@ -95,6 +107,25 @@ func (d *Draft) takeHeading(paras []string) []string {
 		}
 	}
 	return paras
+}
+
+var looseBylineRe = regexp.MustCompile(`(?i)^(?:posted|published|written|publicado|escrito)?\s*(?:by|por)\s+([^·|•,—–]{2,60}?)\s*[·|•,—–]`)
+
+// looseByline reads "Posted by Daniel Osei · March 15, 2024 · 6 min read":
+// an author after "by", then a date among the other parts.
+func looseByline(s string) (time.Time, string, bool) {
+	if len(s) > 160 || strings.Contains(s, "\n") {
+		return time.Time{}, "", false
+	}
+	m := looseBylineRe.FindStringSubmatch(s)
+	if m == nil {
+		return time.Time{}, "", false
+	}
+	f, ok := firstDate(s[len(m[0]):], time.Time{})
+	if !ok {
+		return time.Time{}, "", false
+	}
+	return f.date, strings.TrimSpace(m[1]), true
 }
 
 // cutTitlePrefix removes "Title - " (or ":" / "–" / "—") from the start of p.

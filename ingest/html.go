@@ -3,6 +3,7 @@ package ingest
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -51,6 +52,8 @@ type page struct {
 	published   time.Time
 	canonical   string
 	description string
+	properties  []string // "Label: value" lines of a properties table
+	footerOrg   string
 	comments    []Comment
 	notes       []string
 }
@@ -66,6 +69,10 @@ func (d *Draft) fillFromPage(p page) {
 	}
 	set(&d.Title, p.title, "title")
 	set(&d.Organization, p.site, "organization")
+	if d.Organization == "" && p.footerOrg != "" {
+		d.Organization = p.footerOrg
+		d.note("organization read from the page's copyright line: %s", p.footerOrg)
+	}
 	set(&d.Language, p.lang, "language")
 	set(&d.SourceURL, p.canonical, "source address")
 	set(&d.Summary, p.description, "summary")
@@ -90,6 +97,7 @@ var chromeClassParts = map[string]bool{
 	"sidebar": true, "share": true, "sharing": true, "social": true, "related": true, "advert": true,
 	"ads": true, "ad": true, "cookie": true, "cookies": true, "banner": true, "subscribe": true,
 	"newsletter": true, "footer": true, "header": true, "masthead": true, "promo": true, "popup": true,
+	"meta": true, "metadata": true, "byline": true, "bio": true, "author": true, "consent": true, "toolbar": true,
 }
 
 func attr(n *html.Node, key string) string {
@@ -191,8 +199,12 @@ func convertHTML(src string) (page, error) {
 	if root == nil {
 		root = doc
 	}
-	if h1 := find(root, isElem(atom.H1)); h1 != nil {
-		p.title = strings.TrimSpace(collapse(textOf(h1)))
+	p.title = pageTitle(root, p.title)
+	p.properties = readProperties(doc)
+	if f := find(doc, func(n *html.Node) bool {
+		return n.Type == html.ElementNode && (n.DataAtom == atom.Footer || attr(n, "role") == "contentinfo")
+	}); f != nil {
+		p.footerOrg = footerOrg(strings.Split(textOf(f), "\n"))
 	}
 
 	for _, sec := range findAll(doc, isCommentSection, nil) {
@@ -205,6 +217,9 @@ func convertHTML(src string) (page, error) {
 	c := converter{}
 	c.blocks(root)
 	c.flush()
+	if len(p.properties) > 0 {
+		c.out = append([]string{strings.Join(p.properties, "\n")}, c.out...)
+	}
 	p.markdown = strings.Join(c.out, "\n\n")
 	if c.skipped > 0 {
 		p.notes = append(p.notes, fmt.Sprintf("removed %d page element(s): scripts, styles, navigation, headers, footers, widgets", c.skipped))
@@ -309,6 +324,62 @@ func (p *page) readMeta(doc *html.Node) {
 			break
 		}
 	}
+}
+
+// pageTitle picks the document's heading: the first <h1> that is not a
+// template section ("Summary" in a Google Docs export), else an element of
+// class "title" (Google Docs' title paragraph), else the page's <title>.
+// Confluence prefixes its page titles with the space ("SRE : …"): the
+// prefix goes.
+func pageTitle(root *html.Node, docTitle string) string {
+	for _, h1 := range findAll(root, isElem(atom.H1), nil) {
+		t := strings.TrimSpace(collapse(textOf(h1)))
+		if _, known := lookupSection(t); t == "" || known {
+			continue
+		}
+		if strings.Contains(attr(h1, "class"), "pagetitle") {
+			if _, rest, ok := strings.Cut(t, " : "); ok {
+				t = strings.TrimSpace(rest)
+			}
+		}
+		return t
+	}
+	if n := find(root, func(n *html.Node) bool {
+		return n.Type == html.ElementNode && slices.Contains(strings.Fields(attr(n, "class")), "title")
+	}); n != nil {
+		if t := strings.TrimSpace(collapse(textOf(n))); t != "" {
+			return t
+		}
+	}
+	return docTitle
+}
+
+// readProperties reads a Notion-style properties table (<table
+// class="properties">, kept in the page header) as "Label: value" lines.
+func readProperties(doc *html.Node) []string {
+	t := find(doc, func(n *html.Node) bool {
+		return n.Type == html.ElementNode && n.DataAtom == atom.Table && slices.Contains(strings.Fields(attr(n, "class")), "properties")
+	})
+	if t == nil {
+		return nil
+	}
+	var out []string
+	for _, tr := range findAll(t, isElem(atom.Tr), nil) {
+		th, td := find(tr, isElem(atom.Th)), find(tr, isElem(atom.Td))
+		if th == nil || td == nil {
+			continue
+		}
+		var vals []string
+		for c := td.FirstChild; c != nil; c = c.NextSibling {
+			if v := strings.TrimSpace(collapse(textOf(c))); v != "" {
+				vals = append(vals, v)
+			}
+		}
+		if k := strings.TrimSpace(collapse(textOf(th))); k != "" && len(vals) > 0 {
+			out = append(out, k+": "+strings.Join(vals, ", "))
+		}
+	}
+	return out
 }
 
 // readComments turns each comment of a comment section into a Comment,
@@ -475,6 +546,10 @@ func (c *converter) node(n *html.Node) {
 			q := strings.Join(sub.out, "\n\n")
 			c.out = append(c.out, "> "+strings.ReplaceAll(q, "\n", "\n> "))
 		}
+	case atom.Table:
+		if t := tableMarkdown(n); t != "" {
+			c.out = append(c.out, t)
+		}
 	case atom.Tr:
 		var cells []string
 		for td := n.FirstChild; td != nil; td = td.NextSibling {
@@ -490,6 +565,39 @@ func (c *converter) node(n *html.Node) {
 		c.blocks(n)
 		c.flush()
 	}
+}
+
+// tableMarkdown writes a table as a Markdown table, its first row as the
+// header. Rows of nested tables are not its own.
+func tableMarkdown(table *html.Node) string {
+	var rows []string
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
+			if ch.Type != html.ElementNode || ch.DataAtom == atom.Table {
+				continue
+			}
+			if ch.DataAtom != atom.Tr {
+				walk(ch)
+				continue
+			}
+			var cells []string
+			for td := ch.FirstChild; td != nil; td = td.NextSibling {
+				if td.Type == html.ElementNode {
+					cells = append(cells, strings.ReplaceAll(collapse(inlineMarkdown(td)), "|", "\\|"))
+				}
+			}
+			if strings.TrimSpace(strings.Join(cells, "")) == "" {
+				continue
+			}
+			rows = append(rows, "| "+strings.Join(cells, " | ")+" |")
+			if len(rows) == 1 {
+				rows = append(rows, "|"+strings.Repeat(" --- |", len(cells)))
+			}
+		}
+	}
+	walk(table)
+	return strings.Join(rows, "\n")
 }
 
 // listMarkdown writes one "- item" line per <li>, nested lists indented.

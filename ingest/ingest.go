@@ -66,10 +66,16 @@ type Draft struct {
 	Severity      string
 	SourceURL     string
 	Summary       string
+	Services      string // comma-separated, from a properties block
+	Authors       string
 	Body          string // clean Markdown
-	Comments      []Comment
-	Meta          Meta
-	Notes         []string // what was cleaned or guessed, for the reviewer
+	// Sections holds the template sections found in the text, by field
+	// name (SectionImpact, …), Markdown each.
+	Sections    map[string]string
+	ActionItems []ActionItem
+	Comments    []Comment
+	Meta        Meta
+	Notes       []string // what was cleaned or guessed, for the reviewer
 }
 
 // Comment is a reader comment set apart from the write-up.
@@ -129,14 +135,16 @@ func Clean(raw []byte, filename string) (Draft, error) {
 	default:
 		d.Format = FormatText
 	}
-	if hasFM && d.Format != FormatHTML && !looksLikeMarkdown(body) && ext != ".md" && ext != ".markdown" {
-		// Front matter on top of scraped text: the text still needs its
-		// paragraphs rebuilt, so treat the body as plain text.
+	if d.Format == FormatMarkdown && !looksLikeMarkdown(body) {
+		// Sent as Markdown (by its name, its front matter or the API's
+		// content type) but with no Markdown in it: scraped or pasted text,
+		// whose paragraphs still need rebuilding. So a document cleans the
+		// same whatever it was sent as.
 		d.Format = FormatText
 	}
 
 	d.clean(body)
-	if strings.TrimSpace(d.Body) == "" {
+	if strings.TrimSpace(d.Body) == "" && len(d.Sections) == 0 && len(d.ActionItems) == 0 {
 		return Draft{}, &InputError{Err: ErrEmpty, Detail: "nothing is left once page chrome and repeated lines are removed"}
 	}
 	return d, nil
@@ -214,12 +222,16 @@ func (d *Draft) clean(body string) {
 	}
 
 	paras := paragraphs(body, d.Format == FormatText)
+	paras = d.dropBanners(paras)
 	paras = d.takeHeading(paras)
+	paras = d.readProperties(paras)
+	paras = d.splitSections(paras)
 	d.Body = strings.Join(paras, "\n\n")
 
 	d.guessSummary(paras)
-	d.guessOrganization(hosts)
-	d.guessIncidentDate()
+	d.guessTitle()
+	d.guessOrganization(hosts, footerOrg(chrome))
+	d.guessIncidentDate(paras)
 }
 
 func (d *Draft) note(format string, args ...any) {

@@ -146,6 +146,12 @@ var chromePhrases, chromeFirstWords = func() (map[string]bool, map[string]bool) 
 		"advertisement", "sponsored", "loading", "share on facebook", "share on twitter", "share via", "reply",
 		"permalink", "comments", "leave a comment", "leave a reply", "back to top", "read more", "more",
 		"share this post", "copy link", "follow us", "privacy policy", "terms of service", "cookie policy",
+		"blog", "careers", "status", "pricing", "docs", "documentation", "products", "solutions", "customers",
+		"company", "jobs", "press", "newsroom", "support", "help", "community", "partners", "developers",
+		"changelog", "get started", "contact sales", "request a demo", "book a demo", "start free trial",
+		"sign out", "log out", "my account", "accept", "accept all", "accept cookies", "reject", "reject all", "decline",
+		"cookie settings", "manage cookies", "got it", "dismiss", "share on linkedin", "share on x", "hacker news",
+		"copy url", "share article", "x", "bluesky", "listen", "min read", "terms", "privacy", "security",
 	} {
 		m[p] = true
 		first, _, _ := strings.Cut(p, " ")
@@ -194,8 +200,43 @@ func isChrome(line string) bool {
 	return true
 }
 
+var (
+	navSepRe = regexp.MustCompile(`\s+[|·•]\s+`)
+	// A Markdown link to a place on the same site: "[Incidents](/summary)".
+	siteLinkRe = regexp.MustCompile(`!?\[[^\]\n]{0,80}\]\((?:/|#|\.)[^()\s]*\)`)
+	footerRe   = regexp.MustCompile(`(?i)^(?:©|\(c\)\s*\d{4}|copyright\s+(?:©|\(c\)|\d{4}))|all rights reserved|todos los derechos reservados`)
+)
+
+// isNavLine reports a navigation bar pasted as text: three or more short
+// items between bars or bullets ("Status | Blog | Careers | Sign in"), or
+// links to pages of the same site and nothing else.
+func isNavLine(line string) bool {
+	t := strings.TrimSpace(listItemRe.ReplaceAllString(line, ""))
+	if t == "" || len(t) > 200 {
+		return false
+	}
+	if parts := navSepRe.Split(t, -1); len(parts) >= 3 {
+		short := true
+		for _, p := range parts {
+			p = strings.TrimSpace(p)
+			if len(strings.Fields(p)) > 3 || endsSentence(p) {
+				short = false
+				break
+			}
+		}
+		if short {
+			return true
+		}
+	}
+	if rest := siteLinkRe.ReplaceAllString(t, ""); rest != t && strings.TrimFunc(rest, isChromeSep) == "" {
+		return true
+	}
+	return false
+}
+
 // removeChrome drops lines that are share buttons, navigation or widgets
-// ("Tweet", "Share | Like", "Skip to content") and returns what it removed.
+// ("Tweet", "Share | Like", "Skip to content"), and copyright footers, and
+// returns what it removed.
 func removeChrome(s string) (string, []string) {
 	lines := strings.Split(s, "\n")
 	kept := lines[:0]
@@ -205,7 +246,7 @@ func removeChrome(s string) (string, []string) {
 		if strings.HasPrefix(strings.TrimSpace(l), "```") {
 			inFence = !inFence
 		}
-		if !inFence && isChrome(l) {
+		if !inFence && (isChrome(l) || isNavLine(l) || len(l) < 200 && footerRe.MatchString(strings.TrimSpace(l))) {
 			removed = append(removed, strings.TrimSpace(l))
 			continue
 		}
@@ -339,15 +380,34 @@ var listItemRe = regexp.MustCompile(`^\s*(?:[-*+•]\s|\d{1,3}[.)]\s)`)
 // that stops mid-sentence before a lowercase word is joined to the next.
 func paragraphs(s string, reflow bool) []string {
 	var out []string
+	prevLen := 0 // the length of the previous block when it was one line
 	for _, block := range splitBlocks(s) {
 		if !reflow {
 			out = append(out, strings.Join(block, "\n"))
 			continue
 		}
+		// Text copied with a blank line after every wrapped line: a
+		// sentence that runs on from a line as long as a wrapped one into
+		// the next one-line block joins it.
+		if n := len(out); len(block) == 1 && prevLen >= minWrappedLine && !listItemRe.MatchString(block[0]) {
+			if line := strings.Join(strings.Fields(block[0]), " "); softBreak(out[n-1], line) {
+				out[n-1] += " " + line
+				prevLen = len(block[0])
+				continue
+			}
+		}
+		prevLen = 0
+		if len(block) == 1 && !listItemRe.MatchString(block[0]) {
+			prevLen = len(block[0])
+		}
 		out = append(out, reflowBlock(block)...)
 	}
 	return out
 }
+
+// minWrappedLine is the shortest line (in bytes) taken for one that was
+// wrapped: editors and mail wrap at 60 to 80 columns.
+const minWrappedLine = 50
 
 // splitBlocks returns the runs of non-blank lines, keeping fenced code
 // blocks whole.
@@ -407,7 +467,9 @@ func reflowBlock(lines []string) []string {
 			inList = item
 		}
 		cur = append(cur, l)
-		if !inList && i+1 < len(lines) && !wrapped && !softBreak(l, lines[i+1]) {
+		// A wrapped block still keeps a heading on its first line apart.
+		heading := i == 0 && !endsSentence(l) && len(l) < minWrappedLine
+		if !inList && i+1 < len(lines) && (!wrapped || heading) && !softBreak(l, lines[i+1]) {
 			flush()
 		}
 	}

@@ -17,7 +17,7 @@ type thread struct {
 
 // A post header is a user name alone on a line, then (after at most one blank
 // line) a line holding only a date: "uberduke" / "September 02, 2009 at 9:55am".
-var userLineRe = regexp.MustCompile(`^[\p{L}\p{N}_.-]{2,40}$`)
+var userLineRe = regexp.MustCompile(`^(?:[\p{L}\p{N}_.-]{2,40}|\p{Lu}[\p{L}'.-]{1,20}(?: \p{Lu}[\p{L}'.-]{1,20}){1,2})$`)
 
 type header struct {
 	line, next int // the name line and the first line after the date

@@ -30,7 +30,8 @@ var ftsDocs = []ftsDoc{
 var catalogue = []search.PatternPhrases{
 	{Slug: "retry-storm", Name: "Retry storm", Phrases: []string{"retry amplification", "tormenta de reintentos"}},
 	{Slug: "thundering-herd", Name: "Thundering herd", Phrases: []string{"reconnect storm", "manada atronadora"}},
-	{Slug: "connection-exhaustion", Name: "Connection exhaustion", Phrases: []string{"agotamiento de conexiones", "pool exhausted"}},
+	{Slug: "connection-exhaustion", Name: "Connection exhaustion", Phrases: []string{"agotamiento de conexiones", "pool exhausted", "connection pool exhausted"}},
+	{Slug: "certificate-expiry", Name: "Certificate expiry", Phrases: []string{"certificate expired"}},
 	{Slug: "feedback-loop", Name: "Positive feedback loop", Phrases: []string{"feedback loop", "bucle de retroalimentación"}},
 }
 
@@ -184,4 +185,74 @@ func FuzzParse(f *testing.F) {
 		}
 		search.Snippet(raw, "es", q, 50)
 	})
+}
+
+// langDocs are postmortems in languages other than English and Spanish, and
+// English ones that only field synonyms find.
+var langDocs = []ftsDoc{
+	{1, "zh", "数据库连接池耗尽", "凌晨两点，主数据库的连接池耗尽，所有请求超时。", nil},
+	{2, "ko", "인증서 만료로 인한 결제 장애", "내부 인증서가 만료되어 서비스 간 TLS 연결이 실패했습니다.", nil},
+	{3, "fr", "Tempête de reconnexions", "Les serveurs redémarrés ont provoqué des reconnexions massives.", nil},
+	{4, "en", "PostgreSQL replication lag on Kubernetes", "The PostgreSQL replica fell behind; the load balancer kept sending reads to it.", nil},
+	{5, "ja", "証明書の期限切れ", "社内の証明書が期限切れになり、APIが停止しました。", []string{"certificate-expiry"}},
+	{6, "en", "MySQL primary ran out of disk", "The database host filled its disk.", nil},
+}
+
+func TestMatchExprFindsEveryLanguage(t *testing.T) {
+	db := openFTS(t, t.TempDir(), langDocs)
+	syn := search.NewSynonyms(catalogue)
+	tests := []struct {
+		query  string
+		langs  []string // the languages searched besides English and Spanish
+		typing bool
+		want   []int
+	}{
+		// Chinese, Korean and Japanese: any word of two characters or more
+		// inside a run of text, and a lone character.
+		{query: "数据库", want: []int{1}},
+		{query: "连接池", want: []int{1}},
+		{query: "耗尽", want: []int{1}},
+		{query: "连接池 超时", want: []int{1}},
+		{query: "库", want: []int{1}},
+		{query: "数据仓库", want: nil},
+		{query: "인증서", want: []int{2}},
+		{query: "만료", want: []int{2}},
+		{query: "인증서가", want: []int{2}},
+		{query: "결제 장애", want: []int{2}},
+		{query: "証明書", want: []int{5}},
+		{query: "期限切れ", want: []int{5}},
+		{query: "API停止", want: nil},
+		{query: "api 停止", want: []int{5}},
+		// Stemmed in French only when French text is searched.
+		{query: "redémarraient", want: nil},
+		{query: "redémarraient", langs: []string{"fr"}, want: []int{3}},
+		{query: "provoquait", langs: []string{"fr", "ru"}, want: []int{3}},
+		// Field synonyms, both ways.
+		{query: "postgres replication lag", want: []int{4}},
+		{query: "postgresql replication lag", want: []int{4}},
+		{query: "k8s", want: []int{4}},
+		{query: "lb", want: []int{4}},
+		{query: "db", want: []int{6}},
+		{query: "postgres", want: []int{4}}, // "database" is only the fallback's
+		// A pattern's card word finds what is tagged with it.
+		{query: "cert", want: []int{5}},
+		// While typing, the last word is a prefix too, and still a word with
+		// its synonyms.
+		{query: "replication la", want: nil},
+		{query: "replication la", typing: true, want: []int{4}},
+		{query: "replica k8s", typing: true, want: []int{4}},
+		{query: "数据", typing: true, want: []int{1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.query, func(t *testing.T) {
+			q := search.Parse(tt.query)
+			if tt.typing {
+				q = q.Typing()
+			}
+			q = syn.Expand(q).WithLanguages(tt.langs)
+			if got := matching(t, db, q); !slices.Equal(got, tt.want) {
+				t.Errorf("ids = %v, want %v (expr %s)", got, tt.want, q.MatchExpr())
+			}
+		})
+	}
 }

@@ -39,10 +39,23 @@ func TestSynonymsExpand(t *testing.T) {
 		},
 		{
 			// The rest of the query stays a plain AND.
-			raw:   "feedback loop database",
+			raw:   "feedback loop router",
 			named: []string{"feedback-loop"},
-			expr:  `(("feedback" AND "loop") OR "hindsightpatternfeedbackloop") AND ("databas" OR "datab" OR "database")`,
+			expr:  `(("feedback" AND "loop") OR "hindsightpatternfeedbackloop") AND ("router" OR "rout")`,
 		},
+		// Field synonyms (synonyms.txt) widen a word; several words that
+		// stem alike give one alternative.
+		{raw: "db", expr: `("db" OR ("databas" OR "datab" OR "database") OR ("datastor" OR "datastore"))`},
+		{raw: "postgres lag", expr: `(("postgr" OR "postgres") OR "postgresql" OR "psql") AND "lag"`},
+		{raw: "typo", expr: `("typo" OR ("human error" OR "hum error") OR ("oper error" OR "operator error") OR ("fat finger" OR "fat fing") OR "manual error")`},
+		{raw: "load balancers", expr: `(("load" AND ("balanc" OR "balancers")) OR "lb" OR ("load balanc" OR "load balancing") OR ("load balanc" OR "load balancer"))`},
+		// The start of a detection phrase, or an entry of synonyms.txt,
+		// names a pattern.
+		{raw: "connection pool", named: []string{"connection-exhaustion"}},
+		{raw: "connection", named: nil},
+		{raw: "cert", named: []string{"certificate-expiry"}},
+		{raw: "certificates", named: []string{"certificate-expiry"}},
+		{raw: "cert*", named: nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.raw, func(t *testing.T) {

@@ -2,6 +2,7 @@ package search
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -29,6 +30,9 @@ type Term struct {
 	Kind  Kind
 	Text  string   // as typed, without quotes, leading '-' or trailing '*'
 	Words []string // folded, unstemmed, never empty
+	// Open marks a last word that may still be being typed: it matches as
+	// a prefix too (see Query.Typing).
+	Open bool
 
 	en, es []string // the Words' stems, computed once by Parse
 }
@@ -45,10 +49,45 @@ func (t Term) stems() (en, es []string) {
 	return en, es
 }
 
-// forms returns the index forms word k of the term can take (see forms).
-func (t Term) forms(k int) []string {
+// variants returns the distinct ways the term's words can appear in the
+// index: stemmed in English, in Spanish, in each of langs, and folded.
+func (t Term) variants(langs []string) [][]string {
 	en, es := t.stems()
-	return dedupe(en[k], es[k], t.Words[k])
+	out := [][]string{en}
+	add := func(v []string) {
+		if !slices.ContainsFunc(out, func(o []string) bool { return slices.Equal(o, v) }) {
+			out = append(out, v)
+		}
+	}
+	add(es)
+	for _, l := range langs {
+		st, ok := stemmers[l]
+		if !ok || l == "en" || l == "es" {
+			continue
+		}
+		v := make([]string, len(t.Words))
+		for i, w := range t.Words {
+			v[i] = st(w)
+		}
+		add(v)
+	}
+	add(t.Words)
+	return out
+}
+
+// forms returns the index forms word k of the term can take (see forms).
+func (t Term) forms(k int, langs []string) []string {
+	en, es := t.stems()
+	out := []string{en[k]}
+	for _, f := range forms(t.Words[k], langs) {
+		if !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	if es[k] != en[k] && !slices.Contains(out, es[k]) {
+		out = append(out, es[k])
+	}
+	return out
 }
 
 // Filters narrow results by metadata. Zero values mean "any".
@@ -71,7 +110,55 @@ type Query struct {
 	// Named lists the patterns the query names ("retry storm"), in catalogue
 	// order; set by Synonyms.Expand.
 	Named []string
-	spans []span // terms that name a pattern, matched also by its token
+	// spans are runs of terms that name a pattern (matched also by its
+	// token) or have field synonyms (matched also by those); set by
+	// Synonyms.Expand.
+	spans []span
+	// langs are the languages, besides English and Spanish, whose stems
+	// the words are also tried in (see WithLanguages).
+	langs []string
+}
+
+// WithLanguages returns the query matching its words also in the stems of
+// langs (ISO 639-1 codes): the languages of the text searched. English and
+// Spanish stems are always tried.
+func (q Query) WithLanguages(langs []string) Query {
+	q.langs = nil
+	for _, l := range langs {
+		if _, ok := stemmers[l]; ok && l != "en" && l != "es" && !slices.Contains(q.langs, l) {
+			q.langs = append(q.langs, l)
+		}
+	}
+	slices.Sort(q.langs)
+	return q
+}
+
+// Typing returns the query as read while it is being typed: its last word,
+// when it is a plain word of at least two letters (one for CJK), also
+// matches as a prefix ("certif" finds "certificate"), and still as a word,
+// with its stems and synonyms. String does not show it; Key does.
+func (q Query) Typing() Query {
+	if len(q.Terms) == 0 {
+		return q
+	}
+	last := q.Terms[len(q.Terms)-1]
+	w := last.Words[len(last.Words)-1]
+	if last.Kind == Prefix || last.Kind == Phrase && len(last.Words) == 1 ||
+		utf8.RuneCountInString(w) < 2 && !isCJKWord(w) {
+		return q
+	}
+	q.Terms = slices.Clone(q.Terms)
+	q.Terms[len(q.Terms)-1].Open = true
+	return q
+}
+
+// Key identifies the query for caches: its String, and whether it is read
+// as typing.
+func (q Query) Key() string {
+	if n := len(q.Terms); n > 0 && q.Terms[n-1].Open {
+		return q.String() + "\x00typing"
+	}
+	return q.String()
 }
 
 // HasText reports whether the query has terms to match; a query with only

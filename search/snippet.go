@@ -110,27 +110,52 @@ type docWord struct {
 }
 
 // findHits returns the query terms' occurrences in text, in order, without
-// overlaps.
+// overlaps. What a term's synonyms match is marked as the term.
 func findHits(text string, stem func(string) string, q Query) []hit {
 	terms := markable(q.Terms)
 	if len(terms) == 0 {
 		return nil
 	}
+	// Each synonym counts as the first term of its span.
+	termOf := make([]int, len(terms))
+	for i := range termOf {
+		termOf[i] = i
+	}
+	for _, sp := range q.spans {
+		i := slices.IndexFunc(terms, func(t Term) bool { return slices.Equal(t.Words, q.Terms[sp.first].Words) })
+		if i < 0 {
+			continue
+		}
+		for _, alt := range sp.alts {
+			terms = append(terms, alt)
+			termOf = append(termOf, i)
+		}
+	}
 	// want[t][k] lists the forms that match word k of term t, as in MatchExpr;
 	// a prefix is matched as is. Stemming only rewrites the end of a word
 	// (retry -> retri, latencia -> latent), so a text word can only match a
 	// form if it starts with all but the form's last two letters: the other
-	// words, most of the text, need no stemming.
+	// words, most of the text, need no stemming. A CJK word matches inside a
+	// word of the text, which is a run of CJK text.
 	want := make([][][]string, len(terms))
 	var starts []string
 	heads := make(map[string]bool)
+	cjk := false
 	for ti, t := range terms {
 		want[ti] = make([][]string, len(t.Words))
 		for k, w := range t.Words {
-			if t.Kind == Prefix && k == len(t.Words)-1 {
+			switch {
+			case isCJKWord(w):
 				want[ti][k] = []string{w}
-			} else {
-				want[ti][k] = t.forms(k)
+				cjk = true
+				continue
+			case t.Kind == Prefix && k == len(t.Words)-1:
+				want[ti][k] = []string{w}
+			default:
+				want[ti][k] = t.forms(k, q.langs)
+				if t.Open && k == len(t.Words)-1 {
+					want[ti][k] = append(want[ti][k], w)
+				}
 			}
 			for _, f := range want[ti][k] {
 				heads[head(f)] = true
@@ -139,6 +164,9 @@ func findHits(text string, stem func(string) string, q Query) []hit {
 		}
 	}
 	mayMatch := func(w []byte) bool {
+		if cjk && isCJKWord(w) {
+			return true
+		}
 		if !heads[string(w[:headLen(w)])] {
 			return false
 		}
@@ -156,10 +184,23 @@ func findHits(text string, stem func(string) string, q Query) []hit {
 		words = append(words, d)
 		return true
 	})
-	matchesWord := func(i int, t Term, k int, want []string) bool {
+	// matchesWord reports whether word i of the text matches word k of
+	// term t, and where in the text (a CJK match is part of the word).
+	matchesWord := func(i int, t Term, k int, want []string) (start, end int, ok bool) {
 		w := &words[i]
-		if t.Kind == Prefix && k == len(t.Words)-1 {
-			return w.folded != "" && strings.HasPrefix(w.folded, want[0])
+		start, end = w.start, w.end
+		switch {
+		case isCJKWord(t.Words[k]):
+			at := strings.Index(w.folded, want[0])
+			if w.folded == "" || at < 0 {
+				return 0, 0, false
+			}
+			// CJK text folds to itself: offsets in the word are offsets in the text.
+			return start + at, start + at + len(want[0]), true
+		case t.Kind == Prefix && k == len(t.Words)-1:
+			return start, end, w.folded != "" && strings.HasPrefix(w.folded, want[0])
+		case t.Open && k == len(t.Words)-1 && w.folded != "" && strings.HasPrefix(w.folded, t.Words[k]):
+			return start, end, true
 		}
 		if w.forms == nil {
 			f, ok := memo[w.folded]
@@ -169,7 +210,7 @@ func findHits(text string, stem func(string) string, q Query) []hit {
 			}
 			w.forms = f
 		}
-		return slices.ContainsFunc(w.forms, func(f string) bool { return slices.Contains(want, f) })
+		return start, end, slices.ContainsFunc(w.forms, func(f string) bool { return slices.Contains(want, f) })
 	}
 
 	var hits []hit
@@ -180,19 +221,24 @@ func findHits(text string, stem func(string) string, q Query) []hit {
 			if i+n > len(words) {
 				continue
 			}
+			start, end := 0, 0
 			ok := true
 			for k := 0; k < n && ok; k++ {
-				ok = matchesWord(i+k, t, k, want[ti][k])
+				var s, e int
+				s, e, ok = matchesWord(i+k, t, k, want[ti][k])
+				if k == 0 {
+					start = s
+				}
+				end = e
 			}
-			if !ok {
+			if !ok || start < runeAt {
 				continue
 			}
-			start, end := words[i].start, words[i+n-1].end
 			runes += utf8.RuneCountInString(text[runeAt:start])
 			startRune := runes
 			runes += utf8.RuneCountInString(text[start:end])
 			runeAt = end
-			hits = append(hits, hit{start: start, end: end, startRune: startRune, endRune: runes, term: ti})
+			hits = append(hits, hit{start: start, end: end, startRune: startRune, endRune: runes, term: termOf[ti]})
 			i += n - 1
 			break
 		}

@@ -116,3 +116,31 @@ func TestSnippetLength(t *testing.T) {
 		}
 	}
 }
+
+func TestSnippetMarksSynonymsCJKAndTyping(t *testing.T) {
+	syn := search.NewSynonyms(catalogue)
+	tests := []struct {
+		text, lang, query string
+		typing            bool
+		want              string
+	}{
+		{"A bad configuration value took the site down.", "en", "config", false, "A bad [configuration] value took the site down."},
+		{"The PostgreSQL replica lagged.", "en", "postgres replica", false, "The [PostgreSQL] [replica] lagged."},
+		{"凌晨两点，主数据库的连接池耗尽，所有请求超时。", "zh", "连接池", false, "凌晨两点，主数据库的[连接池]耗尽，所有请求超时。"},
+		{"내부 인증서가 만료되어 서비스 간 TLS 연결이 실패했습니다.", "ko", "인증서 만료", false, "내부 [인증서]가 [만료]되어 서비스 간 TLS 연결이 실패했습니다."},
+		{"The certificate expired.", "en", "certi", true, "The [certificate] expired."},
+		{"The certificate expired.", "en", "certi", false, "The certificate expired."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.query, func(t *testing.T) {
+			q := search.Parse(tt.query)
+			if tt.typing {
+				q = q.Typing()
+			}
+			got := render(search.Snippet(tt.text, tt.lang, syn.Expand(q), 200))
+			if got != tt.want {
+				t.Errorf("Snippet =\n  %q\nwant\n  %q", got, tt.want)
+			}
+		})
+	}
+}

@@ -21,7 +21,7 @@ const (
 )
 
 const actionItemFields = `id, postmortem_id, title, owner, kind, priority, status, due_date, ticket_url,
-	coalesce(checklist_item_id, 0), created_at, updated_at`
+	coalesce(checklist_item_id, 0), created_at, updated_at, version`
 
 // ActionItem is a follow-up task of a postmortem.
 type ActionItem struct {
@@ -38,6 +38,8 @@ type ActionItem struct {
 	ChecklistItemID int64
 	CreatedAt       time.Time
 	UpdatedAt       time.Time
+	// Version counts its saves: an edit based on an older one is refused.
+	Version int
 }
 
 // Closed reports whether the item needs no more work.
@@ -72,7 +74,7 @@ func scanActionItem(row scanner) (ActionItem, error) {
 	var a ActionItem
 	var created, updated string
 	err := row.Scan(&a.ID, &a.PostmortemID, &a.Title, &a.Owner, &a.Kind, &a.Priority, &a.Status, &a.DueDate, &a.TicketURL,
-		&a.ChecklistItemID, &created, &updated)
+		&a.ChecklistItemID, &created, &updated, &a.Version)
 	a.CreatedAt, a.UpdatedAt = parseTime(created), parseTime(updated)
 	return a, err
 }
@@ -119,6 +121,9 @@ func (s *Store) CreateActionItem(ctx context.Context, a *ActionItem) error {
 // ActionItemUpdate changes the fields that are set.
 type ActionItemUpdate struct {
 	Title, Owner, Kind, Priority, Status, DueDate, TicketURL *string
+	// Version, when not 0, is the version the edit was based on: if the
+	// item was saved since, the update is refused with ErrStaleVersion.
+	Version int
 }
 
 // UpdateActionItem applies upd to the action item id and returns it.
@@ -133,6 +138,9 @@ func (s *Store) UpdateActionItem(ctx context.Context, id int64, upd ActionItemUp
 		if err != nil {
 			return err
 		}
+		if upd.Version != 0 && upd.Version != a.Version {
+			return ErrStaleVersion
+		}
 		for _, f := range []struct {
 			dst *string
 			src *string
@@ -143,9 +151,10 @@ func (s *Store) UpdateActionItem(ctx context.Context, id int64, upd ActionItemUp
 			}
 		}
 		a.UpdatedAt = s.Now().UTC().Truncate(time.Second)
+		a.Version++
 		_, err = tx.ExecContext(ctx, `UPDATE action_items SET title = ?, owner = ?, kind = ?, priority = ?, status = ?,
-			due_date = ?, ticket_url = ?, updated_at = ? WHERE id = ?`,
-			a.Title, a.Owner, a.Kind, a.Priority, a.Status, a.DueDate, a.TicketURL, formatTime(a.UpdatedAt), id)
+			due_date = ?, ticket_url = ?, updated_at = ?, version = ? WHERE id = ?`,
+			a.Title, a.Owner, a.Kind, a.Priority, a.Status, a.DueDate, a.TicketURL, formatTime(a.UpdatedAt), a.Version, id)
 		return err
 	})
 	if err != nil {
@@ -161,7 +170,7 @@ func insertActionItem(ctx context.Context, tx *writeTx, a *ActionItem, now time.
 	if a.Status == "" {
 		a.Status = StatusOpen
 	}
-	a.CreatedAt, a.UpdatedAt = now, now
+	a.CreatedAt, a.UpdatedAt, a.Version = now, now, 1
 	var from any
 	if a.ChecklistItemID != 0 {
 		from = a.ChecklistItemID

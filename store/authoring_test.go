@@ -389,7 +389,7 @@ func TestChecklistEditing(t *testing.T) {
 	if got := texts(); got[len(got)-2] != "after:Keep a second resolver" || got[len(got)-1] != "after:Lower the TTL before a migration" {
 		t.Errorf("after moving up: %q", got[len(got)-2:])
 	}
-	if err := st.UpdateChecklistItem(t.Context(), a.ID, "Lower DNS TTLs a day before a migration", store.PhaseAfter); err != nil {
+	if err := st.UpdateChecklistItem(t.Context(), a.ID, 0, "Lower DNS TTLs a day before a migration", store.PhaseAfter); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.RemoveChecklistItem(t.Context(), b.ID); err != nil {
@@ -409,7 +409,7 @@ func TestChecklistEditing(t *testing.T) {
 	if got := texts(); len(got) != len(before)+2 {
 		t.Errorf("after restore: %d items, want %d", len(got), len(before)+2)
 	}
-	if err := st.UpdateChecklistItem(t.Context(), 999999, "x", store.PhaseAfter); !errors.Is(err, store.ErrNotFound) {
+	if err := st.UpdateChecklistItem(t.Context(), 999999, 0, "x", store.PhaseAfter); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("missing item: err = %v, want ErrNotFound", err)
 	}
 }

@@ -74,9 +74,10 @@ func (c *derivedCache) store(key string, version int64, x any) {
 }
 
 // cached returns load's result for key, computing it only when the data
-// changed since it was last computed. Callers must not modify what it
+// changed since it was last computed, per set of reader groups. Callers must not modify what it
 // returns: it is shared.
 func cached[T any](ctx context.Context, s *Store, key string, load func() (T, error)) (T, error) {
+	key += "\x00" + readerCacheKey(ctx) // what a reader sees depends on their groups
 	x, ok, version, err := s.derived.lookup(ctx, key)
 	if err != nil {
 		var zero T

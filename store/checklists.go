@@ -120,9 +120,30 @@ func (s *Store) AddChecklistItem(ctx context.Context, patternSlug, text, phase s
 	return it, nil
 }
 
-// UpdateChecklistItem rewords a checklist item or moves it to another phase.
-func (s *Store) UpdateChecklistItem(ctx context.Context, id int64, text, phase string) error {
-	return s.execChecklistItem(ctx, id, `UPDATE checklist_items SET text = ?, phase = ?, updated_at = ? WHERE id = ?`, text, phase, s.now(), id)
+// UpdateChecklistItem rewords a checklist item or moves it to another
+// phase. version, when not 0, is the version the change was based on: if
+// the item changed since, it is refused with ErrStaleVersion.
+func (s *Store) UpdateChecklistItem(ctx context.Context, id int64, version int, text, phase string) error {
+	err := s.inTx(ctx, func(tx *writeTx) error {
+		var cur int
+		err := tx.QueryRowContext(ctx, `SELECT version FROM checklist_items WHERE id = ?`, id).Scan(&cur)
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		if version != 0 && version != cur {
+			return ErrStaleVersion
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE checklist_items SET text = ?, phase = ?, updated_at = ?, version = version + 1 WHERE id = ?`,
+			text, phase, s.now(), id)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("change checklist item %d: %w", id, err)
+	}
+	return nil
 }
 
 // RemoveChecklistItem takes an item off its checklist. The row stays, so
@@ -130,12 +151,12 @@ func (s *Store) UpdateChecklistItem(ctx context.Context, id int64, text, phase s
 // put back with RestoreChecklistItem.
 func (s *Store) RemoveChecklistItem(ctx context.Context, id int64) error {
 	now := s.now()
-	return s.execChecklistItem(ctx, id, `UPDATE checklist_items SET removed_at = ?, updated_at = ? WHERE id = ?`, now, now, id)
+	return s.execChecklistItem(ctx, id, `UPDATE checklist_items SET removed_at = ?, updated_at = ?, version = version + 1 WHERE id = ?`, now, now, id)
 }
 
 // RestoreChecklistItem puts a removed item back on its checklist.
 func (s *Store) RestoreChecklistItem(ctx context.Context, id int64) error {
-	return s.execChecklistItem(ctx, id, `UPDATE checklist_items SET removed_at = '', updated_at = ? WHERE id = ?`, s.now(), id)
+	return s.execChecklistItem(ctx, id, `UPDATE checklist_items SET removed_at = '', updated_at = ?, version = version + 1 WHERE id = ?`, s.now(), id)
 }
 
 // execChecklistItem runs one write on checklist item id, through the write

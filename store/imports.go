@@ -66,7 +66,7 @@ func ValidatePostmortem(p *Postmortem) FieldErrors {
 	} else if utf8.RuneCountInString(p.Title) > 300 {
 		errs["title"] = "Keep the title under 300 characters."
 	}
-	if strings.TrimSpace(p.Body) == "" {
+	if strings.TrimSpace(strings.Join(p.writeUp(), "")) == "" {
 		errs["body"] = "The write-up is empty."
 	}
 	if utf8.RuneCountInString(p.Organization) > 200 {
@@ -219,7 +219,12 @@ func (s *Store) ImportPostmortem(ctx context.Context, p *Postmortem) error {
 	if errs := ValidatePostmortem(p); errs != nil {
 		return fmt.Errorf("import postmortem: %w", errs)
 	}
-	err := s.inTx(ctx, func(tx *writeTx) error { return s.importPostmortem(ctx, tx, p) })
+	c, err := s.classifier(ctx)
+	if err != nil {
+		return fmt.Errorf("import postmortem %q: %w", p.Title, err)
+	}
+	suggestTags(c, p)
+	err = s.inTx(ctx, func(tx *writeTx) error { return s.importPostmortem(ctx, tx, p) })
 	if err != nil {
 		return fmt.Errorf("import postmortem %q: %w", p.Title, err)
 	}
@@ -237,9 +242,16 @@ func (s *Store) ImportPostmortems(ctx context.Context, ps []*Postmortem) (errs [
 		before[i] = *p
 		before[i].ActionItems = slices.Clone(p.ActionItems)
 	}
-	// Fingerprinting needs no database: do it on every core first, for
-	// those the caller has not prepared.
-	parallel(len(ps), func(i int) { ps[i].PrepareImport() })
+	// Fingerprinting and classifying need no database: do them on every
+	// core first, for those the caller has not prepared.
+	c, err := s.classifier(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("import %d postmortems: %w", len(ps), err)
+	}
+	parallel(len(ps), func(i int) {
+		suggestTags(c, ps[i])
+		ps[i].PrepareImport()
+	})
 	failed := -1
 	err = s.inTx(ctx, func(tx *writeTx) error {
 		var written []*Postmortem
@@ -266,6 +278,10 @@ func (s *Store) ImportPostmortems(ctx context.Context, ps []*Postmortem) (errs [
 				continue
 			}
 			if err := s.createPostmortem(ctx, tx, p); err != nil {
+				failed = i
+				return err
+			}
+			if err := s.insertSuggestedTags(ctx, tx, p); err != nil {
 				failed = i
 				return err
 			}
@@ -315,6 +331,9 @@ func (s *Store) importPostmortem(ctx context.Context, tx *writeTx, p *Postmortem
 	if err := s.createPostmortem(ctx, tx, p); err != nil {
 		return err
 	}
+	if err := s.insertSuggestedTags(ctx, tx, p); err != nil {
+		return err
+	}
 	return insertPrints(ctx, tx, p)
 }
 
@@ -355,7 +374,9 @@ func (s *Store) indexImported(ctx context.Context, tx *writeTx, ps []*Postmortem
 		return err
 	}
 	for _, p := range ps {
-		if err := insertIndexRow(ctx, tx, p.ID, *p.indexed); err != nil {
+		r := *p.indexed
+		r.body = withSuggestedTokens(r.body, p.Suggested)
+		if err := insertIndexRow(ctx, tx, p.ID, r); err != nil {
 			return err
 		}
 	}
@@ -424,8 +445,14 @@ const minDetectRunes = 200
 // left for validation to report. A draft that does not say its language
 // gets the one its text is written in, when that can be told.
 func ImportedPostmortem(d ingest.Draft, source string) Postmortem {
-	if d.Language == "" && utf8.RuneCountInString(d.Body) >= minDetectRunes {
-		d.Language = classify.DetectLanguage(d.Title + "\n" + d.Body)
+	if d.Language == "" {
+		text := d.Summary + "\n\n" + d.Body
+		for _, f := range []string{ingest.SectionImpact, ingest.SectionTrigger, ingest.SectionResolution} {
+			text += "\n\n" + d.Sections[f]
+		}
+		if utf8.RuneCountInString(text) >= minDetectRunes {
+			d.Language = classify.DetectLanguage(d.Title + "\n" + text)
+		}
 	}
 	p := Postmortem{
 		Title:        d.Title,
@@ -434,6 +461,17 @@ func ImportedPostmortem(d ingest.Draft, source string) Postmortem {
 		Language:     d.Language,
 		Summary:      d.Summary,
 		Body:         d.Body,
+		Services:     d.Services,
+		Authors:      d.Authors,
+		Impact:       d.Sections[ingest.SectionImpact],
+		Trigger:      d.Sections[ingest.SectionTrigger],
+		Contributing: d.Sections[ingest.SectionContributing],
+		Detection:    d.Sections[ingest.SectionDetection],
+		Resolution:   d.Sections[ingest.SectionResolution],
+		Timeline:     d.Sections[ingest.SectionTimeline],
+		WentWell:     d.Sections[ingest.SectionWentWell],
+		WentWrong:    d.Sections[ingest.SectionWentWrong],
+		GotLucky:     d.Sections[ingest.SectionGotLucky],
 		SourceURL:    d.SourceURL,
 		SourceText:   source,
 		VariantOf:    d.Meta.VariantOf,
@@ -447,6 +485,13 @@ func ImportedPostmortem(d ingest.Draft, source string) Postmortem {
 	}
 	for _, t := range d.Meta.Patterns {
 		p.Tags = append(p.Tags, Tag{PatternSlug: t.Slug, Role: normalizeRole(t.Role)})
+	}
+	for _, a := range d.ActionItems {
+		status := StatusOpen
+		if a.Done {
+			status = StatusDone
+		}
+		p.ActionItems = append(p.ActionItems, ActionItem{Title: a.Title, Kind: a.Kind, Status: status})
 	}
 	for _, c := range d.Comments {
 		posted := ""

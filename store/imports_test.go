@@ -155,7 +155,7 @@ func TestImportedPostmortem(t *testing.T) {
 	}
 	p := store.ImportedPostmortem(d, raw)
 	want := store.Postmortem{
-		Title: "T", Severity: "SEV1", IncidentDate: "2020-05-25", Body: "Body text.", SourceText: raw,
+		Title: "T", Severity: "SEV1", IncidentDate: "2020-05-25", Summary: "Body text.", Body: "Body text.", SourceText: raw,
 		VariantOf: "a-b", VariantKind: store.KindRewrite,
 		Tags: []store.Tag{{PatternSlug: "feedback-loop", Role: store.RoleMissingDefence}, {PatternSlug: "retry-storm", Role: store.RoleContributing}},
 		Comments: []store.Comment{

@@ -28,6 +28,9 @@ type ChecklistItem struct {
 	Text        string
 	Phase       string
 	RemovedAt   string // set when the item was removed from the checklist
+	// Version counts its changes: a rewording based on an older one is
+	// refused.
+	Version int
 }
 
 // ExampleIncident is a public incident that shows a pattern.
@@ -274,7 +277,7 @@ func (s *Store) Checklists(ctx context.Context, slugs []string) (map[string][]Ch
 }
 
 func (s *Store) checklists(ctx context.Context, where string, args ...any) ([]ChecklistItem, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, pattern_slug, position, text, phase, removed_at FROM checklist_items `+where+` ORDER BY pattern_slug, position, id`, args...)
+	rows, err := s.db.QueryContext(ctx, `SELECT id, pattern_slug, position, text, phase, removed_at, version FROM checklist_items `+where+` ORDER BY pattern_slug, position, id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list checklist items: %w", err)
 	}
@@ -282,7 +285,7 @@ func (s *Store) checklists(ctx context.Context, where string, args ...any) ([]Ch
 	var out []ChecklistItem
 	for rows.Next() {
 		var it ChecklistItem
-		if err := rows.Scan(&it.ID, &it.PatternSlug, &it.Position, &it.Text, &it.Phase, &it.RemovedAt); err != nil {
+		if err := rows.Scan(&it.ID, &it.PatternSlug, &it.Position, &it.Text, &it.Phase, &it.RemovedAt, &it.Version); err != nil {
 			return nil, fmt.Errorf("list checklist items: %w", err)
 		}
 		out = append(out, it)

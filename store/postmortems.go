@@ -78,7 +78,11 @@ type Postmortem struct {
 	CreatedAt  time.Time
 	UpdatedAt  time.Time
 
-	Tags        []Tag
+	Tags []Tag
+	// Suggested are the classifier's unreviewed suggestions (machine tags),
+	// apart from Tags. An import fills them for a postmortem that comes
+	// with no tags; GetPostmortem reads them back.
+	Suggested   []SuggestedTag
 	Variants    []Variant // the other members of the group
 	Languages   []string  // languages of the whole group, sorted
 	ActionItems []ActionItem
@@ -199,6 +203,9 @@ func (s *Store) GetPostmortem(ctx context.Context, slug string) (Postmortem, err
 		return Postmortem{}, err
 	}
 	if p.Comments, err = s.listComments(ctx, p.ID); err != nil {
+		return Postmortem{}, err
+	}
+	if p.Suggested, err = s.ListSuggestedTags(ctx, p.ID); err != nil {
 		return Postmortem{}, err
 	}
 	return p, nil

@@ -14,11 +14,15 @@ import (
 // searchIndexVersion names the definition of what the index holds (columns,
 // normalisation, pattern tokens). Change it with any such change: Open then
 // rebuilds the index.
-const searchIndexVersion = "1"
+const searchIndexVersion = "2+suggested"
 
 // bm25Weights rank title and summary matches above body matches, in the
 // index's column order: title, summary, body, extra, patterns.
 const bm25Weights = "10.0, 5.0, 1.0, 2.0, 3.0"
+
+// fallbackBelow is how few incidents with every word make "little": below
+// it, search falls back to any of the words (see anyWordHits).
+const fallbackBelow = 3
 
 // canonicalBoost scales the canonical member's score when choosing which
 // version stands for a variant group: bm25 favours short documents, so a
@@ -70,9 +74,19 @@ type SearchResult struct {
 	Total  int // incidents found, on all pages
 	Facets SearchFacets
 	// Patterns are the named patterns (without checklists), for a card above
-	// the results.
-	Patterns []Pattern
+	// the results, and PatternPostmortems a few of the incidents tagged with
+	// each, by slug.
+	Patterns           []Pattern
+	PatternPostmortems map[string][]PostmortemRef
+	// AnyWords is set when fewer than fallbackBelow incidents had all the
+	// words (AllWords of them): the hits are then those with any of them,
+	// or with what they are a kind of, the most words first.
+	AnyWords bool
+	AllWords int
 }
+
+// patternCardRefs is how many tagged incidents a pattern's card lists.
+const patternCardRefs = 5
 
 // Search runs a parsed query: full-text match (when it has words) combined
 // with its filters and exclusions, over live postmortems, one hit per variant
@@ -100,7 +114,7 @@ func (s *Store) Search(ctx context.Context, p SearchParams) (SearchResult, error
 	// Ranking every match (bm25) takes tens of milliseconds for a broad
 	// query at 100,000 postmortems. The queries typed during an incident
 	// repeat, so results are kept until the data changes.
-	key := fmt.Sprintf("search\x00%s\x00%d\x00%d", q.String(), limit, p.Offset)
+	key := fmt.Sprintf("search\x00%s\x00%d\x00%d", q.Key(), limit, p.Offset)
 	found, err := cached(ctx, s, key, func() (SearchResult, error) { return s.search(ctx, q, limit, p.Offset) })
 	if err != nil {
 		return res, err
@@ -117,12 +131,20 @@ func (s *Store) search(ctx context.Context, q search.Query, limit, offset int) (
 	if err != nil {
 		return res, err
 	}
+	// Words are tried in the stems of every language held.
+	q = q.WithLanguages(t.langs)
 	f := t.filter(q.Filters)
 	var hits []tableHit
 	switch {
 	case f.none:
 	case q.HasText():
 		hits, err = s.rankedHits(ctx, t, &f, q.MatchExpr())
+		if units := fallbackUnits(q); err == nil && units != nil {
+			if best, _ := t.groupHits(hits); len(best) < fallbackBelow {
+				res.AnyWords, res.AllWords = true, len(best)
+				hits, err = s.anyWordHits(ctx, t, &f, q, units)
+			}
+		}
 	default:
 		var excluded []int64
 		if ex := q.ExcludeExpr(); ex != "" {
@@ -168,7 +190,88 @@ func (s *Store) search(ctx context.Context, q search.Query, limit, offset int) (
 	if res.Patterns, err = s.patternsBySlug(ctx, q.Named); err != nil {
 		return res, err
 	}
+	for _, p := range res.Patterns {
+		refs, _, err := s.patternPostmortems(ctx, p.Slug, patternCardRefs)
+		if err != nil {
+			return res, err
+		}
+		if res.PatternPostmortems == nil {
+			res.PatternPostmortems = map[string][]PostmortemRef{}
+		}
+		res.PatternPostmortems[p.Slug] = cardRefs(refs)
+	}
 	return res, nil
+}
+
+// cardRefs keeps each incident once (it is listed per role it has), newest
+// first, at most patternCardRefs.
+func cardRefs(refs []PostmortemRef) []PostmortemRef {
+	var out []PostmortemRef
+	for _, r := range refs {
+		if len(out) < patternCardRefs && !slices.ContainsFunc(out, func(o PostmortemRef) bool { return o.Slug == r.Slug }) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// fallbackUnits returns what the any-word fallback counts for q: its units
+// without lone stop words (unless it has nothing else); nil when there is no
+// fallback, for a query of one unit with nothing broader.
+func fallbackUnits(q search.Query) []search.Unit {
+	all := q.Units()
+	units := slices.DeleteFunc(slices.Clone(all), func(u search.Unit) bool { return u.Stop })
+	if len(units) == 0 {
+		units = all
+	}
+	if len(units) < 2 && !slices.ContainsFunc(units, func(u search.Unit) bool { return u.Broader != "" }) {
+		return nil
+	}
+	return units
+}
+
+// anyWordHits finds the postmortems with any of the units (or what they are
+// a kind of) that pass f, ranked by how many units each has, a broader
+// term's counting half, then by bm25: rank = -count + b/(1-b), where b ≤ 0
+// is the bm25 rank (scaled for the canonical member), so b/(1-b) lies in
+// (-1, 0] and only orders postmortems with the same count. Each unit's
+// match is run once more: the work is the postings the OR match reads.
+func (s *Store) anyWordHits(ctx context.Context, t *facetTable, f *rowFilter, q search.Query, units []search.Unit) ([]tableHit, error) {
+	hits, err := s.rankedHits(ctx, t, f, q.AnyExpr(units))
+	if err != nil || len(hits) == 0 {
+		return hits, err
+	}
+	at := make(map[int64]int, len(hits)) // postmortem id -> hit
+	for i, h := range hits {
+		at[t.rows[h.row].id] = i
+	}
+	count := make([]float64, len(hits))
+	counted := make([]int, len(hits)) // 1 + the last unit counted for the hit
+	for u, unit := range units {
+		for _, part := range []struct {
+			expr   string
+			weight float64
+		}{{unit.Expr, 1}, {unit.Broader, 0.5}} {
+			if part.expr == "" {
+				continue
+			}
+			ids, err := queryColumn[int64](ctx, s.db, `SELECT rowid FROM search_index WHERE search_index MATCH ?`, part.expr)
+			if err != nil {
+				return nil, err
+			}
+			for _, id := range ids {
+				if i, ok := at[id]; ok && counted[i] != u+1 {
+					counted[i] = u + 1
+					count[i] += part.weight
+				}
+			}
+		}
+	}
+	for i := range hits {
+		r := hits[i].rank
+		hits[i].rank = -count[i] + r/(1-r)
+	}
+	return hits, nil
 }
 
 // postmortemsByID loads postmortems with their tags and group languages.

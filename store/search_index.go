@@ -108,6 +108,7 @@ type indexDoc struct {
 	id                                int64
 	lang, title, summary, body, extra string
 	patterns                          []string
+	suggested                         []string // patterns the classifier suggested, unreviewed
 }
 
 func loadIndexDocs(ctx context.Context, tx *writeTx, where string, args ...any) ([]indexDoc, error) {
@@ -116,7 +117,9 @@ func loadIndexDocs(ctx context.Context, tx *writeTx, where string, args ...any) 
 				p.timeline, p.went_well, p.went_wrong, p.got_lucky),
 			concat_ws(char(10), p.organization, p.services,
 				(SELECT group_concat(a.title, char(10)) FROM action_items a WHERE a.postmortem_id = p.id)),
-			coalesce((SELECT group_concat(DISTINCT t.pattern_slug) FROM tags t WHERE t.postmortem_id = p.id), '')
+			coalesce((SELECT group_concat(DISTINCT t.pattern_slug) FROM tags t WHERE t.postmortem_id = p.id), ''),
+			coalesce((SELECT group_concat(st.pattern_slug) FROM suggested_tags st
+				WHERE st.postmortem_id = p.id AND st.status = 'suggested'), '')
 		FROM postmortems p WHERE `+where, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read postmortems to index: %w", err)
@@ -125,13 +128,17 @@ func loadIndexDocs(ctx context.Context, tx *writeTx, where string, args ...any) 
 	var docs []indexDoc
 	for rows.Next() {
 		var d indexDoc
-		var patterns string
-		if err := rows.Scan(&d.id, &d.lang, &d.title, &d.summary, &d.body, &d.extra, &patterns); err != nil {
+		var patterns, suggested string
+		if err := rows.Scan(&d.id, &d.lang, &d.title, &d.summary, &d.body, &d.extra, &patterns, &suggested); err != nil {
 			return nil, fmt.Errorf("read postmortems to index: %w", err)
 		}
 		if patterns != "" {
 			d.patterns = strings.Split(patterns, ",")
 			slices.Sort(d.patterns) // group_concat's order is not promised
+		}
+		if suggested != "" {
+			d.suggested = strings.Split(suggested, ",")
+			slices.Sort(d.suggested)
 		}
 		docs = append(docs, d)
 	}
@@ -160,6 +167,19 @@ func indexDocOf(p *Postmortem) indexDoc {
 	return d
 }
 
+// withSuggestedTokens adds the pattern tokens of unreviewed suggestions to
+// the body column: a query naming the pattern finds the postmortem, ranked
+// below those tagged with it (the patterns column weighs 3, the body 1, and
+// a long body dilutes a token further).
+func withSuggestedTokens(body string, sugs []SuggestedTag) string {
+	for _, t := range sugs {
+		if t.Status == "" || t.Status == SuggestionPending {
+			body += " " + search.PatternToken(t.PatternSlug)
+		}
+	}
+	return body
+}
+
 // indexRow is an indexDoc folded and stemmed: the index's columns.
 type indexRow struct {
 	title, summary, body, extra, patterns string
@@ -170,10 +190,14 @@ func (d indexDoc) row() indexRow {
 	for i, slug := range d.patterns {
 		tokens[i] = search.PatternToken(slug)
 	}
+	var suggested []SuggestedTag
+	for _, slug := range d.suggested {
+		suggested = append(suggested, SuggestedTag{PatternSlug: slug})
+	}
 	return indexRow{
 		title:    search.IndexText(d.title, d.lang),
 		summary:  search.IndexText(d.summary, d.lang),
-		body:     search.IndexText(d.body, d.lang),
+		body:     withSuggestedTokens(search.IndexText(d.body, d.lang), suggested),
 		extra:    search.IndexText(d.extra, d.lang),
 		patterns: strings.Join(tokens, " "),
 	}

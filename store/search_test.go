@@ -379,7 +379,7 @@ func TestSearchIndexFollowsWrites(t *testing.T) {
 		if !found("platypus", cert) {
 			t.Error("an updated title is not searchable")
 		}
-		if found("internal mesh", cert) {
+		if found(`"payments mesh"`, cert) { // a phrase: one unit, so no any-word fallback
 			t.Error("the old title is still searchable")
 		}
 	})
@@ -534,6 +534,9 @@ func TestSearchAgreesWithSQL(t *testing.T) {
 		"timeout", "database timeout", "retry storm", `"cache stampede"`, "replic*", "caída", "reintentos base",
 		"timeout -dns", "deploy rollback -certificate -disk", "thundering herd", "connection exhaustion",
 		"zzz-not-a-word", "quokka",
+		// The any-word fallback: few or none with every word, broader terms.
+		"quokka zzz", "timeout quokka zzz", "postgres", "postgres lag -dns", "the quokka", "k8s timeout quokka",
+		"quokka replication zzz lang:es", "retry quokka org:acme", "certificate expired quokka pattern:bad-deploy",
 		// Filters alone, each kind, and together.
 		"pattern:retry-storm", "pattern:bad-deploy", "pattern:no-such-pattern", "org:acme", "org:ACME", "org:élec",
 		"org:Élec", "org:100%", "org:_", `org:back\slash`, "org:nobody", "year:2015", "year:2030", "lang:es", "lang:en",
@@ -545,6 +548,20 @@ func TestSearchAgreesWithSQL(t *testing.T) {
 		"timeout org:acme year:2018 lang:en", "rollback pattern:bad-deploy -network",
 	}
 	pages := []struct{ limit, offset int }{{20, 0}, {7, 5}, {100, 0}, {20, 1_000}}
+	var langs []string // the languages held, whose stems search tries
+	rows, err := db.Query(`SELECT DISTINCT language FROM postmortems WHERE archived_at = ''`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var l string
+		if err := rows.Scan(&l); err != nil {
+			t.Fatal(err)
+		}
+		langs = append(langs, l)
+	}
+	rows.Close()
+	fellBack := 0
 	for _, raw := range queries {
 		for _, pg := range pages {
 			t.Run(fmt.Sprintf("%s/%d+%d", raw, pg.offset, pg.limit), func(t *testing.T) {
@@ -552,9 +569,15 @@ func TestSearchAgreesWithSQL(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				want := searchOracle(t, db, res.Query, pg.limit, pg.offset)
+				want := searchOracle(t, db, res.Query.WithLanguages(langs), pg.limit, pg.offset)
 				if res.Total != want.Total {
 					t.Errorf("Total = %d, want %d", res.Total, want.Total)
+				}
+				if res.AnyWords {
+					fellBack++
+				}
+				if res.AnyWords != want.AnyWords || res.AllWords != want.AllWords {
+					t.Errorf("AnyWords, AllWords = %v, %d, want %v, %d", res.AnyWords, res.AllWords, want.AnyWords, want.AllWords)
 				}
 				for _, f := range []struct {
 					name      string
@@ -586,6 +609,9 @@ func TestSearchAgreesWithSQL(t *testing.T) {
 				}
 			})
 		}
+	}
+	if fellBack == 0 {
+		t.Error("no query fell back to any word: the fallback went untested")
 	}
 }
 
@@ -666,10 +692,37 @@ func addSearchCorpus(t *testing.T, st *store.Store, n int) {
 // org:, for instance. Search keeps the lowest id; so does the oracle now.
 func searchOracle(t *testing.T, db *sql.DB, q search.Query, limit, offset int) store.SearchResult {
 	t.Helper()
-	var res store.SearchResult
 	if q.IsEmpty() {
+		return store.SearchResult{}
+	}
+	res := searchOracleAs(t, db, q, limit, offset, false, nil)
+	if !q.HasText() || res.Total >= 3 {
 		return res
 	}
+	// Fewer than three incidents with every word: with two units or more
+	// (lone stop words left out) or a broader term, any word will do.
+	all := q.Units()
+	var units []search.Unit
+	for _, u := range all {
+		if !u.Stop {
+			units = append(units, u)
+		}
+	}
+	if len(units) == 0 {
+		units = all
+	}
+	if len(units) < 2 && !slices.ContainsFunc(units, func(u search.Unit) bool { return u.Broader != "" }) {
+		return res
+	}
+	allWords := res.Total
+	res = searchOracleAs(t, db, q, limit, offset, true, units)
+	res.AnyWords, res.AllWords = true, allWords
+	return res
+}
+
+func searchOracleAs(t *testing.T, db *sql.DB, q search.Query, limit, offset int, anyWords bool, units []search.Unit) store.SearchResult {
+	t.Helper()
+	var res store.SearchResult
 	var conds []string
 	var args []any
 	from := `postmortems m JOIN variant_groups g ON g.id = m.group_id`
@@ -678,7 +731,25 @@ func searchOracle(t *testing.T, db *sql.DB, q search.Query, limit, offset int) s
 		from = `search_index CROSS JOIN postmortems m INDEXED BY postmortems_search ON m.id = search_index.rowid JOIN variant_groups g ON g.id = m.group_id`
 		rank = `bm25(search_index, 10.0, 5.0, 1.0, 2.0, 3.0) * CASE WHEN g.canonical_id = m.id THEN 1.5 ELSE 1 END`
 		conds = append(conds, `search_index MATCH ?`)
-		args = append(args, q.MatchExpr())
+		if anyWords {
+			// The any-word fallback: -(units matched, a broader term's
+			// counting half) + b/(1-b) for the bm25 rank b.
+			var count []string
+			var countArgs []any
+			for _, u := range units {
+				c := `CASE WHEN m.id IN (SELECT rowid FROM search_index WHERE search_index MATCH ?) THEN 1.0`
+				countArgs = append(countArgs, u.Expr)
+				if u.Broader != "" {
+					c += ` WHEN m.id IN (SELECT rowid FROM search_index WHERE search_index MATCH ?) THEN 0.5`
+					countArgs = append(countArgs, u.Broader)
+				}
+				count = append(count, c+` ELSE 0 END`)
+			}
+			rank = `-(` + strings.Join(count, " + ") + `) + (` + rank + `) / (1 - ` + rank + `)`
+			args = append(countArgs, q.AnyExpr(units))
+		} else {
+			args = append(args, q.MatchExpr())
+		}
 	} else if ex := q.ExcludeExpr(); ex != "" {
 		conds = append(conds, `m.id NOT IN (SELECT rowid FROM search_index WHERE search_index MATCH ?)`)
 		args = append(args, ex)

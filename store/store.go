@@ -36,6 +36,7 @@ type Store struct {
 	synonyms synonymsCache
 	facets   facetCache
 	derived  derivedCache
+	suggest  suggester
 
 	// writer admits one write transaction at a time. SQLite has one writer
 	// anyway; queueing here is first come, first served and bounded by the

@@ -11,7 +11,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
+	"hindsight/handlers"
 	"hindsight/ingest"
 	"hindsight/store"
 )
@@ -69,33 +71,46 @@ func importDir(ctx context.Context, st *store.Store, dir string, out io.Writer) 
 		todo = append(todo, res)
 	}
 
+	im, err := handlers.NewImporter(ctx, st, time.Now())
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	batches := make(chan []importFile, 1)
+	type batch struct {
+		files   []importFile
+		waiting []*importResult
+	}
+	batches := make(chan batch, 1)
 	go func() {
 		defer close(batches)
 		for start := 0; start < len(todo); start += importBatch {
-			b := readBatch(dir, todo[start:min(start+importBatch, len(todo))])
+			files, waiting := readBatch(ctx, im, dir, todo[start:min(start+importBatch, len(todo))])
 			select {
-			case batches <- b:
+			case batches <- batch{files, waiting}:
 			case <-ctx.Done():
 				return
 			}
 		}
 	}()
-	var retry []importFile
+	var retry []*importResult
 	for b := range batches {
-		again, err := importFiles(ctx, st, b)
+		again, err := importFiles(ctx, st, b.files)
 		if err != nil {
 			return err
 		}
+		retry = append(retry, b.waiting...)
 		retry = append(retry, again...)
 	}
 	for len(retry) > 0 {
-		again, err := importFiles(ctx, st, retry)
+		// Read them again: the pipeline checks variant_of against what is
+		// imported now.
+		files, waiting := readBatch(ctx, im, dir, retry)
+		again, err := importFiles(ctx, st, files)
 		if err != nil {
 			return err
 		}
+		again = append(again, waiting...)
 		if len(again) == len(retry) {
 			break // no progress: their originals are not in the folder
 		}
@@ -114,10 +129,14 @@ func importDir(ctx context.Context, st *store.Store, dir string, out io.Writer) 
 	return nil
 }
 
-// readBatch reads, cleans and prepares files on every core. A file that cannot be
-// read or cleaned is marked failed and left out.
-func readBatch(dir string, files []*importResult) []importFile {
+// readBatch reads files through the import pipeline and prepares them, on
+// every core. A file that cannot be read or that the pipeline refuses is
+// marked failed and left out; one refused only because the postmortem its
+// variant_of names is not imported yet is also returned as waiting, to be
+// read again once more of the folder is imported.
+func readBatch(ctx context.Context, im *handlers.Importer, dir string, files []*importResult) (ready []importFile, waiting []*importResult) {
 	out := make([]importFile, len(files))
+	wait := make([]bool, len(files))
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for range runtime.GOMAXPROCS(0) {
@@ -125,9 +144,11 @@ func readBatch(dir string, files []*importResult) []importFile {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				p, err := readImport(filepath.Join(dir, files[i].file))
+				p, err := readImport(ctx, im, filepath.Join(dir, files[i].file))
 				if err != nil {
 					files[i].status, files[i].detail = "failed", err.Error()
+					var fields store.FieldErrors
+					wait[i] = errors.As(err, &fields) && len(fields) == 1 && fields["variant_of"] != ""
 					continue
 				}
 				p.PrepareImport()
@@ -140,13 +161,18 @@ func readBatch(dir string, files []*importResult) []importFile {
 	}
 	close(next)
 	wg.Wait()
-	return slices.DeleteFunc(out, func(f importFile) bool { return f.res == nil })
+	for i, w := range wait {
+		if w {
+			waiting = append(waiting, files[i])
+		}
+	}
+	return slices.DeleteFunc(out, func(f importFile) bool { return f.res == nil }), waiting
 }
 
 // importFiles imports files in one transaction and records each outcome.
 // It returns the files to try again: variants whose original is not
-// imported yet. A file is imported from a copy, so a retry starts afresh.
-func importFiles(ctx context.Context, st *store.Store, files []importFile) ([]importFile, error) {
+// imported yet.
+func importFiles(ctx context.Context, st *store.Store, files []importFile) ([]*importResult, error) {
 	ps := make([]*store.Postmortem, len(files))
 	for i := range files {
 		p := files[i].p
@@ -156,7 +182,7 @@ func importFiles(ctx context.Context, st *store.Store, files []importFile) ([]im
 	if err != nil {
 		return nil, err
 	}
-	var retry []importFile
+	var retry []*importResult
 	for i, err := range errs {
 		res, p := files[i].res, ps[i]
 		var fields store.FieldErrors
@@ -171,7 +197,7 @@ func importFiles(ctx context.Context, st *store.Store, files []importFile) ([]im
 		case errors.As(err, &fields) && len(fields) == 1 && fields["variant_of"] != "":
 			// Its original may be a file not imported yet: retry it later.
 			res.status, res.detail = "failed", fields["variant_of"]
-			retry = append(retry, files[i])
+			retry = append(retry, res)
 		case errors.As(err, &fields):
 			res.status, res.detail = "failed", fields.Error()
 		default:
@@ -181,8 +207,8 @@ func importFiles(ctx context.Context, st *store.Store, files []importFile) ([]im
 	return retry, nil
 }
 
-// readImport reads and cleans one file into a postmortem to import.
-func readImport(path string) (store.Postmortem, error) {
+// readImport reads one file through the import pipeline.
+func readImport(ctx context.Context, im *handlers.Importer, path string) (store.Postmortem, error) {
 	info, err := os.Stat(path)
 	if err != nil {
 		return store.Postmortem{}, err
@@ -194,11 +220,6 @@ func readImport(path string) (store.Postmortem, error) {
 	if err != nil {
 		return store.Postmortem{}, err
 	}
-	d, err := ingest.Clean(raw, filepath.Base(path))
-	if err != nil {
-		return store.Postmortem{}, err
-	}
-	p := store.ImportedPostmortem(d, string(raw))
-	p.SavedBy, p.SaveNote = "server import", "Imported from "+filepath.Base(path)
-	return p, nil
+	name := filepath.Base(path)
+	return im.Read(ctx, raw, name, "server import", "Imported from "+name)
 }

@@ -57,7 +57,7 @@ func TestImportCommand(t *testing.T) {
 		"created  b-original.md: certificate-expired-at-example",
 		"created  c-page.html: queue-backlog",
 		"failed   d-broken.md: the front matter is broken: line 3: incident_date",
-		"failed   e-orphan.md: There is no postmortem \"no-such-postmortem\"",
+		"failed   e-orphan.md: variant_of: Choose an existing postmortem from the list.",
 		"skipped  f-image.png: not a .md, .txt or .html file",
 		"skipped  g-seed.txt: already imported as dreamwidth-2020-05-25-site-interruptions",
 		"failed   h-huge.txt: the file is too large (the limit is 2 MB): it has 11534336 bytes",

@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"net/netip"
+	"net/url"
 	"os"
 	"os/signal"
 	"strconv"
@@ -51,6 +52,15 @@ type config struct {
 	// backupTo is set by the backup subcommand: copy the database there,
 	// then exit.
 	backupTo string
+
+	// auth says how users are known and what they may do; publicURL the
+	// one origin answered for; metricsAddr, when set, serves /metrics on
+	// its own listener instead of the app's.
+	auth        handlers.AuthConfig
+	publicURL   *url.URL
+	metricsAddr string
+	// token is set by the token subcommand: its action and flags.
+	token *tokenCommand
 }
 
 func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
@@ -73,8 +83,42 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		"expensive requests (pages, API, forms) served at once before refusing with 503; 0 means no cap (env HINDSIGHT_MAX_INFLIGHT)")
 	proxies := fs.String("trusted-proxies", getenv("HINDSIGHT_TRUSTED_PROXIES"),
 		"comma-separated IPs or CIDR prefixes of reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (env HINDSIGHT_TRUSTED_PROXIES)")
+	fs.StringVar(&c.auth.Mode, "auth", envOr(getenv, "HINDSIGHT_AUTH", "none"),
+		"how users are known: none (one person; the name typed is remembered) or proxy (a sign-in proxy in -trusted-proxies names them) (env HINDSIGHT_AUTH)")
+	fs.StringVar(&c.auth.UserHeader, "auth-user-header", envOr(getenv, "HINDSIGHT_AUTH_USER_HEADER", "X-Forwarded-User"),
+		"in proxy mode, the header naming the user (env HINDSIGHT_AUTH_USER_HEADER)")
+	fs.StringVar(&c.auth.EmailHeader, "auth-email-header", envOr(getenv, "HINDSIGHT_AUTH_EMAIL_HEADER", "X-Forwarded-Email"),
+		"in proxy mode, the header with the user's email (env HINDSIGHT_AUTH_EMAIL_HEADER)")
+	fs.StringVar(&c.auth.GroupsHeader, "auth-groups-header", envOr(getenv, "HINDSIGHT_AUTH_GROUPS_HEADER", "X-Forwarded-Groups"),
+		"in proxy mode, the header with the user's groups, comma-separated (env HINDSIGHT_AUTH_GROUPS_HEADER)")
+	admins := fs.String("admins", getenv("HINDSIGHT_ADMINS"), "comma-separated users and groups who are admins (env HINDSIGHT_ADMINS)")
+	editors := fs.String("editors", getenv("HINDSIGHT_EDITORS"),
+		"comma-separated users and groups who are editors; when empty every signed-in user is (env HINDSIGHT_EDITORS)")
+	publicURL := fs.String("public-url", getenv("HINDSIGHT_PUBLIC_URL"),
+		"the URL users reach Hindsight at, e.g. https://hindsight.example.com; other Host headers are refused (env HINDSIGHT_PUBLIC_URL)")
+	fs.StringVar(&c.metricsAddr, "metrics-addr", getenv("HINDSIGHT_METRICS_ADDR"),
+		"serve /metrics on this address instead of the app's (env HINDSIGHT_METRICS_ADDR)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
+	}
+	c.auth.Admins, c.auth.Editors = splitList(*admins), splitList(*editors)
+	if c.auth.Mode != "none" && c.auth.Mode != "proxy" {
+		return c, fmt.Errorf("-auth %q: want none or proxy", c.auth.Mode)
+	}
+	if *publicURL != "" {
+		u, err := url.Parse(*publicURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return c, fmt.Errorf("-public-url %q: want an absolute http or https URL", *publicURL)
+		}
+		c.publicURL = u
+	}
+	if fs.Arg(0) == "token" {
+		tc, err := parseTokenCommand(fs.Args()[1:], c.db, stderr)
+		if err != nil {
+			return c, err
+		}
+		c.token, c.db = tc, tc.db
+		return c, nil
 	}
 	switch cmd := fs.Arg(0); cmd {
 	case "import", "backup":
@@ -105,7 +149,21 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	if c.trustedProxies, err = parsePrefixes(*proxies); err != nil {
 		return c, fmt.Errorf("-trusted-proxies: %w", err)
 	}
+	if c.auth.Mode == "proxy" && len(c.trustedProxies) == 0 {
+		return c, fmt.Errorf("-auth proxy needs -trusted-proxies: the identity headers are believed only from them")
+	}
 	return c, nil
+}
+
+// splitList reads "a, b,c" as [a b c].
+func splitList(s string) []string {
+	var out []string
+	for f := range strings.SplitSeq(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // parsePrefixes reads "10.0.0.0/8, 127.0.0.1": a bare address stands for
@@ -220,12 +278,33 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		log.Info("seeded", "patterns", rep.PatternsAdded, "postmortems", rep.PostmortemsAdded)
 	}
 	if cfg.importDir != "" {
-		return importDir(ctx, st, cfg.importDir, stdout)
+		err := importDir(ctx, st, cfg.importDir, stdout)
+		if aerr := st.RecordAudit(ctx, store.AuditEntry{Actor: cliUser(getenv), Via: "cli", Kind: "postmortem.import",
+			What: "imported the folder " + cfg.importDir}); aerr != nil && err == nil {
+			err = aerr
+		}
+		return err
+	}
+	if cfg.token != nil {
+		return cfg.token.run(ctx, st, cliUser(getenv), stdout)
 	}
 
-	h, err := handlers.New(st, log, handlers.MaxInFlight(cfg.maxInFlight), handlers.TrustedProxies(cfg.trustedProxies))
+	opts := []handlers.Option{handlers.MaxInFlight(cfg.maxInFlight), handlers.TrustedProxies(cfg.trustedProxies),
+		handlers.Auth(cfg.auth), handlers.ListenAddr(cfg.addr)}
+	if cfg.publicURL != nil {
+		opts = append(opts, handlers.PublicURL(cfg.publicURL))
+	}
+	if cfg.metricsAddr != "" {
+		opts = append(opts, handlers.MetricsElsewhere())
+	}
+	h, err := handlers.New(st, log, opts...)
 	if err != nil {
 		return err
+	}
+	if cfg.metricsAddr != "" {
+		if err := serveMetrics(ctx, cfg.metricsAddr, h.MetricsHandler(), log); err != nil {
+			return err
+		}
 	}
 	srv := &http.Server{
 		Addr:    cfg.addr,
@@ -247,7 +326,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
-	log.Info("listening", "url", "http://"+ln.Addr().String(), "db", cfg.db, "max_inflight", cfg.maxInFlight)
+	log.Info("listening", "url", "http://"+ln.Addr().String(), "db", cfg.db, "max_inflight", cfg.maxInFlight, "auth", cfg.auth.Mode)
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -265,5 +344,24 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
+	return nil
+}
+
+// serveMetrics serves the metrics alone on their own listener until ctx
+// ends (-metrics-addr): scrapers reach it without reaching the app.
+func serveMetrics(ctx context.Context, addr string, metrics http.Handler, log *slog.Logger) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("-metrics-addr: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", metrics)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		<-ctx.Done()
+		srv.Close()
+	}()
+	go srv.Serve(ln)
+	log.Info("metrics", "url", "http://"+ln.Addr().String()+"/metrics")
 	return nil
 }

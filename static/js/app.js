@@ -150,13 +150,14 @@
     var base = ticks.getAttribute("data-ticks");
     var nameBox = document.getElementById("tick-author");
     ticks.querySelectorAll("[data-save-ticks]").forEach(function (el) { el.hidden = true; });
+    // Signed-in users have no name field: their name signs the tick.
+    var field = nameBox && nameBox.closest(".field");
     var showError = function (msg) {
-      var field = nameBox.closest(".field");
       var err = document.getElementById("tick-author-error");
       if (!msg) {
         if (err) err.remove();
-        field.classList.remove("has-error");
-        nameBox.removeAttribute("aria-invalid");
+        if (field) field.classList.remove("has-error");
+        if (nameBox) nameBox.removeAttribute("aria-invalid");
         return;
       }
       if (!err) {
@@ -164,11 +165,12 @@
         err.className = "field-error";
         err.id = "tick-author-error";
         err.setAttribute("role", "alert");
-        nameBox.insertAdjacentElement("beforebegin", err);
+        if (nameBox) nameBox.insertAdjacentElement("beforebegin", err);
+        else ticks.querySelector("h2").insertAdjacentElement("afterend", err);
       }
       err.textContent = msg;
-      field.classList.add("has-error");
-      nameBox.setAttribute("aria-invalid", "true");
+      if (field) field.classList.add("has-error");
+      if (nameBox) nameBox.setAttribute("aria-invalid", "true");
     };
     var progress = function (details) {
       var boxes = details.querySelectorAll(".tick-list input[type=checkbox]");
@@ -182,7 +184,7 @@
       var li = box.closest("li.tick");
       var body = new URLSearchParams();
       if (box.checked) body.append("done", "1");
-      body.append("author", nameBox.value);
+      if (nameBox) body.append("author", nameBox.value);
       box.disabled = true;
       fetch(base + "/" + encodeURIComponent(box.value), { method: "POST", body: body, credentials: "same-origin" })
         .then(function (r) {
@@ -204,7 +206,7 @@
           box.disabled = false;
           box.checked = !box.checked;
           showError(typeof msg === "string" ? msg : "The tick could not be saved: check your connection and try again.");
-          nameBox.focus();
+          (nameBox || box).focus();
         });
     });
   }

@@ -23,7 +23,9 @@
 
   function refreshResults(q) {
     var url = "/search?q=" + encodeURIComponent(q);
-    fetchText(url).then(function (html) {
+    // typing=1: the last word may be unfinished, so it also matches as a
+    // prefix; the address keeps the words as typed.
+    fetchText(url + "&typing=1").then(function (html) {
       var fresh = new DOMParser().parseFromString(html, "text/html").querySelector("[data-search-results]");
       if (!fresh) return;
       results.replaceChildren.apply(results, Array.prototype.slice.call(fresh.childNodes));
@@ -51,17 +53,9 @@
       list.hidden = true;
       return;
     }
-    // The last word is probably still being typed: match it as a prefix.
-    var live = q;
-    if (/[0-9A-Za-z\u00C0-\uFFFF]$/.test(q) && (q.split('"').length % 2) === 1) live += "*";
-    var url = function (text) { return "/api/search?limit=5&q=" + encodeURIComponent(text); };
-    fetchText(url(live)).then(function (body) {
-      var data = JSON.parse(body);
-      // A prefix finds no pattern synonyms ("retry*" misses postmortems
-      // tagged retry-storm that never say "retry"): try the words as typed.
-      if (data.total === 0 && live !== q) return fetchText(url(q)).then(JSON.parse);
-      return data;
-    }).then(function (data) {
+    // The last word is probably still being typed: typing=1 matches it as
+    // a prefix too, and still as a word with its stems and synonyms.
+    fetchText("/api/search?limit=5&typing=1&q=" + encodeURIComponent(q)).then(JSON.parse).then(function (data) {
       var ul = document.createElement("ul");
       data.items.forEach(function (item) {
         var li = document.createElement("li");

@@ -1,0 +1,274 @@
+package classify_test
+
+import (
+	"bufio"
+	"cmp"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"hindsight/classify"
+)
+
+// corpusDir is the evaluation corpus beside the checkout (../shared/corpus
+// from the repository root; HINDSIGHT_CORPUS names another place, for a
+// checkout that is not beside it). It is data, never part of the project.
+var corpusDir = cmp.Or(os.Getenv("HINDSIGHT_CORPUS"), filepath.Join("..", "..", "shared", "corpus"))
+
+// corpusLabel is one row of labels-tune.tsv or labels-heldout.tsv.
+type corpusLabel struct{ file, pattern, role, evidence string }
+
+func readTSV(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var rows [][]string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	for sc.Scan() {
+		line := strings.TrimRight(sc.Text(), "\r")
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		rows = append(rows, strings.Split(line, "\t"))
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+// loadCorpusLabels reads a label file into file -> expected patterns ("-"
+// rows give a file with no pattern).
+func loadCorpusLabels(t *testing.T, path string) map[string][]corpusLabel {
+	t.Helper()
+	out := map[string][]corpusLabel{}
+	if _, err := os.Stat(path); err != nil {
+		return out
+	}
+	for _, r := range readTSV(t, path) {
+		if len(r) < 3 {
+			t.Fatalf("%s: row %q: want file, pattern, role, evidence", path, strings.Join(r, "\t"))
+		}
+		l := corpusLabel{file: r[0], pattern: r[1], role: r[2]}
+		if len(r) > 3 {
+			l.evidence = r[3]
+		}
+		if _, ok := out[l.file]; !ok {
+			out[l.file] = nil
+		}
+		if l.pattern != "-" {
+			out[l.file] = append(out[l.file], l)
+		}
+	}
+	return out
+}
+
+// corpusDocument reads a corpus file as an imported postmortem: its first
+// line is the title, the rest the body.
+func corpusDocument(t *testing.T, name string) classify.Document {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(corpusDir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	title, body, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
+	return classify.Document{Title: strings.TrimSpace(title), Body: body}
+}
+
+// counts holds true positives, false positives and misses.
+type counts struct{ tp, fp, fn int }
+
+func (c counts) precision() float64 { return ratio(c.tp, c.tp+c.fp) }
+func (c counts) recall() float64    { return ratio(c.tp, c.tp+c.fn) }
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+// halfResult is the evaluation of one half of the corpus.
+type halfResult struct {
+	files      int
+	micro      counts
+	perPattern map[string]*counts
+	roles      struct{ agree, total int }
+	lines      []string // per-file detail for the log
+}
+
+// evaluateHalf runs the classifier on every labelled file of a half and
+// compares the suggestions it shows by default with the labels, pattern by
+// pattern (roles are reported, not required to match).
+func evaluateHalf(t *testing.T, c *classify.Classifier, labels map[string][]corpusLabel) halfResult {
+	t.Helper()
+	res := halfResult{perPattern: map[string]*counts{}}
+	pc := func(slug string) *counts {
+		if res.perPattern[slug] == nil {
+			res.perPattern[slug] = &counts{}
+		}
+		return res.perPattern[slug]
+	}
+	for _, name := range slices.Sorted(maps.Keys(labels)) {
+		res.files++
+		want := map[string]string{}
+		for _, l := range labels[name] {
+			want[l.pattern] = l.role
+		}
+		got := classify.Shown(c.Suggest(corpusDocument(t, name)))
+		var tps, fps, fns []string
+		for _, s := range got {
+			role, ok := want[s.Slug]
+			if !ok {
+				res.micro.fp++
+				pc(s.Slug).fp++
+				fps = append(fps, fmt.Sprintf("%s(%.2f)", s.Slug, s.Confidence))
+				continue
+			}
+			res.micro.tp++
+			pc(s.Slug).tp++
+			res.roles.total++
+			if role == s.Role {
+				res.roles.agree++
+			}
+			tps = append(tps, s.Slug)
+		}
+		for slug := range want {
+			if !slices.ContainsFunc(got, func(s classify.Suggestion) bool { return s.Slug == slug }) {
+				res.micro.fn++
+				pc(slug).fn++
+				fns = append(fns, slug)
+			}
+		}
+		slices.Sort(fns)
+		res.lines = append(res.lines, fmt.Sprintf("  %s: right %v, wrong %v, missed %v", name, tps, fps, fns))
+	}
+	return res
+}
+
+func (r halfResult) report(name string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s half: %d files, micro precision %.2f, recall %.2f (tp %d, fp %d, fn %d); roles agree on %d of %d right patterns\n",
+		name, r.files, r.micro.precision(), r.micro.recall(), r.micro.tp, r.micro.fp, r.micro.fn, r.roles.agree, r.roles.total)
+	slugs := slices.Collect(maps.Keys(r.perPattern))
+	slices.SortFunc(slugs, func(a, b string) int {
+		ca, cb := r.perPattern[a], r.perPattern[b]
+		return cmp.Or(cmp.Compare(cb.tp+cb.fn, ca.tp+ca.fn), strings.Compare(a, b))
+	})
+	fmt.Fprintf(&b, "  %-26s %9s %6s %6s %3s %3s %3s\n", "pattern", "precision", "recall", "", "tp", "fp", "fn")
+	for _, s := range slugs {
+		c := r.perPattern[s]
+		fmt.Fprintf(&b, "  %-26s %9s %6s %6s %3d %3d %3d\n", s, fmtRatio(c.tp, c.tp+c.fp), fmtRatio(c.tp, c.tp+c.fn), "", c.tp, c.fp, c.fn)
+	}
+	return b.String()
+}
+
+func fmtRatio(a, b int) string {
+	if b == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", float64(a)/float64(b))
+}
+
+// TestCorpusEvaluation measures the default suggestions on the real
+// postmortems of ../shared/corpus against our hand labels, for the tuning
+// half (an upper bound: the classifier was tuned on it) and the held-out
+// half (the honest figure, never tuned on). Run it with -v to see both.
+func TestCorpusEvaluation(t *testing.T) {
+	if _, err := os.Stat(corpusDir); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("evaluation corpus %s is missing: %v", corpusDir, err)
+		}
+		t.Skipf("evaluation corpus %s is absent (%v); the evaluation needs ../shared/corpus beside the checkout", corpusDir, err)
+	}
+	split := map[string]string{}
+	for _, r := range readTSV(t, "testdata/corpus/split.tsv") {
+		split[r[0]] = r[1]
+	}
+	tune := loadCorpusLabels(t, "testdata/corpus/labels-tune.tsv")
+	heldout := loadCorpusLabels(t, "testdata/corpus/labels-heldout.tsv")
+	var missing []string
+	for file, half := range split {
+		labels := tune
+		if half == "heldout" {
+			labels = heldout
+		}
+		if _, ok := labels[file]; !ok {
+			missing = append(missing, half+"/"+file)
+		}
+	}
+	for name, labels := range map[string]map[string][]corpusLabel{"tune": tune, "heldout": heldout} {
+		for file := range labels {
+			if split[file] != name {
+				t.Errorf("labels-%s.tsv labels %s, which split.tsv puts in %q", name, file, split[file])
+			}
+		}
+	}
+	slices.Sort(missing)
+	if len(missing) > 0 {
+		t.Errorf("%d corpus files have no labels: %v", len(missing), missing)
+	}
+
+	c := classify.Compile(testCatalogue(t))
+	rt := evaluateHalf(t, c, tune)
+	rh := evaluateHalf(t, c, heldout)
+	t.Logf("default suggestions: score >= %.2f, at most %d per postmortem", classify.DefaultThreshold, classify.MaxShown)
+	t.Logf("tuning half, file by file:\n%s", strings.Join(rt.lines, "\n"))
+	t.Logf("%s", rt.report("tuning (upper bound)"))
+	t.Logf("%s", rh.report("held-out (honest)"))
+	if rh.files == 0 {
+		t.Fatal("no held-out labels to measure")
+	}
+	if p, r := rh.micro.precision(), rh.micro.recall(); p < 0.80 || r < 0.70 {
+		t.Errorf("held-out half: micro precision %.2f (want >= 0.80), recall %.2f (want >= 0.70)", p, r)
+	}
+}
+
+// TestCalibration checks the confidence the classifier gives each score
+// band against the precision of that band on the tuning half: among the
+// first MaxShown suggestions of every tuning file scoring 0.30 or more,
+// those of one confidence must be right about that often (within 0.10).
+func TestCalibration(t *testing.T) {
+	if _, err := os.Stat(corpusDir); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("evaluation corpus %s is missing: %v", corpusDir, err)
+		}
+		t.Skipf("evaluation corpus %s is absent (%v)", corpusDir, err)
+	}
+	c := classify.Compile(testCatalogue(t))
+	type band struct{ right, shown int }
+	bands := map[float64]*band{}
+	for file, labels := range loadCorpusLabels(t, "testdata/corpus/labels-tune.tsv") {
+		sugs := c.Suggest(corpusDocument(t, file))
+		for i, s := range sugs {
+			if i == classify.MaxShown || s.Score < 0.3 {
+				break
+			}
+			b := bands[s.Confidence]
+			if b == nil {
+				b = &band{}
+				bands[s.Confidence] = b
+			}
+			b.shown++
+			if slices.ContainsFunc(labels, func(l corpusLabel) bool { return l.pattern == s.Slug }) {
+				b.right++
+			}
+		}
+	}
+	for _, conf := range slices.Sorted(maps.Keys(bands)) {
+		b := bands[conf]
+		got := ratio(b.right, b.shown)
+		t.Logf("confidence %.2f: %d of %d right (%.2f) on the tuning half", conf, b.right, b.shown, got)
+		if got < conf-0.10 || got > conf+0.10 {
+			t.Errorf("confidence %.2f is off: the band is right %.2f of the time on the tuning half", conf, got)
+		}
+	}
+}

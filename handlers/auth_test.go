@@ -1,0 +1,583 @@
+package handlers_test
+
+import (
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"hindsight/handlers"
+	"hindsight/seeds"
+	"hindsight/store"
+)
+
+// newTeamApp is the application in proxy mode behind a proxy on loopback:
+// the group admins are admins, the group sre editors, anyone else a viewer.
+func newTeamApp(t *testing.T, opts ...handlers.Option) (http.Handler, *store.Store) {
+	t.Helper()
+	st, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "test.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if _, err := seeds.Load(t.Context(), st); err != nil {
+		t.Fatal(err)
+	}
+	opts = append([]handlers.Option{
+		handlers.TrustedProxies([]netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}),
+		handlers.Auth(handlers.AuthConfig{Mode: "proxy", Admins: []string{"admins"}, Editors: []string{"sre"}}),
+	}, opts...)
+	h, err := handlers.New(st, slog.New(slog.NewTextHandler(io.Discard, nil)), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h, st
+}
+
+// person is a user as the proxy names them.
+type person struct{ name, groups string }
+
+var (
+	viewer = person{"vera", "staff"}
+	editor = person{"ed", "staff, sre"}
+	admin  = person{"ada", "admins"}
+)
+
+// as sends one request through the trusted proxy as p (no one when p.name
+// is empty): a form POST when form is not nil.
+func as(t *testing.T, h http.Handler, p person, method, path string, form url.Values, header ...string) *httptest.ResponseRecorder {
+	t.Helper()
+	var req *http.Request
+	if form != nil {
+		req = httptest.NewRequest(method, path, strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	} else {
+		req = httptest.NewRequest(method, path, nil)
+	}
+	req.RemoteAddr = "127.0.0.1:51000"
+	if p.name != "" {
+		req.Header.Set("X-Forwarded-User", p.name)
+		req.Header.Set("X-Forwarded-Groups", p.groups)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec
+}
+
+const gmail = "gmail-2009-09-01-request-router-overload"
+
+func TestProxyModeNeedsAnIdentity(t *testing.T) {
+	t.Parallel()
+	h, _ := newTeamApp(t)
+	for _, path := range []string{"/", "/postmortems", "/postmortems/" + gmail, "/search?q=retry", "/api/postmortems", "/api/search?q=x"} {
+		if rec := as(t, h, person{}, "GET", path, nil); rec.Code != http.StatusUnauthorized {
+			t.Errorf("%s without identity: %d, want 401", path, rec.Code)
+		}
+	}
+	for _, path := range []string{"/healthz", "/readyz", "/metrics"} {
+		if rec := as(t, h, person{}, "GET", path, nil); rec.Code != http.StatusOK {
+			t.Errorf("%s without identity: %d, want 200", path, rec.Code)
+		}
+	}
+	css := regexp.MustCompile(`/static/css/app\.css\?v=[^"]+`).FindString(as(t, h, viewer, "GET", "/", nil).Body.String())
+	if rec := as(t, h, person{}, "GET", css, nil); css == "" || rec.Code != 200 {
+		t.Errorf("asset %q without identity: %d, want 200", css, rec.Code)
+	}
+	// The same header from a peer that is not the proxy is not believed.
+	req := httptest.NewRequest("GET", "/", nil)
+	req.RemoteAddr = "192.0.2.7:4000"
+	req.Header.Set("X-Forwarded-User", "ada")
+	req.Header.Set("X-Forwarded-Groups", "admins")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if rec.Code != http.StatusUnauthorized {
+		t.Errorf("forged identity from an untrusted peer: %d, want 401", rec.Code)
+	}
+}
+
+func TestRolesSeeAndDoWhatTheyMay(t *testing.T) {
+	t.Parallel()
+	h, st := newTeamApp(t)
+	items, err := st.Checklist(t.Context(), "feedback-loop")
+	if err != nil || len(items) == 0 {
+		t.Fatalf("checklist: %v %d", err, len(items))
+	}
+	item := items[0]
+	pm := "/postmortems/" + gmail
+	type step struct {
+		method, path string
+		form         url.Values
+	}
+	steps := map[string]step{
+		"read":         {"GET", pm, nil},
+		"search":       {"GET", "/api/search?q=retry", nil},
+		"history":      {"GET", pm + "/history", nil},
+		"write form":   {"GET", "/postmortems/new", nil},
+		"create":       {"POST", "/postmortems", with(validForm(), "author", "Mallory")},
+		"action item":  {"POST", pm + "/action-items", url.Values{"title": {"Add a breaker"}, "kind": {"prevent"}, "priority": {"P1"}, "status": {"open"}}},
+		"tick":         {"POST", pm + "/checklist", url.Values{"item": {"1"}, "done": {"1"}}},
+		"checklist":    {"GET", "/patterns/feedback-loop/checklist", nil},
+		"edit item":    {"POST", "/patterns/feedback-loop/checklist/" + itoa(item.ID), url.Values{"text": {item.Text + " now"}, "phase": {item.Phase}, "version": {itoa(int64(item.Version))}}},
+		"tokens":       {"GET", "/admin/tokens", nil},
+		"audit":        {"GET", "/audit", nil},
+		"audit json":   {"GET", "/api/audit", nil},
+		"import":       {"GET", "/import", nil},
+		"api create":   {"POST", "/api/postmortems", nil},
+		"archive":      {"POST", pm + "/archive", url.Values{}},
+		"unarchive":    {"POST", pm + "/unarchive", url.Values{}},
+		"create token": {"POST", "/admin/tokens", url.Values{"name": {"ci"}, "role": {"viewer"}}},
+	}
+	allowed := map[person][]string{
+		viewer: {"read", "search", "history"},
+		editor: {"read", "search", "history", "write form", "create", "action item", "tick", "import", "archive", "unarchive"},
+		admin:  {"read", "search", "history", "write form", "create", "action item", "tick", "import", "archive", "unarchive", "checklist", "edit item", "tokens", "audit", "audit json", "create token"},
+	}
+	for _, who := range []person{viewer, editor, admin} {
+		for name, s := range steps {
+			if name == "api create" {
+				continue
+			}
+			rec := as(t, h, who, s.method, s.path, s.form, "Sec-Fetch-Site", "same-origin")
+			may := slices.Contains(allowed[who], name)
+			switch {
+			case may && (rec.Code == http.StatusForbidden || rec.Code >= 400):
+				t.Errorf("%s %s: %d, want it allowed\n%.500s", who.name, name, rec.Code, rec.Body)
+			case !may && rec.Code != http.StatusForbidden:
+				t.Errorf("%s %s: %d, want 403", who.name, name, rec.Code)
+			}
+		}
+	}
+	// A refused write says why and gives the text back.
+	rec := as(t, h, viewer, "POST", "/postmortems", with(validForm(), "summary", "My carefully typed summary"), "Sec-Fetch-Site", "same-origin")
+	mustContain(t, rec.Body.String(), "You are signed in as a viewer", "needs the editor role", "My carefully typed summary")
+	rec = as(t, h, viewer, "POST", "/api/postmortems", nil, "Content-Type", "application/json")
+	if rec.Code != 403 || !strings.Contains(rec.Body.String(), `"error"`) {
+		t.Errorf("viewer API create: %d %s, want 403 JSON", rec.Code, rec.Body)
+	}
+	// Each sees only the controls that work for them.
+	page := func(p person, path string) string { return as(t, h, p, "GET", path, nil).Body.String() }
+	mustNotContain(t, page(viewer, pm), `href="/postmortems/new"`, pm+`/edit"`, `action="`+pm+`/archive"`, `Add an action item`, `>Save ticks<`, `>Make action item<`)
+	mustContain(t, page(viewer, pm), `disabled`)
+	mustContain(t, page(editor, pm), `href="/postmortems/new"`, pm+`/edit"`, `Add an action item`, `>Save ticks<`)
+	mustNotContain(t, page(editor, "/patterns/feedback-loop"), "Edit this checklist")
+	mustNotContain(t, page(editor, "/"), `href="/audit"`, `href="/admin/tokens"`)
+	mustContain(t, page(admin, "/patterns/feedback-loop"), "Edit this checklist")
+	mustContain(t, page(admin, "/"), `href="/audit"`, `href="/admin/tokens"`)
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+func TestProxyWritesAreSignedByTheUser(t *testing.T) {
+	t.Parallel()
+	h, st := newTeamApp(t)
+	form := as(t, h, editor, "GET", "/postmortems/new", nil).Body.String()
+	mustNotContain(t, form, `name="author"`)
+	mustNotContain(t, as(t, h, editor, "GET", "/postmortems/"+gmail, nil).Body.String(), `name="author"`)
+	rec := as(t, h, editor, "POST", "/postmortems", with(validForm(), "author", "Mallory"), "Sec-Fetch-Site", "same-origin")
+	if rec.Code != http.StatusSeeOther {
+		t.Fatalf("create: %d\n%.1000s", rec.Code, rec.Body)
+	}
+	slug := strings.TrimPrefix(rec.Header().Get("Location"), "/postmortems/")
+	p, err := st.GetPostmortem(t.Context(), slug)
+	if err != nil {
+		t.Fatal(err)
+	}
+	revs, err := st.ListRevisions(t.Context(), p.ID)
+	if err != nil || len(revs) == 0 || revs[0].Author != "ed" {
+		t.Errorf("revisions = %+v, %v; want one by ed", revs, err)
+	}
+	if cookie(rec, "hindsight_author") != nil {
+		t.Error("proxy mode remembers a typed name")
+	}
+}
+
+func TestTokensFromTheAdminPage(t *testing.T) {
+	t.Parallel()
+	h, _ := newTeamApp(t)
+	rec := as(t, h, admin, "POST", "/admin/tokens", url.Values{"name": {"deploy bot"}, "role": {"editor"}}, "Sec-Fetch-Site", "same-origin")
+	secret := regexp.MustCompile(`hst_[A-Za-z0-9_-]{20,}`).FindString(rec.Body.String())
+	if rec.Code != 200 || secret == "" {
+		t.Fatalf("create token: %d, secret %q\n%.1000s", rec.Code, secret, rec.Body)
+	}
+	if cc := rec.Header().Get("Cache-Control"); cc != "no-store" {
+		t.Errorf("the page with the secret has Cache-Control %q", cc)
+	}
+	if strings.Contains(as(t, h, admin, "GET", "/admin/tokens", nil).Body.String(), secret) {
+		t.Error("the secret is shown twice")
+	}
+	bearer := func(secret, method, path, body string) *httptest.ResponseRecorder {
+		return as(t, h, person{}, method, path, nil, "Authorization", "Bearer "+secret, "Content-Type", "application/json")
+	}
+	if rec := bearer(secret, "GET", "/api/postmortems", ""); rec.Code != 200 {
+		t.Errorf("token read: %d", rec.Code)
+	}
+	list := as(t, h, admin, "GET", "/admin/tokens", nil).Body.String()
+	if regexp.MustCompile(`deploy bot</th>\s*<td>editor</td>\s*<td>[^<]*<time[^>]*>[^<]*</time>[^<]*</td>\s*<td>never`).MatchString(list) {
+		t.Error("token use is not shown")
+	}
+	if rec := bearer(secret, "GET", "/audit", ""); rec.Code != 403 {
+		t.Errorf("editor token on the audit trail: %d, want 403", rec.Code)
+	}
+	rec = as(t, h, admin, "POST", "/admin/tokens/revoke", url.Values{"name": {"deploy bot"}}, "Sec-Fetch-Site", "same-origin")
+	if rec.Code != http.StatusSeeOther {
+		t.Fatalf("revoke: %d", rec.Code)
+	}
+	if rec := bearer(secret, "GET", "/api/postmortems", ""); rec.Code != http.StatusUnauthorized {
+		t.Errorf("revoked token: %d, want 401", rec.Code)
+	}
+	if rec := bearer("hst_nope", "GET", "/api/postmortems", ""); rec.Code != http.StatusUnauthorized {
+		t.Errorf("unknown token: %d, want 401", rec.Code)
+	}
+	// A second live token of one name is refused with the form kept.
+	as(t, h, admin, "POST", "/admin/tokens", url.Values{"name": {"ci"}, "role": {"viewer"}}, "Sec-Fetch-Site", "same-origin")
+	rec = as(t, h, admin, "POST", "/admin/tokens", url.Values{"name": {"ci"}, "role": {"admin"}}, "Sec-Fetch-Site", "same-origin")
+	if rec.Code != http.StatusConflict || !strings.Contains(rec.Body.String(), `value="ci"`) {
+		t.Errorf("duplicate name: %d", rec.Code)
+	}
+}
+
+func TestTokensWorkWithoutTheProxy(t *testing.T) {
+	t.Parallel()
+	h, st := newApp(t)
+	_, secret, err := st.CreateToken(t.Context(), "reader", "viewer", "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	send := func(secret, method, path string) int {
+		req := httptest.NewRequest(method, path, strings.NewReader(`{}`))
+		req.Header.Set("Authorization", "Bearer "+secret)
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec.Code
+	}
+	if got := send(secret, "GET", "/api/postmortems"); got != 200 {
+		t.Errorf("viewer token read: %d", got)
+	}
+	if got := send(secret, "POST", "/api/postmortems"); got != 403 {
+		t.Errorf("viewer token write: %d, want 403", got)
+	}
+	if got := send("hst_wrong", "GET", "/api/postmortems"); got != 401 {
+		t.Errorf("unknown token: %d, want 401", got)
+	}
+	ts, _ := st.ListTokens(t.Context())
+	if len(ts) != 1 || ts[0].LastUsedAt.IsZero() {
+		t.Errorf("tokens = %+v, want one used", ts)
+	}
+	// Metrics: not for a peer that is not loopback, unless it has a token.
+	req := httptest.NewRequest("GET", "/metrics", nil)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if rec.Code != http.StatusForbidden {
+		t.Errorf("metrics from a remote peer: %d, want 403", rec.Code)
+	}
+	if got := send(secret, "GET", "/metrics"); got != 200 {
+		t.Errorf("metrics with a token: %d", got)
+	}
+}
+
+func TestHostIsChecked(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name   string
+		opt    handlers.Option
+		host   string
+		status int
+	}{
+		{"ListenAddress", handlers.ListenAddr("127.0.0.1:8080"), "127.0.0.1:8080", 200},
+		{"Localhost", handlers.ListenAddr("127.0.0.1:8080"), "localhost:8080", 200},
+		{"IPv6Loopback", handlers.ListenAddr("127.0.0.1:8080"), "[::1]:8080", 200},
+		{"Rebinding", handlers.ListenAddr("127.0.0.1:8080"), "evil.example:8080", 421},
+		{"NamedListener", handlers.ListenAddr("kb.internal:8080"), "kb.internal:8080", 200},
+		{"AnyAddressByNumber", handlers.ListenAddr(":8080"), "10.1.2.3:8080", 200},
+		{"AnyAddressByName", handlers.ListenAddr(":8080"), "evil.example", 421},
+		{"PublicURL", handlers.PublicURL(mustURL("https://kb.example.com")), "kb.example.com", 200},
+		{"PublicURLOther", handlers.PublicURL(mustURL("https://kb.example.com")), "localhost:8080", 421},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h, _ := newTeamApp(t, tt.opt)
+			req := httptest.NewRequest("GET", "/patterns", nil)
+			req.Host = tt.host
+			req.RemoteAddr = "127.0.0.1:5000"
+			req.Header.Set("X-Forwarded-User", "vera")
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			if rec.Code != tt.status {
+				t.Errorf("Host %q: %d, want %d", tt.host, rec.Code, tt.status)
+			}
+			// Probes answer whatever the Host.
+			req = httptest.NewRequest("GET", "/healthz", nil)
+			req.Host = "10.9.9.9:8080"
+			rec = httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			if rec.Code != 200 {
+				t.Errorf("/healthz by address: %d", rec.Code)
+			}
+		})
+	}
+}
+
+func mustURL(s string) *url.URL {
+	u, err := url.Parse(s)
+	if err != nil {
+		panic(err)
+	}
+	return u
+}
+
+func TestCookiesAreSecureBehindTLS(t *testing.T) {
+	t.Parallel()
+	h, _ := newTeamApp(t)
+	rec := as(t, h, editor, "POST", "/postmortems/"+gmail+"/archive", url.Values{}, "Sec-Fetch-Site", "same-origin", "X-Forwarded-Proto", "https")
+	if c := cookie(rec, "hindsight_flash"); c == nil || !c.Secure {
+		t.Errorf("flash cookie behind TLS = %+v, want Secure", c)
+	}
+	rec = as(t, h, editor, "POST", "/postmortems/"+gmail+"/unarchive", url.Values{}, "Sec-Fetch-Site", "same-origin")
+	if c := cookie(rec, "hindsight_flash"); c == nil || c.Secure {
+		t.Errorf("flash cookie over plain http = %+v, want not Secure", c)
+	}
+}
+
+func TestMetricsElsewhere(t *testing.T) {
+	t.Parallel()
+	h, _ := newTeamApp(t, handlers.MetricsElsewhere())
+	if rec := as(t, h, person{}, "GET", "/metrics", nil); rec.Code != 404 {
+		t.Errorf("/metrics moved away: %d, want 404", rec.Code)
+	}
+}
+
+// cachedRoutes reads routes.go for the routes served through the page
+// cache, so that a route cached later is covered by the tests below.
+func cachedRoutes(t *testing.T) []string {
+	t.Helper()
+	src, err := os.ReadFile("routes.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, m := range regexp.MustCompile(`r\.Get\("([^"]+)", h\.cached\(`).FindAllStringSubmatch(string(src), -1) {
+		out = append(out, m[1])
+	}
+	if len(out) == 0 {
+		t.Fatal("no cached route found in routes.go")
+	}
+	return out
+}
+
+// concrete fills a route's parameters with a seeded postmortem and pattern.
+func concrete(route string) string {
+	r := strings.NewReplacer("/postmortems/{slug}", "/postmortems/"+gmail, "/patterns/{slug}", "/patterns/feedback-loop").Replace(route)
+	if r == "/search" {
+		r += "?q=overload"
+	}
+	return r
+}
+
+// TestCachedPagesNameNoReader: one reader's name never reaches another
+// through a cached page, in either mode.
+func TestCachedPagesNameNoReader(t *testing.T) {
+	t.Parallel()
+	routes := cachedRoutes(t)
+	t.Run("None", func(t *testing.T) {
+		t.Parallel()
+		h, _ := newApp(t)
+		alice := &http.Cookie{Name: "hindsight_author", Value: "Alice%20Zebrafinch"}
+		for _, route := range routes {
+			path := concrete(route)
+			first := send(t, h, "GET", path, nil, alice)
+			second := send(t, h, "GET", path, nil)
+			if first.Code != 200 || second.Code != 200 {
+				t.Fatalf("%s: %d, %d", path, first.Code, second.Code)
+			}
+			mustNotContain(t, second.Body.String(), "Zebrafinch")
+			mustNotContain(t, first.Body.String(), "Zebrafinch")
+		}
+	})
+	t.Run("Proxy", func(t *testing.T) {
+		t.Parallel()
+		h, _ := newTeamApp(t)
+		first, second := person{"zebrafinch", "sre"}, person{"ed", "sre"}
+		for _, route := range routes {
+			path := concrete(route)
+			as(t, h, first, "GET", path, nil)
+			rec := as(t, h, second, "GET", path, nil)
+			if rec.Code != 200 {
+				t.Fatalf("%s: %d", path, rec.Code)
+			}
+			mustNotContain(t, rec.Body.String(), "zebrafinch")
+			// and a viewer is not served the editor's page
+			if body := as(t, h, viewer, "GET", path, nil).Body.String(); strings.Contains(body, `href="/postmortems/new"`) {
+				t.Errorf("%s: a viewer got an editor's cached page", path)
+			}
+		}
+	})
+}
+
+// TestTickWithoutNameUsesTheCookie: the shared page's tick form is empty;
+// saving it signs with the name this browser gave before.
+func TestTickWithoutNameUsesTheCookie(t *testing.T) {
+	t.Parallel()
+	h, st := newApp(t)
+	p, _ := st.GetPostmortem(t.Context(), gmail)
+	page := send(t, h, "GET", "/postmortems/"+gmail, nil).Body.String()
+	id := regexp.MustCompile(`name="item" value="(\d+)"`).FindStringSubmatch(page)
+	if id == nil {
+		t.Fatal("no checklist item on the page")
+	}
+	ann := &http.Cookie{Name: "hindsight_author", Value: "Ann%20Other"}
+	rec := postForm(t, h, "/postmortems/"+gmail+"/checklist", url.Values{"item": {id[1]}, "done": {id[1]}, "author": {""}}, ann)
+	if rec.Code != http.StatusSeeOther {
+		t.Fatalf("tick: %d\n%.1000s", rec.Code, rec.Body)
+	}
+	ticks, _ := st.ChecklistTicks(t.Context(), p.ID)
+	found := false
+	for _, tk := range ticks {
+		found = found || tk.By == "Ann Other"
+	}
+	if !found {
+		t.Errorf("ticks = %+v, want one by Ann Other", ticks)
+	}
+}
+
+func TestAuditTrail(t *testing.T) {
+	t.Parallel()
+	h, st := newTeamApp(t)
+	pm := "/postmortems/" + gmail
+	items, _ := st.Checklist(t.Context(), "feedback-loop")
+	page := as(t, h, editor, "GET", pm, nil).Body.String()
+	tickID := regexp.MustCompile(`name="item" value="(\d+)"`).FindStringSubmatch(page)[1]
+	post := func(p person, path string, form url.Values) *httptest.ResponseRecorder {
+		t.Helper()
+		rec := as(t, h, p, "POST", path, form, "Sec-Fetch-Site", "same-origin")
+		if rec.Code >= 400 {
+			t.Fatalf("%s: %d\n%.800s", path, rec.Code, rec.Body)
+		}
+		return rec
+	}
+	created := post(editor, "/postmortems", validForm())
+	slug := strings.TrimPrefix(created.Header().Get("Location"), "/postmortems/")
+	edit := as(t, h, editor, "GET", "/postmortems/"+slug+"/edit", nil).Body.String()
+	version := regexp.MustCompile(`name="version" value="(\d+)"`).FindStringSubmatch(edit)[1]
+	post(editor, "/postmortems/"+slug+"/edit", with(with(validForm(), "version", version), "summary", "Changed."))
+	post(editor, "/postmortems/"+slug+"/revisions/1/restore", url.Values{"version": {"2"}, "note": {"back"}})
+	post(editor, pm+"/archive", url.Values{})
+	post(editor, pm+"/unarchive", url.Values{})
+	post(editor, pm+"/action-items", url.Values{"title": {"Add a breaker"}, "kind": {"prevent"}, "priority": {"P1"}, "status": {"open"}})
+	post(editor, pm+"/checklist", url.Values{"item": {tickID}, "done": {tickID}})
+	post(admin, "/patterns/feedback-loop/checklist", url.Values{"text": {"Cap retries"}, "phase": {"after"}})
+	post(admin, "/patterns/feedback-loop/checklist/"+itoa(items[0].ID)+"/move", url.Values{"direction": {"down"}})
+	post(admin, "/admin/tokens", url.Values{"name": {"ci"}, "role": {"viewer"}})
+	post(admin, "/admin/tokens/revoke", url.Values{"name": {"ci"}})
+
+	rec := as(t, h, admin, "GET", "/api/audit", nil)
+	var got struct {
+		Items []struct{ Actor, Via, Kind, Postmortem, What, Client string }
+		Total int
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
+		t.Fatalf("%v\n%s", err, rec.Body)
+	}
+	kinds := map[string]string{}
+	for _, e := range got.Items {
+		kinds[e.Kind] = e.Actor
+		if e.Client == "" || e.Via != "proxy" {
+			t.Errorf("entry %+v: want a client address, via proxy", e)
+		}
+	}
+	for kind, actor := range map[string]string{"postmortem.create": "ed", "postmortem.edit": "ed", "postmortem.restore": "ed",
+		"postmortem.archive": "ed", "postmortem.unarchive": "ed", "action_item.create": "ed", "checklist.tick": "ed",
+		"checklist.add": "ada", "checklist.move": "ada", "token.create": "ada", "token.revoke": "ada"} {
+		if kinds[kind] != actor {
+			t.Errorf("audit kind %s: actor %q, want %q", kind, kinds[kind], actor)
+		}
+	}
+	// Filters: by user, kind, postmortem and date.
+	for _, tt := range []struct {
+		query string
+		want  int
+	}{
+		{"user=ada", 4},
+		{"kind=checklist.tick", 1},
+		{"postmortem=" + gmail, 4},
+		{"from=2000-01-01&to=2000-01-02", 0},
+	} {
+		rec := as(t, h, admin, "GET", "/api/audit?"+tt.query, nil)
+		var res struct{ Total int }
+		json.Unmarshal(rec.Body.Bytes(), &res)
+		if res.Total != tt.want {
+			t.Errorf("/api/audit?%s: total %d, want %d", tt.query, res.Total, tt.want)
+		}
+	}
+	body := as(t, h, admin, "GET", "/audit?user=ed&from=nonsense", nil).Body.String()
+	mustContain(t, body, "<td>postmortem.create</td>", "Dates are written like 2024-03-05")
+	mustNotContain(t, body, "<td>token.create</td>")
+}
+
+// TestConcurrentItemEdits: two people edit one checklist item, or one
+// action item, from the same version: the first save wins, the second is
+// refused with the first one's change shown and the second's text kept.
+func TestConcurrentItemEdits(t *testing.T) {
+	t.Parallel()
+	h, st := newTeamApp(t)
+	other := person{"otto", "admins"}
+	t.Run("ChecklistItem", func(t *testing.T) {
+		items, _ := st.Checklist(t.Context(), "feedback-loop")
+		it := items[0]
+		path := "/patterns/feedback-loop/checklist/" + itoa(it.ID)
+		v := itoa(int64(it.Version))
+		first := as(t, h, admin, "POST", path, url.Values{"text": {"Ada's wording"}, "phase": {it.Phase}, "version": {v}}, "Sec-Fetch-Site", "same-origin")
+		second := as(t, h, other, "POST", path, url.Values{"text": {"Otto's wording"}, "phase": {it.Phase}, "version": {v}}, "Sec-Fetch-Site", "same-origin")
+		if first.Code != http.StatusSeeOther || second.Code != http.StatusConflict {
+			t.Fatalf("statuses %d, %d; want 303, 409", first.Code, second.Code)
+		}
+		mustContain(t, second.Body.String(), "Someone changed this item", "“Ada&#39;s wording”", "Otto&#39;s wording")
+		got, _ := st.GetChecklistItem(t.Context(), it.ID)
+		if got.Text != "Ada's wording" {
+			t.Errorf("saved text %q", got.Text)
+		}
+		// Saving again from the refused form replaces theirs, knowingly.
+		newV := regexp.MustCompile(`name="version" value="(\d+)">\s*<div class="field[^"]*">\s*<label for="item-` + itoa(it.ID)).FindStringSubmatch(second.Body.String())
+		if newV == nil {
+			t.Fatal("the refused form does not carry the new version")
+		}
+		again := as(t, h, other, "POST", path, url.Values{"text": {"Otto's wording"}, "phase": {it.Phase}, "version": {newV[1]}}, "Sec-Fetch-Site", "same-origin")
+		if again.Code != http.StatusSeeOther {
+			t.Errorf("save after seeing the conflict: %d", again.Code)
+		}
+	})
+	t.Run("ActionItem", func(t *testing.T) {
+		p, _ := st.GetPostmortem(t.Context(), gmail)
+		a := store.ActionItem{PostmortemID: p.ID, Title: "Add a breaker", Kind: "prevent", Priority: "P2", Status: "open"}
+		if err := st.CreateActionItem(t.Context(), &a); err != nil {
+			t.Fatal(err)
+		}
+		path := "/postmortems/" + gmail + "/action-items/" + itoa(a.ID)
+		form := func(title, status string) url.Values {
+			return url.Values{"title": {title}, "kind": {"prevent"}, "priority": {"P2"}, "status": {status}, "version": {itoa(int64(a.Version))}}
+		}
+		first := as(t, h, editor, "POST", path, form("Add a circuit breaker", "in-progress"), "Sec-Fetch-Site", "same-origin")
+		second := as(t, h, other, "POST", path, form("Add a breaker to payments", "open"), "Sec-Fetch-Site", "same-origin")
+		if first.Code != http.StatusSeeOther || second.Code != http.StatusConflict {
+			t.Fatalf("statuses %d, %d; want 303, 409", first.Code, second.Code)
+		}
+		mustContain(t, second.Body.String(), "Someone saved this action item", "Add a circuit breaker", `value="Add a breaker to payments"`)
+		got, _ := st.GetActionItem(t.Context(), a.ID)
+		if got.Title != "Add a circuit breaker" || got.Status != "in-progress" {
+			t.Errorf("saved %+v", got)
+		}
+	})
+}

@@ -1,0 +1,139 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"hindsight/ingest"
+	"hindsight/store"
+)
+
+// Importer is the one import pipeline. /import, POST /api/postmortems (as
+// Markdown, plain text or HTML) and `server import DIR` all read a document
+// through it: the document is cleaned and mapped by ingest.Clean and
+// store.ImportedPostmortem, written into the postmortem form as a writer
+// would submit it, and read back by the form's own parser and checks. So a
+// document is cleaned, mapped, normalised and accepted the same way
+// whichever path it comes in by, and the same way as a postmortem written
+// in the form.
+type Importer struct {
+	store    *store.Store
+	patterns map[string]bool
+	now      time.Time
+}
+
+// NewImporter prepares the pipeline: it reads the pattern catalogue once.
+func NewImporter(ctx context.Context, st *store.Store, now time.Time) (*Importer, error) {
+	fams, err := st.ListFamilies(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &Importer{store: st, patterns: knownPatterns(fams), now: now}, nil
+}
+
+// importedDoc is a document read through the pipeline.
+type importedDoc struct {
+	draft  ingest.Draft
+	p      store.Postmortem // ready for ImportPostmortem once form.Errors is empty
+	form   postmortemForm   // as the review form shows it, with what it refuses
+	extras importExtras
+}
+
+// Read runs a document through the pipeline and returns the postmortem to
+// import, signed by author with note. A document that cannot be read is an
+// *ingest.InputError; one the form refuses is a store.FieldErrors, fields
+// named as in the JSON mirror.
+func (im *Importer) Read(ctx context.Context, raw []byte, name, author, note string) (store.Postmortem, error) {
+	doc, err := im.read(ctx, raw, name, author, note)
+	if err != nil {
+		return store.Postmortem{}, err
+	}
+	if len(doc.form.Errors) > 0 {
+		return store.Postmortem{}, fmt.Errorf("%w", apiFieldErrors(doc.form.Errors))
+	}
+	return doc.p, nil
+}
+
+func (im *Importer) read(ctx context.Context, raw []byte, name, author, note string) (importedDoc, error) {
+	d, err := ingest.Clean(raw, name)
+	if err != nil {
+		return importedDoc{}, err
+	}
+	p := store.ImportedPostmortem(d, string(raw))
+	f := formFromFields(p.Fields())
+	f.VariantOf, f.VariantKind = p.VariantOf, p.VariantKind
+	f.Author, f.Note = author, note
+	if a := d.Meta.Fields["author"]; a != "" {
+		f.Author = a
+	}
+	if f.Language == "" {
+		f.Language = "en" // too short to tell: the form's default, and the store's
+	}
+	if f.VariantOf != "" && f.VariantKind == "" {
+		f.VariantKind = im.variantKindFor(ctx, f.VariantOf, f.Language)
+	}
+	v := f.values()
+	v.Set("published_date", p.PublishedDate)
+	doc := importedDoc{draft: d, p: p}
+	doc.form, doc.extras = im.validate(ctx, v, &doc.p)
+	return doc, nil
+}
+
+// validate checks v as the postmortem form does, plus the fields only
+// imports have, and fills p from it: p already holds what the form does
+// not carry (the source, the comments, the action items). Field errors are
+// in the returned form.
+func (im *Importer) validate(ctx context.Context, v url.Values, p *store.Postmortem) (postmortemForm, importExtras) {
+	f := parsePostmortemForm(v, im.patterns, im.now)
+	checkVariant(ctx, im.store, &f, store.Postmortem{})
+	x := importExtras{Published: strings.TrimSpace(v.Get("published_date")), Duration: strings.TrimSpace(v.Get("duration_minutes"))}
+	f.fields().ApplyTo(p)
+	p.PublishedDate, p.VariantOf, p.VariantKind = x.Published, f.VariantOf, f.VariantKind
+	p.SavedBy, p.SaveNote = f.Author, f.Note
+	if p.VariantOf == "" {
+		p.VariantKind = store.KindOriginal
+	}
+	if x.Published != "" {
+		if msg := checkDate(x.Published, "The date of the write-up"); msg != "" {
+			f.Errors.add("published_date", msg)
+		}
+	}
+	if x.Duration != "" {
+		n, err := strconv.Atoi(x.Duration)
+		if err != nil || n < 0 {
+			f.Errors.add("duration_minutes", "The duration is a whole number of minutes.")
+		}
+		p.DurationMinutes = n
+	}
+	return f, x
+}
+
+// variantKindFor proposes how a text in lang relates to the postmortem
+// slug: a translation when their languages differ, else a rewrite.
+func (im *Importer) variantKindFor(ctx context.Context, slug, lang string) string {
+	target, err := im.store.GetPostmortem(ctx, slug)
+	if err == nil && target.Language != lang {
+		return store.KindTranslation
+	}
+	return store.KindRewrite
+}
+
+// values writes the form as a browser would submit it.
+func (f postmortemForm) values() url.Values {
+	v := url.Values{}
+	for _, s := range postmortemSpecs {
+		if s.value != nil {
+			if val := *s.value(&f); val != "" {
+				v.Set(s.Name, val)
+			}
+		}
+	}
+	for t := range f.Tags {
+		v.Add("tags", t)
+	}
+	return v
+}

@@ -1,0 +1,90 @@
+package handlers
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"hindsight/store"
+)
+
+// The admin page for API tokens: list them with their last use, make one
+// (its secret is shown once, on the page that answers the form) and
+// revoke one.
+type tokensPage struct {
+	basePage
+	Tokens []store.Token
+	Roles  []string
+	// New is the token just made and Secret its secret, shown this once.
+	New    store.Token
+	Secret string
+	// Name and Role are the form's values, kept when it is refused.
+	Name, Role string
+	Errors     formErrors
+}
+
+func (h *Handler) tokensPage(r *http.Request) (tokensPage, error) {
+	ts, err := h.store.ListTokens(r.Context())
+	return tokensPage{basePage: h.base(r, "API tokens", "Tokens for scripts and integrations."), Tokens: ts,
+		Roles: store.TokenRoles, Role: "viewer", Errors: formErrors{}}, err
+}
+
+func (h *Handler) listTokens(w http.ResponseWriter, r *http.Request) {
+	page, err := h.tokensPage(r)
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	h.render(w, r, http.StatusOK, "tokens", page)
+}
+
+func (h *Handler) createToken(w http.ResponseWriter, r *http.Request) {
+	if err := parseForm(w, r); err != nil {
+		h.error(w, r, err)
+		return
+	}
+	name, role := strings.TrimSpace(r.PostForm.Get("name")), r.PostForm.Get("role")
+	t, secret, err := h.store.CreateToken(r.Context(), name, role, userOf(r).Name)
+	page, perr := h.tokensPage(r)
+	if perr != nil {
+		h.error(w, r, perr)
+		return
+	}
+	page.Name, page.Role = displayText(name), role
+	status := http.StatusOK
+	var fields store.FieldErrors
+	switch {
+	case err == nil:
+		page.New, page.Secret, page.Name, page.Role = t, secret, "", "viewer"
+		h.audit(r, "token.create", "", "created token "+strconv.Quote(t.Name)+" with role "+t.Role)
+	case errors.As(err, &fields):
+		status = http.StatusUnprocessableEntity
+		for k, v := range fields {
+			page.Errors.add(k, v)
+		}
+	case errors.Is(err, store.ErrConflict):
+		status = http.StatusConflict
+		page.Errors.add("name", "A live token already has this name: revoke it first, or choose another name.")
+	default:
+		h.error(w, r, err)
+		return
+	}
+	// The answer carries the secret: nothing may keep it.
+	w.Header().Set("Cache-Control", "no-store")
+	h.render(w, r, status, "tokens", page)
+}
+
+func (h *Handler) revokeToken(w http.ResponseWriter, r *http.Request) {
+	if err := parseForm(w, r); err != nil {
+		h.error(w, r, err)
+		return
+	}
+	name := r.PostForm.Get("name")
+	if err := h.store.RevokeToken(r.Context(), name); err != nil {
+		h.error(w, r, err)
+		return
+	}
+	noteAudit(r, "revoked token "+strconv.Quote(name))
+	redirectWithFlash(w, r, "/admin/tokens", "Token "+strconv.Quote(name)+" revoked: it no longer works.")
+}

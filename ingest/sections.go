@@ -1,0 +1,498 @@
+package ingest
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// The fields of the SRE postmortem template that sections go into, named as
+// in the form and the JSON mirror. Summary and action items are apart: they
+// have fields of their own in the draft.
+const (
+	SectionImpact       = "impact"
+	SectionTrigger      = "trigger"
+	SectionContributing = "contributing"
+	SectionDetection    = "detection"
+	SectionResolution   = "resolution"
+	SectionTimeline     = "timeline"
+	SectionWentWell     = "went_well"
+	SectionWentWrong    = "went_wrong"
+	SectionGotLucky     = "got_lucky"
+
+	sectionSummary = "summary"
+	sectionActions = "action_items"
+	sectionAuthor  = "author_box" // cut from the text
+	sectionReplies = "comments"   // set apart as reader comments
+	sectionLessons = "lessons"    // a parent heading: its own text goes to went_wrong
+	sectionBody    = "body"       // a heading that ends a section and stays in the body
+)
+
+// sectionNames maps a heading, folded by headingKey, to the field its
+// section goes into. English and Spanish, as SRE templates and real
+// write-ups name them.
+var sectionNames = func() map[string]string {
+	m := map[string]string{}
+	for field, names := range map[string][]string{
+		sectionSummary: {"summary", "executive summary", "incident summary", "summary of the incident", "summary of incident",
+			"overview", "incident overview", "tl;dr", "tldr", "tl dr", "abstract",
+			"resumen", "resumen ejecutivo", "resumen del incidente", "sumario", "descripción general"},
+		SectionImpact: {"impact", "customer impact", "user impact", "summary of impact", "impact summary", "business impact",
+			"detailed description of impact", "impact and scope", "scope and impact", "who was affected",
+			"impacto", "impacto en clientes", "impacto en los clientes", "impacto en los usuarios", "alcance e impacto"},
+		SectionTrigger: {"root cause", "root causes", "root cause analysis", "trigger", "triggers", "cause", "causes",
+			"what caused it", "what caused the incident", "root cause and trigger", "trigger and root cause",
+			"causa raíz", "causa raiz", "causas raíz", "causa", "causas", "análisis de causa raíz", "desencadenante", "detonante"},
+		SectionContributing: {"contributing factors", "contributing factor", "contributing causes", "factors",
+			"factores contribuyentes", "factores que contribuyeron", "factores contribuyentes"},
+		SectionDetection: {"detection", "how we detected it", "how it was detected", "how was it detected", "discovery",
+			"detección", "deteccion", "cómo se detectó"},
+		SectionResolution: {"resolution", "mitigation", "mitigations", "remediation", "resolution and recovery", "recovery",
+			"mitigation and resolution", "resolution and mitigation", "workaround", "how we fixed it", "fix",
+			"remediation and prevention", "resolution and root cause",
+			"resolución", "resolucion", "mitigación", "mitigacion", "solución", "solucion", "recuperación", "remediación"},
+		SectionTimeline: {"timeline", "timeline of events", "incident timeline", "detailed timeline", "chronology",
+			"sequence of events", "timeline (all times utc)", "cronología", "cronologia", "línea de tiempo", "linea de tiempo", "línea temporal"},
+		SectionWentWell: {"what went well", "things that went well", "went well", "what worked",
+			"lo que salió bien", "qué salió bien", "que salio bien", "lo que funcionó"},
+		SectionWentWrong: {"what went wrong", "things that went wrong", "went wrong", "what didn't go well", "what did not go well",
+			"what could have gone better", "lo que salió mal", "qué salió mal", "que salio mal"},
+		SectionGotLucky: {"where we got lucky", "where we were lucky", "what we got lucky with", "lucky",
+			"dónde tuvimos suerte", "donde tuvimos suerte", "en qué tuvimos suerte"},
+		sectionLessons: {"lessons learned", "lessons learnt", "lessons", "learnings", "key learnings", "takeaways",
+			"lecciones aprendidas", "aprendizajes", "lecciones"},
+		sectionActions: {"action items", "action item", "actions", "next steps", "follow-up", "follow-ups", "follow up",
+			"follow-up actions", "follow-up items", "corrective actions", "corrective and preventive actions",
+			"preventive actions", "remediation items", "action plan", "todo", "to do",
+			"acciones", "acciones correctivas", "acciones de seguimiento", "próximos pasos", "proximos pasos",
+			"tareas", "tareas pendientes", "elementos de acción", "plan de acción"},
+		sectionBody: {"provide feedback", "feedback", "references", "appendix", "glossary", "background", "update", "updates",
+			"what happened", "details", "detailed description", "incident details", "context", "further reading", "links",
+			"antecedentes", "contexto", "detalles", "qué pasó", "referencias", "apéndice"},
+		sectionAuthor: {"about the author", "about the authors", "about me", "sobre el autor", "acerca del autor"},
+		sectionReplies: {"comments", "reader comments", "leave a comment", "leave a reply", "join the discussion",
+			"responses", "discussion", "comentarios", "deja un comentario"},
+	} {
+		for _, n := range names {
+			m[n] = field
+		}
+	}
+	return m
+}()
+
+var (
+	atxHeadingRe = regexp.MustCompile(`^(#{1,6})\s+(.+?)\s*#*\s*$`)
+	// A heading numbered as in many templates: "1. Summary", "2) Impact", "IV. Timeline".
+	headingNumberRe = regexp.MustCompile(`^(?:\d{1,2}(?:\.\d{1,2})*[.)]?|[ivx]{1,4}[.)])\s+`)
+	// A count before a comments heading: "3 comments", "12 Responses".
+	headingCountRe = regexp.MustCompile(`^\d{1,5}\s+`)
+)
+
+// headingKey folds a heading for the lookup in sectionNames: lower case,
+// without Markdown emphasis, numbering, a count, a trailing colon or
+// surrounding punctuation.
+func headingKey(h string) string {
+	h = strings.ToLower(strings.TrimSpace(h))
+	h = strings.Trim(h, "*_` ")
+	h = strings.TrimRight(h, ":：.-–— ")
+	h = strings.Trim(h, "*_` ")
+	h = headingNumberRe.ReplaceAllString(h, "")
+	h = headingCountRe.ReplaceAllString(h, "")
+	return strings.Join(strings.Fields(h), " ")
+}
+
+// heading is a paragraph read as a section heading.
+type heading struct {
+	level int    // 1-6 for Markdown headings, 7 for labels in plain text
+	text  string // as written, without the markup
+	field string // from sectionNames, when known
+	known bool   // the text is in sectionNames
+	rest  string // the paragraph's text after an inline label ("Root cause: The …")
+}
+
+// maxLabelRunes bounds what is looked up as a label: headings are short.
+const maxLabelRunes = 80
+
+// readHeading reports whether paragraph p opens a section: a Markdown
+// heading, a line in bold alone, a known name alone on its line ("ROOT
+// CAUSE:"), or a known name as a label before the paragraph's text ("Root
+// cause: The …").
+func readHeading(p string) (heading, bool) {
+	first, after, multi := strings.Cut(p, "\n")
+	if m := atxHeadingRe.FindStringSubmatch(first); m != nil {
+		h := heading{level: len(m[1]), text: strings.Trim(m[2], "*_ ")}
+		h.field, h.known = lookupSection(h.text)
+		if multi {
+			h.rest = after
+		}
+		return h, true
+	}
+	if utf8.RuneCountInString(first) <= maxLabelRunes+4 {
+		t := strings.TrimSpace(first)
+		bold := len(t) > 4 && (strings.HasPrefix(t, "**") && strings.HasSuffix(strings.TrimRight(t, ":"), "**") ||
+			strings.HasPrefix(t, "__") && strings.HasSuffix(strings.TrimRight(t, ":"), "__"))
+		field, known := lookupSection(t)
+		if known || (bold && !multi && !strings.Contains(strings.Trim(t, "*_:"), "**")) {
+			h := heading{level: 7, text: strings.Trim(t, "*_: "), field: field, known: known}
+			if multi {
+				h.rest = after
+			}
+			return h, true
+		}
+	}
+	// "Root cause: The …" or "**Root cause:** The …"
+	if i := strings.IndexAny(first, ":："); i > 0 && i <= maxLabelRunes*2 {
+		label := first[:i]
+		if field, known := lookupSection(label); known {
+			rest := strings.TrimLeft(first[i:], ":： *_")
+			if strings.HasPrefix(label, "**") {
+				rest = strings.TrimLeft(strings.TrimPrefix(strings.TrimLeft(first[i:], ":："), "**"), " ")
+			}
+			if multi {
+				rest += "\n" + after
+			}
+			return heading{level: 7, text: strings.Trim(label, "*_ "), field: field, known: true, rest: strings.TrimSpace(rest)}, true
+		}
+	}
+	return heading{}, false
+}
+
+func lookupSection(h string) (string, bool) {
+	if utf8.RuneCountInString(h) > maxLabelRunes {
+		return "", false
+	}
+	f, ok := sectionNames[headingKey(h)]
+	return f, ok
+}
+
+// asHeading writes a heading of plain text ("What happened" alone on its
+// line, or in bold) as a Markdown heading, so that it reads as one.
+func asHeading(h heading, p string) string {
+	if h.level < 7 || h.rest != "" {
+		return p
+	}
+	return "## " + h.text
+}
+
+// sectionText is what the draft holds of one template section.
+type sectionText struct {
+	field  string
+	paras  []string
+	inline bool // opened by a label before its first paragraph ("Next steps: We …")
+}
+
+// splitSections moves the sections named like the SRE template into their
+// fields: their paragraphs leave the body, an "Action items" list becomes
+// action items, a summary section becomes the summary when none was given,
+// an author box is cut and a comments section is set apart. Everything else
+// stays in the body in order, other headings included. It is one pass over
+// the paragraphs.
+func (d *Draft) splitSections(paras []string) []string {
+	paras = splitRunInLabels(paras)
+	var body []string
+	var cur *sectionText
+	curLevel := 0
+	var moved []string
+	var sections []*sectionText
+	for _, p := range paras {
+		h, ok := readHeading(p)
+		if ok && (h.known || cur != nil && h.level <= curLevel) {
+			// A known heading opens a section; an ordinary one at the same
+			// level or above closes the current one.
+			cur = nil
+			if h.known && h.field == sectionBody {
+				body = append(body, asHeading(h, p))
+				continue
+			}
+			if h.known && h.field == sectionSummary && h.level == 7 && h.rest != "" {
+				// "TL;DR: …" or "Summary: …" is one paragraph of the text:
+				// it stays there, and is the summary when none is given.
+				if d.Summary == "" {
+					d.Summary = clipSentences(h.rest, maxSummaryRunes)
+					d.note("summary taken from the %q paragraph", h.text)
+				}
+				body = append(body, p)
+				continue
+			}
+			if h.known {
+				cur = &sectionText{field: h.field, inline: h.level == 7 && h.rest != ""}
+				curLevel = h.level
+				sections = append(sections, cur)
+				moved = append(moved, h.text)
+				if h.rest != "" {
+					cur.paras = append(cur.paras, h.rest)
+				}
+				continue
+			}
+		}
+		if cur != nil {
+			cur.paras = append(cur.paras, p)
+			continue
+		}
+		if ok {
+			p = asHeading(h, p)
+		}
+		body = append(body, p)
+	}
+
+	fields := map[string][]string{}
+	for _, s := range sections {
+		switch s.field {
+		case sectionAuthor:
+			d.note("removed the author box")
+		case sectionReplies:
+			if cs := commentsOf(s.paras); len(cs) > 0 {
+				d.Comments = append(d.Comments, cs...)
+				d.note("set apart %d reader comment(s) under the comments heading", len(cs))
+			}
+		case sectionActions:
+			items, rest := actionItems(s.paras, s.inline)
+			d.ActionItems = append(d.ActionItems, items...)
+			if len(rest) > 0 {
+				// Prose under the heading: kept in the body, under it.
+				body = append(body, "## Action items")
+				body = append(body, rest...)
+			}
+		case sectionLessons:
+			fields[SectionWentWrong] = append(fields[SectionWentWrong], s.paras...)
+		default:
+			fields[s.field] = append(fields[s.field], s.paras...)
+		}
+	}
+	if sum := fields[sectionSummary]; len(sum) > 0 {
+		text := strings.Join(sum, "\n\n")
+		switch {
+		case d.Summary == "" && utf8.RuneCountInString(text) <= maxSectionSummaryRunes:
+			d.Summary = text
+			d.note("summary taken from the Summary section")
+		case d.Summary == "":
+			// Too long for a summary: the section stays in the text and
+			// its opening sentences are the summary.
+			d.Summary = clipSentences(text, maxSummaryRunes)
+			d.note("summary taken from the start of the Summary section")
+			fallthrough
+		default:
+			// The given summary wins; the section's text stays.
+			body = append(append([]string{"## Summary"}, sum...), body...)
+		}
+		delete(fields, sectionSummary)
+	}
+	for f, ps := range fields {
+		if text := strings.TrimSpace(strings.Join(ps, "\n\n")); text != "" {
+			if d.Sections == nil {
+				d.Sections = map[string]string{}
+			}
+			d.Sections[f] = text
+		}
+	}
+	if len(moved) > 0 {
+		d.note("sections moved into the template's fields: %s", quoteList(moved))
+	}
+	if len(d.ActionItems) > 0 {
+		d.note("%d action item(s) read from the Action items list", len(d.ActionItems))
+	}
+	return body
+}
+
+var (
+	listMarkerRe = regexp.MustCompile(`^\s*(?:[-*+•▪◦]|\d{1,3}[.)])\s+`)
+	checkboxRe   = regexp.MustCompile(`^\[([ xX✓])\]\s*`)
+)
+
+// maxActionTitleRunes keeps an action item a title, not an essay.
+const maxActionTitleRunes = 300
+
+// actionItems reads the list items of an action items section: one item per
+// top-level list entry (continuation lines and nested items join it). What
+// is not a list stays prose.
+func actionItems(paras []string, inline bool) ([]ActionItem, []string) {
+	var items []ActionItem
+	var rest []string
+	marked := false
+	for _, p := range paras {
+		if listMarkerRe.MatchString(p) {
+			marked = true
+		}
+	}
+	for i, p := range paras {
+		if !marked && (i > 0 || !inline) && !strings.Contains(p, "\n") && utf8.RuneCountInString(p) <= maxActionTitleRunes {
+			// Plain text without list markers: one item per line, after
+			// the heading's own sentence.
+			items = append(items, ActionItem{Title: p})
+			continue
+		}
+		var cur *ActionItem
+		listed := false
+		for _, line := range strings.Split(p, "\n") {
+			indent := len(line) - len(strings.TrimLeft(line, " \t"))
+			if loc := listMarkerRe.FindStringIndex(line); loc != nil && indent < 2 {
+				listed = true
+				text := strings.TrimSpace(line[loc[1]:])
+				a := ActionItem{}
+				if m := checkboxRe.FindStringSubmatch(text); m != nil {
+					a.Done = m[1] != " "
+					text = text[len(m[0]):]
+				}
+				a.Title = text
+				items = append(items, a)
+				cur = &items[len(items)-1]
+				continue
+			}
+			if cur != nil && strings.TrimSpace(line) != "" {
+				t := strings.TrimSpace(listMarkerRe.ReplaceAllString(line, ""))
+				cur.Title += "; " + t
+			}
+		}
+		if !listed {
+			rest = append(rest, p)
+		}
+	}
+	out := items[:0]
+	for _, a := range items {
+		a.Title = strings.TrimSpace(a.Title)
+		if a.Title == "" {
+			continue
+		}
+		a.Title = clip(a.Title, maxActionTitleRunes)
+		a.Kind = actionKind(a.Title)
+		out = append(out, a)
+	}
+	return out, rest
+}
+
+// ActionItem is one entry of an "Action items" list.
+type ActionItem struct {
+	Title string
+	Kind  string // mitigate, prevent or process, guessed from the words
+	Done  bool   // ticked in the document ("[x]")
+}
+
+var (
+	processWordsRe  = regexp.MustCompile(`(?i)\b(runbook|playbook|process|training|train|document|documentation|review|postmortem|communicat\w*|on-?call|escalat\w*|procedure|checklist|policy|proceso|documentar|documentación|capacitación|revisar|revisión|procedimiento)\b`)
+	mitigateWordsRe = regexp.MustCompile(`(?i)\b(mitigat\w*|rollback|roll back|revert|restore|failover|temporar\w*|workaround|hotfix|mitigar|revertir|restaurar)\b`)
+)
+
+// actionKind guesses the kind of an action item from its words: process
+// work, a mitigation, or (the usual case) prevention.
+func actionKind(title string) string {
+	switch {
+	case processWordsRe.MatchString(title):
+		return "process"
+	case mitigateWordsRe.MatchString(title):
+		return "mitigate"
+	}
+	return "prevent"
+}
+
+// leadParagraph is the first paragraph of prose: not a heading, list,
+// quote, code block, table or a line too short to say anything.
+func leadParagraph(paras []string) string {
+	for i, p := range paras {
+		if i >= 40 {
+			break
+		}
+		t := strings.TrimSpace(p)
+		if _, ok := readHeading(t); ok {
+			continue
+		}
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, ">") || strings.HasPrefix(t, "|") ||
+			listItemRe.MatchString(t) || strings.Count(t, "|") >= 2 {
+			continue
+		}
+		if utf8.RuneCountInString(t) < 60 || strings.Count(t, " ") < 6 {
+			continue
+		}
+		if _, ok := parseDate(t); ok {
+			continue
+		}
+		return t
+	}
+	return ""
+}
+
+// maxSectionSummaryRunes is the longest Summary section taken whole as the
+// summary: the form's limit.
+const maxSectionSummaryRunes = 2000
+
+// runInLabelRe finds a label of the template run into the text after a
+// sentence, as pages scraped onto one line have them: "… period. Root
+// cause and mitigation: Due to …".
+var runInLabelRe = regexp.MustCompile(`[.!?)]\s+(\p{Lu}[\p{L}]*(?:\s[\p{Ll}]+){0,4})\s?:\s`)
+
+// splitRunInLabels starts a new paragraph at each known label run into a
+// paragraph, so that it reads as the section it opens.
+func splitRunInLabels(paras []string) []string {
+	var out []string
+	for _, p := range paras {
+		start := 0
+		for _, m := range runInLabelRe.FindAllStringSubmatchIndex(p, -1) {
+			if _, known := lookupSection(p[m[2]:m[3]]); !known || m[2] <= start {
+				continue
+			}
+			out = append(out, strings.TrimSpace(p[start:m[2]]))
+			start = m[2]
+		}
+		out = append(out, strings.TrimSpace(p[start:]))
+	}
+	return out
+}
+
+// maxSummaryRunes is how long a derived summary may be: the form's limit
+// is 2,000 characters, and a summary is two or three sentences.
+const maxSummaryRunes = 600
+
+// clipSentences shortens text to whole sentences within max runes, or
+// to max runes with an ellipsis when its first sentence is longer.
+func clipSentences(text string, max int) string {
+	text = strings.Join(strings.Fields(text), " ")
+	if utf8.RuneCountInString(text) <= max {
+		return text
+	}
+	cut, n := 0, 0
+	for i, r := range text {
+		n++
+		if n > max {
+			break
+		}
+		if (r == '.' || r == '!' || r == '?' || r == '。') && (i+1 == len(text) || text[i+1] == ' ') {
+			cut = i + 1
+		}
+	}
+	if cut > max/4 {
+		return text[:cut]
+	}
+	return strings.TrimRightFunc(clip(text, max-1), unicode.IsSpace)
+}
+
+// commentsOf reads the paragraphs under a comments heading: a short line
+// with a name, optionally a date, then the comment's text.
+func commentsOf(paras []string) []Comment {
+	var out []Comment
+	var next Comment
+	for _, p := range paras {
+		t := strings.TrimSpace(p)
+		if t == "" {
+			continue
+		}
+		if tm, ok := parseDate(t); ok {
+			next.Date = tm
+			continue
+		}
+		if tm, author, ok := parseByline(t); ok && author != "" {
+			next.Date, next.Author = tm, author
+			continue
+		}
+		if utf8.RuneCountInString(t) <= 40 && !strings.Contains(t, "\n") && !endsSentence(t) && len(strings.Fields(t)) <= 4 {
+			if next.Author != "" && next.Text == "" {
+				continue // a second short line, such as "Reply"
+			}
+			next = Comment{Author: strings.Trim(t, "*_ ")}
+			continue
+		}
+		next.Text = t
+		out = append(out, next)
+		next = Comment{}
+	}
+	return out
+}

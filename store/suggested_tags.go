@@ -1,0 +1,307 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"hindsight/classify"
+)
+
+// Statuses of a suggested tag.
+const (
+	SuggestionPending   = "suggested"
+	SuggestionConfirmed = "confirmed"
+	SuggestionDismissed = "dismissed"
+)
+
+// SuggestedTag is a pattern the classifier found in an imported postmortem:
+// a machine tag, kept apart from the tags people gave until someone
+// confirms or dismisses it.
+type SuggestedTag struct {
+	PostmortemID int64
+	PatternSlug  string
+	PatternName  string
+	Role         string
+	Confidence   float64 // calibrated (classify.Suggestion.Confidence)
+	Reason       string
+	Evidence     string // the sentence that supports it best
+	Phrases      []string
+	Status       string
+	SuggestedAt  string
+	ReviewedAt   string
+	ReviewedBy   string
+}
+
+// ReviewItem is a postmortem with unreviewed suggestions, for the review
+// queue.
+type ReviewItem struct {
+	Slug, Title, Organization, IncidentDate string
+	Suggestions                             []SuggestedTag
+}
+
+// suggester compiles the classifier from the catalogue once, the first time
+// an import needs it (the seeds load the catalogue after Open).
+type suggester struct {
+	mu sync.Mutex
+	c  *classify.Classifier
+}
+
+func (s *Store) classifier(ctx context.Context) (*classify.Classifier, error) {
+	s.suggest.mu.Lock()
+	defer s.suggest.mu.Unlock()
+	if s.suggest.c != nil {
+		return s.suggest.c, nil
+	}
+	pats, err := s.PatternPhrases(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(pats) == 0 {
+		return nil, nil // no catalogue yet: nothing to suggest
+	}
+	in := make([]classify.Pattern, len(pats))
+	for i, p := range pats {
+		in[i] = classify.Pattern{Slug: p.Slug, Name: p.Name, Family: p.Family,
+			PhrasesEN: p.PhrasesEN, PhrasesES: p.PhrasesES, Weak: []string{p.WeakWords}}
+	}
+	s.suggest.c = classify.Compile(in)
+	return s.suggest.c, nil
+}
+
+// suggestTags fills p.Suggested with the classifier's confident suggestions
+// (classify.Shown) for an imported postmortem that arrives with no tags: a
+// document its authors tagged keeps their tags alone.
+func suggestTags(c *classify.Classifier, p *Postmortem) {
+	if c == nil || len(p.Tags) > 0 || p.Suggested != nil {
+		return
+	}
+	doc := classify.Document{Title: p.Title, Body: strings.Join(append([]string{p.Summary}, p.writeUp()...), "\n\n")}
+	p.Suggested = []SuggestedTag{}
+	for _, sg := range classify.Shown(c.Suggest(doc)) {
+		t := SuggestedTag{PatternSlug: sg.Slug, Role: sg.Role, Confidence: sg.Confidence, Reason: sg.Reason}
+		if len(sg.Evidence) > 0 {
+			t.Evidence = sg.Evidence[0].Sentence
+		}
+		for _, e := range sg.Evidence {
+			t.Phrases = append(t.Phrases, e.Phrases...)
+		}
+		p.Suggested = append(p.Suggested, t)
+	}
+}
+
+// insertSuggestedTags stores p.Suggested for the postmortem just created.
+func (s *Store) insertSuggestedTags(ctx context.Context, tx *writeTx, p *Postmortem) error {
+	now := s.now()
+	for i := range p.Suggested {
+		t := &p.Suggested[i]
+		t.PostmortemID, t.Status, t.SuggestedAt = p.ID, SuggestionPending, now
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO suggested_tags
+				(postmortem_id, pattern_slug, role, confidence, reason, evidence, phrases, status, suggested_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			p.ID, t.PatternSlug, t.Role, t.Confidence, t.Reason, t.Evidence, strings.Join(t.Phrases, "\n"), t.Status, now); err != nil {
+			return fmt.Errorf("suggested tag %s: %w", t.PatternSlug, err)
+		}
+	}
+	return nil
+}
+
+const suggestedColumns = `st.postmortem_id, st.pattern_slug, pa.name, st.role, st.confidence, st.reason, st.evidence,
+	st.phrases, st.status, st.suggested_at, st.reviewed_at, st.reviewed_by`
+
+func scanSuggestedTag(row scanner) (SuggestedTag, error) {
+	var t SuggestedTag
+	var phrases string
+	err := row.Scan(&t.PostmortemID, &t.PatternSlug, &t.PatternName, &t.Role, &t.Confidence, &t.Reason, &t.Evidence,
+		&phrases, &t.Status, &t.SuggestedAt, &t.ReviewedAt, &t.ReviewedBy)
+	if phrases != "" {
+		t.Phrases = strings.Split(phrases, "\n")
+	}
+	return t, err
+}
+
+// ListSuggestedTags returns the unreviewed suggestions of a postmortem, most
+// confident first.
+func (s *Store) ListSuggestedTags(ctx context.Context, postmortemID int64) ([]SuggestedTag, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+suggestedColumns+`
+		FROM suggested_tags st JOIN patterns pa ON pa.slug = st.pattern_slug
+		WHERE st.postmortem_id = ? AND st.status = 'suggested'
+		ORDER BY st.confidence DESC, pa.position`, postmortemID)
+	if err != nil {
+		return nil, fmt.Errorf("list suggested tags of postmortem %d: %w", postmortemID, err)
+	}
+	defer rows.Close()
+	var out []SuggestedTag
+	for rows.Next() {
+		t, err := scanSuggestedTag(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list suggested tags of postmortem %d: %w", postmortemID, err)
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+// reviewQueueMax bounds the review queue's page: the oldest suggestions
+// first, the rest on the next visit once these are reviewed.
+const reviewQueueMax = 100
+
+// ReviewQueue lists the live postmortems with unreviewed suggestions, those
+// suggested longest ago first (at most reviewQueueMax), and how many there
+// are in all.
+func (s *Store) ReviewQueue(ctx context.Context) ([]ReviewItem, int, error) {
+	var total int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(DISTINCT st.postmortem_id)
+		FROM suggested_tags st JOIN postmortems p ON p.id = st.postmortem_id
+		WHERE st.status = 'suggested' AND p.archived_at = ''`).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("review queue: %w", err)
+	}
+	rows, err := s.db.QueryContext(ctx, `WITH queue AS (
+			SELECT st.postmortem_id AS id, min(st.suggested_at) AS since
+			FROM suggested_tags st JOIN postmortems p ON p.id = st.postmortem_id
+			WHERE st.status = 'suggested' AND p.archived_at = ''
+			GROUP BY st.postmortem_id ORDER BY since, st.postmortem_id LIMIT ?)
+		SELECT p.slug, p.title, p.organization, p.incident_date, `+suggestedColumns+`
+		FROM queue q JOIN postmortems p ON p.id = q.id
+		JOIN suggested_tags st ON st.postmortem_id = q.id AND st.status = 'suggested'
+		JOIN patterns pa ON pa.slug = st.pattern_slug
+		ORDER BY q.since, q.id, st.confidence DESC, pa.position`, reviewQueueMax)
+	if err != nil {
+		return nil, 0, fmt.Errorf("review queue: %w", err)
+	}
+	defer rows.Close()
+	var out []ReviewItem
+	for rows.Next() {
+		var it ReviewItem
+		var t SuggestedTag
+		var phrases string
+		if err := rows.Scan(&it.Slug, &it.Title, &it.Organization, &it.IncidentDate,
+			&t.PostmortemID, &t.PatternSlug, &t.PatternName, &t.Role, &t.Confidence, &t.Reason, &t.Evidence,
+			&phrases, &t.Status, &t.SuggestedAt, &t.ReviewedAt, &t.ReviewedBy); err != nil {
+			return nil, 0, fmt.Errorf("review queue: %w", err)
+		}
+		if phrases != "" {
+			t.Phrases = strings.Split(phrases, "\n")
+		}
+		if n := len(out); n == 0 || out[n-1].Slug != it.Slug {
+			out = append(out, it)
+		}
+		out[len(out)-1].Suggestions = append(out[len(out)-1].Suggestions, t)
+	}
+	return out, total, rows.Err()
+}
+
+// pendingSuggestion reads an unreviewed suggestion for update.
+func pendingSuggestion(ctx context.Context, tx *writeTx, postmortemID int64, pattern string) (SuggestedTag, error) {
+	t, err := scanSuggestedTag(tx.QueryRowContext(ctx, `SELECT `+suggestedColumns+`
+		FROM suggested_tags st JOIN patterns pa ON pa.slug = st.pattern_slug
+		WHERE st.postmortem_id = ? AND st.pattern_slug = ? AND st.status = 'suggested'`, postmortemID, pattern))
+	if errors.Is(err, sql.ErrNoRows) {
+		return t, fmt.Errorf("no unreviewed suggestion of %q: %w", pattern, ErrNotFound)
+	}
+	return t, err
+}
+
+func markReviewed(ctx context.Context, tx *writeTx, t SuggestedTag, status, by, at string) error {
+	_, err := tx.ExecContext(ctx, `UPDATE suggested_tags SET status = ?, reviewed_at = ?, reviewed_by = ?
+		WHERE postmortem_id = ? AND pattern_slug = ?`, status, at, by, t.PostmortemID, t.PatternSlug)
+	return err
+}
+
+// ConfirmSuggestedTag makes the classifier's suggestion of pattern a tag of
+// the postmortem at slug, in the role it suggested. It is a save like an
+// edit (a new version and revision, by), so an edit form opened before it
+// is refused as stale rather than dropping the tag. Confirming a
+// suggestion no longer pending is ErrNotFound.
+func (s *Store) ConfirmSuggestedTag(ctx context.Context, slug, pattern, by string) error {
+	err := s.inTx(ctx, func(tx *writeTx) error {
+		cur, err := postmortemForUpdate(ctx, tx, slug)
+		if err != nil {
+			return err
+		}
+		t, err := pendingSuggestion(ctx, tx, cur.ID, pattern)
+		if err != nil {
+			return err
+		}
+		if err := markReviewed(ctx, tx, t, SuggestionConfirmed, by, s.now()); err != nil {
+			return err
+		}
+		f := cur.Fields()
+		for _, have := range f.Tags {
+			if have.PatternSlug == t.PatternSlug && have.Role == t.Role {
+				return nil // tagged meanwhile by hand
+			}
+		}
+		f.Tags = append(f.Tags, Tag{PatternSlug: t.PatternSlug, Role: t.Role})
+		_, err = s.savePostmortem(ctx, tx, cur, f, revisionMeta{Action: ActionEdit, Author: by,
+			Note: fmt.Sprintf("Confirmed the classifier's suggestion: %s (%s)", t.PatternName, RoleLabel(t.Role))})
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("confirm suggested tag %s of %q: %w", pattern, slug, err)
+	}
+	return nil
+}
+
+// DismissSuggestedTag turns down the classifier's suggestion of pattern for
+// the postmortem at slug and records it with the rejected suggestions (see
+// RecordRejection), with its phrases, so detection can be tuned.
+func (s *Store) DismissSuggestedTag(ctx context.Context, slug, pattern, by string) error {
+	err := s.inTx(ctx, func(tx *writeTx) error {
+		var id int64
+		var title string
+		err := tx.QueryRowContext(ctx, `SELECT id, title FROM postmortems WHERE slug = ?`, slug).Scan(&id, &title)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("postmortem %q: %w", slug, ErrNotFound)
+		}
+		if err != nil {
+			return err
+		}
+		t, err := pendingSuggestion(ctx, tx, id, pattern)
+		if err != nil {
+			return err
+		}
+		now := s.now()
+		if err := markReviewed(ctx, tx, t, SuggestionDismissed, by, now); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO rejected_suggestions (postmortem_id, title, pattern_slug, phrases, score, rejected_at)
+			VALUES (?, ?, ?, ?, ?, ?)`, id, title, t.PatternSlug, strings.Join(t.Phrases, "\n"), t.Confidence, now)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("dismiss suggested tag %s of %q: %w", pattern, slug, err)
+	}
+	return nil
+}
+
+// PatternSuggestions returns the live postmortems with an unreviewed
+// suggestion of pattern slug, most confident first (at most limit), and
+// how many there are, for the pattern's page.
+func (s *Store) PatternSuggestions(ctx context.Context, slug string, limit int) ([]PostmortemRef, int, error) {
+	var total int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM suggested_tags st JOIN postmortems p ON p.id = st.postmortem_id
+		WHERE st.pattern_slug = ? AND st.status = 'suggested' AND p.archived_at = ''`, slug).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("suggestions of pattern %q: %w", slug, err)
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT p.slug, p.title, p.organization, p.incident_date, st.role
+		FROM suggested_tags st JOIN postmortems p ON p.id = st.postmortem_id
+		WHERE st.pattern_slug = ? AND st.status = 'suggested' AND p.archived_at = ''
+		ORDER BY st.confidence DESC, p.incident_date DESC, p.id LIMIT ?`, slug, limit)
+	if err != nil {
+		return nil, 0, fmt.Errorf("suggestions of pattern %q: %w", slug, err)
+	}
+	defer rows.Close()
+	var out []PostmortemRef
+	for rows.Next() {
+		var r PostmortemRef
+		if err := rows.Scan(&r.Slug, &r.Title, &r.Organization, &r.IncidentDate, &r.Role); err != nil {
+			return nil, 0, fmt.Errorf("suggestions of pattern %q: %w", slug, err)
+		}
+		out = append(out, r)
+	}
+	return out, total, rows.Err()
+}
