@@ -64,10 +64,10 @@ type field struct {
 	ID, Name, Label, Hint, Type string
 	Value, Error                string
 	// Warning is a doubt about the value that does not stop a save.
-	Warning string
-	Required                    bool
-	Max                         int
-	Rows                        int
+	Warning  string
+	Required bool
+	Max      int
+	Rows     int
 }
 
 // DescribedBy lists the ids of the hint and error of the field.

@@ -105,3 +105,19 @@ func TestIncidentDateWarning(t *testing.T) {
 	body = postForm(t, h, "/postmortems", with(form, "incident_date", "2024-03-05")).Body.String()
 	mustNotContain(t, body, `id="f-incident_date-warning"`)
 }
+
+func TestLayoutFixes(t *testing.T) {
+	h, _ := newApp(t)
+	// Pattern pages name related patterns, never by slug.
+	page := get(t, h, "/patterns/feedback-loop").Body.String()
+	mustContain(t, page, `Parent of <a href="/patterns/retry-storm" rel="nofollow">Retry storm</a>`)
+	mustNotContain(t, page, "Parent of retry-storm")
+	// One search box on the search page.
+	if n := strings.Count(get(t, h, "/search?q=retry").Body.String(), `type="search"`); n != 1 {
+		t.Errorf("the search page has %d search boxes, want 1", n)
+	}
+	// Chip colours are explained where chips are shown.
+	for _, path := range []string{"/", "/postmortems", "/postmortems/dreamwidth-2020-05-25-site-interruptions"} {
+		mustContain(t, get(t, h, path).Body.String(), `class="role-legend"`, `<span class="tag role-mitigation">Mitigation</span>`)
+	}
+}
