@@ -29,6 +29,8 @@ var pageTypes = []pageType{
 	{"search-results", "/search?q=feedback+loop", 200},
 	{"search-faceted", "/search?q=feedback+loop+org%3AFacebook", 200},
 	{"search-nothing", "/search?q=zzzyx", 200},
+	{"search-card-refs", "/search?q=connection+pool", 200},
+	{"search-any-word", "/search?q=keep-alive+apache+zebra", 200},
 	{"form-new", "/postmortems/new", 200},
 	{"form-edit", "/postmortems/facebook-2010-09-23-outage/edit", 200},
 	{"history", "/postmortems/facebook-2010-09-23-outage/history", 200},
@@ -37,6 +39,9 @@ var pageTypes = []pageType{
 	{"action-item-edit", "/postmortems/facebook-2010-09-23-outage/action-items/1/edit", 200},
 	{"checklist-edit", "/patterns/feedback-loop/checklist", 200},
 	{"import", "/import", 200},
+	{"action-items", "/action-items", 200},
+	{"action-items-filtered", "/action-items?overdue=1&sort=-due&owner=Dana", 200},
+	{"action-items-none", "/action-items?status=wont-do", 200},
 	{"404", "/no/such/page", 404},
 }
 

@@ -25,9 +25,11 @@ var extraPages = []struct {
 	status int
 }{
 	{"/no/such/page", http.StatusNotFound},
-	{"/postmortems?year=1999", http.StatusOK}, // an empty list
-	{"/search?q=keep-alive", http.StatusOK},   // results without a pattern card
-	{"/search?q=zzzyx", http.StatusOK},        // nothing found
+	{"/postmortems?year=1999", http.StatusOK},            // an empty list
+	{"/search?q=keep-alive", http.StatusOK},              // results without a pattern card
+	{"/search?q=zzzyx", http.StatusOK},                   // nothing found
+	{"/search?q=connection+pool", http.StatusOK},         // a pattern card with its tagged postmortems
+	{"/search?q=keep-alive+apache+zebra", http.StatusOK}, // the any-word fallback
 }
 
 type vnuMessage struct {
@@ -164,6 +166,29 @@ func formStates(t *testing.T) map[string][]byte {
 	}
 	post(edit, form("title", "Tonight's site interruptions", "summary", "First save.", "version", "1"), 303)
 	states["POST "+edit+" (stale, 409)"] = post(edit, form("title", "Tonight's site interruptions", "summary", "Second save.", "version", "1"), 409)
+
+	// The review queue and a postmortem with suggested tags: the seeds come
+	// tagged, so only an untagged import shows them.
+	res, err := client.Post(srv.url+"/api/postmortems", "text/markdown", strings.NewReader(reviewImport))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusCreated {
+		t.Fatalf("import for review: %d", res.StatusCode)
+	}
+	for _, path := range []string{"/review", "/postmortems/gateway-certificate-outage", "/patterns/certificate-expiry"} {
+		res, err := client.Get(srv.url + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := io.ReadAll(res.Body)
+		res.Body.Close()
+		if err != nil || res.StatusCode != http.StatusOK {
+			t.Fatalf("GET %s: %d %v", path, res.StatusCode, err)
+		}
+		states["GET "+path+" (with suggested tags)"] = body
+	}
 	return states
 }
 

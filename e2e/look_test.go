@@ -38,6 +38,7 @@ func TestScreenshots(t *testing.T) {
 		{"postmortem", "/postmortems/gmail-2009-09-01-request-router-overload"},
 		{"pattern", "/patterns/feedback-loop"},
 		{"form", "/postmortems/new"},
+		{"action-items", "/action-items"},
 	}
 	for _, scheme := range []string{"light", "dark"} {
 		p := newPage(t)

@@ -51,6 +51,8 @@ type (
 		apiSections                 // with the body: in the full record only
 		ActionItems []apiActionItem `json:"action_items,omitempty"`
 		Archived    bool            `json:"archived"`
+		// RestrictedTo: the groups that alone may read it (proxy mode).
+		RestrictedTo []string `json:"restricted_to,omitempty"`
 	}
 	apiChecklistItem struct {
 		Text  string `json:"text"`
@@ -111,7 +113,7 @@ func toAPIPostmortem(p store.Postmortem, full bool) apiPostmortem {
 		SourceURL: p.SourceURL, Services: p.Services, Authors: p.Authors,
 		apiTimes: apiTimes{StartedAt: p.StartedAt, DetectedAt: p.DetectedAt, MitigatedAt: p.MitigatedAt,
 			ResolvedAt: p.ResolvedAt, TimeZone: p.TimeZone},
-		URL: "/postmortems/" + p.Slug, Archived: p.Archived(),
+		URL: "/postmortems/" + p.Slug, Archived: p.Archived(), RestrictedTo: p.RestrictedTo,
 		Patterns: []apiTag{}, Variants: []apiVariant{},
 	}
 	if out.Languages == nil {

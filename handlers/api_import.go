@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"hindsight/ingest"
@@ -44,7 +45,7 @@ func (req apiCreateRequest) values() url.Values {
 		"services": req.Services, "authors": req.Authors, "time_zone": req.TimeZone,
 		"impact": req.Impact, "trigger": req.Trigger, "contributing": req.Contributing, "detection": req.Detection,
 		"resolution": req.Resolution, "timeline": req.Timeline, "went_well": req.WentWell, "went_wrong": req.WentWrong,
-		"got_lucky":  req.GotLucky,
+		"got_lucky": req.GotLucky, "restricted_to": strings.Join(req.RestrictedTo, ","),
 		"started_at": req.formTime(req.StartedAt), "detected_at": req.formTime(req.DetectedAt),
 		"mitigated_at": req.formTime(req.MitigatedAt), "resolved_at": req.formTime(req.ResolvedAt),
 	} {
@@ -142,6 +143,7 @@ func (h *Handler) apiCreatePostmortem(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, fmt.Errorf("%w: send application/json, text/markdown, text/plain or text/html, not %q", errBadRequest, mediaType))
 		return
 	}
+	p.RestrictedTo = h.restrictionOf(r, &f)
 	if len(f.Errors) > 0 {
 		h.error(w, r, fmt.Errorf("create postmortem: %w", apiFieldErrors(f.Errors)))
 		return

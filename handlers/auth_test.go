@@ -581,3 +581,114 @@ func TestConcurrentItemEdits(t *testing.T) {
 		}
 	})
 }
+
+// TestRestrictedPostmortemsStayWithTheirGroups: a postmortem restricted to
+// a group does not exist for anyone outside it, on every page and API that
+// lists, counts, searches or offers postmortems; its members see it.
+func TestRestrictedPostmortemsStayWithTheirGroups(t *testing.T) {
+	t.Parallel()
+	h, _ := newTeamApp(t)
+	member := person{"sam", "security, sre"}
+	outsider := person{"ed", "sre"}
+	outAdmin := person{"ada", "admins"}
+	// Counts before, as the outsider sees them.
+	var before struct{ Total int }
+	json.Unmarshal(as(t, h, outsider, "GET", "/api/postmortems", nil).Body.Bytes(), &before)
+
+	form := with(with(with(with(validForm(), "title", "Zanzibar credential leak"), "organization", "Quokka Corp"),
+		"incident_date", "1999-02-03"), "summary", "Keys for the Zanzibar vault leaked through a retry storm in the quokka proxy.")
+	form.Set("tags", "retry-storm:trigger")
+	// Restricting to a group one is not in is refused: they would lose it.
+	rec := as(t, h, outsider, "POST", "/postmortems", with(form, "restricted_to", "security"), "Sec-Fetch-Site", "same-origin")
+	if rec.Code != http.StatusUnprocessableEntity || !strings.Contains(rec.Body.String(), "Name at least one group you are in") {
+		t.Fatalf("restricting to another group: %d", rec.Code)
+	}
+	rec = as(t, h, member, "POST", "/postmortems", with(form, "restricted_to", "security"), "Sec-Fetch-Site", "same-origin")
+	if rec.Code != http.StatusSeeOther {
+		t.Fatalf("create restricted: %d\n%.1500s", rec.Code, rec.Body)
+	}
+	slug := strings.TrimPrefix(rec.Header().Get("Location"), "/postmortems/")
+	secret := []string{"Zanzibar", "Quokka", "zanzibar", slug}
+
+	// The member sees it everywhere.
+	for _, path := range []string{"/postmortems", "/search?q=zanzibar", "/api/search?q=zanzibar", "/postmortems/" + slug, "/api/postmortems/" + slug} {
+		if body := as(t, h, member, "GET", path, nil).Body.String(); !strings.Contains(body, "Zanzibar") {
+			t.Errorf("member: %s does not show it", path)
+		}
+	}
+	var rec2 struct {
+		RestrictedTo []string `json:"restricted_to"`
+	}
+	json.Unmarshal(as(t, h, member, "GET", "/api/postmortems/"+slug, nil).Body.Bytes(), &rec2)
+	if !slices.Equal(rec2.RestrictedTo, []string{"security"}) {
+		t.Errorf("restricted_to = %v", rec2.RestrictedTo)
+	}
+
+	// For outsiders, admins included, it does not exist.
+	for _, who := range []person{outsider, outAdmin} {
+		for _, path := range []string{"/postmortems/" + slug, "/postmortems/" + slug + "/edit", "/postmortems/" + slug + "/history",
+			"/postmortems/" + slug + "/source", "/api/postmortems/" + slug} {
+			if rec := as(t, h, who, "GET", path, nil); rec.Code != http.StatusNotFound {
+				t.Errorf("%s: %s: %d, want 404", who.name, path, rec.Code)
+			}
+		}
+		for _, path := range []string{"/", "/postmortems", "/postmortems?org=Quokka+Corp", "/postmortems?year=1999", "/postmortems?pattern=retry-storm",
+			"/patterns", "/patterns/retry-storm", "/search?q=zanzibar", "/search?q=org:quokka", "/search?q=year:1999", "/search?q=pattern:retry-storm",
+			"/search?q=vault&typing=1", "/postmortems/new", "/api/postmortems", "/api/postmortems?org=Quokka+Corp", "/api/search?q=zanzibar",
+			"/api/search?q=retry", "/api/patterns", "/api/patterns/retry-storm", "/audit", "/api/audit"} {
+			rec := as(t, h, who, "GET", path, nil)
+			if rec.Code != 200 && rec.Code != 403 {
+				t.Errorf("%s: %s: %d", who.name, path, rec.Code)
+			}
+			// Queries echo what was typed: look for the rest.
+			var unasked []string
+			for _, sec := range secret {
+				if !strings.Contains(strings.ToLower(path), strings.ToLower(sec)) {
+					unasked = append(unasked, sec)
+				}
+			}
+			mustNotContainIn(t, who.name+" "+path, rec.Body.String(), unasked...)
+		}
+		// Archiving or restoring it by its address finds nothing.
+		if rec := as(t, h, who, "POST", "/postmortems/"+slug+"/archive", url.Values{}, "Sec-Fetch-Site", "same-origin"); rec.Code != 404 && rec.Code != 403 {
+			t.Errorf("%s: archive: %d, want 404", who.name, rec.Code)
+		}
+		// Similar-postmortem offers leave it out.
+		req := httptest.NewRequest("POST", "/api/suggest", strings.NewReader(`{"title": "Zanzibar credential leak", "body": `+
+			strconv.Quote(form.Get("body")+" "+form.Get("summary"))+`}`))
+		req.RemoteAddr = "127.0.0.1:5000"
+		req.Header.Set("X-Forwarded-User", who.name)
+		req.Header.Set("X-Forwarded-Groups", who.groups)
+		req.Header.Set("Content-Type", "application/json")
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		mustNotContainIn(t, who.name+" suggest", w.Body.String(), slug)
+	}
+	var after struct{ Total int }
+	json.Unmarshal(as(t, h, outsider, "GET", "/api/postmortems", nil).Body.Bytes(), &after)
+	if after.Total != before.Total {
+		t.Errorf("outsider's total went from %d to %d", before.Total, after.Total)
+	}
+	// The member's own similar offers do list it.
+	req := httptest.NewRequest("POST", "/api/suggest", strings.NewReader(`{"title": "Zanzibar credential leak", "body": `+
+		strconv.Quote(form.Get("body")+" "+form.Get("summary"))+`}`))
+	req.RemoteAddr = "127.0.0.1:5000"
+	req.Header.Set("X-Forwarded-User", member.name)
+	req.Header.Set("X-Forwarded-Groups", member.groups)
+	req.Header.Set("Content-Type", "application/json")
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, req)
+	if !strings.Contains(w.Body.String(), slug) {
+		t.Errorf("member's similar offers lack it: %.500s", w.Body)
+	}
+}
+
+func mustNotContainIn(t *testing.T, where, body string, bad ...string) {
+	t.Helper()
+	for _, b := range bad {
+		if strings.Contains(body, b) {
+			i := strings.Index(body, b)
+			t.Errorf("%s: shows %q: …%s…", where, b, body[max(0, i-150):min(len(body), i+100)])
+		}
+	}
+}

@@ -133,7 +133,7 @@ func diffFields(a, b store.PostmortemFields, names map[string]string) []fieldCha
 	fa, fb := formFromFields(a), formFromFields(b)
 	var out []fieldChange
 	for _, s := range postmortemSpecs {
-		if s.value == nil || s.Type == "" || s.Name == "author" || s.Name == "note" {
+		if s.value == nil || s.Type == "" || s.Name == "author" || s.Name == "note" || s.Name == "restricted_to" {
 			continue
 		}
 		va, vb := *s.value(&fa), *s.value(&fb)

@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"net/url"
 	"runtime"
+	"sync/atomic"
 	"time"
 
 	"hindsight/classify"
@@ -36,6 +37,10 @@ type Handler struct {
 	// no limit.
 	slots          chan struct{}
 	trustedProxies []netip.Prefix
+	// clients holds the per-client limits; bodyBytes the memory held by
+	// request bodies (admission.go).
+	clients   clientTable
+	bodyBytes atomic.Int64
 
 	// auth says how users are known; publicURL and listenAddr which Host
 	// headers are answered; metricsElsewhere takes /metrics off this
@@ -69,6 +74,11 @@ func MaxInFlight(n int) Option {
 	}
 }
 
+// Clock sets the clock that judges action items overdue (tests fix it).
+func Clock(now func() time.Time) Option {
+	return func(h *Handler) { h.now = now }
+}
+
 // TrustedProxies lists the reverse proxies whose X-Forwarded-For header is
 // believed when logging a request's client address.
 func TrustedProxies(prefixes []netip.Prefix) Option {
@@ -81,10 +91,16 @@ func TrustedProxies(prefixes []netip.Prefix) Option {
 func New(st *store.Store, log *slog.Logger, opts ...Option) (*Handler, error) {
 	h := &Handler{store: st, log: log, now: time.Now}
 	MaxInFlight(DefaultMaxInFlight())(h)
+	ClientLimits(-1, DefaultClientWrites)(h)
 	Auth(AuthConfig{Mode: "none"})(h)
 	for _, o := range opts {
 		o(h)
 	}
+	if h.clients.inFlightCap < 0 {
+		h.clients.inFlightCap = DefaultClientInFlight(cap(h.slots))
+	}
+	h.clients.inFlight = make(map[string]int)
+	h.clients.writes = make(map[string]*bucket)
 	var err error
 	if h.assets, err = loadAssets(); err != nil {
 		return nil, err

@@ -24,22 +24,28 @@ type importPage struct {
 	Error string
 }
 
-// importReviewPage is the postmortem form filled in from a cleaned draft,
-// with its "Suggest patterns" panel (patterns and the versions the text may
-// be of), and what only an import has: the verbatim source (carried in
-// base64, since a form field would turn its line endings into CRLF), what
-// was cleaned and the comments set apart.
+// importReviewPage is the postmortem form, as "Write a postmortem" shows
+// it, filled in from a cleaned draft, with its "Suggest patterns" panel
+// (patterns and the versions the text may be of) and what only an import
+// has (Import).
 type importReviewPage struct {
 	postmortemFormPage
+}
+
+// importView is what the postmortem form shows of an import: the verbatim
+// source (carried in base64, since a form field would turn its line
+// endings into CRLF), what was cleaned, the comments set apart and the
+// action items found, and the fields the postmortem form lacks.
+type importView struct {
 	Source        string
 	SourceEncoded string
 	Filename      string
 	Format        ingest.Format
 	Notes         []string
 	Comments      []store.Comment
+	ActionItems   []store.ActionItem
 	Detected      string // the language the text appears to be in
 	Duplicate     string // the postmortem already imported from this text
-	Incident      field  // the form's incident date, without its hint about start times
 	Published     field
 	Duration      field
 }
@@ -47,7 +53,7 @@ type importReviewPage struct {
 // ErrorList is the form's error summary with the import's own fields.
 func (p importReviewPage) ErrorList() []errorLink {
 	out := p.Form.ErrorList()
-	for _, f := range []field{p.Published, p.Duration} {
+	for _, f := range []field{p.Import.Published, p.Import.Duration} {
 		if f.Error != "" {
 			out = append(out, errorLink{ID: f.ID, Label: f.Label, Message: f.Error})
 		}
@@ -135,6 +141,7 @@ func (h *Handler) saveImport(w http.ResponseWriter, r *http.Request) {
 	}
 	p := store.ImportedPostmortem(d, string(src))
 	f, x := im.validate(r.Context(), r.PostForm, &p)
+	p.RestrictedTo = h.restrictionOf(r, &f)
 	rememberAuthor(w, r, f.Author)
 	if suggesting(r) {
 		page, err := h.reviewPage(r, f, x, d, string(src), name, true)
@@ -188,31 +195,31 @@ func (h *Handler) reviewPage(r *http.Request, f postmortemForm, x importExtras, 
 			return importReviewPage{}, err
 		}
 	}
-	page := importReviewPage{
-		postmortemFormPage: form,
-		Source:             source,
-		SourceEncoded:      base64.StdEncoding.EncodeToString([]byte(source)),
-		Filename:           name,
-		Format:             d.Format,
-		Notes:              d.Notes,
-		Comments:           imported.Comments,
-		Incident:           f.Field("incident_date"),
+	imp := &importView{
+		Source:        source,
+		SourceEncoded: base64.StdEncoding.EncodeToString([]byte(source)),
+		Filename:      name,
+		Format:        d.Format,
+		Notes:         d.Notes,
+		Comments:      imported.Comments,
+		ActionItems:   imported.ActionItems,
 		Published: field{ID: "f-published_date", Name: "published_date", Label: "Date of the write-up", Type: "date",
 			Hint: "When the text was published, if it says.", Value: x.Published, Error: f.Errors["published_date"]},
 		Duration: field{ID: "f-duration_minutes", Name: "duration_minutes", Label: "Duration in minutes", Type: "number",
 			Hint: "How long users were affected, when known.", Value: x.Duration, Error: f.Errors["duration_minutes"]},
 	}
-	page.Incident.Hint = ""
 	if d.Language == "" {
-		page.Detected = imported.Language // guessed from the text
+		imp.Detected = imported.Language // guessed from the text
 	}
 	slug, err := h.store.FindImported(r.Context(), source)
 	switch {
 	case err == nil:
-		page.Duplicate = slug
+		imp.Duplicate = slug
 	case !errors.Is(err, store.ErrNotFound):
-		return page, err
+		return importReviewPage{}, err
 	}
+	form.Import = imp
+	page := importReviewPage{postmortemFormPage: form}
 	return page, nil
 }
 

@@ -83,7 +83,7 @@ func TestImportReview(t *testing.T) {
 		{
 			name: "markdown file with front matter",
 			file: []byte("---\ntitle: Queue backlog at Example\norganization: Example\nincident_date: 2021-06-02\nseverity: sev2\nlanguage: en\npatterns:\n  - queue-backlog:amplifier\n  - bad-deploy:trigger\n---\nThe queue grew for hours.\n\nTweet\n"),
-			want: []string{`value="Queue backlog at Example"`, `value="Example"`, `value="2021-06-02"`, `<option value="SEV2" selected>`,
+			want: []string{`value="Queue backlog at Example"`, `value="Example"`, `value="2021-06-02"`, `name="severity" value="SEV2" aria-describedby="sev-SEV2-desc" checked`,
 				`value="queue-backlog:amplifier" checked`, `value="bad-deploy:trigger" checked`,
 				"The queue grew for hours.", "removed page chrome", `action="/import/save"`, `name="author"`, "Imported from draft.md"},
 			notWant: []string{"Tweet"},

@@ -251,7 +251,8 @@ func (w *stuckWriter) Write(p []byte) (int, error) {
 }
 
 func TestOverloadShedsFast(t *testing.T) {
-	h, _, _, _ := newOpsApp(t, handlers.MaxInFlight(2))
+	// One test client plays every client: the per-client limits are off.
+	h, _, _, _ := newOpsApp(t, handlers.MaxInFlight(2), handlers.ClientLimits(0, 0))
 	page := get(t, h, "/").Body.String()
 	i := strings.Index(page, "/static/css/app.css?v=")
 	css := page[i : i+strings.IndexByte(page[i:], '"')]
@@ -283,10 +284,15 @@ func TestOverloadShedsFast(t *testing.T) {
 	if rec.Code != http.StatusServiceUnavailable || !strings.Contains(rec.Body.String(), `"error"`) {
 		t.Errorf("API while saturated: %d %s; want 503 with a JSON error", rec.Code, rec.Body)
 	}
-	for _, path := range []string{"/healthz", "/readyz", "/metrics", css} {
+	for _, path := range []string{"/healthz", "/metrics", css} {
 		if rec := get(t, h, path); rec.Code != 200 {
 			t.Errorf("%s while saturated: %d, want 200: it is never shed", path, rec.Code)
 		}
+	}
+	// Readiness answers too, and says the app is refusing work, so that
+	// a balancer sends the next requests elsewhere.
+	if rec := get(t, h, "/readyz"); rec.Code != http.StatusServiceUnavailable || !strings.Contains(rec.Body.String(), "refusing work") {
+		t.Errorf("/readyz while saturated: %d %q, want 503 refusing work", rec.Code, rec.Body)
 	}
 	if got := value(scrape(t, h), "hindsight_http_requests_shed_total"); got != 5 {
 		t.Errorf("hindsight_http_requests_shed_total = %v, want 5", got)
@@ -294,8 +300,10 @@ func TestOverloadShedsFast(t *testing.T) {
 
 	close(release)
 	wg.Wait()
-	if rec := get(t, h, "/"); rec.Code != 200 {
-		t.Errorf("/ once the slots are free: %d, want 200", rec.Code)
+	for _, path := range []string{"/", "/readyz"} {
+		if rec := get(t, h, path); rec.Code != 200 {
+			t.Errorf("%s once the slots are free: %d, want 200", path, rec.Code)
+		}
 	}
 }
 
@@ -393,7 +401,7 @@ func TestCrossOriginPostsRefused(t *testing.T) {
 }
 
 func TestSecurityHeadersOnEveryResponse(t *testing.T) {
-	h, st, _, _ := newOpsApp(t, handlers.MaxInFlight(1))
+	h, st, _, _ := newOpsApp(t, handlers.MaxInFlight(1), handlers.ClientLimits(0, 0))
 	page := get(t, h, "/").Body.String()
 	i := strings.Index(page, "/static/css/app.css?v=")
 	css := page[i : i+strings.IndexByte(page[i:], '"')]

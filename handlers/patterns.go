@@ -47,6 +47,10 @@ type patternPage struct {
 	// Rejections are the latest suggestions of the pattern that writers
 	// turned down, beside its detection phrases: what to tune them by.
 	Rejections []store.Rejection
+	// Suggested are postmortems the classifier suggested the pattern for,
+	// not yet reviewed: counted apart from the tagged ones.
+	Suggested      []store.PostmortemRef
+	SuggestedTotal int
 }
 
 // patternPageRejections is how many rejected suggestions a pattern page shows.
@@ -73,7 +77,13 @@ func (h *Handler) showPattern(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	page := patternPage{basePage: h.base(r, p.Name, markdown.Text(p.Definition)), Pattern: p, Rejections: rejections}
+	suggested, suggestedTotal, err := h.store.PatternSuggestions(r.Context(), p.Slug, patternPageRefs)
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	page := patternPage{basePage: h.base(r, p.Name, markdown.Text(p.Definition)), Pattern: p, Rejections: rejections,
+		Suggested: suggested, SuggestedTotal: suggestedTotal}
 	page.Pattern.Related = nameSlugs(p.Related, all)
 	for _, rel := range p.RelatedTo {
 		for _, q := range all {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	_ "time/tzdata" // the time-zone select must work on hosts without zoneinfo
@@ -38,6 +39,7 @@ type postmortemFormPage struct {
 	Preview     *previewView
 	Conflict    *conflictView
 	Suggestions *suggestionsView
+	Import      *importView // the review of an import
 }
 
 // previewView is a postmortem's text as its page shows it: the rendered
@@ -108,6 +110,7 @@ func (h *Handler) readPostmortemForm(w http.ResponseWriter, r *http.Request) (po
 		return postmortemForm{}, err
 	}
 	f := parsePostmortemForm(r.PostForm, knownPatterns(fams), h.now())
+	f.restricted = h.restrictionOf(r, &f)
 	rememberAuthor(w, r, f.Author)
 	return f, nil
 }
@@ -147,6 +150,7 @@ func (h *Handler) createPostmortem(w http.ResponseWriter, r *http.Request) {
 		PublishedDate: h.now().Format(time.DateOnly),
 		SavedBy:       f.Author,
 		SaveNote:      f.Note,
+		RestrictedTo:  f.restricted,
 	}
 	if p.VariantOf == "" {
 		p.VariantKind = store.KindOriginal
@@ -264,7 +268,7 @@ func (h *Handler) editPostmortem(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := formFromFields(p.Fields())
-	f.Version, f.Author = p.Version, authorName(r)
+	f.Version, f.Author, f.RestrictedTo = p.Version, authorName(r), strings.Join(p.RestrictedTo, ", ")
 	page, err := h.editFormPage(r, f, p)
 	if err != nil {
 		h.error(w, r, err)
@@ -299,9 +303,13 @@ func (h *Handler) updatePostmortem(w http.ResponseWriter, r *http.Request) {
 	if h.answerUnsaved(w, r, &f, cur) {
 		return
 	}
-	saved, err := h.store.UpdatePostmortem(r.Context(), cur.Slug, f.Version, store.PostmortemUpdate{
+	upd := store.PostmortemUpdate{
 		Fields: f.fields(), VariantOf: f.VariantOf, VariantKind: f.VariantKind, Author: f.Author, Note: f.Note,
-	})
+	}
+	if h.proxyMode() {
+		upd.RestrictedTo = &f.restricted // the form always carries the field there
+	}
+	saved, err := h.store.UpdatePostmortem(r.Context(), cur.Slug, f.Version, upd)
 	// A stale save is an outcome of editing, not a failure: the writer gets
 	// their text back next to what changed meanwhile.
 	if errors.Is(err, store.ErrStaleVersion) {

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"fmt"
+	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
@@ -40,6 +41,9 @@ type postmortemForm struct {
 	// BlankRows is how many empty timeline rows the form offers.
 	BlankRows    int
 	Author, Note string
+	// RestrictedTo is the groups it is restricted to, comma-separated, as
+	// typed (proxy mode only).
+	RestrictedTo string
 	// Version is the version the edit started from; it never changes
 	// between a preview or a refused save and the next submission.
 	Version int
@@ -48,6 +52,8 @@ type postmortemForm struct {
 
 	// times holds the incident times as RFC 3339 once validated.
 	times map[string]string
+	// restricted is RestrictedTo read by restrictionOf.
+	restricted []string
 }
 
 // pmSpec is a field of the postmortem form.
@@ -80,6 +86,7 @@ var (
 	specSummary      = pmSpec{"summary", "Summary", "Two or three sentences: what happened, to whom, and why.", "textarea", maxSummaryRunes, true, func(f *postmortemForm) *string { return &f.Summary }}
 	specBody         = pmSpec{"body", "Free-form write-up", "Anything that does not fit the sections above; imported postmortems keep their text here.", "markdown", maxBodyRunes, false, func(f *postmortemForm) *string { return &f.Body }}
 	specAuthor       = pmSpec{"author", "Your name", "Recorded in the history with this save, and remembered on this browser.", "text", maxAuthorRunes, true, func(f *postmortemForm) *string { return &f.Author }}
+	specRestricted   = pmSpec{"restricted_to", "Restricted to groups", "Comma-separated groups of your sign-in, e.g. “security”. Only their members can find or read this postmortem; leave it empty for everyone.", "text", maxLineRunes, false, func(f *postmortemForm) *string { return &f.RestrictedTo }}
 	specNote         = pmSpec{"note", "Note about this change", "Optional, shown in the history, e.g. “added the timeline”.", "text", maxLineRunes, false, func(f *postmortemForm) *string { return &f.Note }}
 
 	// Choices: read like the text fields, then checked against their options.
@@ -94,7 +101,7 @@ var (
 	postmortemSpecs = slices.Concat([]pmSpec{
 		specTitle, specOrganization, specSeverity, specLanguage, specServices, specAuthors, specSourceURL,
 		specIncidentDate, specTimeZone, specStarted, specDetected, specMitigated, specResolved, specSummary,
-	}, sectionSpecs, []pmSpec{specBody, specTags, specVariantOf, specVariantKind, specAuthor, specNote})
+	}, sectionSpecs, []pmSpec{specBody, specTags, specVariantOf, specVariantKind, specRestricted, specAuthor, specNote})
 
 	timeSpecs = []pmSpec{specStarted, specDetected, specMitigated, specResolved}
 )
@@ -453,4 +460,27 @@ func formFromFields(p store.PostmortemFields) postmortemForm {
 		f.Tags[t.PatternSlug+":"+t.Role] = true
 	}
 	return f
+}
+
+// restrictionOf reads the groups the form restricts the postmortem to and
+// checks them: restricting needs the proxy mode, and a signed-in user must
+// name a group of their own, or they could not read what they saved.
+func (h *Handler) restrictionOf(r *http.Request, f *postmortemForm) []string {
+	var groups []string
+	for g := range strings.SplitSeq(f.RestrictedTo, ",") {
+		if g = strings.TrimSpace(g); g != "" && !slices.Contains(groups, g) {
+			groups = append(groups, g)
+		}
+	}
+	if len(groups) == 0 {
+		return nil
+	}
+	u := userOf(r)
+	switch {
+	case !h.proxyMode():
+		f.Errors.add("restricted_to", "Restricting a postmortem to groups needs sign-in through a proxy (-auth proxy).")
+	case u.Via == "proxy" && !slices.ContainsFunc(groups, func(g string) bool { return slices.Contains(u.Groups, g) }):
+		f.Errors.add("restricted_to", "Name at least one group you are in ("+strings.Join(u.Groups, ", ")+"), or you could not read it yourself.")
+	}
+	return groups
 }

@@ -34,6 +34,8 @@ func filterFromQuery(q url.Values) (store.PostmortemFilter, int) {
 		Org:      q.Get("org"),
 		Year:     q.Get("year"),
 		Language: q.Get("lang"),
+		Severity: q.Get("severity"),
+		Service:  q.Get("service"),
 		Limit:    listPageSize,
 		Offset:   (page - 1) * listPageSize,
 	}, page
@@ -64,7 +66,7 @@ func (h *Handler) listPostmortems(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.render(w, r, http.StatusOK, "postmortems", postmortemListPage{
-		basePage: h.base(r, "Postmortems", "Every incident write-up in Hindsight, filterable by failure pattern, organization, year and language."),
+		basePage: h.base(r, "Postmortems", "Every incident write-up in Hindsight, filterable by failure pattern, organization, year, language, severity and service."),
 		Items:    items,
 		Total:    total,
 		Filter:   f,

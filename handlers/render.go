@@ -95,8 +95,8 @@ func (h *Handler) funcs() template.FuncMap {
 		"langName":  languageName,
 		"date":      humanDate,
 		"duration":  humanDuration,
-		"overdue": func(a store.ActionItem) bool {
-			return a.Overdue(h.now())
+		"overdue": func(a store.ActionItem, tz string) bool {
+			return a.Overdue(h.now(), tz)
 		},
 		"pageURL": pageURL,
 		"add":     func(a, b int) int { return a + b },
@@ -104,9 +104,12 @@ func (h *Handler) funcs() template.FuncMap {
 		"kindLabel":   func(v string) string { return optionLabel(actionKinds, v) },
 		"statusLabel": func(v string) string { return optionLabel(actionStatuses, v) },
 		"actionLabel": revisionActionLabel,
+		"severities":  func() []option { return severities },
 		"choices":     func(f field, opts []option) selectField { return selectField{field: f, Options: opts} },
 		"dateTime":    func(t time.Time) string { return t.UTC().Format("2 January 2006, 15:04 UTC") },
 		"rfc3339":     func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+		"percent":     func(x float64) int { return int(x*100 + 0.5) },
+		"reviewList":  newReviewList,
 	}
 }
 
@@ -143,11 +146,12 @@ type errorPage struct {
 func (h *Handler) error(w http.ResponseWriter, r *http.Request, err error) {
 	status, msg := http.StatusInternalServerError, "Something went wrong on our side. The error has been logged; please try again."
 	var (
-		fields store.FieldErrors
-		dup    *store.DuplicateError
-		input  *ingest.InputError
-		tooBig *http.MaxBytesError
-		denied errForbidden
+		fields  store.FieldErrors
+		dup     *store.DuplicateError
+		input   *ingest.InputError
+		tooBig  *http.MaxBytesError
+		tooMany *tooManyError
+		denied  errForbidden
 	)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
@@ -166,6 +170,12 @@ func (h *Handler) error(w http.ResponseWriter, r *http.Request, err error) {
 		status, msg = http.StatusUnprocessableEntity, "This file cannot be imported: "+input.Error()+"."
 	case errors.As(err, &tooBig):
 		status, msg = http.StatusRequestEntityTooLarge, fmt.Sprintf("The request is larger than the limit of %d bytes.", tooBig.Limit)
+	case errors.As(err, &tooMany):
+		retryAfter(w, tooMany.after)
+		status, msg = http.StatusTooManyRequests, "Too many requests: "+tooMany.Error()+". Please retry in "+strconv.Itoa(max(1, tooMany.after))+" s."
+	case errors.Is(err, errBodyTimeout):
+		w.Header().Set("Connection", "close")
+		status, msg = http.StatusRequestTimeout, fmt.Sprintf("The request body was not received within %v.", bodyReadTimeout)
 	case errors.Is(err, errBadRequest):
 		status, msg = http.StatusBadRequest, err.Error()
 	case errors.Is(err, errUnauthorized):

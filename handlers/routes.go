@@ -13,11 +13,14 @@ import (
 // trail).
 func (h *Handler) routes() http.Handler {
 	r := chi.NewRouter()
-	// Refusals (wrong host, cross-origin, too large, no identity, shed)
-	// come after the headers are set and before any work, and are logged
-	// and counted like the rest.
+	// Refusals (wrong host, cross-origin, too large, too slow, no identity,
+	// too many, shed) come after the headers are set and before any work,
+	// and are logged and counted like the rest. Admission (admission.go)
+	// reads the body before a request may take a slot. HEAD is answered
+	// wherever GET is.
 	r.Use(middleware.RequestID, h.observeRequests, h.recoverPanics, securityHeaders, h.checkHost,
-		h.refuseCrossOrigin, h.limitBodies, h.authenticate, h.fromPageCache, h.shed, takeFlash, h.auditWrites)
+		h.refuseCrossOrigin, h.limitBodies, h.readBodies, middleware.GetHead, h.authenticate,
+		h.fromPageCache, h.limitClients, h.shed, takeFlash, h.auditWrites)
 	r.NotFound(h.notFound)
 	r.MethodNotAllowed(h.methodNotAllowed)
 
@@ -33,15 +36,19 @@ func (h *Handler) routes() http.Handler {
 		r.Get("/patterns", h.cached(h.listPatterns))
 		r.Get("/patterns/{slug}", h.cached(h.showPattern))
 		r.Get("/search", h.cached(h.showSearch))
+		r.Get("/action-items", h.listFollowUps)
+		r.Get("/action-items.csv", h.followUpsCSV)
 		r.Get("/postmortems/{slug}/history", h.showHistory)
 		r.Get("/postmortems/{slug}/compare", h.compareRevisions)
 		r.Get("/postmortems/{slug}/revisions/{version}", h.showRevision)
+		r.Get("/review", h.showReview)
 
 		r.Get("/api/postmortems", h.apiListPostmortems)
 		r.Get("/api/postmortems/{slug}", h.apiGetPostmortem)
 		r.Get("/api/patterns", h.apiListPatterns)
 		r.Get("/api/patterns/{slug}", h.apiGetPattern)
 		r.Get("/api/search", h.apiSearch)
+		r.Get("/api/action-items", h.apiListFollowUps)
 	})
 
 	// Writing and editing (forms; every POST redirects or re-renders with
@@ -58,6 +65,8 @@ func (h *Handler) routes() http.Handler {
 		r.Post("/postmortems/{slug}/archive", h.archivePostmortem)
 		r.Post("/postmortems/{slug}/unarchive", h.unarchivePostmortem)
 		r.Post("/postmortems/{slug}/revisions/{version}/restore", h.restoreRevision)
+		r.Post("/postmortems/{slug}/suggestions/{pattern}/confirm", h.confirmSuggestion)
+		r.Post("/postmortems/{slug}/suggestions/{pattern}/dismiss", h.dismissSuggestion)
 		r.Get("/postmortems/{slug}/action-items/new", h.newActionItem)
 		r.Post("/postmortems/{slug}/action-items", h.createActionItem)
 		r.Get("/postmortems/{slug}/action-items/{id}/edit", h.editActionItem)

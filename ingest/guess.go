@@ -112,37 +112,117 @@ func (d *Draft) guessOrganization(hosts []string, footer string) {
 		d.note("organization read from the copyright line: %s", footer)
 		return
 	}
-	if n, ok := ownerName(text); ok {
+	if n, why, ok := orgName(d.Title, text); ok {
 		d.Organization = n
-		d.note("organization guessed from the text (who it is about): %s", n)
-		return
-	}
-	if len(names) > 0 && names[0].count >= 2 && (len(names) == 1 || names[0].count > names[1].count) {
-		d.Organization = names[0].word
-		d.note("organization guessed from the text (the name mentioned most): %s", names[0].word)
+		d.note("organization guessed from the text (%s): %s", why, n)
 	}
 }
 
 // ownerRe finds a name used for who the write-up is about: "Acme
 // engineers", "the Acme team", "at Acme", "Acme's", "Acme customers".
-var ownerRe = regexp.MustCompile(`(?:\b(?:at|of|from|for)\s+([\p{Lu}][\p{L}\p{N}]+)\b[,.]?\s*(?:we|our|the)?|\b([\p{Lu}][\p{L}\p{N}]+)(?:'s|’s)\s|\b([\p{Lu}][\p{L}\p{N}]+)\s+(?:engineers|engineering|team|teams|customers|users|infrastructure|services|status|platform|SRE|on-call|staff|employees|'s|’s|ingenieros|equipo|clientes|usuarios))`)
+var ownerRe = regexp.MustCompile(`(?:\b(?:at|of|from|for)\s+([\p{Lu}][\p{L}\p{N}]+)\b[,.]?\s*(?:we|our|the)?|\b([\p{Lu}][\p{L}\p{N}]+)(?:'s|’s)\s|\b([\p{Lu}][\p{L}\p{N}]+)\s+(?:engineers|engineering|team|teams|customers|users|infrastructure|services|status|platform|SRE|on-call|staff|employees|ingenieros|equipo|clientes|usuarios))`)
 
-// ownerName is the name ownerRe finds most often, counted at least twice.
-func ownerName(text string) (string, bool) {
-	counts := map[string]int{}
-	best, bestN := "", 0
-	for _, m := range ownerRe.FindAllStringSubmatch(text[:min(len(text), 64<<10)], 2000) {
-		w := m[1] + m[2] + m[3]
-		if notName[strings.ToLower(w)] || utf8.RuneCountInString(w) < 2 {
-			continue
-		}
-		counts[w]++
-		if counts[w] > bestN {
-			best, bestN = w, counts[w]
+// orgSearchBytes bounds the text read for the organization.
+const orgSearchBytes = 64 << 10
+
+// orgName scores the capitalised words of the text as the organization it
+// is about. A word counts for each time it is used in the middle of a
+// sentence, twice for each name it heads ("Amazon EC2", "Google Compute
+// Engine"), three more when the title has it, and five for each time the
+// text says whose something is ("Acme engineers", "at Acme", "Acme's").
+// Words the text also writes in lower case are ordinary words ("Storage",
+// "Cloud"); words in capitals count only when the title has them (they are
+// mostly product names); months and the like never count. When another
+// name heads the winner ("Microsoft Azure"), that parent is the
+// organization.
+func orgName(title, text string) (string, string, bool) {
+	text = text[:min(len(text), orgSearchBytes)]
+	score := map[string]int{}
+	lower := map[string]bool{}
+	inTitle := map[string]bool{}
+	parent := map[string]string{}
+	for _, w := range strings.FieldsFunc(title, notWordRune) {
+		inTitle[w] = true
+	}
+	for line := range strings.Lines(text) {
+		words := strings.Fields(line)
+		head, prevEnd := "", true // head: the first word of the name being read
+		for i, f := range words {
+			if strings.ContainsAny(f, "/@") {
+				head, prevEnd = "", false
+				continue
+			}
+			w := strings.TrimFunc(f, notWordRune)
+			if i := strings.IndexByte(w, '.'); i > 0 {
+				w = w[:i] // "GitHub.com"
+			}
+			w = strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s")
+			r, _ := utf8.DecodeRuneInString(w)
+			upper := unicode.IsUpper(r) && utf8.RuneCountInString(w) >= 2 && !notName[strings.ToLower(w)]
+			candidate := upper && !strings.ContainsFunc(w, func(r rune) bool { return unicode.IsDigit(r) || r == '-' })
+			switch {
+			case w == "":
+			case unicode.IsLower(r):
+				lower[strings.ToLower(w)] = true
+			case candidate:
+				if !prevEnd {
+					score[w]++
+					if head == "" && i+1 < len(words) {
+						if r2, _ := utf8.DecodeRuneInString(words[i+1]); unicode.IsUpper(r2) {
+							score[w] += 2 // heads a name
+						}
+					}
+				}
+				if head != "" && parent[w] == "" {
+					parent[w] = head
+				}
+			}
+			switch {
+			case !upper:
+				head = ""
+			case head == "":
+				head = w
+			}
+			last, _ := utf8.DecodeLastRuneInString(f)
+			prevEnd = strings.ContainsRune(".!?:", last)
+			if prevEnd || strings.ContainsRune(",;()", last) {
+				head = ""
+			}
 		}
 	}
-	return best, bestN >= 2
+	for w := range inTitle {
+		if _, ok := score[w]; ok {
+			score[w] += 3
+		}
+	}
+	for _, m := range ownerRe.FindAllStringSubmatch(text, 2000) {
+		if w := m[1] + m[2] + m[3]; score[w] > 0 {
+			score[w] += 5
+		}
+	}
+	// A word in capitals (mostly a product or a protocol) needs the title
+	// and many mentions: "AWS" in an AWS report, not "TLS" in one about a
+	// certificate.
+	ordinary := func(w string) bool {
+		stem := strings.TrimSuffix(w, "s") // "ELBs"
+		return lower[strings.ToLower(w)] || strings.ToUpper(stem) == stem && (!inTitle[w] || score[w] < 8)
+	}
+	best, bestScore := "", 0
+	for w, n := range score {
+		if !ordinary(w) && (n > bestScore || n == bestScore && w < best) {
+			best, bestScore = w, n
+		}
+	}
+	if bestScore < 4 {
+		return "", "", false
+	}
+	if p := parent[best]; p != "" && score[p] > 0 && !ordinary(p) {
+		return p, "the name before " + best, true
+	}
+	return best, "the name it is most about", true
 }
+
+func notWordRune(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) }
 
 // notName are capitalised words that are never an organization.
 var notName = func() map[string]bool {
@@ -157,7 +237,10 @@ var notName = func() map[string]bool {
 		utc gmt pst pdt est edt cet cest ist jst kst am pm us eu east west north south central region zone availability
 		internet engineering customer customers users service services team update updates summary impact timeline
 		root cause resolution detection mitigation action items note status incident outage postmortem post-mortem
-		el la los las un una de del en por para con sin nuestro nuestra nosotros este esta hoy ayer`) {
+		el la los las un una de del en por para con sin nuestro nuestra nosotros este esta hoy ayer
+		asia europe america americas africa australia japan china india korea brazil canada france germany uk usa
+		pacific atlantic southeast northeast northwest southwest virginia california oregon ireland london tokyo
+		seoul sydney singapore frankfurt paris amsterdam see also however although historically`) {
 		m[w] = true
 	}
 	return m
@@ -239,8 +322,14 @@ func (d *Draft) guessIncidentDate(paras []string) {
 	if !d.IncidentDate.IsZero() {
 		return
 	}
-	text := d.Summary + "\n\n" + strings.Join(paras, "\n\n")
-	text = text[:min(len(text), dateSearchBytes)]
+	// The text first: a summary or an impact section often retells the
+	// date loosely; the text's own account ("Incident began at …") is
+	// more exact.
+	text := strings.Join(paras, "\n\n")
+	for _, f := range []string{SectionImpact, SectionTimeline, SectionTrigger, SectionDetection, SectionResolution} {
+		text += "\n\n" + d.Sections[f]
+	}
+	text = text[:min(len(text), dateSearchBytes)] + "\n\n" + d.Summary
 	if f, ok := firstDate(text, d.PublishedDate); ok && (d.PublishedDate.IsZero() || !f.date.After(d.PublishedDate)) {
 		d.IncidentDate = f.date
 		if f.yearless {

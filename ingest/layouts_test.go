@@ -24,7 +24,7 @@ func TestCleanLayouts(t *testing.T) {
 		bodyHas, bodyLacks                       []string
 	}
 	ledgerly := want{
-		title: "Payments queue backlog delayed card settlements", incident: "2024-02-13",
+		title: "Payments queue backlog delayed card settlements", incident: "2024-02-13", org: "Ledgerly",
 		summary:  "For 2 hours and 41 minutes on 13 February 2024",
 		sections: []string{"impact", "trigger", "detection", "resolution", "timeline", "went_well", "went_wrong", "got_lucky"},
 		actions:  3, bodyLacks: []string{"Summary", "Root Causes", "Authors:", "Pin the queue client"},

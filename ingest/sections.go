@@ -36,7 +36,7 @@ var sectionNames = func() map[string]string {
 	m := map[string]string{}
 	for field, names := range map[string][]string{
 		sectionSummary: {"summary", "executive summary", "incident summary", "summary of the incident", "summary of incident",
-			"overview", "incident overview", "tl;dr", "tldr", "tl dr", "abstract",
+			"overview", "incident overview", "issue summary", "tl;dr", "tldr", "tl dr", "abstract",
 			"resumen", "resumen ejecutivo", "resumen del incidente", "sumario", "descripción general"},
 		SectionImpact: {"impact", "customer impact", "user impact", "summary of impact", "impact summary", "business impact",
 			"detailed description of impact", "impact and scope", "scope and impact", "who was affected",

@@ -45,9 +45,10 @@ type ActionItem struct {
 // Closed reports whether the item needs no more work.
 func (a ActionItem) Closed() bool { return a.Status == StatusDone || a.Status == StatusWontDo }
 
-// Overdue reports whether the item is still open past its due date.
-func (a ActionItem) Overdue(today time.Time) bool {
-	return !a.Closed() && a.DueDate != "" && a.DueDate < today.Format("2006-01-02")
+// Overdue reports whether the item is still open at now past its due date
+// in the time zone tz of its postmortem (UTC when tz is empty).
+func (a ActionItem) Overdue(now time.Time, tz string) bool {
+	return !a.Closed() && a.DueDate != "" && a.DueDate < Today(now, tz)
 }
 
 // listActionItems returns a postmortem's action items, open ones first.

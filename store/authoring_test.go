@@ -290,7 +290,7 @@ func TestActionItems(t *testing.T) {
 	if a.ID == 0 || a.Status != store.StatusOpen {
 		t.Fatalf("created = %+v", a)
 	}
-	if !a.Overdue(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)) {
+	if !a.Overdue(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC), "") {
 		t.Error("open item due in 2020 is not overdue")
 	}
 	done := store.StatusDone
@@ -299,7 +299,7 @@ func TestActionItems(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Status != done || got.Owner != owner || got.Title != a.Title || got.Overdue(time.Now()) {
+	if got.Status != done || got.Owner != owner || got.Title != a.Title || got.Overdue(time.Now(), "") {
 		t.Errorf("updated = %+v", got)
 	}
 	if _, err := st.UpdateActionItem(t.Context(), 999999, store.ActionItemUpdate{Status: &done}); !errors.Is(err, store.ErrNotFound) {

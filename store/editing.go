@@ -25,6 +25,10 @@ type PostmortemUpdate struct {
 	// Author and Note go into the revision.
 	Author string
 	Note   string
+	// RestrictedTo, when not nil, replaces the groups it is restricted
+	// to (see Postmortem.RestrictedTo). It is not part of the revisions:
+	// restoring an old version never opens a restricted postmortem.
+	RestrictedTo *[]string
 }
 
 // UpdatePostmortem saves upd over the postmortem at slug, provided its
@@ -43,11 +47,21 @@ func (s *Store) UpdatePostmortem(ctx context.Context, slug string, expectedVersi
 		if err != nil {
 			return err
 		}
-		if cur.Fields().Equal(upd.Fields) && join == 0 {
+		restrict := upd.RestrictedTo != nil && encodeRestriction(*upd.RestrictedTo) != encodeRestriction(cur.RestrictedTo)
+		if cur.Fields().Equal(upd.Fields) && join == 0 && !restrict {
 			return nil
 		}
 		if cur.Version != expectedVersion {
 			return fmt.Errorf("at version %d, edit based on %d: %w", cur.Version, expectedVersion, ErrStaleVersion)
+		}
+		if restrict {
+			if _, err := tx.ExecContext(ctx, `UPDATE postmortems SET restricted_to = ? WHERE id = ?`,
+				encodeRestriction(*upd.RestrictedTo), cur.ID); err != nil {
+				return err
+			}
+			if cur.Fields().Equal(upd.Fields) && join == 0 {
+				return nil
+			}
 		}
 		next, err := s.savePostmortem(ctx, tx, cur, upd.Fields, revisionMeta{Action: ActionEdit, Author: upd.Author, Note: upd.Note})
 		if err != nil {
@@ -95,7 +109,7 @@ func (s *Store) RestoreRevision(ctx context.Context, slug string, version, expec
 // postmortemForUpdate reads a postmortem's row and tags inside tx.
 func postmortemForUpdate(ctx context.Context, tx *writeTx, slug string) (Postmortem, error) {
 	p, err := scanPostmortem(tx.QueryRowContext(ctx, `SELECT `+postmortemColumns+`
-		FROM postmortems p JOIN variant_groups g ON g.id = p.group_id WHERE p.slug = ?`, slug))
+		FROM postmortems p JOIN variant_groups g ON g.id = p.group_id WHERE p.slug = ? AND `+visibleSQL(ctx, "p"), slug))
 	if errors.Is(err, sql.ErrNoRows) {
 		return p, fmt.Errorf("postmortem %q: %w", slug, ErrNotFound)
 	}
@@ -163,6 +177,9 @@ func updatePostmortem(ctx context.Context, tx *writeTx, p *Postmortem, now time.
 	p.Version++
 	p.UpdatedAt = now
 	if err := replaceTags(ctx, tx, p.ID, p.Tags); err != nil {
+		return err
+	}
+	if err := replaceServices(ctx, tx, p.ID, p.Services); err != nil {
 		return err
 	}
 	return saveFingerprint(ctx, tx, p)
@@ -236,7 +253,7 @@ func (s *Store) setArchived(ctx context.Context, slug, at string) error {
 	err := s.inTx(ctx, func(tx *writeTx) error {
 		var id, group int64
 		var was string
-		err := tx.QueryRowContext(ctx, `SELECT id, group_id, archived_at FROM postmortems WHERE slug = ?`, slug).Scan(&id, &group, &was)
+		err := tx.QueryRowContext(ctx, `SELECT id, group_id, archived_at FROM postmortems WHERE slug = ? AND `+visibleSQL(ctx, "postmortems"), slug).Scan(&id, &group, &was)
 		if errors.Is(err, sql.ErrNoRows) {
 			return ErrNotFound
 		}
@@ -284,7 +301,7 @@ func fixCanonical(ctx context.Context, tx *writeTx, group int64) error {
 func (s *Store) VariantChoices(ctx context.Context) ([]Variant, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT p.slug, p.title, p.language, p.variant_kind
 		FROM postmortems p JOIN variant_groups g ON g.canonical_id = p.id
-		WHERE p.archived_at = '' ORDER BY p.title COLLATE NOCASE, p.id`)
+		WHERE p.archived_at = '' AND `+visibleSQL(ctx, "p")+` ORDER BY p.title COLLATE NOCASE, p.id`)
 	if err != nil {
 		return nil, fmt.Errorf("list variant choices: %w", err)
 	}

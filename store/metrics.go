@@ -15,6 +15,8 @@ var (
 		"Live incidents: variant groups of postmortems, as lists show them.", nil, nil)
 	openActionItemsDesc = prometheus.NewDesc("hindsight_action_items_open",
 		"Action items of live postmortems that are open or in progress.", nil, nil)
+	overdueActionItemsDesc = prometheus.NewDesc("hindsight_action_items_overdue",
+		"Open or in-progress action items of live postmortems past their due date in the postmortem's time zone.", nil, nil)
 )
 
 // Collector returns a Prometheus collector for the database: the connection
@@ -34,6 +36,7 @@ func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- postmortemsDesc
 	ch <- incidentsDesc
 	ch <- openActionItemsDesc
+	ch <- overdueActionItemsDesc
 }
 
 func (c *collector) Collect(ch chan<- prometheus.Metric) {
@@ -42,16 +45,18 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	// dropped from that scrape instead.
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	var postmortems, incidents, open int
+	var postmortems, incidents int
 	err := c.s.db.QueryRowContext(ctx, `SELECT
 		(SELECT count(*) FROM postmortems WHERE archived_at = ''),
-		(SELECT count(DISTINCT group_id) FROM postmortems WHERE archived_at = ''),
-		(SELECT count(*) FROM action_items a JOIN postmortems p ON p.id = a.postmortem_id
-			WHERE a.status IN ('open', 'in-progress') AND p.archived_at = '')`).Scan(&postmortems, &incidents, &open)
+		(SELECT count(DISTINCT group_id) FROM postmortems WHERE archived_at = '')`).Scan(&postmortems, &incidents)
+	var items ActionItemTotals
+	if err == nil {
+		items, err = c.s.CountActionItems(ctx, c.s.Now())
+	}
 	for _, m := range []struct {
 		desc *prometheus.Desc
 		n    int
-	}{{postmortemsDesc, postmortems}, {incidentsDesc, incidents}, {openActionItemsDesc, open}} {
+	}{{postmortemsDesc, postmortems}, {incidentsDesc, incidents}, {openActionItemsDesc, items.Matching}, {overdueActionItemsDesc, items.Overdue}} {
 		if err != nil {
 			ch <- prometheus.NewInvalidMetric(m.desc, err)
 			continue

@@ -100,10 +100,12 @@ func ValidRole(role string) bool { return slices.Contains(Roles, role) }
 // that holds group_id and archived_at (the rows are wide: reading them
 // means reading their text), and each one's tags by primary key: in order,
 // not a lookup at random per tag (4 s at 100,000 postmortems, then 1 s).
-const countsSQL = `SELECT t.pattern_slug, count(DISTINCT p.group_id)
+func countsSQL(ctx context.Context) string {
+	return `SELECT t.pattern_slug, count(DISTINCT p.group_id)
 	FROM postmortems p INDEXED BY postmortems_search CROSS JOIN tags t ON t.postmortem_id = p.id
-	WHERE p.archived_at = ''
+	WHERE p.archived_at = '' AND ` + visibleSQL(ctx, "p") + `
 	GROUP BY t.pattern_slug`
+}
 
 // ListFamilies returns the catalogue's families in order, each with its
 // patterns (without checklists) and their incident counts.
@@ -143,7 +145,7 @@ func (s *Store) ListPatterns(ctx context.Context) ([]Pattern, error) {
 
 func (s *Store) listPatterns(ctx context.Context) ([]Pattern, error) {
 	counts := map[string]int{}
-	rows, err := s.db.QueryContext(ctx, countsSQL)
+	rows, err := s.db.QueryContext(ctx, countsSQL(ctx))
 	if err != nil {
 		return nil, fmt.Errorf("list patterns: %w", err)
 	}
@@ -319,8 +321,8 @@ func (s *Store) patternPostmortems(ctx context.Context, slug string, perRole int
 				FROM tags t
 				JOIN postmortems m INDEXED BY postmortems_search ON m.id = t.postmortem_id AND m.archived_at = ''
 				JOIN variant_groups g ON g.id = m.group_id
-				WHERE t.pattern_slug = ?) r
-			JOIN postmortems c ON c.id = r.cid)
+				WHERE t.pattern_slug = ? AND `+visibleSQL(ctx, "m")+`) r
+			JOIN postmortems c ON c.id = r.cid AND `+visibleSQL(ctx, "c")+`)
 		WHERE ? <= 0 OR k <= ?
 		ORDER BY incident_date DESC, id DESC`, slug, perRole, perRole)
 	if err != nil {

@@ -75,8 +75,11 @@ type Postmortem struct {
 
 	Version    int
 	ArchivedAt string
-	CreatedAt  time.Time
-	UpdatedAt  time.Time
+	// RestrictedTo names the groups that may read it; empty, anyone may.
+	// To everyone else it does not exist (see visibleSQL).
+	RestrictedTo []string
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
 
 	Tags []Tag
 	// Suggested are the classifier's unreviewed suggestions (machine tags),
@@ -163,21 +166,22 @@ const postmortemColumns = `p.id, p.slug, p.title, p.organization, p.incident_dat
 	p.went_well, p.went_wrong, p.got_lucky, p.services, p.authors,
 	p.started_at, p.detected_at, p.mitigated_at, p.resolved_at, p.time_zone,
 	p.source_url, p.source_text, p.group_id, p.variant_kind, g.canonical_id = p.id,
-	p.version, p.archived_at, p.created_at, p.updated_at`
+	p.version, p.archived_at, p.created_at, p.updated_at, p.restricted_to`
 
 type scanner interface{ Scan(...any) error }
 
 func scanPostmortem(row scanner) (Postmortem, error) {
 	var p Postmortem
-	var created, updated string
+	var created, updated, restricted string
 	err := row.Scan(&p.ID, &p.Slug, &p.Title, &p.Organization, &p.IncidentDate, &p.PublishedDate,
 		&p.DurationMinutes, &p.Severity, &p.Language, &p.Summary, &p.Body,
 		&p.Impact, &p.Trigger, &p.Contributing, &p.Detection, &p.Resolution, &p.Timeline,
 		&p.WentWell, &p.WentWrong, &p.GotLucky, &p.Services, &p.Authors,
 		&p.StartedAt, &p.DetectedAt, &p.MitigatedAt, &p.ResolvedAt, &p.TimeZone,
 		&p.SourceURL, &p.SourceText, &p.GroupID, &p.VariantKind, &p.Canonical,
-		&p.Version, &p.ArchivedAt, &created, &updated)
+		&p.Version, &p.ArchivedAt, &created, &updated, &restricted)
 	p.CreatedAt, p.UpdatedAt = parseTime(created), parseTime(updated)
+	p.RestrictedTo = decodeRestriction(restricted)
 	return p, err
 }
 
@@ -191,6 +195,10 @@ func (s *Store) GetPostmortem(ctx context.Context, slug string) (Postmortem, err
 	}
 	if err != nil {
 		return Postmortem{}, fmt.Errorf("get postmortem %q: %w", slug, err)
+	}
+	if !canSee(ctx, p.RestrictedTo) {
+		// For a reader outside its groups it does not exist.
+		return Postmortem{}, fmt.Errorf("get postmortem %q: %w", slug, ErrNotFound)
 	}
 	one := []*Postmortem{&p}
 	if err := s.attachTags(ctx, one); err != nil {
@@ -217,6 +225,8 @@ type PostmortemFilter struct {
 	Org      string
 	Year     string
 	Language string
+	Severity string // SEV1..SEV5
+	Service  string // one of the services it names, ignoring case
 	Limit    int
 	Offset   int
 }
@@ -232,7 +242,8 @@ func (s *Store) ListPostmortems(ctx context.Context, f PostmortemFilter) ([]Post
 	if limit <= 0 {
 		limit = 20
 	}
-	key := fmt.Sprintf("list\x00%s\x00%s\x00%s\x00%s\x00%d\x00%d", f.Pattern, f.Org, f.Year, f.Language, limit, f.Offset)
+	key := fmt.Sprintf("list\x00%s\x00%s\x00%s\x00%s\x00%s\x00%s\x00%d\x00%d", f.Pattern, f.Org, f.Year, f.Language,
+		f.Severity, strings.ToLower(strings.TrimSpace(f.Service)), limit, f.Offset)
 	page, err := cached(ctx, s, key, func() (listPage, error) { return s.listPage(ctx, f, limit) })
 	if err != nil {
 		return nil, 0, err
@@ -317,14 +328,22 @@ func (s *Store) listPage(ctx context.Context, f PostmortemFilter, limit int) (li
 		conds = append(conds, `m.language = ?`)
 		args = append(args, f.Language)
 	}
-	where := `p.archived_at = ''`
+	if f.Severity != "" {
+		conds = append(conds, `m.severity = ?`)
+		args = append(args, f.Severity)
+	}
+	if f.Service != "" {
+		conds = append(conds, `m.id IN (SELECT postmortem_id FROM postmortem_services WHERE service = ?)`)
+		args = append(args, strings.TrimSpace(f.Service))
+	}
+	where := `p.archived_at = '' AND ` + visibleSQL(ctx, "p")
 	if len(conds) > 0 {
 		// The matching groups are collected once, from an index that holds
 		// every column the filters read (the rows themselves are wide), and
 		// then their canonical members are looked up: an EXISTS per
 		// candidate group would run the filters once per group.
 		where += ` AND p.group_id IN (SELECT m.group_id FROM postmortems m INDEXED BY postmortems_search
-			WHERE m.archived_at = '' AND ` + strings.Join(conds, " AND ") + `)`
+			WHERE m.archived_at = '' AND ` + visibleSQL(ctx, "m") + ` AND ` + strings.Join(conds, " AND ") + `)`
 	}
 	from := `FROM postmortems p JOIN variant_groups g ON g.canonical_id = p.id WHERE ` + where
 	var page listPage
@@ -360,9 +379,9 @@ func (s *Store) listFilterOptions(ctx context.Context) (FilterOptions, error) {
 		sql string
 		dst *[]string
 	}{
-		{`SELECT DISTINCT organization FROM postmortems WHERE archived_at = '' AND organization != '' ORDER BY organization COLLATE NOCASE`, &o.Organizations},
-		{`SELECT DISTINCT substr(incident_date, 1, 4) y FROM postmortems WHERE archived_at = '' AND incident_date != '' ORDER BY y DESC`, &o.Years},
-		{`SELECT DISTINCT language FROM postmortems WHERE archived_at = '' ORDER BY language`, &o.Languages},
+		{`SELECT DISTINCT organization FROM postmortems WHERE archived_at = '' AND ` + visibleSQL(ctx, "postmortems") + ` AND organization != '' ORDER BY organization COLLATE NOCASE`, &o.Organizations},
+		{`SELECT DISTINCT substr(incident_date, 1, 4) y FROM postmortems WHERE archived_at = '' AND ` + visibleSQL(ctx, "postmortems") + ` AND incident_date != '' ORDER BY y DESC`, &o.Years},
+		{`SELECT DISTINCT language FROM postmortems WHERE archived_at = '' AND ` + visibleSQL(ctx, "postmortems") + ` ORDER BY language`, &o.Languages},
 	} {
 		values, err := queryColumn[string](ctx, s.db, q.sql)
 		if err != nil {
@@ -384,7 +403,7 @@ func (s *Store) CountPostmortems(ctx context.Context) (incidents, documents int,
 }
 
 func (s *Store) countPostmortems(ctx context.Context, incidents, documents *int) error {
-	err := s.db.QueryRowContext(ctx, `SELECT count(DISTINCT group_id), count(*) FROM postmortems WHERE archived_at = ''`).Scan(incidents, documents)
+	err := s.db.QueryRowContext(ctx, `SELECT count(DISTINCT group_id), count(*) FROM postmortems WHERE archived_at = '' AND `+visibleSQL(ctx, "postmortems")).Scan(incidents, documents)
 	if err != nil {
 		return fmt.Errorf("count postmortems: %w", err)
 	}
@@ -432,7 +451,7 @@ func (s *Store) attachLanguages(ctx context.Context, ps []*Postmortem) error {
 		args[i] = p.GroupID
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT group_id, language FROM postmortems
-		WHERE archived_at = '' AND group_id IN (`+placeholders(len(ps))+`) ORDER BY group_id, language`, args...)
+		WHERE archived_at = '' AND `+visibleSQL(ctx, "postmortems")+` AND group_id IN (`+placeholders(len(ps))+`) ORDER BY group_id, language`, args...)
 	if err != nil {
 		return fmt.Errorf("list group languages: %w", err)
 	}
@@ -451,7 +470,7 @@ func (s *Store) attachLanguages(ctx context.Context, ps []*Postmortem) error {
 func (s *Store) attachVariants(ctx context.Context, p *Postmortem) error {
 	rows, err := s.db.QueryContext(ctx, `SELECT m.slug, m.title, m.language, m.variant_kind, g.canonical_id = m.id
 		FROM postmortems m JOIN variant_groups g ON g.id = m.group_id
-		WHERE m.group_id = ? AND m.id != ? AND m.archived_at = ''
+		WHERE m.group_id = ? AND m.id != ? AND m.archived_at = '' AND `+visibleSQL(ctx, "m")+`
 		ORDER BY g.canonical_id = m.id DESC, m.language, m.id`, p.GroupID, p.ID)
 	if err != nil {
 		return fmt.Errorf("list variants: %w", err)
@@ -554,13 +573,14 @@ func (s *Store) createPostmortem(ctx context.Context, tx *writeTx, p *Postmortem
 			duration_minutes, severity, language, summary, body,
 			impact, trigger_text, contributing, detection, resolution, timeline, went_well, went_wrong, got_lucky,
 			services, authors, started_at, detected_at, mitigated_at, resolved_at, time_zone,
-			source_url, source_text, source_hash, group_id, variant_kind, version, archived_at, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)`,
+			source_url, source_text, source_hash, group_id, variant_kind, version, archived_at, created_at, updated_at, restricted_to)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?)`,
 		p.Slug, p.Title, p.Organization, p.IncidentDate, p.PublishedDate,
 		duration, p.Severity, p.Language, p.Summary, p.Body,
 		p.Impact, p.Trigger, p.Contributing, p.Detection, p.Resolution, p.Timeline, p.WentWell, p.WentWrong, p.GotLucky,
 		p.Services, p.Authors, p.StartedAt, p.DetectedAt, p.MitigatedAt, p.ResolvedAt, p.TimeZone,
-		p.SourceURL, p.SourceText, sourceHash, p.GroupID, p.VariantKind, p.ArchivedAt, formatTime(now), formatTime(now))
+		p.SourceURL, p.SourceText, sourceHash, p.GroupID, p.VariantKind, p.ArchivedAt, formatTime(now), formatTime(now),
+		encodeRestriction(p.RestrictedTo))
 	if err != nil {
 		return err
 	}
@@ -572,6 +592,9 @@ func (s *Store) createPostmortem(ctx context.Context, tx *writeTx, p *Postmortem
 		p.Canonical = true
 	}
 	if err := insertTags(ctx, tx, p.ID, p.Tags); err != nil {
+		return err
+	}
+	if err := replaceServices(ctx, tx, p.ID, p.Services); err != nil {
 		return err
 	}
 	for i := range p.ActionItems {

@@ -133,7 +133,7 @@ func (s *Store) search(ctx context.Context, q search.Query, limit, offset int) (
 	}
 	// Words are tried in the stems of every language held.
 	q = q.WithLanguages(t.langs)
-	f := t.filter(q.Filters)
+	f := t.filter(ctx, q.Filters)
 	var hits []tableHit
 	switch {
 	case f.none:

@@ -41,6 +41,9 @@ type facetTable struct {
 	langs    []string
 	sevs     []string
 	groups   int // variant groups; the rows' group indexes are below it
+	// restrictions are the distinct restricted_to values, decoded; a
+	// row's restr indexes them ("" for an open postmortem among them).
+	restrictions [][]string
 }
 
 type facetRow struct {
@@ -50,7 +53,8 @@ type facetRow struct {
 	date      int32
 	lang      int32
 	sev       int32
-	canonical bool // the group's canonical member
+	restr     int32 // index into restrictions
+	canonical bool  // the group's canonical member
 }
 
 // facetPattern is a pattern found in tags.
@@ -122,7 +126,8 @@ func (s *Store) loadFacetTable(ctx context.Context) (*facetTable, error) {
 func (t *facetTable) loadRows(ctx context.Context, tx *sql.Tx) error {
 	var all string
 	err := tx.QueryRowContext(ctx, `SELECT coalesce(group_concat(concat_ws(' ', m.id, m.group_id,
-			coalesce(g.canonical_id = m.id, 0), hex(m.organization), hex(m.incident_date), hex(m.language), hex(m.severity)), ' '), '')
+			coalesce(g.canonical_id = m.id, 0), hex(m.organization), hex(m.incident_date), hex(m.language), hex(m.severity),
+			hex(m.restricted_to)), ' '), '')
 		FROM postmortems m INDEXED BY postmortems_search JOIN variant_groups g ON g.id = m.group_id
 		WHERE m.archived_at = ''`).Scan(&all)
 	if err != nil {
@@ -131,17 +136,18 @@ func (t *facetTable) loadRows(ctx context.Context, tx *sql.Tx) error {
 	return t.parseRows(all)
 }
 
-// parseRows reads the rows loadRows read: seven fields each.
+// parseRows reads the rows loadRows read: eight fields each.
 func (t *facetTable) parseRows(all string) error {
-	n := strings.Count(all, " ")/7 + 1
+	n := strings.Count(all, " ")/8 + 1
 	t.rows = make([]facetRow, 0, n)
 	groups := make(map[int64]int32, n)
-	orgs, dates, langs, sevs := newInterner(), newInterner(), newInterner(), newInterner()
+	orgs, dates, langs, sevs, restrs := newInterner(), newInterner(), newInterner(), newInterner(), newInterner()
 	in := fieldReader{rest: all, more: all != ""}
 	for in.more {
 		id, group, canonical := in.int(), in.int(), in.int()
 		r := facetRow{id: id, canonical: canonical == 1,
-			org: orgs.index(in.next()), date: dates.index(in.next()), lang: langs.index(in.next()), sev: sevs.index(in.next())}
+			org: orgs.index(in.next()), date: dates.index(in.next()), lang: langs.index(in.next()), sev: sevs.index(in.next()),
+			restr: restrs.index(in.next())}
 		g, ok := groups[group]
 		if !ok {
 			g = int32(len(groups))
@@ -160,8 +166,12 @@ func (t *facetTable) parseRows(all string) error {
 	t.langs, err2 = decodeHex(langs.values)
 	t.sevs, err3 = decodeHex(sevs.values)
 	unsorted, err4 := decodeHex(dates.values)
-	if err := cmp.Or(err1, err2, err3, err4); err != nil {
+	restrictions, err5 := decodeHex(restrs.values)
+	if err := cmp.Or(err1, err2, err3, err4, err5); err != nil {
 		return err
+	}
+	for _, r := range restrictions {
+		t.restrictions = append(t.restrictions, decodeRestriction(r))
 	}
 
 	// Dates in ascending order, the rows renumbered to match.
@@ -335,10 +345,21 @@ type rowFilter struct {
 	toDate   int32
 	lang     int32 // -1 for any
 	sev      int32 // -1 for any
+	// hidden, by restriction, whether the reader may not see it; nil
+	// when they may see every row.
+	hidden []bool
 }
 
-func (t *facetTable) filter(f search.Filters) rowFilter {
+func (t *facetTable) filter(ctx context.Context, f search.Filters) rowFilter {
 	rf := rowFilter{some: f != search.Filters{}, pattern: -1, toDate: int32(len(t.dates)), lang: -1, sev: -1}
+	for i, r := range t.restrictions {
+		if !canSee(ctx, r) {
+			if rf.hidden == nil {
+				rf.hidden = make([]bool, len(t.restrictions))
+			}
+			rf.hidden[i], rf.some = true, true
+		}
+	}
 	find := func(values []string, v string) int32 {
 		i := int32(slices.Index(values, v))
 		rf.none = rf.none || i < 0
@@ -400,7 +421,7 @@ func equalFoldASCII(a, b string) bool {
 
 func (t *facetTable) matches(i int, f *rowFilter) bool {
 	r := &t.rows[i]
-	return (f.orgs == nil || f.orgs[r.org]) && f.fromDate <= r.date && r.date < f.toDate &&
+	return (f.hidden == nil || !f.hidden[r.restr]) && (f.orgs == nil || f.orgs[r.org]) && f.fromDate <= r.date && r.date < f.toDate &&
 		(f.lang < 0 || r.lang == f.lang) && (f.sev < 0 || r.sev == f.sev) &&
 		(f.pattern < 0 || t.tagged(i, f.pattern))
 }

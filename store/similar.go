@@ -323,8 +323,11 @@ func (s *Store) describeSimilar(ctx context.Context, q SimilarQuery, found map[i
 	for id, sim := range found {
 		var group int64
 		var archived string
-		err := s.db.QueryRowContext(ctx, `SELECT slug, title, language, group_id, archived_at FROM postmortems WHERE id = ?`, id).
-			Scan(&sim.Slug, &sim.Title, &sim.Language, &group, &archived)
+		err := s.db.QueryRowContext(ctx, `SELECT slug, title, language, group_id, archived_at FROM postmortems WHERE id = ? AND `+
+			visibleSQL(ctx, "postmortems"), id).Scan(&sim.Slug, &sim.Title, &sim.Language, &group, &archived)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue // restricted to groups the reader is not in
+		}
 		if err != nil {
 			return nil, fmt.Errorf("find similar: %w", err)
 		}
@@ -398,7 +401,7 @@ func (s *Store) ListRejections(ctx context.Context, slug string, limit int) ([]R
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT coalesce(p.slug, ''), r.title, r.pattern_slug, r.phrases, r.score, r.rejected_at
 		FROM rejected_suggestions r LEFT JOIN postmortems p ON p.id = r.postmortem_id
-		WHERE ? = '' OR r.pattern_slug = ? ORDER BY r.rejected_at DESC, r.id DESC LIMIT ?`, slug, slug, limit)
+		WHERE (? = '' OR r.pattern_slug = ?) AND (p.id IS NULL OR `+visibleSQL(ctx, "p")+`) ORDER BY r.rejected_at DESC, r.id DESC LIMIT ?`, slug, slug, limit)
 	if err != nil {
 		return nil, fmt.Errorf("list rejections: %w", err)
 	}

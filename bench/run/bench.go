@@ -181,7 +181,9 @@ func run(ctx context.Context, cfg config, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	args := []string{"-db", db, "-addr", addr}
+	// The load comes from one loopback address playing up to 64 clients:
+	// the per-client limits would refuse it.
+	args := []string{"-db", db, "-addr", addr, "-client-inflight", "0", "-client-writes", "0"}
 	var pprofAddr string
 	if cfg.profile {
 		if pprofAddr, err = freeAddr(); err != nil {

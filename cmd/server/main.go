@@ -43,6 +43,8 @@ type config struct {
 	db             string
 	logFormat      string
 	maxInFlight    int
+	clientInFlight int // -1: a quarter of maxInFlight
+	clientWrites   int
 	trustedProxies []netip.Prefix
 	// importDir is set by the import subcommand: import it, then exit.
 	importDir string
@@ -71,16 +73,35 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&c.db, "db", envOr(getenv, "HINDSIGHT_DB", "hindsight.db"), "SQLite database file (env HINDSIGHT_DB)")
 	fs.StringVar(&c.pprof, "pprof", "", "serve net/http/pprof on this loopback address, e.g. 127.0.0.1:6060 (off when empty)")
 	fs.StringVar(&c.logFormat, "log-format", envOr(getenv, "HINDSIGHT_LOG_FORMAT", "text"), "log format: text or json (env HINDSIGHT_LOG_FORMAT)")
-	maxInFlight := handlers.DefaultMaxInFlight()
-	if v := getenv("HINDSIGHT_MAX_INFLIGHT"); v != "" {
+	intEnv := func(key string, def int) (int, error) {
+		v := getenv(key)
+		if v == "" {
+			return def, nil
+		}
 		n, err := strconv.Atoi(v)
 		if err != nil {
-			return c, fmt.Errorf("HINDSIGHT_MAX_INFLIGHT: %w", err)
+			return 0, fmt.Errorf("%s: %q is not a whole number", key, v)
 		}
-		maxInFlight = n
+		return n, nil
+	}
+	maxInFlight, err := intEnv("HINDSIGHT_MAX_INFLIGHT", handlers.DefaultMaxInFlight())
+	if err != nil {
+		return c, err
+	}
+	clientInFlight, err := intEnv("HINDSIGHT_CLIENT_INFLIGHT", -1)
+	if err != nil {
+		return c, err
+	}
+	clientWrites, err := intEnv("HINDSIGHT_CLIENT_WRITES", handlers.DefaultClientWrites)
+	if err != nil {
+		return c, err
 	}
 	fs.IntVar(&c.maxInFlight, "max-inflight", maxInFlight,
 		"expensive requests (pages, API, forms) served at once before refusing with 503; 0 means no cap (env HINDSIGHT_MAX_INFLIGHT)")
+	fs.IntVar(&c.clientInFlight, "client-inflight", clientInFlight,
+		"expensive requests one client address may have served at once before 429; -1 means a quarter of -max-inflight, 0 no cap (env HINDSIGHT_CLIENT_INFLIGHT)")
+	fs.IntVar(&c.clientWrites, "client-writes", clientWrites,
+		"writes (POST) one client address may send a minute before 429; 0 means no cap (env HINDSIGHT_CLIENT_WRITES)")
 	proxies := fs.String("trusted-proxies", getenv("HINDSIGHT_TRUSTED_PROXIES"),
 		"comma-separated IPs or CIDR prefixes of reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (env HINDSIGHT_TRUSTED_PROXIES)")
 	fs.StringVar(&c.auth.Mode, "auth", envOr(getenv, "HINDSIGHT_AUTH", "none"),
@@ -145,7 +166,6 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	if c.logFormat != "text" && c.logFormat != "json" {
 		return c, fmt.Errorf("-log-format %q: want text or json", c.logFormat)
 	}
-	var err error
 	if c.trustedProxies, err = parsePrefixes(*proxies); err != nil {
 		return c, fmt.Errorf("-trusted-proxies: %w", err)
 	}
@@ -289,7 +309,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return cfg.token.run(ctx, st, cliUser(getenv), stdout)
 	}
 
-	opts := []handlers.Option{handlers.MaxInFlight(cfg.maxInFlight), handlers.TrustedProxies(cfg.trustedProxies),
+	opts := []handlers.Option{handlers.MaxInFlight(cfg.maxInFlight),
+		handlers.ClientLimits(cfg.clientInFlight, cfg.clientWrites), handlers.TrustedProxies(cfg.trustedProxies),
 		handlers.Auth(cfg.auth), handlers.ListenAddr(cfg.addr)}
 	if cfg.publicURL != nil {
 		opts = append(opts, handlers.PublicURL(cfg.publicURL))

@@ -161,11 +161,12 @@ func TestSlowClientsDoNotBlockOthers(t *testing.T) {
 		}
 	}()
 
-	// Meanwhile, ordinary clients: every request answered.
-	client := &http.Client{Timeout: 20 * time.Second}
+	// Meanwhile, ordinary clients, each from its own address: every
+	// request answered.
 	var wg sync.WaitGroup
 	errs := make(chan error, 100)
-	for range 10 {
+	for i := range 10 {
+		client := clientFrom(fmt.Sprintf("127.0.2.%d", i+1))
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -418,3 +419,11 @@ func TestBackupWhileServingAndRestore(t *testing.T) {
 }
 
 func noEnv(string) string { return "" }
+
+// clientFrom is an HTTP client whose connections come from the loopback
+// address ip (all of 127.0.0.0/8 is loopback on Linux): one client, as the
+// server's per-client limits see it.
+func clientFrom(ip string) *http.Client {
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}, Timeout: 10 * time.Second}
+	return &http.Client{Timeout: 20 * time.Second, Transport: &http.Transport{DialContext: d.DialContext}}
+}

@@ -70,11 +70,12 @@
       var b = e.submitter;
       if (!b || !b.closest("[data-suggestions]") || pmForm.dataset.plain) return;
       e.preventDefault();
-      // The form as the browser would send it, button included, URL-encoded
-      // as a plain submission is, to where the button posts: its own
+      // The form as the browser would send it, button included, encoded
+      // as a plain submission is (the import review is multipart), to where the button posts: its own
       // formaction, else the form's action attribute (the form.action
       // property is shadowed by the buttons named "action").
-      var body = new URLSearchParams(new FormData(pmForm, b));
+      var data = new FormData(pmForm, b);
+      var body = pmForm.enctype === "multipart/form-data" ? data : new URLSearchParams(data);
       var to = b.getAttribute("formaction") || pmForm.getAttribute("action");
       b.disabled = true;
       fetch(to, { method: "POST", body: body, credentials: "same-origin" })

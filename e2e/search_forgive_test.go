@@ -1,0 +1,80 @@
+package e2e_test
+
+import (
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// Search forgives: a phrase that starts a pattern's detection phrase shows
+// the pattern's card with its tagged postmortems, an abbreviation finds the
+// full word, and words that no postmortem has all together fall back to
+// any of them, saying so. With JavaScript the results follow the typing;
+// without, the search form posts. The result is the same.
+func TestBothWaysSearchForgives(t *testing.T) {
+	t.Parallel()
+	bothWays(t, func(t *testing.T, p *page, js bool) {
+		search := func(q string) {
+			t.Helper()
+			p.open("/search", 200)
+			p.run("type "+q, typeInto("#page-search", q))
+			if js {
+				// The live results settle on the whole query, and the
+				// address holds it as typed.
+				p.waitFor("the results for "+q, `new URLSearchParams(location.search).get("q") === `+jsString(q)+
+					` && document.querySelector(".result-count") !== null`)
+				if got := eval[string](p, `location.search`); got != "?q="+jsURL(q) {
+					t.Errorf("the address is %q, want the query as typed", got)
+				}
+			} else if status := p.submit(`.big-search button[type="submit"]`); status != 200 {
+				t.Fatalf("search %q: status %d", q, status)
+			}
+		}
+
+		search("connection pool")
+		p.see(".pattern-card", "Connection exhaustion", "Tagged with it", "Tonight's site interruptions")
+		p.follow(".pattern-card-refs a")
+		p.see("h1", "Tonight's site interruptions")
+
+		search("config")
+		p.see(".hit-list", "More Details on Today's Outage", "Tonight's site interruptions")
+		p.see(".hit-list mark", "configuration")
+
+		search("keep-alive apache zebra")
+		p.see(".search-fallback", "No incident has all of the words", "any of them")
+		p.see(".hit-list", "Tonight's site interruptions")
+
+		if js {
+			// While typing, the last word is a prefix: "Tonig" finds
+			// "Tonight's", on the search page and in the header's
+			// suggestions.
+			search("Tonig")
+			p.see(".hit-list", "Tonight's site interruptions")
+			p.open("/patterns", 200)
+			p.run("type in the header's search box", chromedp.SendKeys(chromedp.CSS("#site-search"), "Tonig", chromedp.NodeVisible))
+			waitText(p, ".header-search .search-suggest", "Tonight's site interruptions")
+		} else {
+			// Without it, Enter searches the words as typed: a prefix is
+			// written with a star.
+			search("Tonig*")
+			p.see(".hit-list", "Tonight's site interruptions")
+		}
+	})
+}
+
+// jsURL is what encodeURIComponent-style query encoding gives for the
+// plain queries above: spaces as %20 or +, as the page wrote them.
+func jsURL(q string) string {
+	out := ""
+	for _, r := range q {
+		switch r {
+		case ' ':
+			out += "%20"
+		case '*':
+			out += "*"
+		default:
+			out += string(r)
+		}
+	}
+	return out
+}

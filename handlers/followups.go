@@ -1,0 +1,208 @@
+package handlers
+
+import (
+	"encoding/csv"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"hindsight/store"
+)
+
+const followUpPageSize = 50
+
+// followUpFilterFromQuery reads the follow-ups filters shared by the page,
+// the API, the CSV and the feed.
+func followUpFilterFromQuery(q url.Values) (store.ActionItemFilter, int) {
+	page, err := strconv.Atoi(q.Get("page"))
+	if err != nil || page < 1 {
+		page = 1
+	}
+	sort := "due"
+	if q.Get("sort") == "-due" {
+		sort = "-due"
+	}
+	overdue := q.Get("overdue")
+	return store.ActionItemFilter{
+		Status:   q.Get("status"),
+		Owner:    strings.TrimSpace(q.Get("owner")),
+		Kind:     q.Get("type"),
+		Priority: q.Get("priority"),
+		Pattern:  q.Get("pattern"),
+		Service:  strings.TrimSpace(q.Get("service")),
+		Org:      q.Get("org"),
+		Overdue:  overdue == "1" || overdue == "true" || overdue == "on",
+		Sort:     sort,
+		Limit:    followUpPageSize,
+		Offset:   (page - 1) * followUpPageSize,
+	}, page
+}
+
+type followUpsPage struct {
+	basePage
+	Items      []store.ActionItemEntry
+	Totals     store.ActionItemTotals
+	Filter     store.ActionItemFilter
+	Options    store.FilterOptions
+	Patterns   []store.Pattern
+	Statuses   []option
+	Kinds      []option
+	Priorities []option
+	Page       int
+	Pages      int
+	URL        *url.URL
+	// CSV is the same selection as a CSV file.
+	CSV string
+}
+
+// listFollowUps is /action-items: every action item across postmortems.
+// It is never kept in the page cache: whether an item is overdue changes
+// with the date, not only with the data.
+func (h *Handler) listFollowUps(w http.ResponseWriter, r *http.Request) {
+	f, page := followUpFilterFromQuery(r.URL.Query())
+	items, totals, err := h.store.ListActionItems(r.Context(), f, h.now())
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	opts, err := h.store.ListFilterOptions(r.Context())
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	pats, err := h.store.PatternCatalogue(r.Context())
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	q := r.URL.Query()
+	q.Del("page")
+	csvURL := "/action-items.csv"
+	if len(q) > 0 {
+		csvURL += "?" + q.Encode()
+	}
+	h.render(w, r, http.StatusOK, "action-items", followUpsPage{
+		basePage:   h.base(r, "Follow-ups", "Every action item across postmortems: who owns it, when it is due, which are overdue."),
+		Items:      items,
+		Totals:     totals,
+		Filter:     f,
+		Options:    opts,
+		Patterns:   pats,
+		Statuses:   append([]option{{store.StatusUnfinished, "Not finished (open or in progress)", ""}}, actionStatuses...),
+		Kinds:      actionKinds,
+		Priorities: actionPriorities,
+		Page:       page,
+		Pages:      pageCount(totals.Matching, followUpPageSize),
+		URL:        r.URL,
+		CSV:        csvURL,
+	})
+}
+
+type (
+	apiPostmortemRef struct {
+		Slug         string `json:"slug"`
+		Title        string `json:"title"`
+		Organization string `json:"organization"`
+		Services     string `json:"services,omitempty"`
+		TimeZone     string `json:"time_zone,omitempty"`
+		URL          string `json:"url"`
+	}
+	apiFollowUp struct {
+		ID         int64            `json:"id"`
+		Title      string           `json:"title"`
+		Owner      string           `json:"owner"`
+		Type       string           `json:"type"`
+		Priority   string           `json:"priority"`
+		Status     string           `json:"status"`
+		DueDate    string           `json:"due_date,omitempty"`
+		TicketURL  string           `json:"ticket_url,omitempty"`
+		Overdue    bool             `json:"overdue"`
+		CreatedAt  string           `json:"created_at"`
+		UpdatedAt  string           `json:"updated_at"`
+		Postmortem apiPostmortemRef `json:"postmortem"`
+		URL        string           `json:"url"`
+	}
+)
+
+func toAPIFollowUp(e store.ActionItemEntry) apiFollowUp {
+	pm := "/postmortems/" + e.PostmortemSlug
+	return apiFollowUp{
+		ID: e.ID, Title: e.Title, Owner: e.Owner, Type: e.Kind, Priority: e.Priority, Status: e.Status,
+		DueDate: e.DueDate, TicketURL: e.TicketURL, Overdue: e.Overdue,
+		CreatedAt: e.CreatedAt.UTC().Format(time.RFC3339), UpdatedAt: e.UpdatedAt.UTC().Format(time.RFC3339),
+		Postmortem: apiPostmortemRef{Slug: e.PostmortemSlug, Title: e.PostmortemTitle, Organization: e.Organization,
+			Services: e.Services, TimeZone: e.TimeZone, URL: pm},
+		URL: pm + "#actions-heading",
+	}
+}
+
+func (h *Handler) apiListFollowUps(w http.ResponseWriter, r *http.Request) {
+	f, page := followUpFilterFromQuery(r.URL.Query())
+	items, totals, err := h.store.ListActionItems(r.Context(), f, h.now())
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	out := struct {
+		Items   []apiFollowUp `json:"items"`
+		Total   int           `json:"total"`
+		Overdue int           `json:"overdue"`
+		Page    int           `json:"page"`
+		Pages   int           `json:"pages"`
+	}{Items: []apiFollowUp{}, Total: totals.Matching, Overdue: totals.Overdue, Page: page, Pages: pageCount(totals.Matching, followUpPageSize)}
+	for _, e := range items {
+		out.Items = append(out.Items, toAPIFollowUp(e))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// followUpsCSVHeader names the CSV's columns; a contract like JSON fields.
+var followUpsCSVHeader = []string{"id", "title", "owner", "type", "priority", "status", "due_date", "overdue",
+	"ticket_url", "created_at", "updated_at", "postmortem", "postmortem_title", "organization", "services", "url"}
+
+// followUpsCSV is /action-items.csv: every item the filters match (no
+// pages), streamed in batches.
+func (h *Handler) followUpsCSV(w http.ResponseWriter, r *http.Request) {
+	f, _ := followUpFilterFromQuery(r.URL.Query())
+	f.Limit, f.Offset = 0, 0
+	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	w.Header().Set("Content-Disposition", `attachment; filename="action-items.csv"`)
+	cw := csv.NewWriter(w)
+	started := false
+	for e, err := range h.store.EachActionItem(r.Context(), f, h.now()) {
+		if err != nil {
+			if !started {
+				h.error(w, r, err)
+				return
+			}
+			// The status is sent; a cut file is all that can be said.
+			h.log.ErrorContext(r.Context(), "action items CSV cut short", "err", err)
+			return
+		}
+		if !started {
+			started = true
+			cw.Write(followUpsCSVHeader)
+		}
+		a := toAPIFollowUp(e)
+		cw.Write([]string{strconv.FormatInt(a.ID, 10), csvText(a.Title), csvText(a.Owner), a.Type, a.Priority, a.Status,
+			a.DueDate, strconv.FormatBool(a.Overdue), csvText(a.TicketURL), a.CreatedAt, a.UpdatedAt,
+			a.Postmortem.Slug, csvText(a.Postmortem.Title), csvText(a.Postmortem.Organization), csvText(a.Postmortem.Services),
+			h.origin(r) + a.URL})
+	}
+	if !started {
+		cw.Write(followUpsCSVHeader)
+	}
+	cw.Flush()
+}
+
+// csvText keeps a spreadsheet from reading a cell as a formula (OWASP's
+// CSV injection advice): a text that starts with = + - @ or a control
+// character gets a leading apostrophe.
+func csvText(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}

@@ -1,0 +1,103 @@
+package handlers
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"hindsight/store"
+)
+
+// reviewPage is the review queue: every postmortem with suggestions of the
+// classifier nobody has confirmed or dismissed yet.
+type reviewPage struct {
+	basePage
+	Items []store.ReviewItem
+	Total int // postmortems waiting, when more than the page lists
+}
+
+func (h *Handler) showReview(w http.ResponseWriter, r *http.Request) {
+	items, total, err := h.store.ReviewQueue(r.Context())
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	page := reviewPage{basePage: h.base(r, "Suggested tags to review", "Patterns the classifier suggested for imported postmortems, to confirm or dismiss."),
+		Items: items, Total: total}
+	h.render(w, r, http.StatusOK, "review", page)
+}
+
+// reviewList is what the suggested-tags partial lists: one postmortem's
+// unreviewed suggestions, with the forms to review them for editors.
+type reviewList struct {
+	Slug      string
+	Suggested []store.SuggestedTag
+	CanWrite  bool
+	Return    string // "postmortem" when listed on its page
+}
+
+func newReviewList(slug string, sugs []store.SuggestedTag, canWrite bool, ret string) reviewList {
+	return reviewList{Slug: slug, Suggested: sugs, CanWrite: canWrite, Return: ret}
+}
+
+// reviewReturn is where a confirm or dismiss goes back to: the review queue
+// unless the form came from the postmortem's own page.
+func reviewReturn(r *http.Request, slug string) string {
+	if r.PostForm.Get("return") == "postmortem" {
+		return "/postmortems/" + slug + "#suggested-heading"
+	}
+	return "/review"
+}
+
+func (h *Handler) confirmSuggestion(w http.ResponseWriter, r *http.Request) {
+	h.reviewSuggestion(w, r, true)
+}
+
+func (h *Handler) dismissSuggestion(w http.ResponseWriter, r *http.Request) {
+	h.reviewSuggestion(w, r, false)
+}
+
+// reviewSuggestion confirms or dismisses one suggested tag: one click, no
+// form to fill. The reviewer is the signed-in user, or the name this
+// browser gave last.
+func (h *Handler) reviewSuggestion(w http.ResponseWriter, r *http.Request, confirm bool) {
+	if err := parseForm(w, r); err != nil {
+		h.error(w, r, err)
+		return
+	}
+	slug, pattern := r.PathValue("slug"), r.PathValue("pattern")
+	by := userOf(r).Name
+	if by == "" {
+		by = authorFromCookie(r)
+	}
+	review, done := h.store.DismissSuggestedTag, "Dismissed"
+	if confirm {
+		review, done = h.store.ConfirmSuggestedTag, "Confirmed"
+	}
+	err := review(r.Context(), slug, pattern, by)
+	if errors.Is(err, store.ErrNotFound) {
+		// A second click, or someone else was quicker: say so rather than 404,
+		// when the postmortem is there.
+		if _, gerr := h.store.GetPostmortem(r.Context(), slug); gerr == nil {
+			skipAudit(r)
+			redirectWithFlash(w, r, reviewReturn(r, slug), "That suggestion was already reviewed; nothing changed.")
+			return
+		}
+	}
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	name := pattern
+	if p, err := h.store.GetPattern(r.Context(), pattern); err == nil {
+		name = p.Name
+	}
+	msg := fmt.Sprintf("%s the suggested tag %s.", done, name)
+	if confirm {
+		msg += " It is now one of the postmortem's tags."
+	} else {
+		msg += " It is recorded with the rejected suggestions of the pattern, to tune detection."
+	}
+	redirectWithFlash(w, r, reviewReturn(r, slug), strings.TrimSpace(msg))
+}

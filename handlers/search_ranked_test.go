@@ -1,0 +1,164 @@
+package handlers_test
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"hindsight/handlers"
+	"hindsight/search"
+	"hindsight/store"
+)
+
+// readRows reads a tab-separated file, skipping blank lines and # comments.
+func readRows(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var rows [][]string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimRight(sc.Text(), "\r")
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		rows = append(rows, strings.Split(line, "\t"))
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+// TestRankedSearch imports the real postmortems of the evaluation corpus the
+// way "server import" does (beside the seeds), runs the ranked search set
+// (testdata/ranked-search.tsv) and prints recall@5 and the mean reciprocal
+// rank of the first expected file, for the tuning half and the held-out
+// half of the corpus split. Run it with -v to see them.
+func TestRankedSearch(t *testing.T) {
+	if _, err := os.Stat(corpusDir); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("evaluation corpus %s is missing: %v", corpusDir, err)
+		}
+		t.Skipf("evaluation corpus %s is absent (%v); the ranked search set needs ../shared/corpus beside the checkout", corpusDir, err)
+	}
+	half := map[string]string{}
+	for _, r := range readRows(t, filepath.Join("..", "classify", "testdata", "corpus", "split.tsv")) {
+		half[r[0]] = r[1]
+	}
+	_, st := newApp(t)
+	im, err := handlers.NewImporter(t.Context(), st, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := slices.Sorted(func(yield func(string) bool) {
+		for f := range half {
+			if !yield(f) {
+				return
+			}
+		}
+	})
+	fileOf := map[string]string{} // postmortem slug -> corpus file
+	var failed []string
+	for _, name := range files {
+		raw, err := os.ReadFile(filepath.Join(corpusDir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := im.Read(t.Context(), raw, name, "ranked search test", "Imported from "+name)
+		if err != nil {
+			// The import pipeline's business, not search's: the file goes
+			// in as its plain text under its first line, so that search is
+			// measured on the whole corpus.
+			failed = append(failed, fmt.Sprintf("%s (%v)", name, err))
+			text := strings.TrimSpace(string(raw))
+			title, _, _ := strings.Cut(text, "\n")
+			p = store.Postmortem{Title: clipRunes(title, 120), Body: text, Language: "en", SourceText: string(raw)}
+		}
+		if err := st.ImportPostmortem(t.Context(), &p); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		fileOf[p.Slug] = name
+	}
+	if len(failed) > 0 {
+		t.Logf("%d of %d corpus files went in as plain text, refused by the import pipeline: %s", len(failed), len(files), strings.Join(failed, "; "))
+	}
+
+	type score struct {
+		queries        int
+		recall5, recip float64
+		misses         []string
+	}
+	scores := map[string]*score{"tune": {}, "heldout": {}}
+	for _, r := range readRows(t, filepath.Join("testdata", "ranked-search.tsv")) {
+		if len(r) != 2 {
+			t.Fatalf("ranked-search.tsv: row %q: want a query and its files", strings.Join(r, "\t"))
+		}
+		query, want := r[0], strings.Split(r[1], ",")
+		h := "tune"
+		for _, f := range want {
+			switch half[f] {
+			case "heldout":
+				h = "heldout"
+			case "tune":
+			default:
+				t.Fatalf("ranked-search.tsv: %s is not a file of the corpus split", f)
+			}
+		}
+		res, err := st.Search(t.Context(), store.SearchParams{Query: search.Parse(query), Limit: 100})
+		if err != nil {
+			t.Fatalf("Search(%q): %v", query, err)
+		}
+		var got []string
+		for _, hit := range res.Hits {
+			got = append(got, fileOf[hit.Slug]) // "" for a seed
+		}
+		s := scores[h]
+		s.queries++
+		found := 0
+		for _, f := range want {
+			if i := slices.Index(got, f); i >= 0 && i < 5 {
+				found++
+			}
+		}
+		s.recall5 += float64(found) / float64(len(want))
+		first := slices.IndexFunc(got, func(f string) bool { return slices.Contains(want, f) })
+		if first >= 0 {
+			s.recip += 1 / float64(first+1)
+		}
+		if first != 0 {
+			s.misses = append(s.misses, fmt.Sprintf("%q: first expected at %d of %d", query, first+1, len(got)))
+		}
+	}
+	for _, h := range []string{"tune", "heldout"} {
+		s := scores[h]
+		if s.queries == 0 {
+			t.Errorf("%s: no query", h)
+			continue
+		}
+		t.Logf("%-8s %2d queries: recall@5 %.3f, MRR %.3f", h, s.queries, s.recall5/float64(s.queries), s.recip/float64(s.queries))
+		if testing.Verbose() {
+			for _, m := range s.misses {
+				t.Logf("  %s: %s", h, m)
+			}
+		}
+	}
+}
+
+func clipRunes(s string, n int) string {
+	for i := range s {
+		if n == 0 {
+			return s[:i]
+		}
+		n--
+	}
+	return s
+}

@@ -1,0 +1,336 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"strings"
+	"time"
+)
+
+// Services splits a postmortem's comma-separated services into names,
+// trimmed, each once whatever its case, in the order given.
+func Services(s string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for part := range strings.SplitSeq(s, ",") {
+		name := strings.Trim(part, " ")
+		key := strings.ToLower(name)
+		if name == "" || seen[key] {
+			continue
+		}
+		seen[key] = true
+		out = append(out, name)
+	}
+	return out
+}
+
+// replaceServices keeps postmortem_services in step with a postmortem's
+// services text.
+func replaceServices(ctx context.Context, tx *writeTx, id int64, services string) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM postmortem_services WHERE postmortem_id = ?`, id); err != nil {
+		return err
+	}
+	for _, name := range Services(services) {
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO postmortem_services (postmortem_id, service) VALUES (?, ?)`, id, name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Today is the date it is at now in the IANA time zone tz (UTC when tz is
+// empty or unknown), as YYYY-MM-DD: a due date is a date where the team
+// works, so an item is overdue once that date has passed there.
+func Today(now time.Time, tz string) string {
+	loc := time.UTC
+	if tz != "" {
+		if l, err := time.LoadLocation(tz); err == nil {
+			loc = l
+		}
+	}
+	return now.In(loc).Format("2006-01-02")
+}
+
+// ActionItemFilter selects action items across postmortems. Empty fields
+// match all.
+type ActionItemFilter struct {
+	// Status is one of the statuses, or "unfinished" for open and in
+	// progress.
+	Status   string
+	Owner    string // exact, ignoring case
+	Kind     string
+	Priority string
+	Pattern  string // the postmortem is tagged with it
+	Service  string // the postmortem names it among its services
+	Org      string // the postmortem's organization, ignoring case
+	Overdue  bool   // unfinished and past the due date where the postmortem's team is
+	// Sort is "due" (soonest first, undated last; the default) or "-due"
+	// (latest first).
+	Sort   string
+	Limit  int // 0: all; -1: none (counts only)
+	Offset int
+}
+
+// StatusUnfinished selects open and in-progress items.
+const StatusUnfinished = "unfinished"
+
+// ActionItemEntry is an action item with the postmortem it belongs to.
+type ActionItemEntry struct {
+	ActionItem
+	PostmortemSlug  string
+	PostmortemTitle string
+	Organization    string
+	Services        string
+	TimeZone        string
+	Overdue         bool
+}
+
+// todayByZone returns an SQL expression for "today" at the postmortem p's
+// time zone, and its arguments. The time zones in use are few; they are
+// read once per data version.
+func (s *Store) todayByZone(ctx context.Context, now time.Time) (string, []any, error) {
+	zones, err := cached(ctx, s, "time-zones", func() ([]string, error) {
+		return queryColumn[string](ctx, s.db, `SELECT DISTINCT time_zone FROM postmortems INDEXED BY postmortems_followups WHERE time_zone != ''`)
+	})
+	if err != nil {
+		return "", nil, fmt.Errorf("list time zones: %w", err)
+	}
+	utc := Today(now, "")
+	var b strings.Builder
+	var args []any
+	for _, z := range zones {
+		if d := Today(now, z); d != utc {
+			if b.Len() == 0 {
+				b.WriteString("CASE p.time_zone")
+			}
+			b.WriteString(" WHEN ? THEN ?")
+			args = append(args, z, d)
+		}
+	}
+	if b.Len() == 0 {
+		return "?", []any{utc}, nil
+	}
+	b.WriteString(" ELSE ? END")
+	return b.String(), append(args, utc), nil
+}
+
+// actionItemQuery is the FROM and WHERE of a follow-ups query, its
+// arguments, and the overdue expression with its arguments.
+func (s *Store) actionItemQuery(ctx context.Context, f ActionItemFilter, now time.Time) (from string, args []any, overdue string, overdueArgs []any, err error) {
+	today, todayArgs, err := s.todayByZone(ctx, now)
+	if err != nil {
+		return "", nil, "", nil, err
+	}
+	overdue = `(a.status IN ('open', 'in-progress') AND a.due_date != '' AND a.due_date < ` + today + `)`
+	// Restricted postmortems the reader may not see do not exist for them:
+	// neither do their action items.
+	conds := []string{`p.archived_at = ''`, visibleSQL(ctx, "p")}
+	switch f.Status {
+	case "":
+	case StatusUnfinished:
+		conds = append(conds, `a.status IN ('open', 'in-progress')`)
+	default:
+		conds = append(conds, `a.status = ?`)
+		args = append(args, f.Status)
+	}
+	if f.Owner != "" {
+		conds = append(conds, `a.owner = ? COLLATE NOCASE`)
+		args = append(args, f.Owner)
+	}
+	if f.Kind != "" {
+		conds = append(conds, `a.kind = ?`)
+		args = append(args, f.Kind)
+	}
+	if f.Priority != "" {
+		conds = append(conds, `a.priority = ?`)
+		args = append(args, f.Priority)
+	}
+	if f.Pattern != "" {
+		conds = append(conds, `a.postmortem_id IN (SELECT postmortem_id FROM tags WHERE pattern_slug = ?)`)
+		args = append(args, f.Pattern)
+	}
+	if f.Service != "" {
+		conds = append(conds, `a.postmortem_id IN (SELECT postmortem_id FROM postmortem_services WHERE service = ?)`)
+		args = append(args, strings.TrimSpace(f.Service))
+	}
+	if f.Org != "" {
+		conds = append(conds, `p.organization = ? COLLATE NOCASE`)
+		args = append(args, f.Org)
+	}
+	if f.Overdue {
+		conds = append(conds, overdue)
+		args = append(args, todayArgs...)
+	}
+	from = `FROM action_items a JOIN postmortems p INDEXED BY postmortems_followups ON p.id = a.postmortem_id
+		WHERE ` + strings.Join(conds, " AND ")
+	return from, args, overdue, todayArgs, nil
+}
+
+// entryFields are actionItemFields of the follow-ups query's items.
+const entryFields = `a.id, a.postmortem_id, a.title, a.owner, a.kind, a.priority, a.status, a.due_date, a.ticket_url,
+	coalesce(a.checklist_item_id, 0), a.created_at, a.updated_at`
+
+func actionItemOrder(sort string) string {
+	if sort == "-due" {
+		return `ORDER BY a.due_date = '', a.due_date DESC, a.id DESC`
+	}
+	return `ORDER BY a.due_date = '', a.due_date, a.id`
+}
+
+// ActionItemTotals counts the items a filter matches, and the overdue
+// ones among them.
+type ActionItemTotals struct{ Matching, Overdue int }
+
+// ListActionItems returns the action items of live postmortems that match
+// f, sorted by due date and judged overdue at now, and how many match in
+// all.
+func (s *Store) ListActionItems(ctx context.Context, f ActionItemFilter, now time.Time) ([]ActionItemEntry, ActionItemTotals, error) {
+	var t ActionItemTotals
+	from, args, overdue, overdueArgs, err := s.actionItemQuery(ctx, f, now)
+	if err != nil {
+		return nil, t, fmt.Errorf("list action items: %w", err)
+	}
+	err = s.db.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(`+overdue+`), 0) `+from,
+		append(append([]any{}, overdueArgs...), args...)...).Scan(&t.Matching, &t.Overdue)
+	if err != nil {
+		return nil, t, fmt.Errorf("list action items: %w", err)
+	}
+	var out []ActionItemEntry
+	for e, err := range s.actionItems(ctx, from, args, overdue, overdueArgs, f) {
+		if err != nil {
+			return nil, t, fmt.Errorf("list action items: %w", err)
+		}
+		out = append(out, e)
+	}
+	return out, t, nil
+}
+
+// EachActionItem yields every action item of live postmortems that matches
+// f (its Limit and Offset included), in order, without holding them all.
+func (s *Store) EachActionItem(ctx context.Context, f ActionItemFilter, now time.Time) iter.Seq2[ActionItemEntry, error] {
+	return func(yield func(ActionItemEntry, error) bool) {
+		from, args, overdue, overdueArgs, err := s.actionItemQuery(ctx, f, now)
+		if err != nil {
+			yield(ActionItemEntry{}, fmt.Errorf("list action items: %w", err))
+			return
+		}
+		for e, err := range s.actionItems(ctx, from, args, overdue, overdueArgs, f) {
+			if !yield(e, err) || err != nil {
+				return
+			}
+		}
+	}
+}
+
+// actionItems reads one page of items in two steps: their ids from the
+// narrow join, then the page's postmortem columns (slug, title, services
+// sit in the wide rows) by id.
+func (s *Store) actionItems(ctx context.Context, from string, args []any, overdue string, overdueArgs []any, f ActionItemFilter) iter.Seq2[ActionItemEntry, error] {
+	return func(yield func(ActionItemEntry, error) bool) {
+		q := `SELECT ` + entryFields + `, ` + overdue + ` ` + from + ` ` + actionItemOrder(f.Sort)
+		qargs := append(append([]any{}, overdueArgs...), args...)
+		if f.Limit < 0 {
+			return // counts only
+		}
+		if f.Limit > 0 {
+			q += ` LIMIT ? OFFSET ?`
+			qargs = append(qargs, f.Limit, f.Offset)
+		}
+		rows, err := s.db.QueryContext(ctx, q, qargs...)
+		if err != nil {
+			yield(ActionItemEntry{}, err)
+			return
+		}
+		// A batch of items is completed with its postmortems' columns in one
+		// query, so a long export never runs a query per row.
+		const batch = 200
+		var buf []ActionItemEntry
+		flush := func() bool {
+			if err := s.attachPostmortemRefs(ctx, buf); err != nil {
+				yield(ActionItemEntry{}, err)
+				return false
+			}
+			for _, e := range buf {
+				if !yield(e, nil) {
+					return false
+				}
+			}
+			buf = buf[:0]
+			return true
+		}
+		for rows.Next() {
+			var e ActionItemEntry
+			var created, updated string
+			a := &e.ActionItem
+			if err := rows.Scan(&a.ID, &a.PostmortemID, &a.Title, &a.Owner, &a.Kind, &a.Priority, &a.Status, &a.DueDate, &a.TicketURL,
+				&a.ChecklistItemID, &created, &updated, &e.Overdue); err != nil {
+				rows.Close()
+				yield(ActionItemEntry{}, err)
+				return
+			}
+			a.CreatedAt, a.UpdatedAt = parseTime(created), parseTime(updated)
+			buf = append(buf, e)
+			if len(buf) == batch {
+				if !flush() {
+					rows.Close()
+					return
+				}
+			}
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			yield(ActionItemEntry{}, err)
+			return
+		}
+		if len(buf) > 0 {
+			flush()
+		}
+	}
+}
+
+func (s *Store) attachPostmortemRefs(ctx context.Context, es []ActionItemEntry) error {
+	if len(es) == 0 {
+		return nil
+	}
+	ids := make([]int64, 0, len(es))
+	seen := map[int64]bool{}
+	for _, e := range es {
+		if !seen[e.PostmortemID] {
+			seen[e.PostmortemID] = true
+			ids = append(ids, e.PostmortemID)
+		}
+	}
+	type ref struct{ slug, title, org, services, tz string }
+	refs := map[int64]ref{}
+	rows, err := s.db.QueryContext(ctx, `SELECT id, slug, title, organization, services, time_zone FROM postmortems
+		WHERE id IN (`+placeholders(len(ids))+`)`, anys(ids)...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var r ref
+		if err := rows.Scan(&id, &r.slug, &r.title, &r.org, &r.services, &r.tz); err != nil {
+			return err
+		}
+		refs[id] = r
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for i := range es {
+		r := refs[es[i].PostmortemID]
+		es[i].PostmortemSlug, es[i].PostmortemTitle, es[i].Organization, es[i].Services, es[i].TimeZone = r.slug, r.title, r.org, r.services, r.tz
+	}
+	return nil
+}
+
+// CountActionItems counts the unfinished (open or in-progress) action
+// items of live postmortems, and the overdue ones among them, at now.
+func (s *Store) CountActionItems(ctx context.Context, now time.Time) (ActionItemTotals, error) {
+	_, t, err := s.ListActionItems(ctx, ActionItemFilter{Status: StatusUnfinished, Limit: -1}, now)
+	return t, err
+}
