@@ -419,6 +419,9 @@ func TestCachedPagesNameNoReader(t *testing.T) {
 				t.Fatalf("%s: %d", path, rec.Code)
 			}
 			mustNotContain(t, rec.Body.String(), "zebrafinch")
+			if cc := rec.Header().Get("Cache-Control"); cc != "private" {
+				t.Errorf("%s: Cache-Control %q, want private: no shared cache may keep it", path, cc)
+			}
 			// and a viewer is not served the editor's page
 			if body := as(t, h, viewer, "GET", path, nil).Body.String(); strings.Contains(body, `href="/postmortems/new"`) {
 				t.Errorf("%s: a viewer got an editor's cached page", path)
@@ -690,5 +693,21 @@ func mustNotContainIn(t *testing.T, where, body string, bad ...string) {
 			i := strings.Index(body, b)
 			t.Errorf("%s: shows %q: …%s…", where, b, body[max(0, i-150):min(len(body), i+100)])
 		}
+	}
+}
+
+// TestAuditTagRejection: rejecting a suggested pattern in the form answers
+// in place and is still in the trail.
+func TestAuditTagRejection(t *testing.T) {
+	t.Parallel()
+	h, _ := newTeamApp(t)
+	form := with(with(validForm(), "action", "suggest"), "body", "Clients retried immediately without backoff; the retries multiplied the load into a retry storm.")
+	rec := as(t, h, editor, "POST", "/postmortems", with(form, "reject", "retry-storm"), "Sec-Fetch-Site", "same-origin")
+	if rec.Code != 200 {
+		t.Fatalf("reject: %d", rec.Code)
+	}
+	body := as(t, h, admin, "GET", "/api/audit?kind=tags.reject", nil).Body.String()
+	if !strings.Contains(body, `"actor": "ed"`) || !strings.Contains(body, "retry-storm") {
+		t.Errorf("tag rejection not audited: %s", body)
 	}
 }

@@ -17,7 +17,7 @@ import (
 )
 
 // newApp returns the real application over a fresh, seeded database.
-func newApp(t *testing.T) (http.Handler, *store.Store) {
+func newApp(t *testing.T, opts ...handlers.Option) (http.Handler, *store.Store) {
 	t.Helper()
 	st, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "test.db"))
 	if err != nil {
@@ -27,7 +27,7 @@ func newApp(t *testing.T) (http.Handler, *store.Store) {
 	if _, err := seeds.Load(t.Context(), st); err != nil {
 		t.Fatal(err)
 	}
-	h, err := handlers.New(st, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	h, err := handlers.New(st, slog.New(slog.NewTextHandler(io.Discard, nil)), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -85,6 +85,7 @@ func (h *Handler) showPattern(w http.ResponseWriter, r *http.Request) {
 	page := patternPage{basePage: h.base(r, p.Name, markdown.Text(p.Definition)), Pattern: p, Rejections: rejections,
 		Suggested: suggested, SuggestedTotal: suggestedTotal}
 	page.Pattern.Related = nameSlugs(p.Related, all)
+	page.Feeds = append(page.Feeds, feedLink{"Postmortems showing " + p.Name, "/patterns/" + p.Slug + "/feed.atom"})
 	for _, rel := range p.RelatedTo {
 		for _, q := range all {
 			if q.Slug == rel {

@@ -124,11 +124,12 @@ const monthAlt = `january|february|march|april|may|june|july|august|september|oc
 
 // textDateRe finds a date written in running text, with or without its
 // year: "2016-02-23", "April 21st, 2011", "30 Jan 2019", "23 de
-// septiembre de 2010", "November 30th" (yearless).
+// septiembre de 2010", "2009년 9월 1일", "November 30th" (yearless).
 var textDateRe = regexp.MustCompile(`(?i)\b(?:` +
 	`((?:19|20)\d\d)-(\d\d)-(\d\d)` + // 1-3: ISO
 	`|(` + monthAlt + `)\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s+((?:19|20)\d\d)\b)?` + // 4-6: month day [year]
 	`|(\d{1,2})(?:st|nd|rd|th|º|°)?\s+(?:of\s+|de\s+)?(` + monthAlt + `)\b\.?(?:,?\s+(?:de(?:l)?\s+)?((?:19|20)\d\d)\b)?` + // 7-9: day month [year]
+	`|((?:19|20)\d\d)\s*[년年]\s*(\d{1,2})\s*[월月]\s*(\d{1,2})\s*[일日]` + // 10-12: Korean, Chinese, Japanese
 	`)`)
 
 // foundDate is a date read from running text.
@@ -156,6 +157,10 @@ func firstDate(text string, ref time.Time) (foundDate, bool) {
 		switch {
 		case g(1) != "":
 			y, mo, day = g(1), g(2), g(3)
+			n, _ := strconv.Atoi(mo)
+			month = time.Month(n)
+		case g(10) != "":
+			y, mo, day = g(10), g(11), g(12)
 			n, _ := strconv.Atoi(mo)
 			month = time.Month(n)
 		case g(4) != "":

@@ -380,28 +380,46 @@ var listItemRe = regexp.MustCompile(`^\s*(?:[-*+•]\s|\d{1,3}[.)]\s)`)
 // that stops mid-sentence before a lowercase word is joined to the next.
 func paragraphs(s string, reflow bool) []string {
 	var out []string
+	// Text copied with a blank line after every wrapped line: a sentence
+	// that runs on from a line as long as a wrapped one into the next
+	// one-line block joins it. The joined lines are gathered in run and
+	// joined once, so a long chain of them stays linear.
+	var run []string
 	prevLen := 0 // the length of the previous block when it was one line
+	flushRun := func() {
+		if len(run) > 0 {
+			out[len(out)-1] = strings.Join(run, " ")
+			run = run[:0]
+		}
+	}
 	for _, block := range splitBlocks(s) {
 		if !reflow {
 			out = append(out, strings.Join(block, "\n"))
 			continue
 		}
-		// Text copied with a blank line after every wrapped line: a
-		// sentence that runs on from a line as long as a wrapped one into
-		// the next one-line block joins it.
 		if n := len(out); len(block) == 1 && prevLen >= minWrappedLine && !listItemRe.MatchString(block[0]) {
-			if line := strings.Join(strings.Fields(block[0]), " "); softBreak(out[n-1], line) {
-				out[n-1] += " " + line
+			line := strings.Join(strings.Fields(block[0]), " ")
+			prev := out[n-1]
+			if len(run) > 0 {
+				prev = run[len(run)-1]
+			}
+			if softBreak(prev, line) {
+				if len(run) == 0 {
+					run = append(run, out[n-1])
+				}
+				run = append(run, line)
 				prevLen = len(block[0])
 				continue
 			}
 		}
+		flushRun()
 		prevLen = 0
 		if len(block) == 1 && !listItemRe.MatchString(block[0]) {
 			prevLen = len(block[0])
 		}
 		out = append(out, reflowBlock(block)...)
 	}
+	flushRun()
 	return out
 }
 
