@@ -178,3 +178,22 @@ func BenchmarkCleanLayoutSteps(b *testing.B) {
 		}
 	}
 }
+
+// A page whose only title is its navigation bar gets no title from it.
+func TestCleanNavigationIsNoTitle(t *testing.T) {
+	t.Parallel()
+	raw := `<html><head><title>Status | Blog | Careers | Sign in</title></head><body>
+<p>Status | Blog | Careers | Sign in</p>
+<p>On 4 March 2024 the Orbitly API returned errors for 20 minutes after a bad configuration push to the edge proxies.</p>
+<p>We rolled the configuration back at 10:20 UTC.</p></body></html>`
+	d, err := ingest.Clean([]byte(raw), "page.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(d.Title, "|") || !strings.HasPrefix(d.Title, "On 4 March 2024 the Orbitly API") {
+		t.Errorf("Title = %q, want the stand-in from the first sentence, not the navigation", d.Title)
+	}
+	if strings.Contains(d.Body, "Careers") {
+		t.Errorf("the navigation is still in the body: %q", d.Body)
+	}
+}
