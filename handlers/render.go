@@ -94,6 +94,7 @@ func (h *Handler) funcs() template.FuncMap {
 		"headings":  markdown.Headings,
 		"asset":     h.assets.url,
 		"roleLabel": store.RoleLabel,
+		"roles":     func() []string { return store.Roles },
 		"langName":  languageName,
 		"date":      humanDate,
 		"duration":  humanDuration,
