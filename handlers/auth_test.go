@@ -630,7 +630,7 @@ func TestRestrictedPostmortemsStayWithTheirGroups(t *testing.T) {
 	}
 
 	// The member sees it everywhere.
-	for _, path := range []string{"/postmortems", "/search?q=zanzibar", "/api/search?q=zanzibar", "/postmortems/" + slug, "/api/postmortems/" + slug} {
+	for _, path := range []string{"/postmortems", "/search?q=zanzibar", "/api/search?q=zanzibar", "/postmortems/" + slug, "/api/postmortems/" + slug, "/feed.atom", "/patterns/retry-storm/feed.atom"} {
 		if body := as(t, h, member, "GET", path, nil).Body.String(); !strings.Contains(body, "Zanzibar") {
 			t.Errorf("member: %s does not show it", path)
 		}
@@ -655,7 +655,8 @@ func TestRestrictedPostmortemsStayWithTheirGroups(t *testing.T) {
 			"/patterns", "/patterns/retry-storm", "/search?q=zanzibar", "/search?q=org:quokka", "/search?q=year:1999", "/search?q=pattern:retry-storm",
 			"/search?q=vault&typing=1", "/postmortems/new", "/api/postmortems", "/api/postmortems?org=Quokka+Corp", "/api/search?q=zanzibar",
 			"/api/search?q=retry", "/api/patterns", "/api/patterns/retry-storm", "/audit", "/api/audit",
-			"/action-items", "/action-items?overdue=1", "/action-items.csv", "/api/action-items", "/api/action-items?owner=Quokka+team", "/review"} {
+			"/action-items", "/action-items?overdue=1", "/action-items.csv", "/api/action-items", "/api/action-items?owner=Quokka+team", "/review",
+			"/feed.atom", "/patterns/retry-storm/feed.atom", "/action-items/feed.atom"} {
 			rec := as(t, h, who, "GET", path, nil)
 			if rec.Code != 200 && rec.Code != 403 {
 				t.Errorf("%s: %s: %d", who.name, path, rec.Code)

@@ -33,16 +33,19 @@ import (
 
 // Options tunes replication.
 type Options struct {
-	// Interval is how often new WAL frames are turned into LTX files, and
-	// the least time between two uploads to a replica. A commit reaches the
-	// replica within about two intervals and an upload.
+	// Interval is how often Litestream turns new WAL frames into LTX files
+	// by itself, and the least time between two uploads to a replica. The
+	// replicator also has the frames copied within 100 ms of a commit, so a
+	// commit reaches the replica within about 100 ms, an interval and an
+	// upload.
 	Interval time.Duration
 	// FailAfter is how long a replica may fail, or hold back commits, before
 	// Check reports it: the instance is then not ready. Zero never fails.
 	FailAfter time.Duration
-	// Committed tells when the application last committed a write; the lag
-	// is measured from it. Nil measures from the last time Litestream had
-	// copied the WAL, which misses how long a commit waits for that.
+	// Committed tells when the application last committed a write: the
+	// replicator copies the WAL when it changes and measures the lag from
+	// it. Nil copies the WAL at every look (each 100 ms at most) and
+	// measures from the look before.
 	Committed func() time.Time
 	Logger    *slog.Logger
 }
