@@ -63,6 +63,7 @@ func factsOf(text string, toks []token) DocFacts {
 			continue
 		}
 		for i, t := range line {
+			t.norm = factWord(t.norm)
 			if d, ok := spelled[t.norm]; ok {
 				numbers[d] = true
 				continue
@@ -79,6 +80,21 @@ func factsOf(text string, toks []token) DocFacts {
 	f.Numbers = sortedKeys(numbers)
 	f.Names = sortedKeys(names)
 	return f
+}
+
+// factWord is the part of a word that is a fact: Korean, Japanese and
+// Chinese write particles and counters onto numbers and names without a
+// space ("2009년", "Gmail에"), which the number or the name must shed to
+// match its English form.
+func factWord(norm string) string {
+	if i := strings.IndexFunc(norm, isCJK); i > 0 {
+		return norm[:i]
+	}
+	return norm
+}
+
+func isCJK(r rune) bool {
+	return unicode.In(r, unicode.Hangul, unicode.Han, unicode.Hiragana, unicode.Katakana)
 }
 
 // titleCase reports whether most words of a line of text are capitalised.
@@ -115,6 +131,12 @@ func sortedKeys(m map[string]bool) []string {
 // Texts in the same language score 0: that is a job for Similarity.
 func TranslationScore(a, b DocFacts) float64 {
 	if a.Language != "" && a.Language == b.Language {
+		return 0
+	}
+	if a.IncidentDate != "" && b.IncidentDate != "" && a.IncidentDate != b.IncidentDate {
+		// Two write-ups of one incident agree on its date, whatever their
+		// language: these are two incidents, however much else they share
+		// (the organization, its product names).
 		return 0
 	}
 	score := 0.0

@@ -113,8 +113,9 @@ func touchSources(root string) error {
 }
 
 // startServer runs the server built by TestMain on a free loopback port over
-// a fresh database in dir, and waits until /healthz answers.
-func startServer(dir string) (*server, error) {
+// a fresh database in dir, with the extra flags, and waits until /healthz
+// answers.
+func startServer(dir string, extra ...string) (*server, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -132,7 +133,8 @@ func startServer(dir string) (*server, error) {
 	}
 	// The tests play several users at once from one loopback address: the
 	// per-client limits are off (handlers and cmd/server test them).
-	cmd := exec.Command(serverBin, "-addr", addr, "-db", filepath.Join(dir, "hindsight.db"), "-client-inflight", "0", "-client-writes", "0")
+	cmd := exec.Command(serverBin, append([]string{"-addr", addr, "-db", filepath.Join(dir, "hindsight.db"),
+		"-client-inflight", "0", "-client-writes", "0"}, extra...)...)
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if err := cmd.Start(); err != nil {

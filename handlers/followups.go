@@ -83,8 +83,10 @@ func (h *Handler) listFollowUps(w http.ResponseWriter, r *http.Request) {
 	if len(q) > 0 {
 		csvURL += "?" + q.Encode()
 	}
+	base := h.base(r, "Follow-ups", "Every action item across postmortems: who owns it, when it is due, which are overdue.")
+	base.Feeds = append(base.Feeds, feedLink{"Overdue follow-ups", "/action-items/feed.atom?overdue=1"})
 	h.render(w, r, http.StatusOK, "action-items", followUpsPage{
-		basePage:   h.base(r, "Follow-ups", "Every action item across postmortems: who owns it, when it is due, which are overdue."),
+		basePage:   base,
 		Items:      items,
 		Totals:     totals,
 		Filter:     f,

@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"hindsight/classify"
 	"hindsight/store"
 )
@@ -37,6 +39,10 @@ type Handler struct {
 	// no limit.
 	slots          chan struct{}
 	trustedProxies []netip.Prefix
+	// readyChecks are the parts of readiness besides the database's, and
+	// collectors the metrics besides the application's.
+	readyChecks []readyCheck
+	collectors  []prometheus.Collector
 	// clients holds the per-client limits; bodyBytes the memory held by
 	// request bodies (admission.go).
 	clients   clientTable
@@ -85,6 +91,17 @@ func TrustedProxies(prefixes []netip.Prefix) Option {
 	return func(h *Handler) { h.trustedProxies = prefixes }
 }
 
+// ReadyCheck adds a part to readiness: /readyz answers 503 while check
+// returns an error, and shows its status line under name either way.
+func ReadyCheck(name string, check func(context.Context) (status string, err error)) Option {
+	return func(h *Handler) { h.readyChecks = append(h.readyChecks, readyCheck{name, check}) }
+}
+
+// Collector adds metrics to /metrics.
+func Collector(c prometheus.Collector) Option {
+	return func(h *Handler) { h.collectors = append(h.collectors, c) }
+}
+
 // New builds the application's handler. It parses every template and
 // fingerprints every static asset up front, so a broken template fails here
 // rather than in the middle of a request.
@@ -111,7 +128,7 @@ func New(st *store.Store, log *slog.Logger, opts ...Option) (*Handler, error) {
 	if h.classifier, h.patternNames, err = compileClassifier(context.Background(), st); err != nil {
 		return nil, err
 	}
-	if h.metrics, err = newMetrics(st, log, cap(h.slots)); err != nil {
+	if h.metrics, err = newMetrics(st, log, cap(h.slots), h.collectors); err != nil {
 		return nil, err
 	}
 	h.mux = h.routes()

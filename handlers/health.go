@@ -2,7 +2,10 @@ package handlers
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -15,10 +18,17 @@ func (h *Handler) healthz(w http.ResponseWriter, r *http.Request) {
 	w.Write([]byte("ok\n"))
 }
 
+// readyCheck is one part of readiness besides the database (ReadyCheck).
+type readyCheck struct {
+	name  string
+	check func(context.Context) (string, error)
+}
+
 // readyz says the instance can serve: it is not refusing work (a slot is
-// free, bodies have memory left), and the database answers and holds every
-// migration this binary knows. A load balancer sends no traffic while it
-// fails.
+// free, bodies have memory left), the database answers and holds every
+// migration this binary knows, and every other check (replication) passes.
+// A load balancer sends no traffic while it fails. The first line is the
+// verdict; each other check adds a line with its status.
 func (h *Handler) readyz(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
@@ -30,11 +40,24 @@ func (h *Handler) readyz(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte("refusing work: " + err.Error() + "\n"))
 		return
 	}
+	var lines strings.Builder
+	ready := true
 	if err := h.store.Ready(ctx); err != nil {
 		h.log.WarnContext(r.Context(), "not ready", "err", err, "request_id", requestID(r))
+		ready = false
+	}
+	for _, c := range h.readyChecks {
+		status, err := c.check(ctx)
+		if err != nil {
+			h.log.WarnContext(r.Context(), "not ready", "check", c.name, "err", err, "request_id", requestID(r))
+			ready = false
+		}
+		fmt.Fprintf(&lines, "%s: %s\n", c.name, status)
+	}
+	if !ready {
 		w.WriteHeader(http.StatusServiceUnavailable)
-		w.Write([]byte("not ready\n"))
+		io.WriteString(w, "not ready\n"+lines.String())
 		return
 	}
-	w.Write([]byte("ready\n"))
+	io.WriteString(w, "ready\n"+lines.String())
 }

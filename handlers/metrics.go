@@ -29,7 +29,7 @@ type metrics struct {
 	handler http.Handler
 }
 
-func newMetrics(st *store.Store, log *slog.Logger, maxInFlight int) (*metrics, error) {
+func newMetrics(st *store.Store, log *slog.Logger, maxInFlight int, extra []prometheus.Collector) (*metrics, error) {
 	m := &metrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "hindsight_http_requests_total",
@@ -60,12 +60,12 @@ func newMetrics(st *store.Store, log *slog.Logger, maxInFlight int) (*metrics, e
 	})
 	limit.Set(float64(maxInFlight))
 	reg := prometheus.NewRegistry()
-	for _, c := range []prometheus.Collector{
+	for _, c := range append([]prometheus.Collector{
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		st.Collector(),
 		m.requests, m.duration, m.inFlight, m.shed, m.search, limit,
-	} {
+	}, extra...) {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}

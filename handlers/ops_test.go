@@ -2,8 +2,10 @@ package handlers_test
 
 import (
 	"bytes"
+	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -17,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -709,6 +712,52 @@ func TestAbsoluteURLsBehindProxy(t *testing.T) {
 				t.Errorf("page lacks %s", want)
 			}
 		})
+	}
+}
+
+// TestReadyChecks: every check added with ReadyCheck shows its status line
+// in /readyz, and any one failing makes the instance not ready; Collector
+// adds its metrics to /metrics.
+func TestReadyChecks(t *testing.T) {
+	var mu sync.Mutex
+	replicaErr := error(nil)
+	gauge := prometheus.NewGauge(prometheus.GaugeOpts{Name: "test_replica_lag_seconds", Help: "test"})
+	gauge.Set(0.25)
+	h, _, _, logs := newOpsApp(t,
+		handlers.ReadyCheck("replica a", func(context.Context) (string, error) { return "ok, 0.2 s behind", nil }),
+		handlers.ReadyCheck("replica b", func(context.Context) (string, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			if replicaErr != nil {
+				return "failing for 61 s: connection refused", replicaErr
+			}
+			return "ok, 0.0 s behind", nil
+		}),
+		handlers.Collector(gauge))
+
+	for _, tt := range []struct {
+		name string
+		err  error
+		code int
+		body string
+	}{
+		{"AllPass", nil, 200, "ready\nreplica a: ok, 0.2 s behind\nreplica b: ok, 0.0 s behind\n"},
+		{"OneFails", errors.New("replica b failing"), 503, "not ready\nreplica a: ok, 0.2 s behind\nreplica b: failing for 61 s: connection refused\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			mu.Lock()
+			replicaErr = tt.err
+			mu.Unlock()
+			if rec := get(t, h, "/readyz"); rec.Code != tt.code || rec.Body.String() != tt.body {
+				t.Errorf("/readyz: %d %q, want %d %q", rec.Code, rec.Body, tt.code, tt.body)
+			}
+		})
+	}
+	if !strings.Contains(logs.String(), "replica b failing") {
+		t.Errorf("a failing check is not logged:\n%s", logs)
+	}
+	if m := scrape(t, h)["test_replica_lag_seconds"]; m == nil || m.GetMetric()[0].GetGauge().GetValue() != 0.25 {
+		t.Errorf("/metrics lacks the added collector's gauge: %v", m)
 	}
 }
 

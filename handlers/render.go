@@ -37,6 +37,8 @@ type basePage struct {
 	// ProxyAuth: writes are signed by the signed-in user, so forms ask
 	// for no name.
 	ProxyAuth bool
+	// Feeds are the Atom feeds the page names in its <head>.
+	Feeds []feedLink
 }
 
 func (h *Handler) base(r *http.Request, title, description string) basePage {
@@ -44,7 +46,8 @@ func (h *Handler) base(r *http.Request, title, description string) basePage {
 	u := userOf(r)
 	return basePage{Title: title, Description: clip(description, 200), Path: r.URL.Path, Origin: origin,
 		Canonical: origin + r.URL.RequestURI(), Flash: flashFrom(r),
-		CanWrite: u.Role >= roleEditor, CanAdmin: u.Role >= roleAdmin, ProxyAuth: h.proxyMode()}
+		CanWrite: u.Role >= roleEditor, CanAdmin: u.Role >= roleAdmin, ProxyAuth: h.proxyMode(),
+		Feeds: []feedLink{siteFeed}}
 }
 
 // clip shortens s to at most n bytes, at a word boundary, marking the cut,
@@ -91,6 +94,7 @@ func (h *Handler) funcs() template.FuncMap {
 		"headings":  markdown.Headings,
 		"asset":     h.assets.url,
 		"roleLabel": store.RoleLabel,
+		"roles":     func() []string { return store.Roles },
 		"langName":  languageName,
 		"date":      humanDate,
 		"duration":  humanDuration,
@@ -251,7 +255,8 @@ func isAPI(r *http.Request) bool { return strings.HasPrefix(r.URL.Path, "/api/")
 
 var languageNames = map[string]string{
 	"en": "English", "es": "Español", "fr": "Français", "de": "Deutsch",
-	"pt": "Português", "it": "Italiano", "ja": "日本語",
+	"pt": "Português", "it": "Italiano", "ja": "日本語", "zh": "中文", "ko": "한국어",
+	"ru": "Русский", "sv": "Svenska", "no": "Norsk", "hu": "Magyar",
 }
 
 func languageName(code string) string {

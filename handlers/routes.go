@@ -38,6 +38,9 @@ func (h *Handler) routes() http.Handler {
 		r.Get("/search", h.cached(h.showSearch))
 		r.Get("/action-items", h.listFollowUps)
 		r.Get("/action-items.csv", h.followUpsCSV)
+		r.Get("/action-items/feed.atom", h.followUpsFeed)
+		r.Get("/feed.atom", h.postmortemsFeed)
+		r.Get("/patterns/{slug}/feed.atom", h.patternFeed)
 		r.Get("/postmortems/{slug}/history", h.showHistory)
 		r.Get("/postmortems/{slug}/compare", h.compareRevisions)
 		r.Get("/postmortems/{slug}/revisions/{version}", h.showRevision)
@@ -73,6 +76,7 @@ func (h *Handler) routes() http.Handler {
 		r.Post("/postmortems/{slug}/action-items/{id}", h.updateActionItem)
 		r.Post("/postmortems/{slug}/action-items/{id}/complete", h.completeActionItem)
 		r.Post("/postmortems/{slug}/checklist", h.tickChecklist)
+		r.Post("/postmortems/{slug}/checklist/{item}", h.tickChecklistItem)
 		r.Post("/postmortems/{slug}/checklist/{item}/action-item", h.checklistActionItem)
 		r.Post("/preview", h.previewMarkdown)
 

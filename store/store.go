@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -44,12 +45,36 @@ type Store struct {
 	// fails a write (SQLITE_BUSY) once busy_timeout has passed, which a burst
 	// of concurrent saves on a slow disk reaches.
 	writer chan struct{}
+	// lastCommit is when the latest write transaction committed (Unix
+	// nanoseconds), for the replication's lag.
+	lastCommit atomic.Int64
+}
+
+// LastCommit is when the latest write transaction committed, or the zero
+// time before the first. Replication measures its lag from it.
+func (s *Store) LastCommit() time.Time {
+	if n := s.lastCommit.Load(); n != 0 {
+		return time.Unix(0, n)
+	}
+	return time.Time{}
+}
+
+// OpenOption configures Open.
+type OpenOption func(*url.Values)
+
+// CheckpointsByReplication leaves WAL checkpoints to the replication
+// (Litestream), which checkpoints once it has copied the frames: the
+// application's connections then never checkpoint after a commit, which
+// would otherwise run a checkpoint inside a user's save and race
+// Litestream's own.
+func CheckpointsByReplication() OpenOption {
+	return func(q *url.Values) { q.Add("_pragma", "wal_autocheckpoint(0)") }
 }
 
 // Open opens (creating if needed) the SQLite database at path and applies any
 // pending migrations.
-func Open(ctx context.Context, path string) (*Store, error) {
-	db, err := sql.Open("sqlite", dsn(path))
+func Open(ctx context.Context, path string, opts ...OpenOption) (*Store, error) {
+	db, err := sql.Open("sqlite", dsn(path, opts...))
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
@@ -70,6 +95,10 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("backfill fingerprints: %w", err)
 	}
+	if err := s.runOnce(ctx, "cjk-facts", s.refingerprintCJK); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("read the facts of Korean, Chinese and Japanese texts again: %w", err)
+	}
 	if err := s.runOnce(ctx, "source-hashes", s.hashSourceTexts); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("hash imported texts: %w", err)
@@ -85,7 +114,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 // WAL lets readers proceed while a write is in progress; _txlock=immediate
 // takes the write lock at BEGIN so two writers queue on busy_timeout instead
 // of failing half-way with SQLITE_BUSY.
-func dsn(path string) string {
+func dsn(path string, opts ...OpenOption) string {
 	q := url.Values{}
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", "busy_timeout(5000)")
@@ -97,6 +126,9 @@ func dsn(path string) string {
 	// we pay the fsync.
 	q.Add("_pragma", "synchronous(FULL)")
 	q.Add("_txlock", "immediate")
+	for _, o := range opts {
+		o(&q)
+	}
 	return "file:" + path + "?" + q.Encode()
 }
 
@@ -130,7 +162,11 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *writeTx) error) error {
 			return err
 		}
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	s.lastCommit.Store(time.Now().UnixNano())
+	return nil
 }
 
 // writeTx is a write transaction that prepares each statement once: a batch

@@ -156,13 +156,13 @@ func (s *Store) ReviewQueue(ctx context.Context) ([]ReviewItem, int, error) {
 	var total int
 	if err := s.db.QueryRowContext(ctx, `SELECT count(DISTINCT st.postmortem_id)
 		FROM suggested_tags st JOIN postmortems p ON p.id = st.postmortem_id
-		WHERE st.status = 'suggested' AND p.archived_at = ''`).Scan(&total); err != nil {
+		WHERE st.status = 'suggested' AND p.archived_at = '' AND `+visibleSQL(ctx, "p")).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("review queue: %w", err)
 	}
 	rows, err := s.db.QueryContext(ctx, `WITH queue AS (
 			SELECT st.postmortem_id AS id, min(st.suggested_at) AS since
 			FROM suggested_tags st JOIN postmortems p ON p.id = st.postmortem_id
-			WHERE st.status = 'suggested' AND p.archived_at = ''
+			WHERE st.status = 'suggested' AND p.archived_at = '' AND `+visibleSQL(ctx, "p")+`
 			GROUP BY st.postmortem_id ORDER BY since, st.postmortem_id LIMIT ?)
 		SELECT p.slug, p.title, p.organization, p.incident_date, `+suggestedColumns+`
 		FROM queue q JOIN postmortems p ON p.id = q.id
@@ -235,7 +235,7 @@ func (s *Store) ConfirmSuggestedTag(ctx context.Context, slug, pattern, by strin
 				return nil // tagged meanwhile by hand
 			}
 		}
-		f.Tags = append(f.Tags, Tag{PatternSlug: t.PatternSlug, Role: t.Role})
+		f.Tags = append(f.Tags, Tag{PatternSlug: t.PatternSlug, Role: t.Role, Evidence: t.Evidence})
 		_, err = s.savePostmortem(ctx, tx, cur, f, revisionMeta{Action: ActionEdit, Author: by,
 			Note: fmt.Sprintf("Confirmed the classifier's suggestion: %s (%s)", t.PatternName, RoleLabel(t.Role))})
 		return err
@@ -284,12 +284,12 @@ func (s *Store) DismissSuggestedTag(ctx context.Context, slug, pattern, by strin
 func (s *Store) PatternSuggestions(ctx context.Context, slug string, limit int) ([]PostmortemRef, int, error) {
 	var total int
 	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM suggested_tags st JOIN postmortems p ON p.id = st.postmortem_id
-		WHERE st.pattern_slug = ? AND st.status = 'suggested' AND p.archived_at = ''`, slug).Scan(&total); err != nil {
+		WHERE st.pattern_slug = ? AND st.status = 'suggested' AND p.archived_at = '' AND `+visibleSQL(ctx, "p"), slug).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("suggestions of pattern %q: %w", slug, err)
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT p.slug, p.title, p.organization, p.incident_date, st.role
 		FROM suggested_tags st JOIN postmortems p ON p.id = st.postmortem_id
-		WHERE st.pattern_slug = ? AND st.status = 'suggested' AND p.archived_at = ''
+		WHERE st.pattern_slug = ? AND st.status = 'suggested' AND p.archived_at = '' AND `+visibleSQL(ctx, "p")+`
 		ORDER BY st.confidence DESC, p.incident_date DESC, p.id LIMIT ?`, slug, limit)
 	if err != nil {
 		return nil, 0, fmt.Errorf("suggestions of pattern %q: %w", slug, err)

@@ -18,12 +18,18 @@ import (
 
 var raceBuild bool
 
-// buildServer compiles this command into a temporary directory.
+// buildServer compiles this command into a temporary directory, with the
+// race detector when the tests run with it.
 func buildServer(t *testing.T) string {
+	t.Helper()
+	return buildServerWith(t, raceBuild)
+}
+
+func buildServerWith(t *testing.T, race bool) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "hindsight")
 	args := []string{"build", "-o", bin}
-	if raceBuild {
+	if race {
 		args = append(args, "-race")
 	}
 	out, err := exec.Command("go", append(args, ".")...).CombinedOutput()
@@ -40,12 +46,12 @@ type process struct {
 	logs *syncBuffer
 }
 
-func startProcess(t *testing.T, bin, addr, db string) *process {
+func startProcess(t *testing.T, bin, addr, db string, extra ...string) *process {
 	t.Helper()
 	p := &process{base: "http://" + addr, logs: &syncBuffer{}}
 	// No cap on requests in flight: this test is about what reaches the
 	// disk, not about shedding.
-	p.cmd = exec.Command(bin, "-addr", addr, "-db", db, "-max-inflight", "0")
+	p.cmd = exec.Command(bin, append([]string{"-addr", addr, "-db", db, "-max-inflight", "0"}, extra...)...)
 	p.cmd.Stdout, p.cmd.Stderr = p.logs, p.logs
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"hindsight/handlers"
+	"hindsight/replica"
 	"hindsight/seeds"
 	"hindsight/store"
 )
@@ -54,6 +55,16 @@ type config struct {
 	// backupTo is set by the backup subcommand: copy the database there,
 	// then exit.
 	backupTo string
+	// replicas are the Litestream replica URLs the database streams to;
+	// replicaInterval and replicaFailAfter tune it (see replica.Options).
+	replicas         []string
+	replicaInterval  time.Duration
+	replicaFailAfter time.Duration
+	restoreIfMissing bool
+	// restore is set by the restore subcommand: restore -db from the
+	// replicas (at restoreAt, when set), then exit.
+	restore   bool
+	restoreAt time.Time
 
 	// auth says how users are known and what they may do; publicURL the
 	// one origin answered for; metricsAddr, when set, serves /metrics on
@@ -65,10 +76,37 @@ type config struct {
 	token *tokenCommand
 }
 
+// replicaList is the repeatable -replica flag. Its first use replaces the
+// list HINDSIGHT_REPLICA gave.
+type replicaList struct {
+	urls *[]string
+	set  bool
+}
+
+func (l *replicaList) String() string {
+	if l.urls == nil {
+		return ""
+	}
+	return strings.Join(*l.urls, ",")
+}
+
+func (l *replicaList) Set(v string) error {
+	urls, err := replica.ParseURLs(v)
+	if err != nil {
+		return err
+	}
+	if !l.set {
+		*l.urls, l.set = nil, true
+	}
+	*l.urls = append(*l.urls, urls...)
+	return nil
+}
+
 func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
 	fs := flag.NewFlagSet("hindsight", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var c config
+	var err error
 	fs.StringVar(&c.addr, "addr", envOr(getenv, "HINDSIGHT_ADDR", "127.0.0.1:8080"), "listen address (env HINDSIGHT_ADDR)")
 	fs.StringVar(&c.db, "db", envOr(getenv, "HINDSIGHT_DB", "hindsight.db"), "SQLite database file (env HINDSIGHT_DB)")
 	fs.StringVar(&c.pprof, "pprof", "", "serve net/http/pprof on this loopback address, e.g. 127.0.0.1:6060 (off when empty)")
@@ -104,6 +142,21 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		"writes (POST) one client address may send a minute before 429; 0 means no cap (env HINDSIGHT_CLIENT_WRITES)")
 	proxies := fs.String("trusted-proxies", getenv("HINDSIGHT_TRUSTED_PROXIES"),
 		"comma-separated IPs or CIDR prefixes of reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (env HINDSIGHT_TRUSTED_PROXIES)")
+	if c.replicas, err = replica.ParseURLs(getenv("HINDSIGHT_REPLICA")); err != nil {
+		return c, fmt.Errorf("HINDSIGHT_REPLICA: %w", err)
+	}
+	fs.Var(&replicaList{urls: &c.replicas}, "replica",
+		"Litestream replica URL to stream the database to (s3://bucket/path?endpoint=…, file:///dir); repeat for more (env HINDSIGHT_REPLICA, comma-separated)")
+	fs.DurationVar(&c.replicaInterval, "replica-interval", durationEnv(getenv, "HINDSIGHT_REPLICA_INTERVAL", 250*time.Millisecond, &err),
+		"how often new commits are shipped to the replicas (env HINDSIGHT_REPLICA_INTERVAL)")
+	fs.DurationVar(&c.replicaFailAfter, "replica-fail-after", durationEnv(getenv, "HINDSIGHT_REPLICA_FAIL_AFTER", time.Minute, &err),
+		"a replica failing or behind for longer makes /readyz answer 503; 0: never (env HINDSIGHT_REPLICA_FAIL_AFTER)")
+	fs.BoolVar(&c.restoreIfMissing, "restore-if-missing", getenv("HINDSIGHT_RESTORE_IF_MISSING") == "true",
+		"when the database file does not exist, restore it from the first replica that holds one before starting (env HINDSIGHT_RESTORE_IF_MISSING=true)")
+	timestamp := fs.String("timestamp", "", "restore: the state at this time (RFC 3339) instead of the latest")
+	if err != nil {
+		return c, err
+	}
 	fs.StringVar(&c.auth.Mode, "auth", envOr(getenv, "HINDSIGHT_AUTH", "none"),
 		"how users are known: none (one person; the name typed is remembered) or proxy (a sign-in proxy in -trusted-proxies names them) (env HINDSIGHT_AUTH)")
 	fs.StringVar(&c.auth.UserHeader, "auth-user-header", envOr(getenv, "HINDSIGHT_AUTH_USER_HEADER", "X-Forwarded-User"),
@@ -142,6 +195,20 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		return c, nil
 	}
 	switch cmd := fs.Arg(0); cmd {
+	case "restore":
+		if err := fs.Parse(fs.Args()[1:]); err != nil {
+			return c, err
+		}
+		if fs.NArg() != 0 || len(c.replicas) == 0 {
+			return c, fmt.Errorf("usage: server restore -replica URL -db FILE [-timestamp T]")
+		}
+		if *timestamp != "" {
+			if c.restoreAt, err = time.Parse(time.RFC3339, *timestamp); err != nil {
+				return c, fmt.Errorf("-timestamp: want RFC 3339, such as 2026-03-05T14:30:00Z: %w", err)
+			}
+		}
+		c.restore = true
+		return c, nil
 	case "import", "backup":
 		// Flags may also follow the subcommand: import -db x.db DIR.
 		if err := fs.Parse(fs.Args()[1:]); err != nil {
@@ -165,6 +232,12 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	}
 	if c.logFormat != "text" && c.logFormat != "json" {
 		return c, fmt.Errorf("-log-format %q: want text or json", c.logFormat)
+	}
+	if *timestamp != "" {
+		return c, fmt.Errorf("-timestamp is for the restore subcommand")
+	}
+	if c.restoreIfMissing && len(c.replicas) == 0 {
+		return c, fmt.Errorf("-restore-if-missing needs a -replica to restore from")
 	}
 	if c.trustedProxies, err = parsePrefixes(*proxies); err != nil {
 		return c, fmt.Errorf("-trusted-proxies: %w", err)
@@ -257,6 +330,20 @@ func servePprof(ctx context.Context, addr string, log *slog.Logger) error {
 	return nil
 }
 
+// durationEnv reads a duration from the environment, or gives def; a value
+// it cannot read is kept in *errp.
+func durationEnv(getenv func(string) string, key string, def time.Duration, errp *error) time.Duration {
+	v := getenv(key)
+	if v == "" {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil && *errp == nil {
+		*errp = fmt.Errorf("%s: %w", key, err)
+	}
+	return d
+}
+
 func envOr(getenv func(string) string, key, def string) string {
 	if v := getenv(key); v != "" {
 		return v
@@ -278,6 +365,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprintf(stdout, "backed up %s to %s\n", cfg.db, cfg.backupTo)
 		return nil
 	}
+	if cfg.restore {
+		from, err := replica.RestoreFirst(ctx, cfg.replicas, cfg.db, cfg.restoreAt)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "restored %s from %s\n", cfg.db, from)
+		return nil
+	}
 	log := newLogger(cfg.logFormat, stderr)
 	if cfg.pprof != "" {
 		if err := servePprof(ctx, cfg.pprof, log); err != nil {
@@ -285,9 +380,46 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 	}
 
-	st, err := store.Open(ctx, cfg.db)
+	// The subcommands that open the database write little and run while
+	// the server may be replicating it; they never replicate themselves.
+	var openOpts []store.OpenOption
+	if len(cfg.replicas) > 0 && cfg.importDir == "" && cfg.token == nil {
+		if cfg.restoreIfMissing {
+			from, err := replica.RestoreIfMissing(ctx, cfg.db, cfg.replicas)
+			if err != nil {
+				return fmt.Errorf("-restore-if-missing: %w", err)
+			}
+			if from != "" {
+				log.Info("restored the database", "db", cfg.db, "from", from)
+			}
+		}
+		openOpts = append(openOpts, store.CheckpointsByReplication())
+	}
+	st, err := store.Open(ctx, cfg.db, openOpts...)
 	if err != nil {
 		return err
+	}
+	// Litestream must outlive every connection of the application's
+	// (deferred calls run last first): it checkpoints and syncs one last
+	// time on Close.
+	var handlerOpts []handlers.Option
+	if len(openOpts) > 0 {
+		rep, err := replica.Start(ctx, cfg.db, cfg.replicas, replica.Options{
+			Interval: cfg.replicaInterval, FailAfter: cfg.replicaFailAfter, Committed: st.LastCommit, Logger: log,
+		})
+		if err != nil {
+			st.Close()
+			return err
+		}
+		defer func() {
+			if err := rep.Close(); err != nil {
+				log.Error("stop replicating", "err", err)
+			}
+		}()
+		for _, t := range rep.Targets() {
+			handlerOpts = append(handlerOpts, handlers.ReadyCheck("replica "+t.Name(), t.Check))
+		}
+		handlerOpts = append(handlerOpts, handlers.Collector(rep.Collector()))
 	}
 	defer st.Close()
 	rep, err := seeds.Load(ctx, st)
@@ -309,9 +441,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return cfg.token.run(ctx, st, cliUser(getenv), stdout)
 	}
 
-	opts := []handlers.Option{handlers.MaxInFlight(cfg.maxInFlight),
+	opts := append(handlerOpts, handlers.MaxInFlight(cfg.maxInFlight),
 		handlers.ClientLimits(cfg.clientInFlight, cfg.clientWrites), handlers.TrustedProxies(cfg.trustedProxies),
-		handlers.Auth(cfg.auth), handlers.ListenAddr(cfg.addr)}
+		handlers.Auth(cfg.auth), handlers.ListenAddr(cfg.addr))
 	if cfg.publicURL != nil {
 		opts = append(opts, handlers.PublicURL(cfg.publicURL))
 	}
