@@ -39,6 +39,7 @@ func TestScreenshots(t *testing.T) {
 		{"pattern", "/patterns/feedback-loop"},
 		{"form", "/postmortems/new"},
 		{"action-items", "/action-items"},
+		{"insights", "/insights"},
 	}
 	for _, scheme := range []string{"light", "dark"} {
 		p := newPage(t)
