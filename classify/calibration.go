@@ -17,7 +17,7 @@ var calibration = []struct {
 	confidence float64
 	measured   string // right/shown on the tuning half when the table was set
 }{
-	{0.7, 0.88, "53/60"},
+	{confidentScore, 0.88, "53/60"},
 	{DefaultThreshold, 0.63, "31/49"},
 	{0, 0.00, "0/16 (scores 0.30 to 0.50)"},
 }

@@ -31,6 +31,9 @@ type rule struct {
 	domain []string // nouns that let a single word of the pattern count
 	weak   []string // phrases of the catalogue that are weak alone (note 1)
 	cues   []cue
+	// shownByFix: the way the incident was ended is itself evidence of the
+	// pattern (users let back in gradually, all traffic stopped).
+	shownByFix bool
 }
 
 // Evidence weights. Scores combine as 1-Π(1-w), so one strong phrase or one
@@ -48,12 +51,14 @@ const (
 	// for a pattern that is usually a mechanism rather than a missing
 	// defence: plans name deploys, configs and capacity without them failing.
 	lessonFactor = 0.5
-	// mitigationFactor scales evidence found only in what ended the
-	// incident: fixes are often changes, rollbacks and restarts.
-	mitigationFactor = 0.7
 	// lonePhraseFactor scales a pattern whose only evidence is one catalogue
 	// phrase in one sentence.
 	lonePhraseFactor = 0.8
+	// mitigationFactor scales evidence found only in what ended the
+	// incident (fixes are changes, rollbacks, restarts, removals from
+	// rotation), except for patterns shown by their fix.
+	mitigationFactor = 0.7
+	longReport       = 10 // sentences from which lonePhraseFactor applies
 
 	// DefaultThreshold is the score above which a suggestion is shown.
 	DefaultThreshold = 0.5
@@ -77,8 +82,9 @@ func join(lists ...[]string) []string {
 
 var rules = map[string]rule{
 	"feedback-loop": {
-		prior:  RoleAmplifier,
-		domain: []string{"loop", "cycle", "worse", "recover", "persist", "spiral", "oscillate", "bucle", "ciclo", "recuperar", "empeorar"},
+		prior:      RoleAmplifier,
+		shownByFix: true,
+		domain:     []string{"loop", "cycle", "worse", "recover", "persist", "spiral", "oscillate", "bucle", "ciclo", "recuperar", "empeorar"},
 		cues: []cue{
 			{groups: [][]string{{"feedback", "retroalimentacion", "realimentacion"}, {"loop", "loops", "cycle", "loophole", "bucle", "bucles", "ciclo", "circulo"}}, weight: 0.6},
 			{groups: [][]string{{"exacerbated", "exacerbate", "aggravated", "compounded", "agravo", "agravaba"}, {"problem", "issue", "situation", "outage", "problema", "situacion"}}},
@@ -111,8 +117,9 @@ var rules = map[string]rule{
 		},
 	},
 	"thundering-herd": {
-		prior:  RoleAmplifier,
-		domain: []string{"reconnect", "reconnected", "login", "boot", "clients", "sessions", "at once", "simultaneously", "reconexion", "a la vez"},
+		prior:      RoleAmplifier,
+		shownByFix: true,
+		domain:     []string{"reconnect", "reconnected", "login", "boot", "clients", "sessions", "at once", "simultaneously", "reconexion", "a la vez"},
 		cues: []cue{
 			{groups: [][]string{{"gradually", "slowly", "in stages", "step by step", "progressively", "gradualmente", "despacio", "poco a poco", "lentamente", "progresivamente"}, {"allowed", "let", "readmitted", "admitted", "brought", "ramped", "enabled", "reopened", "permitimos", "dejamos", "readmitimos", "restablecimos"}, {"people", "users", "clients", "traffic", "back", "customers", "individuals", "personas", "usuarios", "clientes", "trafico"}}},
 			{groups: [][]string{{"reconnect", "reconnected", "reconnecting", "logged in", "log in", "rebooted", "reconectaron", "reconexion"}, {"at once", "at the same time", "simultaneously", "all together", "a la vez", "al mismo tiempo", "simultaneamente"}}},

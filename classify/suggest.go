@@ -556,13 +556,14 @@ func (c *Classifier) score(sents []sentence, matches []match) []Suggestion {
 		cues[i] = make([]*cueHit, len(c.rules[i].cues))
 	}
 	addItem := func(pat int, key string, w float64, ms ...match) {
-		if c.rules[pat].prior != RoleMissingDefence {
-			switch {
-			case !slices.ContainsFunc(ms, func(m match) bool { return sents[m.sent].class != classLesson }):
-				w *= lessonFactor // "we will deploy a fix" is no bad deploy
-			case !slices.ContainsFunc(ms, func(m match) bool { return sents[m.sent].class != classMitigation }):
-				w *= mitigationFactor // "engineers applied configuration changes" ended it
-			}
+		only := func(cl class) bool {
+			return !slices.ContainsFunc(ms, func(m match) bool { return sents[m.sent].class != cl })
+		}
+		switch {
+		case c.rules[pat].prior != RoleMissingDefence && only(classLesson):
+			w *= lessonFactor // "we will deploy a fix" is no bad deploy
+		case !c.rules[pat].shownByFix && only(classMitigation):
+			w *= mitigationFactor // "engineers applied configuration changes" is how it ended
 		}
 		it := items[pat][key]
 		if it == nil {
@@ -878,9 +879,10 @@ func (c *Classifier) suggestion(pat int, items map[string]*item, sents []sentenc
 		Score: 1 - keep*(1-min(1-keepWeak, weakCap)),
 		Role:  role(c.rules[pat].prior, byClass, earliest),
 	}
-	if len(items) == 1 && len(ev) == 1 && slices.Collect(maps.Keys(items))[0][0] == 'p' {
-		// One catalogue phrase, said once, with nothing else of the pattern
-		// around it: on real reports that is a passing mention as often as not.
+	if len(items) == 1 && len(ev) == 1 && len(sents) >= longReport && slices.Collect(maps.Keys(items))[0][0] == 'p' {
+		// One catalogue phrase, said once in a long report, with nothing else
+		// of the pattern around it: on real reports that is a passing mention
+		// as often as not. In a note of a few sentences it is the story.
 		sug.Score *= lonePhraseFactor
 	}
 	total := 0.0

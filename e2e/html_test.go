@@ -164,6 +164,13 @@ func formStates(t *testing.T) map[string][]byte {
 	states := map[string][]byte{
 		"POST /postmortems (invalid, 422)": post("/postmortems", form("title", "T", "summary", "S", "incident_date", "2999-01-01"), 422),
 	}
+	// The review of an import: the postmortem form with what was cleaned,
+	// the action items and comments found and the original.
+	blog, err := os.ReadFile(filepath.Join("..", "ingest", "testdata", "layouts", "blog.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	states["POST /import (review of a pasted blog post)"] = post("/import", url.Values{"text": {string(blog)}}, 200)
 	post(edit, form("title", "Tonight's site interruptions", "summary", "First save.", "version", "1"), 303)
 	states["POST "+edit+" (stale, 409)"] = post(edit, form("title", "Tonight's site interruptions", "summary", "Second save.", "version", "1"), 409)
 

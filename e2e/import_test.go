@@ -39,10 +39,15 @@ func TestBothWaysImportReview(t *testing.T) {
 				t.Errorf("%s = %q, want %q", id, got, want)
 			}
 		}
+		// The imported timeline is read into the form's rows.
+		timeline := eval[string](p, `Array.from(document.querySelectorAll(".timeline-row")).map(r =>
+			r.querySelector("[name=timeline_time]").value + " " + r.querySelector("[name=timeline_text]").value).join("\n")`)
+		if want := "18:09 checkout error rate alert fires"; !strings.Contains(timeline, want) {
+			t.Errorf("the timeline rows read %.300q, want them to hold %q", timeline, want)
+		}
 		for id, want := range map[string]string{
-			"f-summary":  "On March 12, 2024, between 18:04 and 19:22 UTC",
-			"f-timeline": "18:09 checkout error rate alert fires",
-			"f-trigger":  "no backoff and no retry budget",
+			"f-summary": "On March 12, 2024, between 18:04 and 19:22 UTC",
+			"f-trigger": "no backoff and no retry budget",
 		} {
 			if got := value(id); !strings.Contains(got, want) {
 				t.Errorf("%s = %.200q, want it to hold %q", id, got, want)

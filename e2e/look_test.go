@@ -1,10 +1,13 @@
 package e2e_test
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -33,21 +36,45 @@ func TestScreenshots(t *testing.T) {
 	if err := os.MkdirAll(*screenshotDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	shots := []struct{ name, path string }{
-		{"home", "/"},
-		{"postmortem", "/postmortems/gmail-2009-09-01-request-router-overload"},
-		{"pattern", "/patterns/feedback-loop"},
-		{"form", "/postmortems/new"},
-		{"action-items", "/action-items"},
-		{"insights", "/insights"},
+	// A server of its own, with one postmortem written the way the form
+	// writes it: incident times and a timeline of rows.
+	srv := freshServer(t)
+	slug := createPostmortem(t, srv, `{"title": "Checkout down after the v42 deploy", "organization": "Acme Payments",
+		"severity": "SEV2", "language": "en", "summary": "A bad config in v42 made checkout fail for 39 minutes.",
+		"time_zone": "Europe/Madrid", "incident_date": "2024-03-05",
+		"started_at": "2024-03-05T13:00:00Z", "detected_at": "2024-03-05T13:09:00Z",
+		"mitigated_at": "2024-03-05T13:39:00Z", "resolved_at": "2024-03-05T15:08:00Z",
+		"timeline": "14:02 deploy of v42 starts\n14:09 checkout error rate alert fires\n14:21 on-call rolls back to v41\n14:39 errors back to normal\n16:08 config fixed and v42 redeployed",
+		"impact": "39 minutes of failed checkouts for about **40%** of buyers.",
+		"patterns": [{"slug": "bad-config-push", "role": "trigger"}, {"slug": "retry-storm", "role": "amplifier"}],
+		"author": "Dana"}`)
+	if err := addFollowUps(srv); err != nil {
+		t.Fatal(err)
+	}
+	// scroll, when set, is the element the shot starts at.
+	shots := []struct{ name, path, scroll string }{
+		{"home", "/", ""},
+		{"postmortem", "/postmortems/gmail-2009-09-01-request-router-overload", ""},
+		{"incident", "/postmortems/" + slug, ""},
+		{"timeline", "/postmortems/" + slug, "#section-timeline"},
+		{"checklists", "/postmortems/" + slug, "#checklists-heading"},
+		{"pattern", "/patterns/feedback-loop", ""},
+		{"form", "/postmortems/new", ""},
+		{"form-timeline", "/postmortems/" + slug + "/edit", "#f-timeline-rows"},
+		{"search", "/search?q=retry+storm", ""},
+		{"action-items", "/action-items", ""},
+		{"insights", "/insights", ""},
 	}
 	for _, scheme := range []string{"light", "dark"} {
-		p := newPage(t)
+		p := newPageOn(t, srv)
 		p.theme(scheme)
 		for _, w := range widths {
 			p.viewport(w.width, w.height)
 			for _, s := range shots {
 				p.open(s.path, 200)
+				if s.scroll != "" {
+					eval[bool](p, `(document.querySelector(`+jsString(s.scroll)+`).scrollIntoView(), true)`)
+				}
 				action := chromedp.CaptureScreenshot()
 				if *screenshotFull {
 					action = chromedp.FullScreenshot(100)
@@ -110,4 +137,21 @@ func TestPrintStylesheet(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// createPostmortem posts a postmortem as JSON to srv and returns its slug.
+func createPostmortem(t *testing.T, srv *server, body string) string {
+	t.Helper()
+	res, err := http.Post(srv.url+"/api/postmortems", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var out struct {
+		Slug string `json:"slug"`
+	}
+	if err := json.NewDecoder(res.Body).Decode(&out); err != nil || res.StatusCode != http.StatusCreated || out.Slug == "" {
+		t.Fatalf("create a postmortem: status %d, slug %q, err %v", res.StatusCode, out.Slug, err)
+	}
+	return out.Slug
 }

@@ -116,7 +116,7 @@ func TestTeamAuditFilters(t *testing.T) {
 		p.run("fill in the token", typeInto("#token-name", "ci"))
 		p.submit(`.token-form button[type="submit"]`)
 		p.open("/postmortems/gmail-2009-09-01-request-router-overload", 200)
-		p.submit(`form[action$="/archive"] button`)
+		p.submit(`button[formaction$="/archive"]`)
 		p.open("/audit", 200)
 		p.see("table.audit", "token.create", "postmortem.archive", "ada")
 		p.run("filter by kind and user", setSelect("#audit-kind", "postmortem.archive"), typeInto("#audit-user", "ada"))

@@ -14,6 +14,9 @@ import (
 type actionItemForm struct {
 	Title, Owner, Kind, Priority, Status, DueDate, TicketURL string
 	Errors                                                   formErrors
+	// ChecklistItem is the id of the checklist item the new action item is
+	// made from, "" if none; carried in a hidden field until it is saved.
+	ChecklistItem string
 	// Prefix keeps ids unique when the form shares a page with others.
 	Prefix string
 	// Version is the item's version the edit is based on.
@@ -72,7 +75,7 @@ func actionItemFormOf(a store.ActionItem) actionItemForm {
 }
 
 func parseActionItemForm(v url.Values) actionItemForm {
-	f := actionItemForm{Errors: formErrors{}}
+	f := actionItemForm{Errors: formErrors{}, ChecklistItem: v.Get("checklist_item")}
 	f.Version, _ = strconv.Atoi(v.Get("version"))
 	readFields(actionItemSpecs, v, &f, f.Errors)
 	if !hasOption(actionKinds, f.Kind) {
@@ -130,7 +133,21 @@ func (h *Handler) newActionItem(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	h.render(w, r, http.StatusOK, "action-item", h.actionItemPage(r, p, store.ActionItem{}, newActionItemForm()))
+	f := newActionItemForm()
+	if from := r.URL.Query().Get("from"); from != "" {
+		id, err := strconv.ParseInt(from, 10, 64)
+		if err != nil {
+			h.error(w, r, fmt.Errorf("checklist item %q: %w", from, store.ErrNotFound))
+			return
+		}
+		it, err := h.checklistItemOn(r, p, id)
+		if err != nil {
+			h.error(w, r, err)
+			return
+		}
+		f = actionItemFromChecklist(it)
+	}
+	h.render(w, r, http.StatusOK, "action-item", h.actionItemPage(r, p, store.ActionItem{}, f))
 }
 
 func (h *Handler) createActionItem(w http.ResponseWriter, r *http.Request) {
@@ -143,18 +160,35 @@ func (h *Handler) createActionItem(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
+	// From the postmortem page, the form carries its checklist too.
+	tr, ok := h.saveTicks(w, r, p)
+	if !ok {
+		return
+	}
 	f := parseActionItemForm(r.PostForm)
+	var from int64
+	if f.ChecklistItem != "" {
+		id, err := strconv.ParseInt(f.ChecklistItem, 10, 64)
+		if err == nil {
+			_, err = h.checklistItemOn(r, p, id)
+		}
+		if err != nil {
+			f.Errors.add("title", "The checklist item this was made from is no longer on the postmortem; clear the form and add it afresh.")
+			f.ChecklistItem = ""
+		}
+		from = id
+	}
 	if len(f.Errors) > 0 {
 		h.render(w, r, http.StatusUnprocessableEntity, "action-item", h.actionItemPage(r, p, store.ActionItem{}, f))
 		return
 	}
 	a := store.ActionItem{PostmortemID: p.ID, Title: f.Title, Owner: f.Owner, Kind: f.Kind, Priority: f.Priority,
-		Status: f.Status, DueDate: f.DueDate, TicketURL: f.TicketURL}
+		Status: f.Status, DueDate: f.DueDate, TicketURL: f.TicketURL, ChecklistItemID: from}
 	if err := h.store.CreateActionItem(r.Context(), &a); err != nil {
 		h.error(w, r, err)
 		return
 	}
-	redirectWithFlash(w, r, "/postmortems/"+p.Slug+"#actions-heading", "Action item added.")
+	redirectWithFlash(w, r, "/postmortems/"+p.Slug+"#actions-heading", "Action item added."+ticksSaved(tr))
 }
 
 // actionItemOf loads the postmortem and the action item named in the path,
@@ -231,8 +265,16 @@ func (h *Handler) updateActionItem(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) completeActionItem(w http.ResponseWriter, r *http.Request) {
 	p, a, err := h.actionItemOf(r)
+	if err == nil {
+		err = parseForm(w, r)
+	}
 	if err != nil {
 		h.error(w, r, err)
+		return
+	}
+	// The Done button posts the page's checklist too.
+	tr, ok := h.saveTicks(w, r, p)
+	if !ok {
 		return
 	}
 	done := store.StatusDone
@@ -240,5 +282,5 @@ func (h *Handler) completeActionItem(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	redirectWithFlash(w, r, "/postmortems/"+p.Slug+"#actions-heading", "Marked done: “"+a.Title+"”.")
+	redirectWithFlash(w, r, "/postmortems/"+p.Slug+"#actions-heading", "Marked done: “"+a.Title+"”."+ticksSaved(tr))
 }

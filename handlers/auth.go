@@ -138,6 +138,11 @@ func (h *Handler) authenticate(next http.Handler) http.Handler {
 			h.error(w, r, err)
 			return
 		}
+		if !publicPath(r.URL.Path) {
+			// Pages and API answers depend on who asks (role, groups, the
+			// remembered name): no shared cache may keep them.
+			w.Header().Set("Cache-Control", "private")
+		}
 		ctx := context.WithValue(r.Context(), userKey{}, u)
 		ctx = context.WithValue(ctx, secureKey{}, h.secure(r))
 		next.ServeHTTP(w, r.WithContext(store.WithReaderGroups(ctx, u.Groups)))

@@ -117,6 +117,12 @@ func TestRolesSeeAndDoWhatTheyMay(t *testing.T) {
 	}
 	item := items[0]
 	pm := "/postmortems/" + gmail
+	// A box of a checklist the Gmail postmortem shows (it is tagged
+	// cascading overload).
+	gmailItems, err := st.Checklist(t.Context(), "cascading-overload")
+	if err != nil || len(gmailItems) == 0 {
+		t.Fatalf("checklist: %v %d", err, len(gmailItems))
+	}
 	type step struct {
 		method, path string
 		form         url.Values
@@ -128,7 +134,7 @@ func TestRolesSeeAndDoWhatTheyMay(t *testing.T) {
 		"write form":   {"GET", "/postmortems/new", nil},
 		"create":       {"POST", "/postmortems", with(validForm(), "author", "Mallory")},
 		"action item":  {"POST", pm + "/action-items", url.Values{"title": {"Add a breaker"}, "kind": {"prevent"}, "priority": {"P1"}, "status": {"open"}}},
-		"tick":         {"POST", pm + "/checklist", url.Values{"item": {"1"}, "done": {"1"}}},
+		"tick":         {"POST", pm + "/checklist", url.Values{"item": {itoa(gmailItems[0].ID)}, "done": {"1"}}},
 		"checklist":    {"GET", "/patterns/feedback-loop/checklist", nil},
 		"edit item":    {"POST", "/patterns/feedback-loop/checklist/" + itoa(item.ID), url.Values{"text": {item.Text + " now"}, "phase": {item.Phase}, "version": {itoa(int64(item.Version))}}},
 		"tokens":       {"GET", "/admin/tokens", nil},
@@ -419,6 +425,9 @@ func TestCachedPagesNameNoReader(t *testing.T) {
 				t.Fatalf("%s: %d", path, rec.Code)
 			}
 			mustNotContain(t, rec.Body.String(), "zebrafinch")
+			if cc := rec.Header().Get("Cache-Control"); cc != "private" {
+				t.Errorf("%s: Cache-Control %q, want private: no shared cache may keep it", path, cc)
+			}
 			// and a viewer is not served the editor's page
 			if body := as(t, h, viewer, "GET", path, nil).Body.String(); strings.Contains(body, `href="/postmortems/new"`) {
 				t.Errorf("%s: a viewer got an editor's cached page", path)
@@ -609,9 +618,19 @@ func TestRestrictedPostmortemsStayWithTheirGroups(t *testing.T) {
 	}
 	slug := strings.TrimPrefix(rec.Header().Get("Location"), "/postmortems/")
 	secret := []string{"Zanzibar", "Quokka", "zanzibar", slug}
+	rec = as(t, h, member, "POST", "/postmortems/"+slug+"/action-items", url.Values{"title": {"Rotate the Zanzibar keys"}, "owner": {"Quokka team"},
+		"kind": {"prevent"}, "priority": {"P0"}, "status": {"open"}, "due_date": {"2000-01-01"}}, "Sec-Fetch-Site", "same-origin")
+	if rec.Code != http.StatusSeeOther {
+		t.Fatalf("action item: %d", rec.Code)
+	}
+	for _, path := range []string{"/action-items", "/api/action-items", "/action-items.csv"} {
+		if body := as(t, h, member, "GET", path, nil).Body.String(); !strings.Contains(body, "Rotate the Zanzibar keys") {
+			t.Errorf("member: %s lacks its action item", path)
+		}
+	}
 
 	// The member sees it everywhere.
-	for _, path := range []string{"/postmortems", "/search?q=zanzibar", "/api/search?q=zanzibar", "/postmortems/" + slug, "/api/postmortems/" + slug} {
+	for _, path := range []string{"/postmortems", "/search?q=zanzibar", "/api/search?q=zanzibar", "/postmortems/" + slug, "/api/postmortems/" + slug, "/feed.atom", "/patterns/retry-storm/feed.atom"} {
 		if body := as(t, h, member, "GET", path, nil).Body.String(); !strings.Contains(body, "Zanzibar") {
 			t.Errorf("member: %s does not show it", path)
 		}
@@ -635,7 +654,9 @@ func TestRestrictedPostmortemsStayWithTheirGroups(t *testing.T) {
 		for _, path := range []string{"/", "/postmortems", "/postmortems?org=Quokka+Corp", "/postmortems?year=1999", "/postmortems?pattern=retry-storm",
 			"/patterns", "/patterns/retry-storm", "/search?q=zanzibar", "/search?q=org:quokka", "/search?q=year:1999", "/search?q=pattern:retry-storm",
 			"/search?q=vault&typing=1", "/postmortems/new", "/api/postmortems", "/api/postmortems?org=Quokka+Corp", "/api/search?q=zanzibar",
-			"/api/search?q=retry", "/api/patterns", "/api/patterns/retry-storm", "/audit", "/api/audit"} {
+			"/api/search?q=retry", "/api/patterns", "/api/patterns/retry-storm", "/audit", "/api/audit",
+			"/action-items", "/action-items?overdue=1", "/action-items.csv", "/api/action-items", "/api/action-items?owner=Quokka+team", "/review",
+			"/feed.atom", "/patterns/retry-storm/feed.atom", "/action-items/feed.atom"} {
 			rec := as(t, h, who, "GET", path, nil)
 			if rec.Code != 200 && rec.Code != 403 {
 				t.Errorf("%s: %s: %d", who.name, path, rec.Code)
@@ -690,5 +711,21 @@ func mustNotContainIn(t *testing.T, where, body string, bad ...string) {
 			i := strings.Index(body, b)
 			t.Errorf("%s: shows %q: …%s…", where, b, body[max(0, i-150):min(len(body), i+100)])
 		}
+	}
+}
+
+// TestAuditTagRejection: rejecting a suggested pattern in the form answers
+// in place and is still in the trail.
+func TestAuditTagRejection(t *testing.T) {
+	t.Parallel()
+	h, _ := newTeamApp(t)
+	form := with(with(validForm(), "action", "suggest"), "body", "Clients retried immediately without backoff; the retries multiplied the load into a retry storm.")
+	rec := as(t, h, editor, "POST", "/postmortems", with(form, "reject", "retry-storm"), "Sec-Fetch-Site", "same-origin")
+	if rec.Code != 200 {
+		t.Fatalf("reject: %d", rec.Code)
+	}
+	body := as(t, h, admin, "GET", "/api/audit?kind=tags.reject", nil).Body.String()
+	if !strings.Contains(body, `"actor": "ed"`) || !strings.Contains(body, "retry-storm") {
+		t.Errorf("tag rejection not audited: %s", body)
 	}
 }

@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"fmt"
+	"html"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"hindsight/markdown"
 	"hindsight/store"
 )
 
@@ -576,7 +578,7 @@ func TestChecklistTicksAndActionItemsFromThem(t *testing.T) {
 	a, b := fmt.Sprint(items[0].ID), fmt.Sprint(items[1].ID)
 	page := get(t, h, "/postmortems/"+slug).Body.String()
 	mustContain(t, page, `action="/postmortems/`+slug+`/checklist"`, `id="tick-`+a+`"`, `<label for="tick-`+a+`"`, "Save ticks",
-		`form="ai-from-`+a+`"`, `action="/postmortems/`+slug+`/checklist/`+a+`/action-item"`)
+		`formaction="/postmortems/`+slug+`/checklist/`+a+`/action-item"`, "0 of ")
 	// The form lists every item it shows, ticked or not.
 	shownAll := func(v url.Values) url.Values {
 		for _, it := range items {
@@ -588,7 +590,8 @@ func TestChecklistTicksAndActionItemsFromThem(t *testing.T) {
 	// Bob loads the page, then Ada ticks item a.
 	rec := postForm(t, h, "/postmortems/"+slug+"/checklist", shownAll(url.Values{"done": {a}, "author": {"Ada"}}))
 	body := follow(t, h, rec).Body.String()
-	mustContain(t, body, "Checklist saved: 1 item changed.", `id="tick-`+a+`" name="done" value="`+a+`" checked`, "ticked by Ada")
+	mustContain(t, body, "Checklist saved: 1 item changed.", `id="tick-`+a+`" name="done" value="`+a+`" checked`, "ticked by Ada",
+		`<details class="checklist" id="checklist-connection-exhaustion" open>`, "1 of ")
 	// Bob's page showed nothing ticked; he ticks b. Ada's tick stays.
 	postForm(t, h, "/postmortems/"+slug+"/checklist", shownAll(url.Values{"done": {b}, "author": {"Bob"}}))
 	p, _ := st.GetPostmortem(t.Context(), slug)
@@ -601,21 +604,42 @@ func TestChecklistTicksAndActionItemsFromThem(t *testing.T) {
 	if rec.Code != http.StatusUnprocessableEntity {
 		t.Fatalf("tick without a name: %d, want 422", rec.Code)
 	}
-	mustContain(t, rec.Body.String(), `id="tick-author-error"`, "Enter your name", `id="tick-`+b+`" name="done" value="`+b+`">`)
+	mustContain(t, rec.Body.String(), `id="tick-author-error"`, "Enter your name", `id="tick-`+b+`" name="done" value="`+b+`">`, `href="#tick-author"`)
 	if ticks, _ := st.ChecklistTicks(t.Context(), p.ID); !ticks[items[1].ID].Done {
 		t.Error("a refused untick was saved")
 	}
+	// One box at a time, as the page's script sends them.
+	rec = postForm(t, h, "/postmortems/"+slug+"/checklist/"+b, url.Values{"author": {"Cy"}})
+	if rec.Code != 200 {
+		t.Fatalf("untick one item: %d", rec.Code)
+	}
+	mustContain(t, rec.Body.String(), `id="tick-`+b+`" name="done" value="`+b+`">`, "unticked by Cy")
+	if rec := postForm(t, h, "/postmortems/"+slug+"/checklist/"+b, url.Values{"done": {"1"}}); rec.Code != http.StatusUnprocessableEntity {
+		t.Errorf("one tick without a name: %d, want 422", rec.Code)
+	}
 
-	rec = postForm(t, h, "/postmortems/"+slug+"/checklist/"+a+"/action-item", url.Values{})
-	if rec.Code != http.StatusSeeOther || !strings.HasSuffix(rec.Header().Get("Location"), "/edit") {
+	// "Make action item" saves the ticks it carries, then opens the form
+	// filled in from the item: nothing is created until it is saved.
+	rec = postForm(t, h, "/postmortems/"+slug+"/checklist/"+a+"/action-item", shownAll(url.Values{"was": {a}, "author": {"Di"}}))
+	if rec.Code != http.StatusSeeOther || !strings.HasSuffix(rec.Header().Get("Location"), "/action-items/new?from="+a) {
 		t.Fatalf("make action item: %d → %q", rec.Code, rec.Header().Get("Location"))
 	}
-	mustContain(t, follow(t, h, rec).Body.String(), "Action item created from the checklist", items[0].Text)
+	if ticks, _ := st.ChecklistTicks(t.Context(), p.ID); ticks[items[0].ID].Done || ticks[items[0].ID].By != "Di" {
+		t.Errorf("the untick carried by Make action item was not saved: %+v", ticks[items[0].ID])
+	}
+	form := follow(t, h, rec).Body.String()
+	mustContain(t, form, "Checklist saved: 1 item changed.", `name="checklist_item" value="`+a+`"`, `value="`+html.EscapeString(markdown.Text(items[0].Text)))
+	if now, _ := st.GetPostmortem(t.Context(), slug); len(now.ActionItems) != len(p.ActionItems) {
+		t.Fatalf("opening the form created %d action items", len(now.ActionItems)-len(p.ActionItems))
+	}
+	rec = postForm(t, h, "/postmortems/"+slug+"/action-items", url.Values{"title": {"Cap keep-alive"}, "kind": {"mitigate"},
+		"priority": {"P1"}, "status": {"open"}, "checklist_item": {a}})
+	mustContain(t, follow(t, h, rec).Body.String(), "Action item added.", "Made into an action item")
 	again := postForm(t, h, "/postmortems/"+slug+"/checklist/"+a+"/action-item", url.Values{})
 	mustContain(t, follow(t, h, again).Body.String(), "already an action item")
 	page = get(t, h, "/postmortems/"+slug).Body.String()
-	mustNotContain(t, page, `form="ai-from-`+a+`"`)
-	mustContain(t, page, `form="ai-from-`+b+`"`)
+	mustNotContain(t, page, `formaction="/postmortems/`+slug+`/checklist/`+a+`/action-item"`)
+	mustContain(t, page, `formaction="/postmortems/`+slug+`/checklist/`+b+`/action-item"`)
 
 	// Checklist text is Markdown; the action item's title is its plain text.
 	loop, _ := st.Checklist(t.Context(), "feedback-loop")
@@ -625,12 +649,10 @@ func TestChecklistTicksAndActionItemsFromThem(t *testing.T) {
 			continue
 		}
 		linked = true
-		follow(t, h, postForm(t, h, fmt.Sprintf("/postmortems/%s/checklist/%d/action-item", slug, it.ID), url.Values{}))
-		p, _ := st.GetPostmortem(t.Context(), slug)
-		for _, ai := range p.ActionItems {
-			if ai.ChecklistItemID == it.ID && (strings.Contains(ai.Title, "](") || strings.Contains(ai.Title, `\`) || ai.Title == "") {
-				t.Errorf("title from %q = %q, want plain text", it.Text, ai.Title)
-			}
+		form := follow(t, h, postForm(t, h, fmt.Sprintf("/postmortems/%s/checklist/%d/action-item", slug, it.ID), url.Values{})).Body.String()
+		title := regexp.MustCompile(`name="title" type="text" value="([^"]*)"`).FindStringSubmatch(form)
+		if title == nil || strings.Contains(title[1], "](") || strings.Contains(title[1], `\`) || title[1] == "" {
+			t.Errorf("title from %q = %q, want plain text", it.Text, title)
 		}
 		break
 	}
@@ -715,7 +737,7 @@ func TestArchiveAndRestore(t *testing.T) {
 }
 
 func TestAuthorNameIsRemembered(t *testing.T) {
-	h, _ := newApp(t)
+	h, st := newApp(t)
 	rec := postForm(t, h, "/postmortems", with(validForm(), "author", "Ada Lovelace"))
 	c := cookie(rec, "hindsight_author")
 	if c == nil || !c.HttpOnly || c.MaxAge <= 0 {
@@ -732,6 +754,15 @@ func TestAuthorNameIsRemembered(t *testing.T) {
 	// holds a name; an empty name in its tick form is the cookie's.
 	if body := send(t, h, http.MethodGet, "/postmortems/"+slug, nil, c).Body.String(); strings.Contains(body, "Ada Lovelace") {
 		t.Error("the cached postmortem page carries the reader's name")
+	}
+	// A tick sent without a name is signed with the remembered one.
+	const dw = "dreamwidth-2020-05-25-site-interruptions"
+	items, _ := st.Checklist(t.Context(), "connection-exhaustion")
+	item := fmt.Sprint(items[0].ID)
+	if rec := postForm(t, h, "/postmortems/"+dw+"/checklist/"+item, url.Values{"done": {"1"}}, c); rec.Code != 200 {
+		t.Fatalf("tick with the remembered name: %d", rec.Code)
+	} else {
+		mustContain(t, rec.Body.String(), "ticked by Ada Lovelace")
 	}
 	if body := get(t, h, "/postmortems/new").Body.String(); strings.Contains(body, "Ada Lovelace") {
 		t.Error("name shown without the cookie")

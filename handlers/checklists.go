@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 
 	"hindsight/markdown"
 	"hindsight/store"
@@ -19,6 +21,14 @@ type tickForm struct {
 	Error  string
 	// Done, when not nil, overrides the stored ticks.
 	Done map[int64]bool
+}
+
+// ErrorList is the error summary of a refused tick form.
+func (f tickForm) ErrorList() []errorLink {
+	if f.Error == "" {
+		return nil
+	}
+	return []errorLink{{ID: "tick-author", Label: "Your name", Message: f.Error}}
 }
 
 // tickEntry is one checklist item on a postmortem page.
@@ -34,11 +44,16 @@ type tickEntry struct {
 	ReadOnly bool
 }
 
-// tickGroup is one tagged pattern's checklist on a postmortem page.
+// tickGroup is one tagged pattern's checklist on a postmortem page, shown
+// folded to its progress unless something in it is done or worked on.
 type tickGroup struct {
-	Pattern store.Pattern
-	During  []tickEntry
-	After   []tickEntry
+	Pattern     store.Pattern
+	During      []tickEntry
+	After       []tickEntry
+	Done, Total int
+	// Open is whether the checklist starts unfolded: an item is ticked,
+	// was ticked and unticked, or was made into an action item.
+	Open bool
 }
 
 func tickGroupsOf(p store.Postmortem, groups []checklistGroup, ticks map[int64]store.ChecklistTick, form tickForm, readOnly bool) []tickGroup {
@@ -48,39 +63,50 @@ func tickGroupsOf(p store.Postmortem, groups []checklistGroup, ticks map[int64]s
 			fromItem[a.ChecklistItemID] = a.ID
 		}
 	}
-	entries := func(items []store.ChecklistItem) []tickEntry {
-		out := make([]tickEntry, len(items))
-		for i, it := range items {
-			e := tickEntry{Item: it, Tick: ticks[it.ID], ActionItemID: fromItem[it.ID], Slug: p.Slug, ReadOnly: readOnly}
-			e.Done = e.Tick.Done
-			if form.Done != nil {
-				e.Done = form.Done[it.ID]
-			}
-			out[i] = e
-		}
-		return out
-	}
 	out := make([]tickGroup, len(groups))
 	for i, g := range groups {
-		out[i] = tickGroup{Pattern: g.Pattern, During: entries(g.During), After: entries(g.After)}
+		tg := &out[i]
+		tg.Pattern = g.Pattern
+		entries := func(items []store.ChecklistItem) []tickEntry {
+			list := make([]tickEntry, len(items))
+			for j, it := range items {
+				e := tickEntry{Item: it, Tick: ticks[it.ID], ActionItemID: fromItem[it.ID], Slug: p.Slug, ReadOnly: readOnly}
+				e.Done = e.Tick.Done
+				if form.Done != nil {
+					e.Done = form.Done[it.ID]
+				}
+				tg.Total++
+				if e.Done {
+					tg.Done++
+				}
+				if e.Done || e.Tick.By != "" || e.ActionItemID != 0 {
+					tg.Open = true
+				}
+				list[j] = e
+			}
+			return list
+		}
+		tg.During, tg.After = entries(g.During), entries(g.After)
+		if form.Error != "" && form.Done != nil {
+			tg.Open = true // the writer is at work here: show what was sent
+		}
 	}
 	return out
 }
 
-// tickChecklist saves the ticks a writer changed. The form sends the boxes
-// ticked now ("done") and those ticked when the page was loaded ("was"), so
-// only the writer's own changes are applied: two people ticking different
-// items at once do not undo each other.
-func (h *Handler) tickChecklist(w http.ResponseWriter, r *http.Request) {
-	p, err := h.store.GetPostmortem(r.Context(), r.PathValue("slug"))
-	if err != nil {
-		h.error(w, r, err)
-		return
-	}
-	if err := parseForm(w, r); err != nil {
-		h.error(w, r, err)
-		return
-	}
+// tickRequest is the checklist part of a form post from a postmortem page:
+// the changes it asks for, and who makes them.
+type tickRequest struct {
+	Changes []store.TickChange
+	Form    tickForm
+}
+
+// readTicks reads the checklist boxes a form of the postmortem page carries.
+// The form sends the boxes shown ("item"), ticked now ("done") and ticked
+// when the page was loaded ("was"), so only the writer's own changes are
+// applied: two people ticking different items at once do not undo each
+// other. The name is the one typed, else the one this browser remembers.
+func readTicks(r *http.Request) tickRequest {
 	ids := func(key string) map[int64]bool {
 		out := map[int64]bool{}
 		for _, v := range r.PostForm[key] {
@@ -91,44 +117,136 @@ func (h *Handler) tickChecklist(w http.ResponseWriter, r *http.Request) {
 		return out
 	}
 	shown, was, done := ids("item"), ids("was"), ids("done")
-	var changes []store.TickChange
+	var tr tickRequest
 	for id := range shown {
 		if done[id] != was[id] {
-			changes = append(changes, store.TickChange{ItemID: id, Done: done[id]})
+			tr.Changes = append(tr.Changes, store.TickChange{ItemID: id, Done: done[id]})
 		}
 	}
-	slices.SortFunc(changes, func(a, b store.TickChange) int { return cmp.Compare(a.ItemID, b.ItemID) })
-	form := tickForm{Author: normalizeText(r.PostForm.Get("author"), false), Done: done}
-	if form.Author == "" {
-		form.Author = authorFromCookie(r) // the name this browser gave last
+	slices.SortFunc(tr.Changes, func(a, b store.TickChange) int { return cmp.Compare(a.ItemID, b.ItemID) })
+	tr.Form = tickForm{Author: normalizeText(r.PostForm.Get("author"), false), Done: done}
+	if msg := checkText(tr.Form.Author, "Your name", false, maxAuthorRunes); msg != "" {
+		tr.Form.Error = msg
+		return tr
 	}
-	if msg := checkText(form.Author, "Your name", false, maxAuthorRunes); msg != "" {
-		form.Error = msg
-	} else if form.Author == "" && len(changes) > 0 {
-		form.Error = "Enter your name: each tick records who made it."
+	if tr.Form.Author == "" {
+		tr.Form.Author = authorFromCookie(r)
 	}
-	if form.Error != "" {
-		form.Author = displayText(form.Author)
-		page, err := h.postmortemPage(r, p, form)
+	if tr.Form.Author == "" && len(tr.Changes) > 0 {
+		tr.Form.Error = "Enter your name: each tick records who made it."
+	}
+	return tr
+}
+
+// saveTicks saves the ticks a form of the postmortem page carries, before
+// the form does its own job, so that no control of the page loses them. When
+// they cannot be saved (no name), it shows the page again with the boxes as
+// sent and the reason (422), and reports false: the form's job is not done.
+func (h *Handler) saveTicks(w http.ResponseWriter, r *http.Request, p store.Postmortem) (tickRequest, bool) {
+	tr := readTicks(r)
+	if tr.Form.Error != "" {
+		tr.Form.Author = displayText(r.PostForm.Get("author"))
+		page, err := h.postmortemPage(r, p, tr.Form)
 		if err != nil {
 			h.error(w, r, err)
-			return
+			return tr, false
 		}
 		h.render(w, r, http.StatusUnprocessableEntity, "postmortem", page)
+		return tr, false
+	}
+	if len(tr.Changes) == 0 {
+		return tr, true
+	}
+	rememberAuthor(w, r, tr.Form.Author)
+	if err := h.store.TickChecklist(r.Context(), p.ID, tr.Form.Author, tr.Changes); err != nil {
+		h.error(w, r, err)
+		return tr, false
+	}
+	return tr, true
+}
+
+// ticksSaved is the flash message's note of ticks saved on the way.
+func ticksSaved(tr tickRequest) string {
+	if n := len(tr.Changes); n > 0 {
+		return fmt.Sprintf(" Checklist saved: %d item%s changed.", n, plural(n))
+	}
+	return ""
+}
+
+// tickChecklist is the checklist's own "Save ticks" button.
+func (h *Handler) tickChecklist(w http.ResponseWriter, r *http.Request) {
+	p, ok := h.postmortemForm(w, r)
+	if !ok {
 		return
 	}
-	rememberAuthor(w, r, form.Author)
+	if strings.TrimSpace(r.PostForm.Get("title")) != "" {
+		// Enter pressed in the "Add an action item" fields.
+		h.createActionItem(w, r)
+		return
+	}
+	tr, ok := h.saveTicks(w, r, p)
+	if !ok {
+		return
+	}
 	to := "/postmortems/" + p.Slug + "#checklists-heading"
-	if len(changes) == 0 {
+	if len(tr.Changes) == 0 {
 		skipAudit(r)
 		redirectWithFlash(w, r, to, "No box was changed, so nothing was saved.")
 		return
 	}
-	if err := h.store.TickChecklist(r.Context(), p.ID, form.Author, changes); err != nil {
+	redirectWithFlash(w, r, to, strings.TrimSpace(ticksSaved(tr)))
+}
+
+// tickChecklistItem ticks or unticks one item, as the page's script sends
+// each box the moment it changes ("done" is "1" or absent). It answers with
+// the postmortem page as it now is, from which the script takes the item
+// with its who and when (or, 422, the reason it was refused).
+func (h *Handler) tickChecklistItem(w http.ResponseWriter, r *http.Request) {
+	p, ok := h.postmortemForm(w, r)
+	if !ok {
+		return
+	}
+	id, err := pathID(r, "item", "checklist item")
+	if err != nil {
 		h.error(w, r, err)
 		return
 	}
-	redirectWithFlash(w, r, to, fmt.Sprintf("Checklist saved: %d item%s changed.", len(changes), plural(len(changes))))
+	// As the batch form would send it: the box was in the other state.
+	v := url.Values{"item": {fmt.Sprint(id)}, "author": {r.PostForm.Get("author")}}
+	if r.PostForm.Get("done") == "1" {
+		v.Set("done", fmt.Sprint(id))
+	} else {
+		v.Set("was", fmt.Sprint(id))
+	}
+	r.PostForm = v
+	if _, err := h.checklistItemOn(r, p, id); err != nil {
+		h.error(w, r, err)
+		return
+	}
+	if _, ok := h.saveTicks(w, r, p); !ok {
+		return
+	}
+	page, err := h.postmortemPage(r, p, tickForm{})
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	h.render(w, r, http.StatusOK, "postmortem", page)
+}
+
+// postmortemForm loads the postmortem of the path and parses the form
+// posted from its page.
+func (h *Handler) postmortemForm(w http.ResponseWriter, r *http.Request) (store.Postmortem, bool) {
+	p, err := h.store.GetPostmortem(r.Context(), r.PathValue("slug"))
+	if err == nil {
+		err = parseForm(w, r)
+	}
+	if err != nil {
+		h.error(w, r, err)
+		return p, false
+	}
+	return p, true
 }
 
 func plural(n int) string {
@@ -138,12 +256,12 @@ func plural(n int) string {
 	return "s"
 }
 
-// checklistActionItem turns a checklist item into an action item of the
-// postmortem, then opens it for its owner and due date.
+// checklistActionItem is a checklist item's "Make action item" button: it
+// saves the ticks the page carries, then opens the action-item form filled
+// in from the item. Nothing is created until that form is saved.
 func (h *Handler) checklistActionItem(w http.ResponseWriter, r *http.Request) {
-	p, err := h.store.GetPostmortem(r.Context(), r.PathValue("slug"))
-	if err != nil {
-		h.error(w, r, err)
+	p, ok := h.postmortemForm(w, r)
+	if !ok {
 		return
 	}
 	id, err := pathID(r, "item", "checklist item")
@@ -151,25 +269,56 @@ func (h *Handler) checklistActionItem(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	it, err := h.store.GetChecklistItem(r.Context(), id)
-	if err != nil {
+	if _, err := h.checklistItemOn(r, p, id); err != nil {
 		h.error(w, r, err)
 		return
 	}
+	tr, ok := h.saveTicks(w, r, p)
+	if !ok {
+		return
+	}
+	for _, a := range p.ActionItems {
+		if a.ChecklistItemID == id {
+			redirectWithFlash(w, r, fmt.Sprintf("/postmortems/%s/action-items/%d/edit", p.Slug, a.ID),
+				"This checklist item is already an action item."+ticksSaved(tr))
+			return
+		}
+	}
+	to := fmt.Sprintf("/postmortems/%s/action-items/new?from=%d", p.Slug, id)
+	if msg := ticksSaved(tr); msg != "" {
+		redirectWithFlash(w, r, to, strings.TrimSpace(msg))
+		return
+	}
+	http.Redirect(w, r, to, http.StatusSeeOther)
+}
+
+// checklistItemOn returns the checklist item id if it is on p's page: in
+// the checklist of a pattern p is tagged with.
+func (h *Handler) checklistItemOn(r *http.Request, p store.Postmortem, id int64) (store.ChecklistItem, error) {
+	it, err := h.store.GetChecklistItem(r.Context(), id)
+	if err != nil {
+		return it, err
+	}
+	if it.RemovedAt != "" || !slices.ContainsFunc(p.Tags, func(t store.Tag) bool { return t.PatternSlug == it.PatternSlug }) {
+		return it, fmt.Errorf("checklist item %d on %q: %w", id, p.Slug, store.ErrNotFound)
+	}
+	return it, nil
+}
+
+// actionItemFromChecklist fills the action-item form from a checklist item:
+// its text as plain text, a mitigation for during the incident, else a
+// prevention.
+func actionItemFromChecklist(it store.ChecklistItem) actionItemForm {
+	f := newActionItemForm()
 	title := []rune(markdown.Text(it.Text))
 	if max := actionItemSpecs[0].Max; len(title) > max {
 		title = append(title[:max-1], '…')
 	}
-	a, created, err := h.store.ActionItemFromChecklist(r.Context(), p.ID, id, string(title))
-	if err != nil {
-		h.error(w, r, err)
-		return
+	f.Title, f.ChecklistItem = string(title), fmt.Sprint(it.ID)
+	if it.Phase == store.PhaseDuring {
+		f.Kind = store.KindMitigate
 	}
-	msg := "Action item created from the checklist: set its owner and due date."
-	if !created {
-		msg = "This checklist item is already an action item."
-	}
-	redirectWithFlash(w, r, fmt.Sprintf("/postmortems/%s/action-items/%d/edit", p.Slug, a.ID), msg)
+	return f
 }
 
 // checklistItemForm is the add or reword form of one checklist item.

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"hindsight/handlers"
 )
 
 // corpusDir is the evaluation corpus of real public postmortems, beside the
@@ -106,7 +108,8 @@ func sensibleTitle(title string) bool {
 // someone else and are only measured, never tuned on.
 func TestImportCorpus(t *testing.T) {
 	files := corpusFiles(t)
-	h, _ := newApp(t)
+	// One client sends them all at once, as a script would: no per-client cap.
+	h, _ := newApp(t, handlers.ClientLimits(0, 0))
 	halves := map[string]map[string]corpusFacts{
 		"tune":     readFacts(t, filepath.Join("..", "ingest", "testdata", "corpus-facts-tune.tsv")),
 		"held-out": readFacts(t, filepath.Join("..", "classify", "testdata", "corpus", "facts-heldout.tsv")),

@@ -63,9 +63,11 @@ func (e formErrors) add(field, msg string) {
 type field struct {
 	ID, Name, Label, Hint, Type string
 	Value, Error                string
-	Required                    bool
-	Max                         int
-	Rows                        int
+	// Warning is a doubt about the value that does not stop a save.
+	Warning  string
+	Required bool
+	Max      int
+	Rows     int
 }
 
 // DescribedBy lists the ids of the hint and error of the field.
@@ -76,6 +78,9 @@ func (f field) DescribedBy() string {
 	}
 	if f.Error != "" {
 		ids = append(ids, f.ID+"-error")
+	}
+	if f.Warning != "" {
+		ids = append(ids, f.ID+"-warning")
 	}
 	return strings.Join(ids, " ")
 }

@@ -135,5 +135,9 @@ func (f postmortemForm) values() url.Values {
 	for t := range f.Tags {
 		v.Add("tags", t)
 	}
+	for _, row := range f.TimelineRows {
+		v.Add("timeline_time", row.Time)
+		v.Add("timeline_text", row.Text)
+	}
 	return v
 }

@@ -12,11 +12,13 @@ type incidentTime struct {
 	Label    string
 	Datetime string // RFC 3339, for <time datetime>
 	Display  string
+	Local    string // "2006-01-02T15:04" in the postmortem's zone
 }
 
-// timing is a duration measured from the start of the incident.
+// timing is a duration measured from the start of the incident, with what
+// it measures.
 type timing struct {
-	Label, Value string
+	Label, Value, Means string
 }
 
 // incidentTimes returns the known times of p, shown in the zone they were
@@ -41,18 +43,20 @@ func incidentTimes(p store.Postmortem) ([]incidentTime, []timing) {
 		if loc != nil {
 			shown = v.In(loc)
 		}
-		times = append(times, incidentTime{Label: t.label, Datetime: t.value, Display: shown.Format("2 January 2006, 15:04 MST")})
+		times = append(times, incidentTime{Label: t.label, Datetime: t.value, Display: shown.Format("2 January 2006, 15:04 MST"), Local: shown.Format(datetimeLocal)})
 	}
 	var timings []timing
 	start, ok := at["started"]
 	if !ok {
 		return times, nil
 	}
-	for _, t := range []struct{ key, label string }{
-		{"detected", "Time to detect"}, {"mitigated", "Time to mitigate"}, {"resolved", "Time to resolve"},
+	for _, t := range []struct{ key, label, means string }{
+		{"detected", "Time to detect", "from the start until someone knew"},
+		{"mitigated", "Time to mitigate", "from the start until the impact on users ended"},
+		{"resolved", "Time to resolve", "from the start until the incident was closed"},
 	} {
 		if end, ok := at[t.key]; ok && !end.Before(start) {
-			timings = append(timings, timing{Label: t.label, Value: humanSpan(end.Sub(start))})
+			timings = append(timings, timing{Label: t.label, Value: humanSpan(end.Sub(start)), Means: t.means})
 		}
 	}
 	return times, timings

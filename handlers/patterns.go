@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"net/http"
+	"regexp"
 
 	"hindsight/markdown"
 	"hindsight/store"
@@ -83,6 +84,7 @@ func (h *Handler) showPattern(w http.ResponseWriter, r *http.Request) {
 	}
 	page := patternPage{basePage: h.base(r, p.Name, markdown.Text(p.Definition)), Pattern: p, Rejections: rejections,
 		Suggested: suggested, SuggestedTotal: suggestedTotal}
+	page.Pattern.Related = nameSlugs(p.Related, all)
 	page.Feeds = append(page.Feeds, feedLink{"Postmortems showing " + p.Name, "/patterns/" + p.Slug + "/feed.atom"})
 	for _, rel := range p.RelatedTo {
 		for _, q := range all {
@@ -144,3 +146,26 @@ func (h *Handler) showHome(w http.ResponseWriter, r *http.Request) {
 		Documents: documents,
 	})
 }
+
+// nameSlugs writes the catalogue's pattern slugs in a text as links named
+// after their pattern ("retry-storm" becomes "[Retry storm](/patterns/retry-storm)"),
+// so prose never shows a raw slug. Only whole words are replaced.
+func nameSlugs(text string, pats []store.Pattern) string {
+	if text == "" {
+		return text
+	}
+	names := map[string]string{}
+	for _, q := range pats {
+		names[q.Slug] = q.Name
+	}
+	return slugWord.ReplaceAllStringFunc(text, func(w string) string {
+		if name, ok := names[w]; ok {
+			return "[" + name + "](/patterns/" + w + ")"
+		}
+		return w
+	})
+}
+
+// slugWord matches a word that may be a pattern slug: lower-case words
+// joined by hyphens, not inside a link or a longer word.
+var slugWord = regexp.MustCompile(`[a-z0-9]+(?:-[a-z0-9]+)+`)

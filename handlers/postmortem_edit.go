@@ -179,7 +179,7 @@ func afterSave(f postmortemForm, slug string) string {
 // ready to save.
 func (h *Handler) answerUnsaved(w http.ResponseWriter, r *http.Request, f *postmortemForm, cur store.Postmortem) bool {
 	suggest := suggesting(r)
-	if !suggest && f.Action != "preview" {
+	if !suggest && f.Action != "preview" && f.Action != "rows" {
 		h.checkVariant(r, f, cur)
 		if len(f.Errors) == 0 {
 			return false
@@ -209,6 +209,14 @@ func (h *Handler) answerUnsaved(w http.ResponseWriter, r *http.Request, f *postm
 // renderFormOutcome shows a form that was not saved: a preview (200) or
 // validation errors (422), every value as submitted.
 func (h *Handler) renderFormOutcome(w http.ResponseWriter, r *http.Request, page postmortemFormPage) {
+	if page.Form.Action == "rows" {
+		// "More rows" of the timeline, without JavaScript: the same form,
+		// five more empty rows, nothing checked or saved.
+		page.Form.BlankRows = max(page.Form.BlankRows, blankTimelineRows) + 5
+		page.Form.Errors = formErrors{}
+		h.render(w, r, http.StatusOK, "postmortem-form", page)
+		return
+	}
 	if page.Form.Action == "preview" {
 		preview := previewOf(page.Postmortem.Slug, page.Form.fields(), page.Families)
 		page.Preview = &preview
@@ -345,22 +353,38 @@ func (h *Handler) renderConflict(w http.ResponseWriter, r *http.Request, f postm
 	h.render(w, r, http.StatusConflict, "postmortem-form", page)
 }
 
+// archivePostmortem and unarchivePostmortem are buttons of the postmortem
+// page, whose checklist ticks they save first.
 func (h *Handler) archivePostmortem(w http.ResponseWriter, r *http.Request) {
-	slug := r.PathValue("slug")
-	if err := h.store.ArchivePostmortem(r.Context(), slug); err != nil {
+	p, ok := h.postmortemForm(w, r)
+	if !ok {
+		return
+	}
+	tr, ok := h.saveTicks(w, r, p)
+	if !ok {
+		return
+	}
+	if err := h.store.ArchivePostmortem(r.Context(), p.Slug); err != nil {
 		h.error(w, r, err)
 		return
 	}
-	redirectWithFlash(w, r, "/postmortems/"+slug, "Archived: this postmortem no longer appears in lists. Restore it from this page at any time.")
+	redirectWithFlash(w, r, "/postmortems/"+p.Slug, "Archived: this postmortem no longer appears in lists. Restore it from this page at any time."+ticksSaved(tr))
 }
 
 func (h *Handler) unarchivePostmortem(w http.ResponseWriter, r *http.Request) {
-	slug := r.PathValue("slug")
-	if err := h.store.UnarchivePostmortem(r.Context(), slug); err != nil {
+	p, ok := h.postmortemForm(w, r)
+	if !ok {
+		return
+	}
+	tr, ok := h.saveTicks(w, r, p)
+	if !ok {
+		return
+	}
+	if err := h.store.UnarchivePostmortem(r.Context(), p.Slug); err != nil {
 		h.error(w, r, err)
 		return
 	}
-	redirectWithFlash(w, r, "/postmortems/"+slug, "Restored: this postmortem appears in lists again.")
+	redirectWithFlash(w, r, "/postmortems/"+p.Slug, "Restored: this postmortem appears in lists again."+ticksSaved(tr))
 }
 
 // previewMarkdown renders one Markdown text, for the form's live preview.

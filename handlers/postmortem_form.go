@@ -1,12 +1,14 @@
 package handlers
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"hindsight/store"
 )
@@ -33,14 +35,19 @@ type postmortemForm struct {
 	WentWell, WentWrong, GotLucky                                         string
 	VariantOf, VariantKind                                                string
 	Tags                                                                  map[string]bool // "pattern-slug:role"
-	Author, Note                                                          string
+	// TimelineRows are the timeline's rows as typed; Timeline, when set,
+	// is pasted lines not read yet, or a free-form timeline.
+	TimelineRows []timelineRow
+	// BlankRows is how many empty timeline rows the form offers.
+	BlankRows    int
+	Author, Note string
 	// RestrictedTo is the groups it is restricted to, comma-separated, as
 	// typed (proxy mode only).
 	RestrictedTo string
 	// Version is the version the edit started from; it never changes
 	// between a preview or a refused save and the next submission.
 	Version int
-	Action  string // "save", "save-continue" or "preview"
+	Action  string // "save", "save-continue", "preview" or "rows" (more timeline rows)
 	Errors  formErrors
 
 	// times holds the incident times as RFC 3339 once validated.
@@ -59,7 +66,7 @@ var sectionSpecs = []pmSpec{
 	{"contributing", "Contributing factors", "What turned the trigger into an outage, or made it worse or longer.", "markdown", maxSectionRunes, false, func(f *postmortemForm) *string { return &f.Contributing }},
 	{"detection", "Detection", "How and when it was noticed: which alert, which customer, how long after it began.", "markdown", maxSectionRunes, false, func(f *postmortemForm) *string { return &f.Detection }},
 	{"resolution", "Resolution", "What was done to mitigate and then to fix it, and why that worked.", "markdown", maxSectionRunes, false, func(f *postmortemForm) *string { return &f.Resolution }},
-	{"timeline", "Timeline", "Times and events, one per line, e.g. `14:02 UTC deploy of v42 starts`.", "markdown", maxSectionRunes, false, func(f *postmortemForm) *string { return &f.Timeline }},
+	{"timeline", "Or paste the timeline as lines", "Lines like “14:02 deploy of v42 starts” become rows when you preview or save. Text that is not such lines is kept as it is, as a free-form timeline.", "markdown", maxSectionRunes, false, func(f *postmortemForm) *string { return &f.Timeline }},
 	{"went_well", "What went well", "", "markdown", maxSectionRunes, false, func(f *postmortemForm) *string { return &f.WentWell }},
 	{"went_wrong", "What went wrong", "", "markdown", maxSectionRunes, false, func(f *postmortemForm) *string { return &f.WentWrong }},
 	{"got_lucky", "Where we got lucky", "", "markdown", maxSectionRunes, false, func(f *postmortemForm) *string { return &f.GotLucky }},
@@ -101,16 +108,128 @@ var (
 
 // Field returns what the input partials need to draw the named field.
 func (f postmortemForm) Field(name string) field {
-	return fieldOf(postmortemSpecs, name, "f-", &f, f.Errors)
+	fd := fieldOf(postmortemSpecs, name, "f-", &f, f.Errors)
+	if name == "incident_date" && fd.Error == "" {
+		fd.Warning = f.dateWarning()
+	}
+	return fd
 }
 
-// Sections returns the template's section fields, in order.
+// dateWarning is a doubt about the incident date: a day outside the days
+// the incident's own times span (in their zone). It does not stop a save.
+func (f postmortemForm) dateWarning() string {
+	if checkDate(f.IncidentDate, "") != "" || len(f.Started) < 10 || checkDate(f.Started[:10], "") != "" {
+		return ""
+	}
+	first, last := f.Started[:10], f.Started[:10]
+	if len(f.Resolved) >= 10 && checkDate(f.Resolved[:10], "") == "" && f.Resolved[:10] > last {
+		last = f.Resolved[:10]
+	}
+	if f.IncidentDate >= first && f.IncidentDate <= last {
+		return ""
+	}
+	return "The incident date is " + humanDate(f.IncidentDate) + ", but the incident started on " + humanDate(first) +
+		" (" + f.TimeZone + "). Check which is right; an empty date is taken from the start."
+}
+
+// Sections returns the template's section fields, in order, but the
+// timeline, which has rows of its own.
 func (f postmortemForm) Sections() []field {
-	out := make([]field, len(sectionSpecs))
-	for i, s := range sectionSpecs {
-		out[i] = f.Field(s.Name)
+	var out []field
+	for _, s := range sectionSpecs {
+		if s.Name != "timeline" {
+			out = append(out, f.Field(s.Name))
+		}
 	}
 	return out
+}
+
+// timelineRow is one row of the form's timeline, as typed.
+type timelineRow struct{ Time, Text string }
+
+// Limits of the timeline rows.
+const (
+	maxTimelineRows     = 1000
+	maxTimelineRowRunes = 2000
+	blankTimelineRows   = 3
+)
+
+// RowsShown are the timeline rows to draw: those typed, then blank ones.
+func (f postmortemForm) RowsShown() []timelineRow {
+	return append(slices.Clip(f.TimelineRows), make([]timelineRow, max(f.BlankRows, blankTimelineRows))...)
+}
+
+// readTimeline reads the timeline rows and the pasted lines. Lines that are
+// all "time text" join the rows; other text is a free-form timeline, kept
+// as typed when there are no rows.
+func (f *postmortemForm) readTimeline(v url.Values) {
+	times, texts := v["timeline_time"], v["timeline_text"]
+	n := max(len(times), len(texts))
+	if n > maxTimelineRows*2 {
+		f.Errors.add("timeline", fmt.Sprintf("The timeline has more than %d rows; paste the rest as lines.", maxTimelineRows))
+		n = maxTimelineRows * 2
+	}
+	at := func(list []string, i int) string {
+		if i < len(list) {
+			return strings.Join(strings.Fields(list[i]), " ")
+		}
+		return ""
+	}
+	for i := range n {
+		row := timelineRow{Time: at(times, i), Text: at(texts, i)}
+		if row.Time == "" && row.Text == "" {
+			continue
+		}
+		switch {
+		case row.Time == "":
+			f.Errors.add("timeline", "Give each event of the timeline its time, like 14:02.")
+		case row.Text == "":
+			f.Errors.add("timeline", "Say what happened at "+row.Time+" in the timeline.")
+		case utf8.RuneCountInString(row.Text) > maxTimelineRowRunes:
+			f.Errors.add("timeline", fmt.Sprintf("An event of the timeline is longer than %d characters.", maxTimelineRowRunes))
+		default:
+			// The time alone, as a line would start: "9:15" is kept as "09:15".
+			if e, ok := store.ParseTimeline(row.Time + " x"); ok && len(e) == 1 && e[0].Text == "x" {
+				row.Time = e[0].Clock()
+			} else {
+				f.Errors.add("timeline", "Write the times of the timeline like 14:02, or 2024-03-05 14:02 when it spans days.")
+			}
+		}
+		f.TimelineRows = append(f.TimelineRows, row)
+	}
+	if len(f.TimelineRows) > maxTimelineRows {
+		f.Errors.add("timeline", fmt.Sprintf("The timeline has more than %d rows.", maxTimelineRows))
+	}
+	if strings.TrimSpace(f.Timeline) == "" || f.Errors["timeline"] != "" {
+		return
+	}
+	entries, ok := store.ParseTimeline(f.Timeline)
+	switch {
+	case ok:
+		for _, e := range entries {
+			f.TimelineRows = append(f.TimelineRows, timelineRow{Time: e.Clock(), Text: e.Text})
+		}
+		f.Timeline = ""
+	case len(f.TimelineRows) > 0:
+		f.Errors.add("timeline", "Some pasted lines do not start with a time. Start each with its time (14:02 …), or clear the rows to keep the timeline as free text.")
+	}
+}
+
+// timelineText is the timeline as stored: its rows as lines, or the
+// free-form text.
+func (f postmortemForm) timelineText() string {
+	if len(f.TimelineRows) == 0 {
+		return f.Timeline
+	}
+	entries := make([]store.TimelineEntry, 0, len(f.TimelineRows))
+	for _, r := range f.TimelineRows {
+		e := store.TimelineEntry{Time: r.Time, Text: r.Text}
+		if d, t, ok := strings.Cut(r.Time, " "); ok {
+			e.Date, e.Time = d, t
+		}
+		entries = append(entries, e)
+	}
+	return store.FormatTimeline(entries)
 }
 
 // Times returns the four incident time fields.
@@ -181,6 +300,10 @@ func parsePostmortemForm(v url.Values, patterns map[string]bool, now time.Time) 
 	f := postmortemForm{Action: v.Get("action"), Tags: map[string]bool{}, Errors: formErrors{}, times: map[string]string{}}
 	readFields(postmortemSpecs, v, &f, f.Errors)
 	f.Version, _ = strconv.Atoi(v.Get("version"))
+	f.readTimeline(v)
+	if b, err := strconv.Atoi(v.Get("blank_rows")); err == nil && b > 0 && b <= 100 {
+		f.BlankRows = b
+	}
 	for _, t := range v["tags"] {
 		slug, role, _ := strings.Cut(t, ":")
 		if !patterns[slug] || !store.ValidRole(role) {
@@ -285,7 +408,7 @@ func (f postmortemForm) fields() store.PostmortemFields {
 		Title: f.Title, Organization: f.Organization, IncidentDate: f.IncidentDate, Severity: f.Severity,
 		Language: f.Language, Summary: f.Summary, Body: f.Body,
 		Impact: f.Impact, Trigger: f.Trigger, Contributing: f.Contributing, Detection: f.Detection,
-		Resolution: f.Resolution, Timeline: f.Timeline, WentWell: f.WentWell, WentWrong: f.WentWrong, GotLucky: f.GotLucky,
+		Resolution: f.Resolution, Timeline: f.timelineText(), WentWell: f.WentWell, WentWrong: f.WentWrong, GotLucky: f.GotLucky,
 		Services: f.Services, Authors: f.Authors, SourceURL: f.SourceURL,
 		StartedAt: f.times["started_at"], DetectedAt: f.times["detected_at"],
 		MitigatedAt: f.times["mitigated_at"], ResolvedAt: f.times["resolved_at"],
@@ -309,6 +432,12 @@ func formFromFields(p store.PostmortemFields) postmortemForm {
 		Impact: p.Impact, Trigger: p.Trigger, Contributing: p.Contributing, Detection: p.Detection,
 		Resolution: p.Resolution, Timeline: p.Timeline, WentWell: p.WentWell, WentWrong: p.WentWrong, GotLucky: p.GotLucky,
 		Tags: map[string]bool{}, Errors: formErrors{}, times: map[string]string{},
+	}
+	if entries, ok := store.ParseTimeline(p.Timeline); ok {
+		for _, e := range entries {
+			f.TimelineRows = append(f.TimelineRows, timelineRow{Time: e.Clock(), Text: e.Text})
+		}
+		f.Timeline = ""
 	}
 	loc, err := time.LoadLocation(f.TimeZone)
 	if f.TimeZone == "" || err != nil {

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"hindsight/store"
 )
@@ -87,6 +88,10 @@ type checklistGroup struct {
 // section is one filled-in section of the postmortem template.
 type section struct {
 	ID, Heading, Markdown string
+	// Timeline is the timeline section's rows, when it is all rows, in
+	// the time zone Zone.
+	Timeline []timelineItem
+	Zone     string
 }
 
 type postmortemPage struct {
@@ -96,27 +101,38 @@ type postmortemPage struct {
 	Checklists []tickGroup
 	Times      []incidentTime
 	Timings    []timing
-	Ticks      tickForm
-	NewItem    actionItemForm
+	// ShowDate and ShowDuration say whether the facts list the incident
+	// date and the reported duration: not when the times already say it.
+	ShowDate, ShowDuration bool
+	Ticks                  tickForm
+	NewItem                actionItemForm
 }
 
 func sectionsOf(p store.Postmortem) []section {
 	all := []section{
-		{"impact", "Impact", p.Impact},
-		{"trigger", "Trigger", p.Trigger},
-		{"contributing", "Contributing factors", p.Contributing},
-		{"detection", "Detection", p.Detection},
-		{"resolution", "Resolution", p.Resolution},
-		{"timeline", "Timeline", p.Timeline},
-		{"went-well", "What went well", p.WentWell},
-		{"went-wrong", "What went wrong", p.WentWrong},
-		{"got-lucky", "Where we got lucky", p.GotLucky},
+		{ID: "impact", Heading: "Impact", Markdown: p.Impact},
+		{ID: "trigger", Heading: "Trigger", Markdown: p.Trigger},
+		{ID: "contributing", Heading: "Contributing factors", Markdown: p.Contributing},
+		{ID: "detection", Heading: "Detection", Markdown: p.Detection},
+		{ID: "resolution", Heading: "Resolution", Markdown: p.Resolution},
+		{ID: "timeline", Heading: "Timeline", Markdown: p.Timeline},
+		{ID: "went-well", Heading: "What went well", Markdown: p.WentWell},
+		{ID: "went-wrong", Heading: "What went wrong", Markdown: p.WentWrong},
+		{ID: "got-lucky", Heading: "Where we got lucky", Markdown: p.GotLucky},
 	}
 	var out []section
 	for _, s := range all {
-		if s.Markdown != "" {
-			out = append(out, s)
+		if s.Markdown == "" {
+			continue
 		}
+		if s.ID == "timeline" {
+			if items, ok := timelineOf(p); ok {
+				s.Timeline, s.Zone = items, p.TimeZone
+			} else {
+				s.Markdown = keepLineBreaks(s.Markdown)
+			}
+		}
+		out = append(out, s)
 	}
 	return out
 }
@@ -149,6 +165,17 @@ func (h *Handler) postmortemPage(r *http.Request, p store.Postmortem, ticks tick
 		return postmortemPage{}, err
 	}
 	times, timings := incidentTimes(p)
+	showDate, showDuration := p.IncidentDate != "", p.DurationMinutes > 0
+	for _, t := range times {
+		if t.Label == "Started" && strings.HasPrefix(t.Local, p.IncidentDate) {
+			showDate = false // "Started" gives the day
+		}
+	}
+	for _, t := range timings {
+		if t.Label == "Time to resolve" {
+			showDuration = false // the same span, measured
+		}
+	}
 	item := newActionItemForm()
 	item.Prefix = "new-"
 	return postmortemPage{
@@ -158,8 +185,9 @@ func (h *Handler) postmortemPage(r *http.Request, p store.Postmortem, ticks tick
 		Checklists: tickGroupsOf(p, checklists, stored, ticks, userOf(r).Role < roleEditor),
 		Times:      times,
 		Timings:    timings,
-		Ticks:      ticks,
-		NewItem:    item,
+		ShowDate:   showDate, ShowDuration: showDuration,
+		Ticks:   ticks,
+		NewItem: item,
 	}, nil
 }
 

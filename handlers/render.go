@@ -94,6 +94,7 @@ func (h *Handler) funcs() template.FuncMap {
 		"headings":  markdown.Headings,
 		"asset":     h.assets.url,
 		"roleLabel": store.RoleLabel,
+		"roles":     func() []string { return store.Roles },
 		"langName":  languageName,
 		"date":      humanDate,
 		"duration":  humanDuration,
@@ -254,7 +255,8 @@ func isAPI(r *http.Request) bool { return strings.HasPrefix(r.URL.Path, "/api/")
 
 var languageNames = map[string]string{
 	"en": "English", "es": "Español", "fr": "Français", "de": "Deutsch",
-	"pt": "Português", "it": "Italiano", "ja": "日本語",
+	"pt": "Português", "it": "Italiano", "ja": "日本語", "zh": "中文", "ko": "한국어",
+	"ru": "Русский", "sv": "Svenska", "no": "Norsk", "hu": "Magyar",
 }
 
 func languageName(code string) string {

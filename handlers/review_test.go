@@ -137,3 +137,15 @@ func flashOf(t *testing.T, rec *httptest.ResponseRecorder) string {
 	}
 	return v
 }
+
+// A seed's tags show the sentences that support them.
+func TestTagEvidenceOnThePage(t *testing.T) {
+	h, _ := newApp(t)
+	body := get(t, h, "/postmortems/gmail-2009-09-01-request-router-overload").Body.String()
+	for _, want := range []string{`<details class="tag-evidence">`, "Why these patterns",
+		"<strong>Cascading overload</strong>", "This transferred the load onto the remaining request routers"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the Gmail postmortem lacks %q", want)
+		}
+	}
+}

@@ -78,6 +78,7 @@ func (h *Handler) routes() http.Handler {
 		r.Post("/postmortems/{slug}/action-items/{id}", h.updateActionItem)
 		r.Post("/postmortems/{slug}/action-items/{id}/complete", h.completeActionItem)
 		r.Post("/postmortems/{slug}/checklist", h.tickChecklist)
+		r.Post("/postmortems/{slug}/checklist/{item}", h.tickChecklistItem)
 		r.Post("/postmortems/{slug}/checklist/{item}/action-item", h.checklistActionItem)
 		r.Post("/preview", h.previewMarkdown)
 

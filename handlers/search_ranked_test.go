@@ -135,7 +135,8 @@ func TestRankedSearch(t *testing.T) {
 			s.recip += 1 / float64(first+1)
 		}
 		if first != 0 {
-			s.misses = append(s.misses, fmt.Sprintf("%q: first expected at %d of %d", query, first+1, len(got)))
+			top := got[:min(3, len(got))]
+			s.misses = append(s.misses, fmt.Sprintf("%q: first expected at %d of %d, after %q", query, first+1, len(got), top))
 		}
 	}
 	for _, h := range []string{"tune", "heldout"} {

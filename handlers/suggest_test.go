@@ -88,7 +88,7 @@ func TestAPISuggest(t *testing.T) {
 			t.Errorf("pattern %s: confidence %v, reason %q; want a calibrated confidence and a reason", p.Slug, p.Confidence, p.Reason)
 		}
 	}
-	for _, want := range []string{"connection-exhaustion", "health-check-death-spiral", "cascading-overload", "feedback-loop"} {
+	for _, want := range []string{"connection-exhaustion", "health-check-death-spiral", "feedback-loop"} {
 		if !slices.Contains(slugs, want) {
 			t.Errorf("patterns %v lack %s", slugs, want)
 		}

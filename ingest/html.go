@@ -67,7 +67,11 @@ func (d *Draft) fillFromPage(p page) {
 			d.note("%s taken from the page: %s", what, clip(v, 80))
 		}
 	}
-	set(&d.Title, p.title, "title")
+	if isNavLine(p.title) || isChrome(p.title) {
+		d.note("ignored the page's title %q: it is the site's navigation", clip(p.title, 80))
+	} else {
+		set(&d.Title, p.title, "title")
+	}
 	set(&d.Organization, p.site, "organization")
 	if d.Organization == "" && p.footerOrg != "" {
 		d.Organization = p.footerOrg
@@ -317,6 +321,9 @@ func (p *page) readMeta(doc *html.Node) {
 		}
 	}
 	p.title = docTitle
+	if isNavLine(p.title) {
+		return // no title: the site's navigation
+	}
 	// "Title | Site" and "Title - Site": keep the title part.
 	for _, sep := range []string{" | ", " - ", " – ", " — "} {
 		if i := strings.LastIndex(p.title, sep); i > 0 {

@@ -1,6 +1,7 @@
 package ingest_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -130,5 +131,69 @@ func TestCleanSectionsSpanish(t *testing.T) {
 	}
 	if len(d.ActionItems) != 2 || d.ActionItems[1].Kind != "process" {
 		t.Errorf("action items = %+v, want 2, the second a process item", d.ActionItems)
+	}
+}
+
+// BenchmarkCleanLayoutSteps runs the layout steps on inputs that double in
+// size: text wrapped with a blank line after every line (one long chain of
+// joined lines), a heading-per-paragraph document (every paragraph a
+// section) and one action item with ever more continuation lines. The time
+// per byte must stay flat.
+func BenchmarkCleanLayoutSteps(b *testing.B) {
+	shapes := map[string]func(n int) string{
+		"wrapped": func(n int) string {
+			var sb strings.Builder
+			for i := 0; sb.Len() < n; i++ {
+				fmt.Fprintf(&sb, "the routers were overloaded again and again by the retries number %d of the\n\n", i)
+			}
+			return sb.String()
+		},
+		"sections": func(n int) string {
+			var sb strings.Builder
+			for i := 0; sb.Len() < n; i++ {
+				fmt.Fprintf(&sb, "## Root cause\n\nThe cache %d expired.\n\n## Timeline\n\n- 10:%02d it broke\n\n", i, i%60)
+			}
+			return sb.String()
+		},
+		"action-item": func(n int) string {
+			var sb strings.Builder
+			sb.WriteString("# Outage\n\n## Action items\n\n- Add a retry budget\n")
+			for i := 0; sb.Len() < n; i++ {
+				fmt.Fprintf(&sb, "  and then continue with step %d of the plan\n", i)
+			}
+			return sb.String()
+		},
+	}
+	for _, name := range []string{"wrapped", "sections", "action-item"} {
+		for _, size := range []int{128 << 10, 256 << 10, 512 << 10, 1 << 20} {
+			raw := []byte(shapes[name](size))
+			b.Run(fmt.Sprintf("%s/%dkB", name, size>>10), func(b *testing.B) {
+				b.SetBytes(int64(len(raw)))
+				for b.Loop() {
+					if _, err := ingest.Clean(raw, "x.md"); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// A page whose only title is its navigation bar gets no title from it.
+func TestCleanNavigationIsNoTitle(t *testing.T) {
+	t.Parallel()
+	raw := `<html><head><title>Status | Blog | Careers | Sign in</title></head><body>
+<p>Status | Blog | Careers | Sign in</p>
+<p>On 4 March 2024 the Orbitly API returned errors for 20 minutes after a bad configuration push to the edge proxies.</p>
+<p>We rolled the configuration back at 10:20 UTC.</p></body></html>`
+	d, err := ingest.Clean([]byte(raw), "page.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(d.Title, "|") || !strings.HasPrefix(d.Title, "On 4 March 2024 the Orbitly API") {
+		t.Errorf("Title = %q, want the stand-in from the first sentence, not the navigation", d.Title)
+	}
+	if strings.Contains(d.Body, "Careers") {
+		t.Errorf("the navigation is still in the body: %q", d.Body)
 	}
 }

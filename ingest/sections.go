@@ -339,7 +339,9 @@ func actionItems(paras []string, inline bool) ([]ActionItem, []string) {
 				cur = &items[len(items)-1]
 				continue
 			}
-			if cur != nil && strings.TrimSpace(line) != "" {
+			if cur != nil && strings.TrimSpace(line) != "" && len(cur.Title) < 4*maxActionTitleRunes {
+				// Continuation lines join the item, up to what its title
+				// can keep: a huge item stays linear.
 				t := strings.TrimSpace(listMarkerRe.ReplaceAllString(line, ""))
 				cur.Title += "; " + t
 			}

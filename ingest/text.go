@@ -211,6 +211,9 @@ var (
 // items between bars or bullets ("Status | Blog | Careers | Sign in"), or
 // links to pages of the same site and nothing else.
 func isNavLine(line string) bool {
+	if !strings.ContainsAny(line, "|·•") && !strings.Contains(line, "](") {
+		return false // neither bars nor links: most lines, decided without a regexp
+	}
 	t := strings.TrimSpace(listItemRe.ReplaceAllString(line, ""))
 	if t == "" || len(t) > 200 {
 		return false
@@ -234,6 +237,21 @@ func isNavLine(line string) bool {
 	return false
 }
 
+// isFooter reports a copyright line ("© 2024 Acme Inc. All rights reserved.").
+func isFooter(l string) bool {
+	if len(l) >= 200 {
+		return false
+	}
+	found := false
+	for _, w := range []string{"©", "(c)", "(C)", "opyright", "ights reserved", "erechos reservados"} {
+		found = found || strings.Contains(l, w)
+	}
+	if !found {
+		return false
+	}
+	return footerRe.MatchString(strings.TrimSpace(l))
+}
+
 // removeChrome drops lines that are share buttons, navigation or widgets
 // ("Tweet", "Share | Like", "Skip to content"), and copyright footers, and
 // returns what it removed.
@@ -246,7 +264,7 @@ func removeChrome(s string) (string, []string) {
 		if strings.HasPrefix(strings.TrimSpace(l), "```") {
 			inFence = !inFence
 		}
-		if !inFence && (isChrome(l) || isNavLine(l) || len(l) < 200 && footerRe.MatchString(strings.TrimSpace(l))) {
+		if !inFence && (isChrome(l) || isNavLine(l) || isFooter(l)) {
 			removed = append(removed, strings.TrimSpace(l))
 			continue
 		}
@@ -380,28 +398,46 @@ var listItemRe = regexp.MustCompile(`^\s*(?:[-*+•]\s|\d{1,3}[.)]\s)`)
 // that stops mid-sentence before a lowercase word is joined to the next.
 func paragraphs(s string, reflow bool) []string {
 	var out []string
+	// Text copied with a blank line after every wrapped line: a sentence
+	// that runs on from a line as long as a wrapped one into the next
+	// one-line block joins it. The joined lines are gathered in run and
+	// joined once, so a long chain of them stays linear.
+	var run []string
 	prevLen := 0 // the length of the previous block when it was one line
+	flushRun := func() {
+		if len(run) > 0 {
+			out[len(out)-1] = strings.Join(run, " ")
+			run = run[:0]
+		}
+	}
 	for _, block := range splitBlocks(s) {
 		if !reflow {
 			out = append(out, strings.Join(block, "\n"))
 			continue
 		}
-		// Text copied with a blank line after every wrapped line: a
-		// sentence that runs on from a line as long as a wrapped one into
-		// the next one-line block joins it.
 		if n := len(out); len(block) == 1 && prevLen >= minWrappedLine && !listItemRe.MatchString(block[0]) {
-			if line := strings.Join(strings.Fields(block[0]), " "); softBreak(out[n-1], line) {
-				out[n-1] += " " + line
+			line := strings.Join(strings.Fields(block[0]), " ")
+			prev := out[n-1]
+			if len(run) > 0 {
+				prev = run[len(run)-1]
+			}
+			if softBreak(prev, line) {
+				if len(run) == 0 {
+					run = append(run, out[n-1])
+				}
+				run = append(run, line)
 				prevLen = len(block[0])
 				continue
 			}
 		}
+		flushRun()
 		prevLen = 0
 		if len(block) == 1 && !listItemRe.MatchString(block[0]) {
 			prevLen = len(block[0])
 		}
 		out = append(out, reflowBlock(block)...)
 	}
+	flushRun()
 	return out
 }
 

@@ -33,16 +33,19 @@ import (
 
 // Options tunes replication.
 type Options struct {
-	// Interval is how often new WAL frames are turned into LTX files, and
-	// the least time between two uploads to a replica. A commit reaches the
-	// replica within about two intervals and an upload.
+	// Interval is how often Litestream turns new WAL frames into LTX files
+	// by itself, and the least time between two uploads to a replica. The
+	// replicator also has the frames copied within 100 ms of a commit, so a
+	// commit reaches the replica within about 100 ms, an interval and an
+	// upload.
 	Interval time.Duration
 	// FailAfter is how long a replica may fail, or hold back commits, before
 	// Check reports it: the instance is then not ready. Zero never fails.
 	FailAfter time.Duration
-	// Committed tells when the application last committed a write; the lag
-	// is measured from it. Nil measures from the last time Litestream had
-	// copied the WAL, which misses how long a commit waits for that.
+	// Committed tells when the application last committed a write: the
+	// replicator copies the WAL when it changes and measures the lag from
+	// it. Nil copies the WAL at every look (each 100 ms at most) and
+	// measures from the look before.
 	Committed func() time.Time
 	Logger    *slog.Logger
 }
@@ -118,9 +121,7 @@ func openTarget(ctx context.Context, path, rawURL string, opt Options) (*Target,
 
 	t.db = litestream.NewDB(path)
 	t.db.SetMetaPath(metaPath(path, rawURL))
-	t.db.SetLogger(log)
 	t.db.MonitorInterval = opt.Interval
-	t.db.ShutdownSyncTimeout = 5 * time.Second
 	rep := litestream.NewReplicaWithClient(t.db, t.client)
 	rep.SyncInterval = opt.Interval
 	t.db.Replica = rep
@@ -129,6 +130,11 @@ func openTarget(ctx context.Context, path, rawURL string, opt Options) (*Target,
 		levels = append(levels, &litestream.CompactionLevel{Level: l.Level, Interval: l.Interval})
 	}
 	t.store = litestream.NewStore([]*litestream.DB{t.db}, levels)
+	// NewStore sets the database's logger and shutdown flush to its own
+	// defaults: ours go after it.
+	t.store.Logger = log
+	t.db.SetLogger(log)
+	t.store.SetShutdownSyncTimeout(5 * time.Second)
 	if err := t.store.Open(ctx); err != nil {
 		return nil, fmt.Errorf("replica %s: %w", name, err)
 	}

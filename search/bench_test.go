@@ -98,3 +98,25 @@ func BenchmarkSnippet(b *testing.B) {
 		search.Snippet(postmortemBody, "en", q, 200)
 	}
 }
+
+// BenchmarkExpandAnyWords doubles the query's length (up to MaxTerms):
+// expanding synonyms and patterns and writing the match and any-word
+// expressions must grow linearly with it.
+func BenchmarkExpandAnyWords(b *testing.B) {
+	syn := search.NewSynonyms(bigCatalogue())
+	words := strings.Fields("db config k8s lb postgres connection pool typo regex cert retry storm timeout 数据库 인증서 replication")
+	for _, n := range []int{8, 16, 32, 64} {
+		var raw []string
+		for i := range n {
+			raw = append(raw, words[i%len(words)])
+		}
+		b.Run(fmt.Sprintf("%d-terms", n), func(b *testing.B) {
+			var size int
+			for b.Loop() {
+				q := syn.Expand(search.Parse(strings.Join(raw, " ")).Typing()).WithLanguages([]string{"fr", "ru"})
+				size = len(q.MatchExpr()) + len(q.AnyExpr(q.Units()))
+			}
+			b.ReportMetric(float64(size), "expr-bytes")
+		})
+	}
+}

@@ -119,6 +119,7 @@ func TestMatchExprFindsIndexedText(t *testing.T) {
 		{"reint*", []int{2}},
 		{"stor*", []int{1, 4}},
 		{"storm", []int{1, 4}},
+		{"client's", []int{1, 2, 4}}, // a possessive is the word
 		{"storm -retry", []int{4}},
 		{`storm -"retry storm"`, []int{4}},
 		{"-cache -storm", []int{3}},
@@ -159,6 +160,7 @@ func FuzzParse(f *testing.F) {
 		"col : word", "org:", `org:"`, "year:99999", "lang:español", "sev:", "pattern:retry-storm",
 		"a* b** \"c d\"*", "\x00\xff", "e\u0301", "ǅ", "İstanbul", "ß", "𝔘𝔫𝔦𝔠𝔬𝔡𝔢", "日本語の検索", "٣٤٥",
 		"hindsightpatternretrystorm", "thundering herd reconnect storm agotamiento de conexiones",
+		"postgres db k8s lb", "typo human error", "数据库连接池", "인증서가 만료", "MySQL数据库", "証明書の期限切れ", "connection pool",
 	} {
 		f.Add(s)
 	}
@@ -174,7 +176,9 @@ func FuzzParse(f *testing.F) {
 			t.Errorf("MatchExpr changed after a round trip: %q, want %q", got, want)
 		}
 		expanded := syn.Expand(q)
-		for _, expr := range []string{q.MatchExpr(), q.ExcludeExpr(), expanded.MatchExpr()} {
+		typing := syn.Expand(q.Typing()).WithLanguages([]string{"fr", "ru", "zh"})
+		for _, expr := range []string{q.MatchExpr(), q.ExcludeExpr(), expanded.MatchExpr(), typing.MatchExpr(),
+			expanded.AnyExpr(expanded.Units()), typing.AnyExpr(typing.Units())} {
 			if expr == "" {
 				continue
 			}
@@ -184,6 +188,7 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 		search.Snippet(raw, "es", q, 50)
+		search.Snippet(raw, "zh", typing, 50)
 	})
 }
 

@@ -330,6 +330,10 @@ func (p *parser) add(kind Kind, text string, excluded bool) {
 	if kind == Word && isOperator(text) {
 		p.note("%s is not an operator here: it is searched as a word", text)
 	}
+	if kind == Word && len(words) == 2 && words[1] == "s" && strings.ContainsAny(text, "'’") {
+		// A possessive ("tenant's") is the word: the text may say "tenant".
+		words = words[:1]
+	}
 	if kind == Word && len(words) > 1 {
 		// Like FTS5, "keep-alive" or "title:x" means those words in a row.
 		kind = Phrase
@@ -382,8 +386,11 @@ func (p *parser) filter(key, value string) {
 		f.Year = y
 	case "lang":
 		lang, ok := languages[Fold(value)]
+		if v := Fold(value); !ok && len(v) == 2 && v[0] >= 'a' && v[0] <= 'z' && v[1] >= 'a' && v[1] <= 'z' {
+			lang, ok = v, true // any ISO 639-1 code
+		}
 		if !ok {
-			p.note("ignored lang:%s: use en or es", value)
+			p.note("ignored lang:%s: use a language code such as en, es or zh", value)
 			return
 		}
 		f.Lang = lang
@@ -405,6 +412,10 @@ func (p *parser) filter(key, value string) {
 var languages = map[string]string{
 	"en": "en", "english": "en", "ingles": "en",
 	"es": "es", "spanish": "es", "espanol": "es", "castellano": "es",
+	"french": "fr", "francais": "fr", "german": "de", "deutsch": "de", "portuguese": "pt", "portugues": "pt",
+	"italian": "it", "italiano": "it", "russian": "ru", "swedish": "sv", "svenska": "sv", "norwegian": "no",
+	"norsk": "no", "hungarian": "hu", "magyar": "hu", "chinese": "zh", "中文": "zh", "japanese": "ja", "日本語": "ja",
+	"korean": "ko", "한국어": "ko",
 }
 
 func isFilterKey(key string) bool {

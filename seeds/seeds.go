@@ -25,9 +25,13 @@ type entry struct {
 	VariantOf       string `json:"variant_of"`
 	SourceURL       string `json:"source_url"`
 	Summary         string `json:"summary"`
-	Patterns        []struct {
-		Slug string `json:"slug"`
-		Role string `json:"role"`
+	// Patterns are the seed's tags, each with the sentence of the document
+	// that supports it (reviewed against classify/testdata/corpus/README.md:
+	// a tag the text cannot defend is not kept).
+	Patterns []struct {
+		Slug     string `json:"slug"`
+		Role     string `json:"role"`
+		Evidence string `json:"evidence"`
 	} `json:"patterns"`
 	ActionItems []struct {
 		Title    string `json:"title"`
@@ -118,7 +122,7 @@ func (e entry) postmortem() (store.Postmortem, error) {
 	p.Summary = e.Summary
 	p.Tags = nil
 	for _, t := range e.Patterns {
-		p.Tags = append(p.Tags, store.Tag{PatternSlug: t.Slug, Role: t.Role})
+		p.Tags = append(p.Tags, store.Tag{PatternSlug: t.Slug, Role: t.Role, Evidence: t.Evidence})
 	}
 	for _, a := range e.ActionItems {
 		p.ActionItems = append(p.ActionItems, store.ActionItem{Title: a.Title, Kind: a.Kind, Priority: a.Priority, Status: a.Status})

@@ -93,8 +93,24 @@ func (s *Store) GetActionItem(ctx context.Context, id int64) (ActionItem, error)
 }
 
 // CreateActionItem adds a to its postmortem and fills its ID and times.
+// One made from a checklist item (ChecklistItemID) must be on the
+// postmortem's checklists, and a checklist item becomes at most one action
+// item of a postmortem (ErrConflict).
 func (s *Store) CreateActionItem(ctx context.Context, a *ActionItem) error {
 	err := s.inTx(ctx, func(tx *writeTx) error {
+		if a.ChecklistItemID != 0 {
+			if err := checkItemOfPostmortem(ctx, tx, a.PostmortemID, a.ChecklistItemID); err != nil {
+				return err
+			}
+			var n int
+			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM action_items WHERE postmortem_id = ? AND checklist_item_id = ?`,
+				a.PostmortemID, a.ChecklistItemID).Scan(&n); err != nil {
+				return err
+			}
+			if n > 0 {
+				return fmt.Errorf("checklist item %d is already an action item: %w", a.ChecklistItemID, ErrConflict)
+			}
+		}
 		return insertActionItem(ctx, tx, a, s.Now().UTC().Truncate(time.Second))
 	})
 	if err != nil {

@@ -339,16 +339,20 @@ func TestChecklistTicksAndActionItems(t *testing.T) {
 		t.Errorf("ticking an item of an untagged pattern: err = %v, want ErrNotFound", err)
 	}
 
-	a, created, err := st.ActionItemFromChecklist(t.Context(), p.ID, items[0].ID, "Do the first thing")
-	if err != nil || !created {
-		t.Fatalf("action item from checklist: created %v, err %v", created, err)
+	a := store.ActionItem{PostmortemID: p.ID, Title: "Do the first thing", Kind: store.KindMitigate, ChecklistItemID: items[0].ID}
+	if err := st.CreateActionItem(t.Context(), &a); err != nil {
+		t.Fatalf("action item from checklist: %v", err)
 	}
-	if a.Title != "Do the first thing" || a.ChecklistItemID != items[0].ID || a.Kind != store.KindMitigate {
-		t.Errorf("action item = %+v (item phase %s)", a, items[0].Phase)
+	if got, _ := st.GetActionItem(t.Context(), a.ID); got.ChecklistItemID != items[0].ID {
+		t.Errorf("action item = %+v, want it linked to checklist item %d", got, items[0].ID)
 	}
-	again, created, err := st.ActionItemFromChecklist(t.Context(), p.ID, items[0].ID, "Do the first thing")
-	if err != nil || created || again.ID != a.ID {
-		t.Errorf("second time: id %d created %v err %v; want the same item", again.ID, created, err)
+	again := store.ActionItem{PostmortemID: p.ID, Title: "Do the first thing", Kind: store.KindMitigate, ChecklistItemID: items[0].ID}
+	if err := st.CreateActionItem(t.Context(), &again); !errors.Is(err, store.ErrConflict) {
+		t.Errorf("second action item from the same checklist item: err = %v, want ErrConflict", err)
+	}
+	other := store.ActionItem{PostmortemID: gmail.ID, Title: "Not on its checklists", Kind: store.KindMitigate, ChecklistItemID: items[0].ID}
+	if err := st.CreateActionItem(t.Context(), &other); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("action item from a checklist item of an untagged pattern: err = %v, want ErrNotFound", err)
 	}
 }
 

@@ -81,38 +81,6 @@ func checkItemOfPostmortem(ctx context.Context, q queryRower, postmortemID, item
 	return nil
 }
 
-// ActionItemFromChecklist turns a checklist item into an action item of the
-// postmortem with the given title (the item's text, as plain text): an item
-// for during the incident becomes a mitigation, one for afterwards a
-// prevention. An item already turned into an action item returns that one
-// (created is false).
-func (s *Store) ActionItemFromChecklist(ctx context.Context, postmortemID, itemID int64, title string) (a ActionItem, created bool, err error) {
-	err = s.inTx(ctx, func(tx *writeTx) error {
-		if err := checkItemOfPostmortem(ctx, tx, postmortemID, itemID); err != nil {
-			return err
-		}
-		a, err = scanActionItem(tx.QueryRowContext(ctx, `SELECT `+actionItemFields+` FROM action_items
-			WHERE postmortem_id = ? AND checklist_item_id = ?`, postmortemID, itemID))
-		if err == nil || !errors.Is(err, sql.ErrNoRows) {
-			return err
-		}
-		var phase string
-		if err := tx.QueryRowContext(ctx, `SELECT phase FROM checklist_items WHERE id = ?`, itemID).Scan(&phase); err != nil {
-			return err
-		}
-		a = ActionItem{PostmortemID: postmortemID, Title: title, Kind: KindPrevent, ChecklistItemID: itemID}
-		if phase == PhaseDuring {
-			a.Kind = KindMitigate
-		}
-		created = true
-		return insertActionItem(ctx, tx, &a, s.Now().UTC().Truncate(time.Second))
-	})
-	if err != nil {
-		return a, false, fmt.Errorf("action item from checklist item %d: %w", itemID, err)
-	}
-	return a, created, nil
-}
-
 // GetChecklistItem returns one checklist item, removed or not.
 func (s *Store) GetChecklistItem(ctx context.Context, id int64) (ChecklistItem, error) {
 	items, err := s.checklists(ctx, `WHERE id = ?`, id)

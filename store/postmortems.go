@@ -104,6 +104,10 @@ type Tag struct {
 	PatternSlug string `json:"pattern"`
 	PatternName string `json:"-"`
 	Role        string `json:"role"`
+	// Evidence is the sentence of the text that supports the tag, when one
+	// was recorded. Like the name, it is not part of the edited content: an
+	// edit that keeps the tag keeps it.
+	Evidence string `json:"-"`
 }
 
 // Variant is another member of a postmortem's variant group.
@@ -420,7 +424,7 @@ func (s *Store) attachTags(ctx context.Context, ps []*Postmortem) error {
 		byID[p.ID] = p
 		args[i] = p.ID
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT t.postmortem_id, t.pattern_slug, pa.name, t.role
+	rows, err := s.db.QueryContext(ctx, `SELECT t.postmortem_id, t.pattern_slug, pa.name, t.role, t.evidence
 		FROM tags t JOIN patterns pa ON pa.slug = t.pattern_slug
 		WHERE t.postmortem_id IN (`+placeholders(len(ps))+`)
 		ORDER BY t.postmortem_id, CASE t.role WHEN 'trigger' THEN 0 WHEN 'amplifier' THEN 1 WHEN 'contributing' THEN 2
@@ -432,7 +436,7 @@ func (s *Store) attachTags(ctx context.Context, ps []*Postmortem) error {
 	for rows.Next() {
 		var id int64
 		var t Tag
-		if err := rows.Scan(&id, &t.PatternSlug, &t.PatternName, &t.Role); err != nil {
+		if err := rows.Scan(&id, &t.PatternSlug, &t.PatternName, &t.Role, &t.Evidence); err != nil {
 			return fmt.Errorf("list tags: %w", err)
 		}
 		byID[id].Tags = append(byID[id].Tags, t)
@@ -612,7 +616,32 @@ func (s *Store) createPostmortem(ctx context.Context, tx *writeTx, p *Postmortem
 	return insertRevision(ctx, tx, *p, revisionMeta{Action: ActionCreate, Author: p.SavedBy, Note: p.SaveNote}, now)
 }
 
+// replaceTags sets the tags of postmortem id; a tag kept without evidence
+// of its own keeps the evidence it had.
 func replaceTags(ctx context.Context, tx *writeTx, id int64, tags []Tag) error {
+	rows, err := tx.QueryContext(ctx, `SELECT pattern_slug, role, evidence FROM tags WHERE postmortem_id = ? AND evidence != ''`, id)
+	if err != nil {
+		return err
+	}
+	had := map[[2]string]string{}
+	for rows.Next() {
+		var slug, role, ev string
+		if err := rows.Scan(&slug, &role, &ev); err != nil {
+			rows.Close()
+			return err
+		}
+		had[[2]string{slug, role}] = ev
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	tags = slices.Clone(tags)
+	for i, t := range tags {
+		if t.Evidence == "" {
+			tags[i].Evidence = had[[2]string{t.PatternSlug, t.Role}]
+		}
+	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM tags WHERE postmortem_id = ?`, id); err != nil {
 		return err
 	}
@@ -624,19 +653,19 @@ func insertTags(ctx context.Context, tx *writeTx, id int64, tags []Tag) error {
 	if len(tags) == 0 {
 		return nil
 	}
-	rows := make([][2]string, len(tags))
+	rows := make([][3]string, len(tags))
 	for i, t := range tags {
 		if !ValidRole(t.Role) {
 			return fmt.Errorf("tag %s: role %q: %w", t.PatternSlug, t.Role, ErrInvalid)
 		}
-		rows[i] = [2]string{t.PatternSlug, t.Role}
+		rows[i] = [3]string{t.PatternSlug, t.Role, t.Evidence}
 	}
 	list, err := json.Marshal(rows)
 	if err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO tags (postmortem_id, pattern_slug, role)
-		SELECT ?, value ->> 0, value ->> 1 FROM json_each(?) ORDER BY key`, id, string(list)); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO tags (postmortem_id, pattern_slug, role, evidence)
+		SELECT ?, value ->> 0, value ->> 1, value ->> 2 FROM json_each(?) ORDER BY key`, id, string(list)); err != nil {
 		return fmt.Errorf("tags: %w", err)
 	}
 	return nil

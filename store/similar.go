@@ -171,8 +171,22 @@ func insertPairs(ctx context.Context, tx *writeTx, insert string, rows [][2]any)
 // write fingerprints what it writes, so Open runs it once (runOnce), not
 // reading every postmortem on each start.
 func (s *Store) fingerprintMissing(ctx context.Context) error {
-	slugs, err := queryColumn[string](ctx, s.db, `SELECT p.slug FROM postmortems p
+	return s.refingerprint(ctx, `SELECT p.slug FROM postmortems p
 		WHERE NOT EXISTS (SELECT 1 FROM postmortem_fingerprints f WHERE f.postmortem_id = p.id)`)
+}
+
+// refingerprintCJK fingerprints again the Korean, Chinese and Japanese
+// postmortems: their facts were read before the particles written onto
+// numbers and names ("2009년", "Gmail에") were shed, so their translations
+// could not find them. Open runs it once (runOnce).
+func (s *Store) refingerprintCJK(ctx context.Context) error {
+	return s.refingerprint(ctx, `SELECT slug FROM postmortems WHERE language IN ('ko', 'zh', 'ja')`)
+}
+
+// refingerprint saves again the fingerprints of the postmortems whose
+// slugs query lists, one transaction each.
+func (s *Store) refingerprint(ctx context.Context, query string) error {
+	slugs, err := queryColumn[string](ctx, s.db, query)
 	if err != nil {
 		return err
 	}

@@ -308,3 +308,42 @@ func TestFingerprintFollowsUpdates(t *testing.T) {
 		t.Errorf("%d fact rows after the edit, want %d (and some)", nFacts, wantFacts)
 	}
 }
+
+// TestCJKFactsReadAgain: a Korean postmortem whose facts were stored with
+// the particles still on them ("2009년") gets them read again on the next
+// Open, and an English text of the same incident then finds it.
+func TestCJKFactsReadAgain(t *testing.T) {
+	st, path := newEmptyStore(t)
+	ko := store.Postmortem{Title: "Gmail 장애", Language: "ko", Organization: "Google", IncidentDate: "2009-09-01",
+		Body: "2009년 9월 1일 오후 12:30경 Gmail 요청 라우터가 과부하 상태가 되었고 IMAP/POP 접속은 계속 동작했습니다. Gmail은 99.9% 이상 가용합니다."}
+	if err := st.CreatePostmortem(t.Context(), &ko); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// As written before: the particles on, and no record of the job.
+	for _, q := range []string{`DELETE FROM postmortem_facts`,
+		`UPDATE postmortem_fingerprints SET facts = '["#1일","#12","#2009년","#30경","#99.9","#9월","gmail에","imap","pop"]'`,
+		`DELETE FROM store_jobs WHERE name = 'cjk-facts'`} {
+		if _, err := raw.ExecContext(t.Context(), q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw.Close()
+	again, err := store.Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	sims, err := again.FindSimilar(t.Context(), store.SimilarQuery{Language: "en",
+		Text: "In 2009 at 12:30 the Gmail request routers were overloaded; IMAP and POP kept working. Gmail is 99.9% available."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := similarSlugs(sims, store.KindTranslation); !slices.Equal(got, []string{ko.Slug}) {
+		t.Errorf("translations = %v (all %+v), want [%s]", got, sims, ko.Slug)
+	}
+}

@@ -95,6 +95,10 @@ func Open(ctx context.Context, path string, opts ...OpenOption) (*Store, error) 
 		db.Close()
 		return nil, fmt.Errorf("backfill fingerprints: %w", err)
 	}
+	if err := s.runOnce(ctx, "cjk-facts", s.refingerprintCJK); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("read the facts of Korean, Chinese and Japanese texts again: %w", err)
+	}
 	if err := s.runOnce(ctx, "source-hashes", s.hashSourceTexts); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("hash imported texts: %w", err)

@@ -235,7 +235,7 @@ func (s *Store) ConfirmSuggestedTag(ctx context.Context, slug, pattern, by strin
 				return nil // tagged meanwhile by hand
 			}
 		}
-		f.Tags = append(f.Tags, Tag{PatternSlug: t.PatternSlug, Role: t.Role})
+		f.Tags = append(f.Tags, Tag{PatternSlug: t.PatternSlug, Role: t.Role, Evidence: t.Evidence})
 		_, err = s.savePostmortem(ctx, tx, cur, f, revisionMeta{Action: ActionEdit, Author: by,
 			Note: fmt.Sprintf("Confirmed the classifier's suggestion: %s (%s)", t.PatternName, RoleLabel(t.Role))})
 		return err

@@ -348,9 +348,13 @@ func reportLoss(t *testing.T, name, path string, acked []ack, killedAt time.Time
 			t.Errorf("%s: %s, acknowledged %v before the kill, is not in the restored database", name, a.title, age.Round(time.Millisecond))
 		}
 	}
-	t.Logf("restore from %s in %v: %d of %d acknowledged writes back (%d acknowledged in the last second before the kill); "+
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("restore from %s (%.1f MB) in %v: %d of %d acknowledged writes back (%d acknowledged in the last second before the kill); "+
 		"%d lost, the oldest acknowledged %v before the kill",
-		name, took.Round(time.Millisecond), len(acked)-lost, len(acked), lastSecond, lost, oldestLost.Round(time.Millisecond))
+		name, float64(fi.Size())/1e6, took.Round(time.Millisecond), len(acked)-lost, len(acked), lastSecond, lost, oldestLost.Round(time.Millisecond))
 }
 
 func TestParseReplicaConfig(t *testing.T) {
@@ -404,5 +408,94 @@ func TestParseReplicaConfig(t *testing.T) {
 				t.Errorf("replicas %q restore %v at %v; want %q %v %v", c.replicas, c.restore, c.restoreAt, tt.replicas, tt.restore, tt.at)
 			}
 		})
+	}
+}
+
+// TestStopFlushesReplica: a graceful stop ships what the replica lacks. The
+// interval is an hour: after its first upload, Litestream uploads again only
+// when the server stops.
+func TestStopFlushesReplica(t *testing.T) {
+	dir := t.TempDir()
+	url := "file://" + filepath.Join(dir, "replica")
+	db := filepath.Join(dir, "hindsight.db")
+	addr := freeAddr(t)
+	_, stop, _ := startServer(t, []string{"-addr", addr, "-db", db}, nil)
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	base, stop, logs := startServer(t, []string{"-addr", addr, "-db", db},
+		map[string]string{"HINDSIGHT_REPLICA": url, "HINDSIGHT_REPLICA_INTERVAL": "1h"})
+	restored := func() int {
+		dest := filepath.Join(t.TempDir(), "restored.db")
+		if err := replica.Restore(t.Context(), url, dest, time.Time{}); err != nil {
+			if errors.Is(err, replica.ErrNoBackup) {
+				return -1
+			}
+			t.Fatal(err)
+		}
+		return titleCount(t, dest, "Saved just before a stop")
+	}
+	for deadline := time.Now().Add(15 * time.Second); restored() < 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no first upload after 15 s\n%s", logs)
+		}
+	}
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	if _, err := create(client, base, "Saved just before a stop"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if n := restored(); n != 0 {
+		t.Fatalf("the save reached the replica before the stop (%d): this test cannot tell the flush", n)
+	}
+	if err := stop(); err != nil {
+		t.Fatalf("graceful stop: %v\n%s", err, logs)
+	}
+	if strings.Contains(logs.String(), "stop replicating") {
+		t.Errorf("stopping replication failed:\n%s", logs)
+	}
+	if restored() != 1 {
+		t.Errorf("the save made just before a graceful stop is not on the replica\n%s", logs)
+	}
+}
+
+// TestFailingReplicaMakesUnready: a replica that cannot be written to shows
+// in /metrics at once and, past -replica-fail-after, makes /readyz 503 with
+// the reason, while the app goes on serving.
+func TestFailingReplicaMakesUnready(t *testing.T) {
+	dir := t.TempDir()
+	addr := freeAddr(t)
+	base, stop, logs := startServer(t, []string{"-addr", addr, "-db", filepath.Join(dir, "hindsight.db"),
+		"-replica", "file:///dev/null/replica", "-replica-fail-after", "300ms"}, nil)
+	defer stop()
+	var body string
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		res, err := http.Get(base + "/readyz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if body = string(b); res.StatusCode == http.StatusServiceUnavailable {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/readyz still %d after 15 s: %q\n%s", res.StatusCode, body, logs)
+		}
+	}
+	if want := "not ready\nreplica file:///dev/null/replica: failing for "; !strings.HasPrefix(body, want) || !strings.Contains(body, "not a directory") {
+		t.Errorf("/readyz = %q, want it to start %q and give the error", body, want)
+	}
+	metrics := fetch(t, base+"/metrics")
+	for _, want := range []string{`hindsight_replica_healthy{replica="file:///dev/null/replica"} 0`, `hindsight_replica_errors_total{replica="file:///dev/null/replica"}`} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+	if strings.Contains(metrics, `hindsight_replica_errors_total{replica="file:///dev/null/replica"} 0`) {
+		t.Error("/metrics counts no replica error")
+	}
+	if body := fetch(t, base+"/api/postmortems"); !strings.Contains(body, `"total"`) {
+		t.Errorf("the app stopped serving with its replica down: %.200s", body)
 	}
 }

@@ -70,11 +70,12 @@
       var b = e.submitter;
       if (!b || !b.closest("[data-suggestions]") || pmForm.dataset.plain) return;
       e.preventDefault();
-      // The form as the browser would send it, button included, URL-encoded
-      // as a plain submission is, to where the button posts: its own
+      // The form as the browser would send it, button included, encoded
+      // as a plain submission is (the import review is multipart), to where the button posts: its own
       // formaction, else the form's action attribute (the form.action
       // property is shadowed by the buttons named "action").
-      var body = new URLSearchParams(new FormData(pmForm, b));
+      var data = new FormData(pmForm, b);
+      var body = pmForm.enctype === "multipart/form-data" ? data : new URLSearchParams(data);
       var to = b.getAttribute("formaction") || pmForm.getAttribute("action");
       b.disabled = true;
       fetch(to, { method: "POST", body: body, credentials: "same-origin" })
@@ -139,4 +140,133 @@
       timer = setTimeout(refresh, 500);
     });
   });
+
+  // Checklist ticks on a postmortem page are saved one at a time, the
+  // moment a box changes, with the name typed (or the one the browser
+  // remembers). The answer is the page as it now is: the item is swapped
+  // for the saved one, with its who and when. Without this code, every
+  // button of the page posts the ticks with it.
+  var ticks = document.querySelector("[data-ticks]");
+  if (ticks && window.fetch && window.DOMParser) {
+    var base = ticks.getAttribute("data-ticks");
+    var nameBox = document.getElementById("tick-author");
+    ticks.querySelectorAll("[data-save-ticks]").forEach(function (el) { el.hidden = true; });
+    // Signed-in users have no name field: their name signs the tick.
+    var field = nameBox && nameBox.closest(".field");
+    var showError = function (msg) {
+      var err = document.getElementById("tick-author-error");
+      if (!msg) {
+        if (err) err.remove();
+        if (field) field.classList.remove("has-error");
+        if (nameBox) nameBox.removeAttribute("aria-invalid");
+        return;
+      }
+      if (!err) {
+        err = document.createElement("p");
+        err.className = "field-error";
+        err.id = "tick-author-error";
+        err.setAttribute("role", "alert");
+        if (nameBox) nameBox.insertAdjacentElement("beforebegin", err);
+        else ticks.querySelector("h2").insertAdjacentElement("afterend", err);
+      }
+      err.textContent = msg;
+      if (field) field.classList.add("has-error");
+      if (nameBox) nameBox.setAttribute("aria-invalid", "true");
+    };
+    var progress = function (details) {
+      var boxes = details.querySelectorAll(".tick-list input[type=checkbox]");
+      var done = 0;
+      boxes.forEach(function (b) { if (b.checked) done++; });
+      details.querySelector("[data-progress]").textContent = done + " of " + boxes.length + " done";
+    };
+    ticks.addEventListener("change", function (e) {
+      var box = e.target;
+      if (!box.matches(".tick-list input[type=checkbox]")) return;
+      var li = box.closest("li.tick");
+      var body = new URLSearchParams();
+      if (box.checked) body.append("done", "1");
+      if (nameBox) body.append("author", nameBox.value);
+      box.disabled = true;
+      fetch(base + "/" + encodeURIComponent(box.value), { method: "POST", body: body, credentials: "same-origin" })
+        .then(function (r) {
+          return r.text().then(function (html) {
+            var doc = new DOMParser().parseFromString(html, "text/html");
+            if (!r.ok) {
+              var msg = doc.getElementById("tick-author-error");
+              return Promise.reject(msg ? msg.textContent.replace(/^Error: /, "") : "The tick could not be saved.");
+            }
+            var fresh = doc.getElementById(li.id);
+            if (!fresh) return Promise.reject("The tick could not be saved.");
+            showError("");
+            li.replaceWith(fresh);
+            progress(fresh.closest("details"));
+            document.getElementById(box.id).focus();
+          });
+        })
+        .catch(function (msg) {
+          box.disabled = false;
+          box.checked = !box.checked;
+          showError(typeof msg === "string" ? msg : "The tick could not be saved: check your connection and try again.");
+          (nameBox || box).focus();
+        });
+    });
+  }
+
+  // "More rows" of the form's timeline adds an empty row in place (without
+  // this code it asks the server for the form with more rows).
+  var rows = document.querySelector("[data-timeline-rows]");
+  var more = document.querySelector("[data-add-row]");
+  if (rows && more) {
+    more.addEventListener("click", function (e) {
+      e.preventDefault();
+      var last = rows.lastElementChild;
+      var row = last.cloneNode(true);
+      var n = rows.children.length;
+      row.querySelectorAll("input").forEach(function (input) {
+        input.value = "";
+        input.id = input.id.replace(/\d+$/, String(n));
+      });
+      row.querySelectorAll("label").forEach(function (label) {
+        label.htmlFor = label.htmlFor.replace(/\d+$/, String(n));
+        label.textContent = label.textContent.replace(/\d+$/, String(n + 1));
+      });
+      rows.appendChild(row);
+      row.querySelector("input").focus();
+    });
+  }
+
+  // The incident date gets a warning beside it while it falls outside the
+  // days of the incident's own times, as the server warns on a preview.
+  var dateBox = document.getElementById("f-incident_date");
+  var startBox = document.getElementById("f-started_at");
+  if (dateBox && startBox) {
+    var endBox = document.getElementById("f-resolved_at");
+    var zoneBox = document.getElementById("f-time_zone");
+    var human = function (d) {
+      var t = new Date(d + "T00:00:00Z");
+      return isNaN(t) ? d : t.toLocaleDateString("en-GB", { day: "numeric", month: "long", year: "numeric", timeZone: "UTC" });
+    };
+    var checkDate = function () {
+      var d = dateBox.value, first = startBox.value.slice(0, 10), last = first;
+      if (endBox && endBox.value.slice(0, 10) > last) last = endBox.value.slice(0, 10);
+      var msg = "";
+      if (d && first && (d < first || d > last)) {
+        msg = "The incident date is " + human(d) + ", but the incident started on " + human(first) +
+          " (" + (zoneBox ? zoneBox.value : "UTC") + "). Check which is right; an empty date is taken from the start.";
+      }
+      var warn = document.getElementById("f-incident_date-warning");
+      if (!msg) { if (warn) warn.remove(); return; }
+      if (!warn) {
+        warn = document.createElement("p");
+        warn.className = "field-warning";
+        warn.id = "f-incident_date-warning";
+        dateBox.insertAdjacentElement("beforebegin", warn);
+        var by = (dateBox.getAttribute("aria-describedby") || "").split(" ").filter(Boolean);
+        if (by.indexOf(warn.id) < 0) by.push(warn.id);
+        dateBox.setAttribute("aria-describedby", by.join(" "));
+      }
+      warn.textContent = msg;
+    };
+    [dateBox, startBox, endBox, zoneBox].forEach(function (el) { if (el) el.addEventListener("change", checkDate); });
+  }
 })();

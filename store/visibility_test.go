@@ -1,0 +1,79 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"hindsight/search"
+	"hindsight/store"
+)
+
+// TestRestrictionReadsByGroup: a restricted postmortem is read only
+// through a context that names one of its groups; group names are data,
+// never SQL, whatever quotes they hold.
+func TestRestrictionReadsByGroup(t *testing.T) {
+	t.Parallel()
+	st, _ := newSeededStore(t)
+	p := newDraft("Vault key leak")
+	p.RestrictedTo = []string{"security", "it's-ops"}
+	if err := st.CreatePostmortem(t.Context(), &p); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name   string
+		groups []string
+		sees   bool
+	}{
+		{"NoGroups", nil, false},
+		{"OtherGroup", []string{"sre"}, false},
+		{"Member", []string{"sre", "security"}, true},
+		{"QuotedMember", []string{"it's-ops"}, true},
+		{"Injection", []string{"x') OR 1=1 OR ('"}, false},
+		{"InjectionJSON", []string{`security"]`}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := store.WithReaderGroups(t.Context(), tt.groups)
+			_, err := st.GetPostmortem(ctx, p.Slug)
+			if got := err == nil; got != tt.sees {
+				t.Errorf("GetPostmortem: err %v, want visible %v", err, tt.sees)
+			}
+			if err != nil && !errors.Is(err, store.ErrNotFound) {
+				t.Errorf("GetPostmortem: %v, want ErrNotFound", err)
+			}
+			list, total, err := st.ListPostmortems(ctx, store.PostmortemFilter{Limit: 100})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := contains(list, p.Slug); got != tt.sees {
+				t.Errorf("ListPostmortems (total %d): lists it %v, want %v", total, got, tt.sees)
+			}
+			res, err := st.Search(ctx, store.SearchParams{Query: search.Parse("vault")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for _, h := range res.Hits {
+				found = found || h.Slug == p.Slug
+			}
+			if found != tt.sees {
+				t.Errorf("Search: found it %v, want %v", found, tt.sees)
+			}
+		})
+	}
+	// Counts differ by reader, and are cached per reader.
+	open, _, _ := st.CountPostmortems(context.Background())
+	member, _, _ := st.CountPostmortems(store.WithReaderGroups(t.Context(), []string{"security"}))
+	if member != open+1 {
+		t.Errorf("counts: %d for a member, %d for others", member, open)
+	}
+}
+
+func contains(ps []store.Postmortem, slug string) bool {
+	for _, p := range ps {
+		if p.Slug == slug {
+			return true
+		}
+	}
+	return false
+}
