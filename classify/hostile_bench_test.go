@@ -36,3 +36,19 @@ func BenchmarkSuggestDoubling(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkFingerprintDoubling fingerprints each shape at doubling sizes.
+func BenchmarkFingerprintDoubling(b *testing.B) {
+	for _, sh := range hostileShapes {
+		for size := 32 << 10; size <= 256<<10; size *= 2 {
+			text := strings.Repeat(sh.unit, size/len(sh.unit)+1)[:size]
+			b.Run(fmt.Sprintf("%s/%dkB", sh.name, size>>10), func(b *testing.B) {
+				b.SetBytes(int64(size))
+				b.ReportAllocs()
+				for b.Loop() {
+					classify.FingerprintAndFacts(text)
+				}
+			})
+		}
+	}
+}

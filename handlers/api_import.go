@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -157,6 +158,7 @@ func (h *Handler) apiCreatePostmortem(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
+	noteAudit(r, "created “"+created.Title+"” through the API")
 	w.Header().Set("Location", "/api/postmortems/"+created.Slug)
 	writeJSON(w, http.StatusCreated, toAPIPostmortem(created, true))
 }
@@ -180,5 +182,55 @@ func decodeError(err error) error {
 	if errors.As(err, &tooBig) {
 		return err
 	}
-	return fmt.Errorf("%w: the body must be a JSON object with a postmortem's fields (%v)", errBadRequest, err)
+	return fmt.Errorf("%w: the body must be a JSON object with a postmortem's fields (%s)", errBadRequest, jsonProblem(err))
+}
+
+// jsonProblem says what is wrong with a JSON body in the API's terms, the
+// field and the problem, never the Go types it was read into.
+func jsonProblem(err error) string {
+	var (
+		typ *json.UnmarshalTypeError
+		syn *json.SyntaxError
+	)
+	switch {
+	case errors.As(err, &typ) && typ.Field != "":
+		// The path names embedded Go structs too ("apiPostmortem.title"):
+		// JSON names here are lower case, Go type names are not.
+		var path []string
+		for p := range strings.SplitSeq(typ.Field, ".") {
+			if strings.ToLower(p) == p {
+				path = append(path, p)
+			}
+		}
+		return fmt.Sprintf("%q must be %s, not a JSON %s", strings.Join(path, "."), jsonKind(typ.Type.Kind()), typ.Value)
+	case errors.As(err, &typ):
+		return fmt.Sprintf("the body must be a JSON object, not a JSON %s", typ.Value)
+	case errors.As(err, &syn):
+		return fmt.Sprintf("it is not valid JSON at byte %d", syn.Offset)
+	case errors.Is(err, io.EOF):
+		return "it is empty"
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "the JSON ends before it is complete"
+	}
+	if field, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		return "there is no field " + field
+	}
+	return strings.TrimPrefix(err.Error(), "json: ")
+}
+
+// jsonKind names what a field of kind k holds, as the API documents it.
+func jsonKind(k reflect.Kind) string {
+	switch k {
+	case reflect.String:
+		return "a string"
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		return "a whole number"
+	case reflect.Float64, reflect.Float32:
+		return "a number"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	}
+	return "an object"
 }

@@ -19,6 +19,9 @@ type fieldChange struct {
 	Removed, Added []string
 	// Full is the field's whole new text, shown with a conflict to copy from.
 	Full string
+	// Coarse says some changed lines are marked whole, not word by word:
+	// the field was too large to compare word by word.
+	Coarse bool
 }
 
 // diffLine is one line of a diff: kept ("same"), removed ("del"), added
@@ -39,10 +42,26 @@ type diffPart struct {
 // diffContext is how many unchanged lines are shown around a change.
 const diffContext = 2
 
+// Limits of the word-by-word comparison of one field: past them, changed
+// lines are marked whole (the line diff is bounded by textdiff's own
+// table size). Comparing two lines word by word costs the product of
+// their word counts; maxWordCells bounds the sum of those products, and
+// fields longer than maxWordDiffBytes are compared by lines only.
+const (
+	maxWordCells     = 1 << 20
+	maxWordDiffBytes = 256 << 10
+)
+
 // diffText returns the line diff of a and b, with changed words marked
-// inside lines that were edited rather than replaced.
-func diffText(a, b string) []diffLine {
+// inside lines that were edited rather than replaced, and whether some
+// changed lines had to be marked whole (see maxWordCells).
+func diffText(a, b string) ([]diffLine, bool) {
 	es := textdiff.Lines(a, b)
+	budget := maxWordCells
+	if len(a)+len(b) > maxWordDiffBytes {
+		budget = 0
+	}
+	coarse := false
 	var lines []diffLine
 	for i := 0; i < len(es); {
 		if es[i].Op == textdiff.Equal {
@@ -58,48 +77,74 @@ func diffText(a, b string) []diffLine {
 				ins = append(ins, es[i].Text)
 			}
 		}
-		lines = append(lines, changedLines(dels, ins)...)
+		changed, whole := changedLines(dels, ins, &budget)
+		lines, coarse = append(lines, changed...), coarse || whole
 	}
-	return withContext(lines)
+	return withContext(lines), coarse
 }
 
 // changedLines renders a run of removed and added lines. When as many lines
 // went as came, they are taken as edits of each other and their changed
-// words are marked; otherwise whole lines are.
-func changedLines(dels, ins []string) []diffLine {
+// words are marked, while the budget of word comparisons lasts; otherwise
+// whole lines are, and whole says so.
+func changedLines(dels, ins []string, budget *int) (lines []diffLine, whole bool) {
 	var out, added []diffLine
 	for k, d := range dels {
 		if len(dels) != len(ins) {
 			out = append(out, diffLine{Kind: "del", Parts: []diffPart{{Text: d, Changed: true}}})
 			continue
 		}
-		del, in := diffLine{Kind: "del"}, diffLine{Kind: "ins"}
-		for _, e := range textdiff.Words(d, ins[k]) {
+		wa, wb := textdiff.SplitWords(d), textdiff.SplitWords(ins[k])
+		if cost := len(wa) * len(wb); cost > *budget {
+			whole = true
+			out = append(out, diffLine{Kind: "del", Parts: []diffPart{{Text: d, Changed: true}}})
+			added = append(added, diffLine{Kind: "ins", Parts: []diffPart{{Text: ins[k], Changed: true}}})
+			continue
+		} else {
+			*budget -= cost
+		}
+		var del, in partsBuilder
+		for _, e := range textdiff.Diff(wa, wb) {
 			if e.Op != textdiff.Insert {
-				del.Parts = appendPart(del.Parts, e.Text, e.Op == textdiff.Delete)
+				del.add(e.Text, e.Op == textdiff.Delete)
 			}
 			if e.Op != textdiff.Delete {
-				in.Parts = appendPart(in.Parts, e.Text, e.Op == textdiff.Insert)
+				in.add(e.Text, e.Op == textdiff.Insert)
 			}
 		}
-		out, added = append(out, del), append(added, in)
+		out, added = append(out, diffLine{Kind: "del", Parts: del.parts()}), append(added, diffLine{Kind: "ins", Parts: in.parts()})
 	}
 	if len(dels) != len(ins) {
 		for _, in := range ins {
 			added = append(added, diffLine{Kind: "ins", Parts: []diffPart{{Text: in, Changed: true}}})
 		}
 	}
-	return append(out, added...)
+	return append(out, added...), whole
 }
 
-// appendPart merges consecutive runs of the same kind, so a changed phrase
-// is one mark rather than one per word.
-func appendPart(parts []diffPart, text string, changed bool) []diffPart {
-	if n := len(parts); n > 0 && parts[n-1].Changed == changed {
-		parts[n-1].Text += text
-		return parts
+// partsBuilder merges consecutive runs of the same kind, so a changed
+// phrase is one mark rather than one per word. It builds each run once
+// (adding to a string word by word made a long line quadratic).
+type partsBuilder struct {
+	done    []diffPart
+	run     strings.Builder
+	changed bool
+}
+
+func (p *partsBuilder) add(text string, changed bool) {
+	if p.run.Len() > 0 && p.changed != changed {
+		p.done = append(p.done, diffPart{Text: p.run.String(), Changed: p.changed})
+		p.run = strings.Builder{}
 	}
-	return append(parts, diffPart{Text: text, Changed: changed})
+	p.changed = changed
+	p.run.WriteString(text)
+}
+
+func (p *partsBuilder) parts() []diffPart {
+	if p.run.Len() > 0 {
+		p.done = append(p.done, diffPart{Text: p.run.String(), Changed: p.changed})
+	}
+	return p.done
 }
 
 // withContext keeps unchanged lines near a change and folds the others.
@@ -128,6 +173,11 @@ func withContext(lines []diffLine) []diffLine {
 	return out
 }
 
+func newFieldChange(name, label, a, b string) fieldChange {
+	lines, coarse := diffText(a, b)
+	return fieldChange{Name: name, Label: label, Lines: lines, Coarse: coarse}
+}
+
 // diffFields lists the fields that differ from a to b, in form order.
 func diffFields(a, b store.PostmortemFields, names map[string]string) []fieldChange {
 	fa, fb := formFromFields(a), formFromFields(b)
@@ -138,18 +188,18 @@ func diffFields(a, b store.PostmortemFields, names map[string]string) []fieldCha
 		}
 		va, vb := *s.value(&fa), *s.value(&fb)
 		if va != vb {
-			out = append(out, fieldChange{Name: s.Name, Label: s.Label, Lines: diffText(va, vb)})
+			out = append(out, newFieldChange(s.Name, s.Label, va, vb))
 		}
 	}
 	if fa.TimeZone != fb.TimeZone && (a.TimeZone != "" || b.TimeZone != "") {
-		out = append(out, fieldChange{Name: "time_zone", Label: specTimeZone.Label, Lines: diffText(a.TimeZone, b.TimeZone)})
+		out = append(out, newFieldChange("time_zone", specTimeZone.Label, a.TimeZone, b.TimeZone))
 	}
 	for _, simple := range []struct {
 		spec pmSpec
 		a, b string
 	}{{specSeverity, a.Severity, b.Severity}, {specLanguage, a.Language, b.Language}} {
 		if simple.a != simple.b {
-			out = append(out, fieldChange{Name: simple.spec.Name, Label: simple.spec.Label, Lines: diffText(simple.a, simple.b)})
+			out = append(out, newFieldChange(simple.spec.Name, simple.spec.Label, simple.a, simple.b))
 		}
 	}
 	label := func(key string) string {

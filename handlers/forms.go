@@ -12,6 +12,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"hindsight/markdown"
 	"hindsight/store"
 )
 
@@ -110,8 +111,22 @@ func readFields[F any](specs []fieldSpec[F], v url.Values, form *F, errs formErr
 			errs.add(s.Name, msg)
 		} else if val == "" && s.Required {
 			errs.add(s.Name, s.Label+" is required.")
+		} else if msg := checkMarkdown(val, s.Label, s.Type); msg != "" {
+			errs.add(s.Name, msg)
 		}
 	}
+}
+
+// checkMarkdown refuses a Markdown field past a limit of the renderer
+// (markdown.Check), which would otherwise render into a huge page.
+func checkMarkdown(val, label, typ string) string {
+	if typ != "markdown" {
+		return ""
+	}
+	if err := markdown.Check(val); err != nil {
+		return label + " cannot be shown as a page: it " + err.Error() + ". Nothing was saved."
+	}
+	return ""
 }
 
 // fieldOf returns the named field of form for the input partials; ids are
@@ -273,6 +288,8 @@ func flashFrom(r *http.Request) string {
 
 // redirectWithFlash ends a successful POST: the next page shows msg.
 func redirectWithFlash(w http.ResponseWriter, r *http.Request, to, msg string) {
+	noteAuditDefault(r, msg) // what the writer is told is what the trail says
+
 	setFlash(w, r, msg)
 	http.Redirect(w, r, to, http.StatusSeeOther)
 }

@@ -77,7 +77,7 @@ func (h *Handler) apiSuggest(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, http.StatusRequestEntityTooLarge, map[string]string{"error": "the request is larger than 1 MiB"})
 			return
 		}
-		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "the request body must be a JSON object with \"title\" and \"body\": " + err.Error()})
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "the request body must be a JSON object with \"title\" and \"body\": " + jsonProblem(err)})
 		return
 	}
 	if strings.TrimSpace(req.Title) == "" && strings.TrimSpace(req.Body) == "" {

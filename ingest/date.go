@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 var (
@@ -145,57 +146,118 @@ type foundDate struct {
 // not taken.
 func firstDate(text string, ref time.Time) (foundDate, bool) {
 	var yearless *foundDate
-	for _, m := range textDateRe.FindAllStringSubmatchIndex(text, 64) {
-		g := func(i int) string {
-			if m[2*i] < 0 {
-				return ""
-			}
-			return text[m[2*i]:m[2*i+1]]
-		}
-		var y, mo, day string
-		var month time.Month
-		switch {
-		case g(1) != "":
-			y, mo, day = g(1), g(2), g(3)
-			n, _ := strconv.Atoi(mo)
-			month = time.Month(n)
-		case g(10) != "":
-			y, mo, day = g(10), g(11), g(12)
-			n, _ := strconv.Atoi(mo)
-			month = time.Month(n)
-		case g(4) != "":
-			y, day, month = g(6), g(5), monthNumbers[strings.ToLower(g(4))]
-		default:
-			y, day, month = g(9), g(7), monthNumbers[strings.ToLower(g(8))]
-		}
-		dn, _ := strconv.Atoi(day)
-		if month < 1 || month > 12 || dn < 1 || dn > 31 {
+	// Paragraph by paragraph, those with a digit only (every date has
+	// one), stopping at the first full date: the date is usually told
+	// early, and most paragraphs need no regexp.
+	for para := range strings.SplitSeq(text, "\n\n") {
+		if !strings.ContainsAny(para, "0123456789") {
 			continue
 		}
-		phrase := text[m[0]:m[1]]
-		if y == "" {
-			if yearless == nil && !ref.IsZero() && !ambiguousMonth(phrase) {
-				t := time.Date(ref.Year(), month, dn, 0, 0, 0, 0, time.UTC)
-				if t.After(ref) {
-					t = t.AddDate(-1, 0, 0)
-				}
-				if t.Day() == dn {
-					yearless = &foundDate{date: t, phrase: phrase, yearless: true}
-				}
-			}
-			continue
+		if f, ok := dateIn(para, ref, &yearless); ok {
+			return f, true
 		}
-		yn, _ := strconv.Atoi(y)
-		t := time.Date(yn, month, dn, 0, 0, 0, 0, time.UTC)
-		if t.Day() != dn {
-			continue // 31 February
-		}
-		return foundDate{date: t, phrase: phrase}, true
 	}
 	if yearless != nil {
 		return *yearless, true
 	}
 	return foundDate{}, false
+}
+
+// dateIn returns the first full date of text; the first date without a
+// year it meets goes into *yearless, if that is still nil.
+//
+// Every date has a digit, and its words lie within a few dozen bytes of
+// it: the regexp runs on a short window around each run of digits, not on
+// the paragraph, which keeps it fast on long text and linear.
+func dateIn(para string, ref time.Time, yearless **foundDate) (foundDate, bool) {
+	done := 0 // the text before this is searched
+	for i := 0; i < len(para); i++ {
+		if para[i] < '0' || para[i] > '9' || i < done {
+			continue
+		}
+		lo, hi := max(done, i-dateWindowBefore), min(len(para), i+dateWindowAfter)
+		for lo > 0 && !utf8.RuneStart(para[lo]) {
+			lo--
+		}
+		for hi < len(para) && !utf8.RuneStart(para[hi]) {
+			hi++
+		}
+		window := para[lo:hi]
+		m := textDateRe.FindStringSubmatchIndex(window)
+		for m != nil && lo+m[0] > 0 && isWordByte(para[lo+m[0]-1]) {
+			m = nil // the window cut a word: not a date's start
+		}
+		j := i
+		for j < len(para) && para[j] >= '0' && para[j] <= '9' {
+			j++
+		}
+		if m == nil || lo+m[1] <= i {
+			done = j
+			continue
+		}
+		done = lo + m[1]
+		if f, ok := readDateMatch(window, m, ref, yearless); ok {
+			return f, true
+		}
+	}
+	return foundDate{}, false
+}
+
+// How far before and after a digit the words of a date may lie.
+const dateWindowBefore, dateWindowAfter = 24, 40
+
+func isWordByte(b byte) bool {
+	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b >= 0x80
+}
+
+// readDateMatch reads one match of textDateRe: a full date is returned; a
+// date without a year goes into *yearless when that is nil.
+func readDateMatch(text string, m []int, ref time.Time, yearless **foundDate) (foundDate, bool) {
+	g := func(i int) string {
+		if m[2*i] < 0 {
+			return ""
+		}
+		return text[m[2*i]:m[2*i+1]]
+	}
+	var y, mo, day string
+	var month time.Month
+	switch {
+	case g(1) != "":
+		y, mo, day = g(1), g(2), g(3)
+		n, _ := strconv.Atoi(mo)
+		month = time.Month(n)
+	case g(10) != "":
+		y, mo, day = g(10), g(11), g(12)
+		n, _ := strconv.Atoi(mo)
+		month = time.Month(n)
+	case g(4) != "":
+		y, day, month = g(6), g(5), monthNumbers[strings.ToLower(g(4))]
+	default:
+		y, day, month = g(9), g(7), monthNumbers[strings.ToLower(g(8))]
+	}
+	dn, _ := strconv.Atoi(day)
+	if month < 1 || month > 12 || dn < 1 || dn > 31 {
+		return foundDate{}, false
+	}
+	phrase := text[m[0]:m[1]]
+	if y == "" {
+		if *yearless == nil && !ref.IsZero() && !ambiguousMonth(phrase) {
+			t := time.Date(ref.Year(), month, dn, 0, 0, 0, 0, time.UTC)
+			if t.After(ref) {
+				t = t.AddDate(-1, 0, 0)
+			}
+			if t.Day() == dn {
+				*yearless = &foundDate{date: t, phrase: phrase, yearless: true}
+			}
+		}
+		return foundDate{}, false
+	}
+	yn, _ := strconv.Atoi(y)
+	t := time.Date(yn, month, dn, 0, 0, 0, 0, time.UTC)
+	if t.Day() != dn {
+		return foundDate{}, false // 31 February
+	}
+	return foundDate{date: t, phrase: phrase}, true
 }
 
 // ambiguousMonth leaves out yearless matches that are more likely words:

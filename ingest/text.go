@@ -211,6 +211,9 @@ var (
 // items between bars or bullets ("Status | Blog | Careers | Sign in"), or
 // links to pages of the same site and nothing else.
 func isNavLine(line string) bool {
+	if !strings.ContainsAny(line, "|·•") && !strings.Contains(line, "](") {
+		return false // neither bars nor links: most lines, decided without a regexp
+	}
 	t := strings.TrimSpace(listItemRe.ReplaceAllString(line, ""))
 	if t == "" || len(t) > 200 {
 		return false
@@ -234,6 +237,21 @@ func isNavLine(line string) bool {
 	return false
 }
 
+// isFooter reports a copyright line ("© 2024 Acme Inc. All rights reserved.").
+func isFooter(l string) bool {
+	if len(l) >= 200 {
+		return false
+	}
+	found := false
+	for _, w := range []string{"©", "(c)", "(C)", "opyright", "ights reserved", "erechos reservados"} {
+		found = found || strings.Contains(l, w)
+	}
+	if !found {
+		return false
+	}
+	return footerRe.MatchString(strings.TrimSpace(l))
+}
+
 // removeChrome drops lines that are share buttons, navigation or widgets
 // ("Tweet", "Share | Like", "Skip to content"), and copyright footers, and
 // returns what it removed.
@@ -246,7 +264,7 @@ func removeChrome(s string) (string, []string) {
 		if strings.HasPrefix(strings.TrimSpace(l), "```") {
 			inFence = !inFence
 		}
-		if !inFence && (isChrome(l) || isNavLine(l) || len(l) < 200 && footerRe.MatchString(strings.TrimSpace(l))) {
+		if !inFence && (isChrome(l) || isNavLine(l) || isFooter(l)) {
 			removed = append(removed, strings.TrimSpace(l))
 			continue
 		}

@@ -35,13 +35,19 @@ var (
 
 // Render renders a short field (a definition, a checklist item).
 func Render(src string) template.HTML {
-	source := []byte(src)
-	return render(source, converter.Parser().Parse(text.NewReader(source)))
+	return guard(src, func() template.HTML {
+		source := []byte(src)
+		return render(source, converter.Parser().Parse(text.NewReader(source)))
+	})
 }
 
 // Inline renders a one-paragraph field (a checklist item) for a place that
 // takes only phrasing content, such as a label: without the <p>.
 func Inline(src string) template.HTML {
+	return guard(src, func() template.HTML { return inline(src) })
+}
+
+func inline(src string) template.HTML {
 	source := []byte(src)
 	doc := converter.Parser().Parse(text.NewReader(source))
 	if p, ok := doc.FirstChild().(*ast.Paragraph); ok && doc.ChildCount() == 1 {
@@ -59,8 +65,10 @@ func Inline(src string) template.HTML {
 // Section renders a long field that a page shows under its own h2, such as
 // a postmortem's write-up; see parseSection.
 func Section(prefix, src string) template.HTML {
-	source := []byte(src)
-	return render(source, parseSection(prefix, source))
+	return guard(src, func() template.HTML {
+		source := []byte(src)
+		return render(source, parseSection(prefix, source))
+	})
 }
 
 // render is the only place user text becomes trusted HTML.
@@ -78,6 +86,9 @@ func render(src []byte, doc ast.Node) template.HTML {
 // markup, such as an action item's title: link targets and emphasis marks
 // go, the words stay.
 func Text(src string) string {
+	if check(src) != nil {
+		return src
+	}
 	var buf bytes.Buffer
 	if err := converter.Convert([]byte(src), &buf); err != nil {
 		return src
@@ -123,6 +134,9 @@ func parseSection(prefix string, src []byte) ast.Node {
 // Headings lists the top-level headings of a section (the h3s once rendered
 // by Section), with the ids Section gives them.
 func Headings(prefix, src string) []Heading {
+	if check(src) != nil {
+		return nil // Section shows it as written, without headings
+	}
 	source := []byte(src)
 	doc := parseSection(prefix, source)
 	var out []Heading

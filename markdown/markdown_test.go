@@ -4,6 +4,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/net/html"
 
@@ -73,8 +74,20 @@ func FuzzRender(f *testing.F) {
 		f.Add(p)
 	}
 	f.Add("# Title\n\n- [x] done\n- [ ] todo\n\n> quote\n\n1. one\n2. two\n\n---\n\n~~gone~~ www.example.com")
+	f.Add(strings.Repeat("- ", 40) + "x\n|a|b|\n|-|-|\n" + strings.Repeat("[a](", 20))
 	f.Fuzz(func(t *testing.T, src string) {
+		start := time.Now()
 		out := string(markdown.Render(src))
+		section := markdown.Section("f", src)
+		markdown.Check(src)
+		// Time and output stay within bounds far above what a linear
+		// renderer needs on a fuzzer's input of a few kilobytes.
+		if took := time.Since(start); took > time.Second {
+			t.Fatalf("rendering %d bytes took %v", len(src), took)
+		}
+		if limit := max(64<<10, 40*len(src)); len(out) > limit || len(section) > limit {
+			t.Fatalf("%d bytes rendered to %d and %d bytes", len(src), len(out), len(section))
+		}
 		if err := inert(out); err != nil {
 			t.Fatalf("Render(%q) = %q: %v", src, out, err)
 		}

@@ -18,6 +18,7 @@ import (
 
 	"hindsight/classify"
 	"hindsight/ingest"
+	"hindsight/markdown"
 )
 
 // DuplicateError is returned when the text being imported is already held:
@@ -68,6 +69,13 @@ func ValidatePostmortem(p *Postmortem) FieldErrors {
 	}
 	if strings.TrimSpace(strings.Join(p.writeUp(), "")) == "" {
 		errs["body"] = "The write-up is empty."
+	}
+	// Markdown past a limit of the renderer is refused here rather than
+	// rendered into a page of megabytes on every view.
+	for field, v := range p.markdownFields() {
+		if err := markdown.Check(v); err != nil {
+			errs[field] = "This text cannot be shown as a page: it " + err.Error() + "."
+		}
 	}
 	if utf8.RuneCountInString(p.Organization) > 200 {
 		errs["organization"] = "Keep the organization under 200 characters."

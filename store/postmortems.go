@@ -153,6 +153,14 @@ func (p *Postmortem) writeUpFields() []*string {
 		&p.Timeline, &p.WentWell, &p.WentWrong, &p.GotLucky}
 }
 
+// markdownFields are the fields written in Markdown, by their form and
+// JSON names.
+func (p *Postmortem) markdownFields() map[string]string {
+	return map[string]string{"summary": p.Summary, "body": p.Body, "impact": p.Impact, "trigger": p.Trigger,
+		"contributing": p.Contributing, "detection": p.Detection, "resolution": p.Resolution, "timeline": p.Timeline,
+		"went_well": p.WentWell, "went_wrong": p.WentWrong, "got_lucky": p.GotLucky}
+}
+
 // Archived reports whether the postmortem is hidden from lists.
 func (p Postmortem) Archived() bool { return p.ArchivedAt != "" }
 

@@ -126,11 +126,12 @@ func TestReplicationDrill(t *testing.T) {
 		}()
 	}
 	time.Sleep(load)
-	// The kill comes while the server reports its replicas less than half
-	// a second behind: on a machine so loaded that replication falls
-	// seconds behind, the drill waits (the writes going on) rather than
-	// measure the load of other jobs.
-	lag := waitCaughtUp(t, client, p, 500*time.Millisecond)
+	// The kill comes while the server reports its replicas less than 0.75 s
+	// behind: every commit acknowledged before that is on them, so the
+	// contract below holds if the metric is true. On a machine so loaded
+	// that replication falls seconds behind, the drill waits (the writes
+	// going on) rather than measure the load of other jobs.
+	lag := waitCaughtUp(t, client, p, 750*time.Millisecond)
 	killedAt := time.Now()
 	p.kill(t)
 	wg.Wait()

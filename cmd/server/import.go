@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -55,12 +56,29 @@ func importDir(ctx context.Context, st *store.Store, dir string, out io.Writer) 
 	if err != nil {
 		return fmt.Errorf("import: %w", err)
 	}
+	// Files are read through root, which refuses any path, symbolic links
+	// included, that leads out of the folder.
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	defer root.Close()
 	var results []*importResult
 	var todo []*importResult
 	for _, e := range entries {
 		name := e.Name()
 		if e.IsDir() || strings.HasPrefix(name, ".") {
 			continue
+		}
+		if e.Type()&fs.ModeSymlink != 0 {
+			info, err := root.Stat(name)
+			if err != nil {
+				results = append(results, &importResult{file: name, status: "skipped", detail: "a symbolic link that leads out of the folder"})
+				continue
+			}
+			if info.IsDir() {
+				continue
+			}
 		}
 		res := &importResult{file: name}
 		results = append(results, res)
@@ -85,7 +103,7 @@ func importDir(ctx context.Context, st *store.Store, dir string, out io.Writer) 
 	go func() {
 		defer close(batches)
 		for start := 0; start < len(todo); start += importBatch {
-			files, waiting := readBatch(ctx, im, dir, todo[start:min(start+importBatch, len(todo))])
+			files, waiting := readBatch(ctx, im, root, todo[start:min(start+importBatch, len(todo))])
 			select {
 			case batches <- batch{files, waiting}:
 			case <-ctx.Done():
@@ -105,7 +123,7 @@ func importDir(ctx context.Context, st *store.Store, dir string, out io.Writer) 
 	for len(retry) > 0 {
 		// Read them again: the pipeline checks variant_of against what is
 		// imported now.
-		files, waiting := readBatch(ctx, im, dir, retry)
+		files, waiting := readBatch(ctx, im, root, retry)
 		again, err := importFiles(ctx, st, files)
 		if err != nil {
 			return err
@@ -134,7 +152,7 @@ func importDir(ctx context.Context, st *store.Store, dir string, out io.Writer) 
 // marked failed and left out; one refused only because the postmortem its
 // variant_of names is not imported yet is also returned as waiting, to be
 // read again once more of the folder is imported.
-func readBatch(ctx context.Context, im *handlers.Importer, dir string, files []*importResult) (ready []importFile, waiting []*importResult) {
+func readBatch(ctx context.Context, im *handlers.Importer, root *os.Root, files []*importResult) (ready []importFile, waiting []*importResult) {
 	out := make([]importFile, len(files))
 	wait := make([]bool, len(files))
 	var wg sync.WaitGroup
@@ -144,7 +162,7 @@ func readBatch(ctx context.Context, im *handlers.Importer, dir string, files []*
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				p, err := readImport(ctx, im, filepath.Join(dir, files[i].file))
+				p, err := readImport(ctx, im, root, files[i].file)
 				if err != nil {
 					files[i].status, files[i].detail = "failed", err.Error()
 					var fields store.FieldErrors
@@ -207,19 +225,18 @@ func importFiles(ctx context.Context, st *store.Store, files []importFile) ([]*i
 	return retry, nil
 }
 
-// readImport reads one file through the import pipeline.
-func readImport(ctx context.Context, im *handlers.Importer, path string) (store.Postmortem, error) {
-	info, err := os.Stat(path)
+// readImport reads the file name of root through the import pipeline.
+func readImport(ctx context.Context, im *handlers.Importer, root *os.Root, name string) (store.Postmortem, error) {
+	info, err := root.Stat(name)
 	if err != nil {
 		return store.Postmortem{}, err
 	}
 	if info.Size() > ingest.MaxSize {
 		return store.Postmortem{}, &ingest.InputError{Err: ingest.ErrTooLarge, Detail: fmt.Sprintf("it has %d bytes", info.Size())}
 	}
-	raw, err := os.ReadFile(path)
+	raw, err := root.ReadFile(name)
 	if err != nil {
 		return store.Postmortem{}, err
 	}
-	name := filepath.Base(path)
 	return im.Read(ctx, raw, name, "server import", "Imported from "+name)
 }

@@ -140,3 +140,39 @@ func TestParseConfigImport(t *testing.T) {
 		})
 	}
 }
+
+// TestImportSkipsLinksOutOfTheFolder: a symbolic link to a file outside the
+// folder (here /etc/passwd, and a write-up in another folder) is skipped
+// and reported, never read; a link to a file inside the folder is read.
+func TestImportSkipsLinksOutOfTheFolder(t *testing.T) {
+	t.Parallel()
+	outside := writeFiles(t, map[string]string{"secret.md": "---\ntitle: Secret outside\n---\nThe certificate expired.\n"})
+	dir := writeFiles(t, map[string]string{"a-inside.md": "---\ntitle: Inside\n---\nThe certificate expired at midnight.\n"})
+	for link, target := range map[string]string{
+		"b-passwd.txt": "/etc/passwd",
+		"c-secret.md":  filepath.Join(outside, "secret.md"),
+		"d-up.md":      filepath.Join("..", filepath.Base(outside), "secret.md"),
+		"e-same.md":    "a-inside.md",
+	} {
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db := filepath.Join(t.TempDir(), "hindsight.db")
+	var out bytes.Buffer
+	run(t.Context(), []string{"-db", db, "import", dir}, func(string) string { return "" }, &out, io.Discard)
+	for _, want := range []string{
+		"created  a-inside.md: inside",
+		"skipped  b-passwd.txt: a symbolic link that leads out of the folder",
+		"skipped  c-secret.md: a symbolic link that leads out of the folder",
+		"skipped  d-up.md: a symbolic link that leads out of the folder",
+		"skipped  e-same.md: already imported as inside",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "secret-outside") || strings.Contains(out.String(), "root") {
+		t.Errorf("a file outside the folder was read:\n%s", out.String())
+	}
+}

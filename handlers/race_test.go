@@ -1,0 +1,7 @@
+//go:build race
+
+package handlers_test
+
+// slowdown scales the time bounds of behaviour tests under the race
+// detector, which makes Go code 5 to 20 times slower.
+const slowdown = 10

@@ -1,0 +1,225 @@
+package markdown
+
+import (
+	"fmt"
+	"html/template"
+	"strings"
+)
+
+// Limits of one Markdown field. Goldmark's parser costs time quadratic in
+// the nesting depth of lists and quotes and in the length of a word full of
+// unfinished links ("[a](" repeated), and a GFM table pads every row to
+// the header's width, so a few kilobytes can describe millions of cells.
+// A text is checked against these in one pass over it before it is parsed
+// (check); README and bench/README.md list them.
+const (
+	// MaxSourceBytes is the longest field rendered.
+	MaxSourceBytes = 1 << 20
+	// MaxDepth is how deep lists and quotes may nest on one line, and
+	// MaxContainers how many list items and quote markers a field may have
+	// in all (each costs the parser tens of microseconds).
+	MaxDepth      = 16
+	MaxContainers = 20000
+	// MaxTableColumns and MaxTableCells bound one table (cells are
+	// columns times rows, as rendered).
+	MaxTableColumns = 64
+	MaxTableCells   = 20000
+	// MaxLinkScan bounds the bytes the parser scans for the ends of links
+	// that open ("](") inside a word without spaces.
+	MaxLinkScan = 1 << 20
+	// MaxOutputBytes is the most HTML one field may render to.
+	MaxOutputBytes = 2 << 20
+)
+
+// LimitError says which limit a text is past.
+type LimitError struct {
+	What string // what is past the limit, as a sentence fragment
+}
+
+func (e *LimitError) Error() string { return e.What }
+
+// Check reports whether src renders within the limits; the error says
+// which one it is past, for a message beside the field. Callers check a
+// field before they save it: a text past a limit is shown escaped, as
+// plain text, wherever it is rendered (see guard).
+func Check(src string) error {
+	if err := check(src); err != nil {
+		return err
+	}
+	if n := len(Section("check", src)); n > MaxOutputBytes {
+		return &LimitError{fmt.Sprintf("renders to %d kB of HTML; the limit is %d kB", n>>10, MaxOutputBytes>>10)}
+	}
+	return nil
+}
+
+// guard renders src with render when it is within the limits, and
+// otherwise as escaped text with a note: the cost of a text past a limit
+// stays linear in its size, and what it says is still there to read.
+func guard(src string, render func() template.HTML) template.HTML {
+	err := check(src)
+	if err == nil {
+		out := render()
+		if len(out) <= MaxOutputBytes {
+			return out
+		}
+		err = &LimitError{fmt.Sprintf("renders to more than %d kB of HTML", MaxOutputBytes>>10)}
+	}
+	if len(src) > MaxSourceBytes {
+		src = src[:MaxSourceBytes]
+	}
+	return template.HTML(`<p class="notice">This text is shown as written: it ` + template.HTMLEscapeString(err.Error()) +
+		`.</p><pre class="as-written">` + template.HTMLEscapeString(src) + `</pre>`)
+}
+
+// check scans src once, line by line, for the shapes that make parsing or
+// output grow faster than the text: deep nesting, wide or long tables,
+// words full of unfinished links. Fenced code is not parsed as Markdown,
+// and is skipped.
+func check(src string) error {
+	if len(src) > MaxSourceBytes {
+		return &LimitError{fmt.Sprintf("is %d kB long; the limit is %d kB", len(src)>>10, MaxSourceBytes>>10)}
+	}
+	var (
+		fence     string // the fence of the code block we are in
+		tableCols int    // columns of the table we are in, 0 outside one
+		cells     int
+		linkScan  int
+		opened    int // list items and quote markers
+	)
+	for rest := src; rest != ""; {
+		line := rest
+		if i := strings.IndexByte(rest, '\n'); i >= 0 {
+			line, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = ""
+		}
+		trimmed := strings.TrimLeft(line, " \t>")
+		if fence != "" {
+			if strings.HasPrefix(strings.TrimSpace(trimmed), fence) {
+				fence = ""
+			}
+			continue
+		}
+		if f := fenceOf(trimmed); f != "" {
+			fence = f
+			continue
+		}
+		if strings.TrimSpace(line) == "" {
+			tableCols = 0
+			continue
+		}
+		if d, markers := depth(line); !isThematicBreak(line) {
+			if d > MaxDepth {
+				return &LimitError{fmt.Sprintf("nests lists or quotes %d deep; the limit is %d", d, MaxDepth)}
+			}
+			if opened += markers; opened > MaxContainers {
+				return &LimitError{fmt.Sprintf("has more than %d list items and quote markers; the limit is %d", MaxContainers, MaxContainers)}
+			}
+		}
+		switch {
+		case tableCols > 0:
+			cells += tableCols
+		case isDelimiterRow(line):
+			tableCols = strings.Count(strings.Trim(strings.TrimSpace(line), "|"), "|") + 1
+			if tableCols > MaxTableColumns {
+				return &LimitError{fmt.Sprintf("has a table of %d columns; the limit is %d", tableCols, MaxTableColumns)}
+			}
+			cells += 2 * tableCols // the header and this row
+		}
+		if cells > MaxTableCells {
+			return &LimitError{fmt.Sprintf("has tables of more than %d cells; the limit is %d", MaxTableCells, MaxTableCells)}
+		}
+		linkScan += unfinishedLinks(line)
+		if linkScan > MaxLinkScan {
+			return &LimitError{fmt.Sprintf("has words without spaces full of link brackets \"](\" (more than %d kB to scan); the limit is %d kB",
+				MaxLinkScan>>10, MaxLinkScan>>10)}
+		}
+	}
+	return nil
+}
+
+// fenceOf returns the fence a line opens a code block with ("```", "~~~"),
+// or "".
+func fenceOf(line string) string {
+	line = strings.TrimLeft(line, " ")
+	for _, c := range []string{"`", "~"} {
+		n := len(line) - len(strings.TrimLeft(line, c))
+		if n >= 3 {
+			return strings.Repeat(c, n)
+		}
+	}
+	return ""
+}
+
+// depth counts the containers a line opens at its start: quote markers
+// and list markers ("- ", "* ", "+ ", "1. ", "1) "), each after optional
+// spaces, with every two spaces of indentation beyond the marker's own
+// counted as a level; markers is the count of the markers alone.
+func depth(line string) (levels, markers int) {
+	d, spaces := 0, 0
+	for i := 0; i < len(line); {
+		switch c := line[i]; {
+		case c == ' ':
+			spaces++
+			i++
+			continue
+		case c == '\t':
+			spaces += 4
+			i++
+			continue
+		case c == '>':
+			i++
+			if i < len(line) && line[i] == ' ' {
+				i++ // the space that belongs to the marker
+			}
+		case (c == '-' || c == '*' || c == '+') && i+1 < len(line) && (line[i+1] == ' ' || line[i+1] == '\t'):
+			i += 2
+		case c >= '0' && c <= '9':
+			j := i
+			for j < len(line) && j-i < 9 && line[j] >= '0' && line[j] <= '9' {
+				j++
+			}
+			if j+1 >= len(line) || (line[j] != '.' && line[j] != ')') || (line[j+1] != ' ' && line[j+1] != '\t') {
+				return d + spaces/2, d
+			}
+			i = j + 2
+		default:
+			return d + spaces/2, d
+		}
+		d++
+	}
+	return d + spaces/2, d
+}
+
+// isThematicBreak reports whether a line is a horizontal rule ("- - -",
+// "***"), which opens no container however long it is.
+func isThematicBreak(line string) bool {
+	return strings.Trim(line, "-*_ \t") == ""
+}
+
+// isDelimiterRow reports whether a line is a GFM table's delimiter row:
+// pipes, dashes, colons and spaces, with a pipe and a dash.
+func isDelimiterRow(line string) bool {
+	line = strings.TrimLeft(line, " >")
+	if !strings.Contains(line, "|") || !strings.Contains(line, "-") {
+		return false
+	}
+	return strings.Trim(line, "|-: \t") == ""
+}
+
+// unfinishedLinks is what the parser scans for the ends of links opening in
+// line: for each "](", the bytes left in its word.
+func unfinishedLinks(line string) int {
+	n := 0
+	for word := range strings.FieldsSeq(line) {
+		for i := strings.Index(word, "]("); i >= 0; {
+			n += len(word) - i
+			j := strings.Index(word[i+2:], "](")
+			if j < 0 {
+				break
+			}
+			i += 2 + j
+		}
+	}
+	return n
+}

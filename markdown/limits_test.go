@@ -1,0 +1,64 @@
+package markdown_test
+
+import (
+	"strings"
+	"testing"
+
+	"hindsight/markdown"
+)
+
+// The texts of issue 14, and ordinary ones near them.
+var (
+	// A 2000 x 2000 table written in 24 kB: GFM pads each row to the
+	// header's 2000 cells.
+	wideTable = strings.Repeat("|a", 2000) + "|\n" + strings.Repeat("|-", 2000) + "|\n" + strings.Repeat("|a|b|c|\n", 2000)
+	dashes    = strings.Repeat("- ", 80000) // nested 80,000 deep once it ends in a word
+)
+
+func TestCheckLimits(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, src, want string // want: part of the error, "" for none
+	}{
+		{"prose", strings.Repeat("The retry storm overloaded the *database*.\n\n", 1000), ""},
+		{"lists and quotes", "- a\n  - b\n    - c\n\n> quoted\n> > twice\n", ""},
+		{"a rule of many dashes", strings.Repeat("- ", 40) + "\n", ""},
+		{"a table", "| a | b |\n| - | - |\n| 1 | 2 |\n", ""},
+		{"deep code is not nesting", "```\n" + strings.Repeat(" ", 80) + "x\n```\n", ""},
+		{"the wide table", wideTable, "table of 2000 columns"},
+		{"dashes then a word", dashes + "x", "nests lists or quotes 80000 deep"},
+		{"quotes", strings.Repeat("> ", 20) + "x", "20 deep"},
+		{"many list items", strings.Repeat("- a\n", 20001), "more than 20000 list items"},
+		{"long tables", strings.Repeat("|a|b|\n|-|-|\n"+strings.Repeat("|x|y|\n", 1000)+"\n", 11), "more than 20000 cells"},
+		{"unfinished links", strings.Repeat("[a](", 4000), "link brackets"},
+		{"too long", strings.Repeat("a", markdown.MaxSourceBytes+1), "the limit is 1024 kB"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			err := markdown.Check(tt.src)
+			switch {
+			case tt.want == "" && err != nil:
+				t.Errorf("Check: %v, want nil", err)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+				t.Errorf("Check: %v, want an error with %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestPastALimitShownAsWritten: a text past a limit that is already
+// stored is shown escaped, whole, with the reason, in about its own size.
+func TestPastALimitShownAsWritten(t *testing.T) {
+	t.Parallel()
+	for _, src := range []string{wideTable, dashes + "<script>x</script>"} {
+		out := string(markdown.Section("body", src))
+		if !strings.Contains(out, `<p class="notice">This text is shown as written`) || strings.Contains(out, "<script>") ||
+			strings.Contains(out, "<table>") || len(out) > 2*len(src)+500 {
+			t.Errorf("Section of %d bytes past a limit: %d bytes, %.200q", len(src), len(out), out)
+		}
+		if h := markdown.Headings("body", src); h != nil {
+			t.Errorf("Headings = %v, want none", h)
+		}
+	}
+}
