@@ -69,6 +69,26 @@ func TestBothWaysImportReview(t *testing.T) {
 			p.accessible()
 		}
 
+		// The review suggests patterns, as the form does; accepting one ticks
+		// it (in place with JavaScript, by a form post without).
+		p.see(".suggestions", "Retry storm")
+		if js {
+			eval[bool](p, `window.stayed = true`)
+		}
+		p.press(`button[name="accept"][value^="retry-storm:"]`, js)
+		if js {
+			p.waitFor("the accepted pattern", `document.querySelector('.suggestion.accepted')`)
+			if !eval[bool](p, `window.stayed === true`) {
+				t.Error("with JavaScript, accepting a suggestion reloaded the page")
+			}
+		}
+		if !eval[bool](p, `document.querySelector('input[name="tags"][value^="retry-storm:"]:checked') !== null`) {
+			t.Fatal("accepting Retry storm did not tick it in the pattern list")
+		}
+		if got := value("f-title"); got != "How a retry storm took down checkout on March 12" {
+			t.Errorf("after accepting, the title is %q", got)
+		}
+
 		p.run("give a name", chromedp.SetValue(chromedp.CSS("#f-author"), "Reviewer", chromedp.NodeVisible))
 		if status := p.submit(`.save-box button[type="submit"]`); status != 200 {
 			t.Fatalf("save: the page after it has status %d", status)
@@ -78,6 +98,7 @@ func TestBothWaysImportReview(t *testing.T) {
 			t.Fatalf("after saving: on %s, want %s", got, slug)
 		}
 		p.see("main", "How a retry storm took down checkout on March 12", "Parcelwise", "Add exponential backoff with jitter")
+		p.see(".pm-patterns", "Retry storm")
 		if n := query[int](t, p.srv, `SELECT count(*) FROM action_items a JOIN postmortems p ON p.id = a.postmortem_id WHERE p.slug = ?`,
 			strings.TrimPrefix(slug, "/postmortems/")); n != 3 {
 			t.Errorf("%d action items saved, want 3", n)

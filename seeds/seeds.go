@@ -45,6 +45,7 @@ type entry struct {
 type Report struct {
 	PatternsAdded    int
 	PostmortemsAdded int
+	TagsRevised      int // seeds of an earlier version given the reviewed tags
 }
 
 // Load puts the catalogue and the seed postmortems into st. It only adds
@@ -66,6 +67,15 @@ func Load(ctx context.Context, st *store.Store) (Report, error) {
 	for _, e := range entries {
 		_, err := st.GetPostmortem(ctx, e.Slug)
 		if err == nil {
+			// Seeded by an earlier version and never edited since: it takes
+			// the reviewed tags, each citing its sentence.
+			revised, err := st.ReviseCuratedTags(ctx, e.Slug, e.tags(), "The curated tags were reviewed: each cites the sentence that shows it.")
+			if err != nil {
+				return r, fmt.Errorf("seed %s: %w", e.File, err)
+			}
+			if revised {
+				r.TagsRevised++
+			}
 			continue
 		}
 		if !errors.Is(err, store.ErrNotFound) {
@@ -120,12 +130,18 @@ func (e entry) postmortem() (store.Postmortem, error) {
 	p.VariantOf = e.VariantOf
 	p.SourceURL = e.SourceURL
 	p.Summary = e.Summary
-	p.Tags = nil
-	for _, t := range e.Patterns {
-		p.Tags = append(p.Tags, store.Tag{PatternSlug: t.Slug, Role: t.Role, Evidence: t.Evidence})
-	}
+	p.Tags = e.tags()
 	for _, a := range e.ActionItems {
 		p.ActionItems = append(p.ActionItems, store.ActionItem{Title: a.Title, Kind: a.Kind, Priority: a.Priority, Status: a.Status})
 	}
 	return p, nil
+}
+
+// tags are the seed's curated tags with their evidence.
+func (e entry) tags() []store.Tag {
+	var out []store.Tag
+	for _, t := range e.Patterns {
+		out = append(out, store.Tag{PatternSlug: t.Slug, Role: t.Role, Evidence: t.Evidence})
+	}
+	return out
 }

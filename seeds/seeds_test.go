@@ -1,6 +1,7 @@
 package seeds_test
 
 import (
+	"database/sql"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -42,5 +43,56 @@ func TestSeedTagsCiteTheirText(t *testing.T) {
 				t.Errorf("%s: the evidence of %s is not in the document: %q", slug, tg.PatternSlug, tg.Evidence)
 			}
 		}
+	}
+}
+
+// A database seeded before the review (Dreamwidth tagged bad-config-push,
+// no evidence) gets the reviewed tags on the next start, once, as a
+// revision; a seed someone edited since is left alone.
+func TestLoadRevisesOldSeedTags(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "old.db")
+	st, err := store.Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if _, err := seeds.Load(t.Context(), st); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	const dw = "dreamwidth-2020-05-25-site-interruptions"
+	for _, q := range []string{
+		`UPDATE tags SET evidence = '' WHERE postmortem_id = (SELECT id FROM postmortems WHERE slug = '` + dw + `')`,
+		`INSERT INTO tags (postmortem_id, pattern_slug, role) SELECT id, 'bad-config-push', 'mitigation' FROM postmortems WHERE slug = '` + dw + `'`,
+	} {
+		if _, err := db.ExecContext(t.Context(), q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := seeds.Load(t.Context(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.TagsRevised != 1 || r.PostmortemsAdded != 0 {
+		t.Errorf("second load: %+v, want the Dreamwidth tags revised and nothing added", r)
+	}
+	p, err := st.GetPostmortem(t.Context(), dw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tg := range p.Tags {
+		if tg.PatternSlug == "bad-config-push" || tg.Evidence == "" {
+			t.Errorf("after the revision: tag %s (%s) evidence %q", tg.PatternSlug, tg.Role, tg.Evidence)
+		}
+	}
+	if p.Version != 2 {
+		t.Errorf("version %d, want 2: the revision is a save", p.Version)
+	}
+	if r, err := seeds.Load(t.Context(), st); err != nil || r.TagsRevised != 0 {
+		t.Errorf("third load: %+v, %v; want nothing revised", r, err)
 	}
 }

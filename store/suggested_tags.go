@@ -305,3 +305,54 @@ func (s *Store) PatternSuggestions(ctx context.Context, slug string, limit int) 
 	}
 	return out, total, rows.Err()
 }
+
+// ReviseCuratedTags gives the postmortem at slug the tags given, with their
+// evidence, provided it was never edited (still at version 1) and its tags
+// differ: the seeds use it to bring curated tags reviewed since they were
+// loaded into a database. The change is saved like an edit (a revision with
+// note, by Hindsight), so it shows in the history and runs once. It reports
+// whether it changed anything.
+func (s *Store) ReviseCuratedTags(ctx context.Context, slug string, tags []Tag, note string) (bool, error) {
+	revised := false
+	err := s.inTx(ctx, func(tx *writeTx) error {
+		cur, err := postmortemForUpdate(ctx, tx, slug)
+		if err != nil || cur.Version != 1 {
+			return err
+		}
+		have := map[[3]string]bool{}
+		rows, err := tx.QueryContext(ctx, `SELECT pattern_slug, role, evidence FROM tags WHERE postmortem_id = ?`, cur.ID)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var k [3]string
+			if err := rows.Scan(&k[0], &k[1], &k[2]); err != nil {
+				rows.Close()
+				return err
+			}
+			have[k] = true
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		same := len(have) == len(tags)
+		for _, t := range tags {
+			same = same && have[[3]string{t.PatternSlug, t.Role, t.Evidence}]
+		}
+		if same {
+			return nil
+		}
+		f := cur.Fields()
+		f.Tags = tags
+		if _, err := s.savePostmortem(ctx, tx, cur, f, revisionMeta{Action: ActionEdit, Author: "Hindsight", Note: note}); err != nil {
+			return err
+		}
+		revised = true
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("revise the tags of %q: %w", slug, err)
+	}
+	return revised, nil
+}

@@ -426,8 +426,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return fmt.Errorf("load seeds: %w", err)
 	}
-	if rep.PatternsAdded > 0 || rep.PostmortemsAdded > 0 {
-		log.Info("seeded", "patterns", rep.PatternsAdded, "postmortems", rep.PostmortemsAdded)
+	if rep.PatternsAdded > 0 || rep.PostmortemsAdded > 0 || rep.TagsRevised > 0 {
+		log.Info("seeded", "patterns", rep.PatternsAdded, "postmortems", rep.PostmortemsAdded, "tags_revised", rep.TagsRevised)
 	}
 	if cfg.importDir != "" {
 		err := importDir(ctx, st, cfg.importDir, stdout)
