@@ -147,14 +147,14 @@ func TestBothWaysNoTickIsLost(t *testing.T) {
 		p.see(".flash", "Marked done")
 		allSaved("Done on an action item")
 
-		tickSome("traffic-surge", 1)
+		tickSome("health-check-death-spiral", 1)
 		p.run("open the action item form", chromedp.Click(chromedp.CSS(`details.add-action > summary`), chromedp.NodeVisible))
 		p.run("describe the action", typeInto("#new-ai-title", "Alert when Apache workers stay busy"))
 		p.press(`details.add-action button[type="submit"]`, false)
 		p.see(".flash", "Action item added")
 		allSaved("Add action item")
 
-		tickSome("bad-config-push", 1)
+		tickSome("health-check-death-spiral", 1)
 		p.press(`.pm-toolbar button`, false) // Archive
 		p.see(".flash", "Archived")
 		allSaved("Archive")
