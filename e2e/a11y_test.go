@@ -42,6 +42,9 @@ var pageTypes = []pageType{
 	{"action-items", "/action-items", 200},
 	{"action-items-filtered", "/action-items?overdue=1&sort=-due&owner=Dana", 200},
 	{"action-items-none", "/action-items?status=wont-do", 200},
+	{"insights", "/insights", 200},
+	{"insights-filtered", "/insights?severity=SEV1&from=2000-01-01", 200},
+	{"insights-bad-date", "/insights?from=yesterday", 200},
 	{"404", "/no/such/page", 404},
 }
 

@@ -92,3 +92,29 @@ func TestJourneyFollowUps(t *testing.T) {
 		p.see(".result-count", "action items")
 	})
 }
+
+// Insights narrow with their filter form (a plain GET form, with
+// JavaScript on and off); every chart has its table.
+func TestJourneyInsights(t *testing.T) {
+	bothWays(t, func(t *testing.T, p *page, js bool) {
+		p.open("/", 200)
+		p.follow(`.site-nav a[href="/insights"]`)
+		p.see("h1", "Insights")
+		p.see(".result-count", "3 incidents")
+		charts := p.count(".insight svg[role=img]")
+		tables := p.count(".insight table.data")
+		if charts < 4 || charts != tables {
+			t.Errorf("%d charts and %d tables, want at least 4 of each, one table per chart", charts, tables)
+		}
+		p.run("choose SEV1 and a start date", setSelect("#f-severity", "SEV1"), chromedp.SetValue(chromedp.CSS("#f-from"), "2010-01-01"))
+		p.follow(`.filters button[type="submit"]`)
+		if got := p.path(); !strings.Contains(got, "severity=SEV1") || !strings.Contains(got, "from=2010-01-01") {
+			t.Errorf("filtering led to %s", got)
+		}
+		p.see(".result-count", "1 incident")
+		p.see("#c-by-severity", "Incidents per year by severity")
+		p.see(".insight", "2010")
+		p.follow(`.filters a[href="/insights"]`)
+		p.see(".result-count", "3 incidents")
+	})
+}

@@ -48,6 +48,9 @@ func TestScreenshots(t *testing.T) {
 		"impact": "39 minutes of failed checkouts for about **40%** of buyers.",
 		"patterns": [{"slug": "bad-config-push", "role": "trigger"}, {"slug": "retry-storm", "role": "amplifier"}],
 		"author": "Dana"}`)
+	if err := addFollowUps(srv); err != nil {
+		t.Fatal(err)
+	}
 	// scroll, when set, is the element the shot starts at.
 	shots := []struct{ name, path, scroll string }{
 		{"home", "/", ""},
@@ -60,6 +63,7 @@ func TestScreenshots(t *testing.T) {
 		{"form-timeline", "/postmortems/" + slug + "/edit", "#f-timeline-rows"},
 		{"search", "/search?q=retry+storm", ""},
 		{"action-items", "/action-items", ""},
+		{"insights", "/insights", ""},
 	}
 	for _, scheme := range []string{"light", "dark"} {
 		p := newPageOn(t, srv)

@@ -53,6 +53,13 @@ func noteAudit(r *http.Request, what string) {
 	}
 }
 
+// noteAuditDefault says what a write did unless a handler said it already.
+func noteAuditDefault(r *http.Request, what string) {
+	if n, ok := r.Context().Value(auditNoteKey{}).(*auditNote); ok && n.what == "" {
+		n.what = what
+	}
+}
+
 // skipAudit marks a redirect that saved nothing.
 func skipAudit(r *http.Request) {
 	if n, ok := r.Context().Value(auditNoteKey{}).(*auditNote); ok {
@@ -109,9 +116,9 @@ func (h *Handler) auditWrites(next http.Handler) http.Handler {
 			slug, _, _ = strings.Cut(slug, "/")
 			slug, _, _ = strings.Cut(slug, "#")
 		}
-		what := note.what
-		if what == "" {
-			what = r.Method + " " + r.URL.Path
+		what := r.Method + " " + r.URL.Path
+		if note.what != "" {
+			what = note.what + " (" + what + ")"
 		}
 		h.audit(r, kind, slug, what)
 	})

@@ -179,6 +179,8 @@ func TestRolesSeeAndDoWhatTheyMay(t *testing.T) {
 	mustContain(t, page(viewer, pm), `disabled`)
 	mustContain(t, page(editor, pm), `href="/postmortems/new"`, pm+`/edit"`, `Add an action item`, `>Save ticks<`)
 	mustNotContain(t, page(editor, "/patterns/feedback-loop"), "Edit this checklist")
+	mustNotContain(t, page(editor, pm), "Edit this checklist")
+	mustContain(t, page(admin, pm), "Edit this checklist")
 	mustNotContain(t, page(editor, "/"), `href="/audit"`, `href="/admin/tokens"`)
 	mustContain(t, page(admin, "/patterns/feedback-loop"), "Edit this checklist")
 	mustContain(t, page(admin, "/"), `href="/audit"`, `href="/admin/tokens"`)

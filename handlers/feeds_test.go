@@ -149,8 +149,11 @@ func TestFeeds(t *testing.T) {
 	pattern := c.pms[7].Tags[0].PatternSlug
 	tagged := 0
 	for _, p := range c.pms {
-		if p.Tags[0].PatternSlug == pattern {
-			tagged++
+		for _, tg := range p.Tags {
+			if tg.PatternSlug == pattern {
+				tagged++
+				break
+			}
 		}
 	}
 	pf := fetchAtom(t, c.h, "/patterns/"+pattern+"/feed.atom")

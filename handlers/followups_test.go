@@ -30,12 +30,16 @@ type collection struct {
 	dbPath string
 	pms    []store.Postmortem // live ones, as created
 	items  []genItem
+	// ticked holds, per postmortem slug, the patterns whose checklist it
+	// ticked a step of.
+	ticked map[string][]string
 }
 
 // genItem is a generated action item with what its postmortem says.
 type genItem struct {
 	store.ActionItem
-	slug, org, services, tz, pattern, severity string
+	slug, org, services, tz, severity string
+	patterns                          []string
 }
 
 var (
@@ -71,7 +75,7 @@ func newCollection(t *testing.T, n int, now time.Time) *collection {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &collection{st: st, dbPath: dbPath}
+	c := &collection{st: st, dbPath: dbPath, ticked: map[string][]string{}}
 	day := func(d int) string { return now.AddDate(0, 0, d).UTC().Format("2006-01-02") }
 	for i := range n + 1 {
 		p := store.Postmortem{
@@ -84,6 +88,20 @@ func newCollection(t *testing.T, n int, now time.Time) *collection {
 			Summary:      "A generated incident.",
 			Body:         fmt.Sprintf("Generated body %d.", i),
 			Tags:         []store.Tag{{PatternSlug: pats[i%len(pats)].Slug, Role: "trigger"}},
+		}
+		if second := pats[(i*7+3)%len(pats)].Slug; i%2 == 0 && second != p.Tags[0].PatternSlug {
+			p.Tags = append(p.Tags, store.Tag{PatternSlug: second, Role: []string{"amplifier", "missing-defence"}[i/2%2]})
+		}
+		if i%3 != 0 { // times, entered in Madrid
+			start := time.Date(2020, 1, 1+i%28, 10, 0, 0, 0, time.FixedZone("", 3600))
+			detect := start.Add(time.Duration(i*7%180) * time.Minute)
+			mitigate := detect.Add(30 * time.Minute)
+			resolve := mitigate.Add(time.Duration(i*13%2000) * time.Minute)
+			p.StartedAt, p.DetectedAt, p.MitigatedAt, p.ResolvedAt = start.Format(time.RFC3339), detect.Format(time.RFC3339),
+				mitigate.Format(time.RFC3339), resolve.Format(time.RFC3339)
+			if i%5 == 0 {
+				p.MitigatedAt = "" // not every incident records every time
+			}
 		}
 		for j := range i % 4 {
 			k := i*3 + j
@@ -105,10 +123,25 @@ func newCollection(t *testing.T, n int, now time.Time) *collection {
 			}
 			continue
 		}
+		if i%4 == 1 { // a step of the first pattern's checklist is done
+			lists, err := st.Checklists(t.Context(), []string{p.Tags[0].PatternSlug})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if items := lists[p.Tags[0].PatternSlug]; len(items) > 0 {
+				if err := st.TickChecklist(t.Context(), p.ID, "tester", []store.TickChange{{ItemID: items[0].ID, Done: true}}); err != nil {
+					t.Fatal(err)
+				}
+				c.ticked[p.Slug] = append(c.ticked[p.Slug], p.Tags[0].PatternSlug)
+			}
+		}
 		c.pms = append(c.pms, p)
 		for _, a := range p.ActionItems {
-			c.items = append(c.items, genItem{ActionItem: a, slug: p.Slug, org: p.Organization, services: p.Services,
-				tz: p.TimeZone, pattern: p.Tags[0].PatternSlug, severity: p.Severity})
+			gi := genItem{ActionItem: a, slug: p.Slug, org: p.Organization, services: p.Services, tz: p.TimeZone, severity: p.Severity}
+			for _, tg := range p.Tags {
+				gi.patterns = append(gi.patterns, tg.PatternSlug)
+			}
+			c.items = append(c.items, gi)
 		}
 	}
 	st.Now = func() time.Time { return now }
@@ -208,7 +241,7 @@ func TestFollowUps(t *testing.T) {
 		{"owner=bob", func(it genItem) bool { return it.Owner == "Bob" }},
 		{"type=process", func(it genItem) bool { return it.Kind == store.KindProcess }},
 		{"priority=P0", func(it genItem) bool { return it.Priority == "P0" }},
-		{"pattern=" + c.items[3].pattern, func(it genItem) bool { return it.pattern == c.items[3].pattern }},
+		{"pattern=" + c.items[3].patterns[0], func(it genItem) bool { return slices.Contains(it.patterns, c.items[3].patterns[0]) }},
 		{"service=Payments+API", func(it genItem) bool { return hasService(it.services, "payments api") }},
 		{"service=login", func(it genItem) bool { return hasService(it.services, "login") }},
 		{"org=globex", func(it genItem) bool { return it.org == "Globex" }},

@@ -39,6 +39,7 @@ func (h *Handler) routes() http.Handler {
 		r.Get("/action-items", h.listFollowUps)
 		r.Get("/action-items.csv", h.followUpsCSV)
 		r.Get("/action-items/feed.atom", h.followUpsFeed)
+		r.Get("/insights", h.cached(h.showInsights))
 		r.Get("/feed.atom", h.postmortemsFeed)
 		r.Get("/patterns/{slug}/feed.atom", h.patternFeed)
 		r.Get("/postmortems/{slug}/history", h.showHistory)
@@ -52,6 +53,7 @@ func (h *Handler) routes() http.Handler {
 		r.Get("/api/patterns/{slug}", h.apiGetPattern)
 		r.Get("/api/search", h.apiSearch)
 		r.Get("/api/action-items", h.apiListFollowUps)
+		r.Get("/api/insights", h.apiInsights)
 	})
 
 	// Writing and editing (forms; every POST redirects or re-renders with

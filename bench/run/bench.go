@@ -69,6 +69,8 @@ type workload struct {
 	patterns    []string
 	searches    []string // paths
 	queries     []string // raw queries, for the FTS ceiling
+	followUps   []string // /action-items with filters
+	insights    []string
 }
 
 func newWorkload(g *corpus.Generator, n int, seed uint64) (workload, error) {
@@ -105,6 +107,11 @@ func newWorkload(g *corpus.Generator, n int, seed uint64) (workload, error) {
 	if f := strings.Fields(top); len(f) > 0 {
 		top = f[0]
 	}
+	var slugs []string
+	for _, p := range pats {
+		slugs = append(slugs, p.Slug)
+	}
+	w.followUps, w.insights = followUpPaths(slugs, top)
 	for _, q := range searchQueries {
 		q = strings.ReplaceAll(q, "ORG", top)
 		w.queries = append(w.queries, q)
@@ -167,6 +174,11 @@ func run(ctx context.Context, cfg config, out io.Writer) error {
 			return err
 		}
 		logf("imported in %s: %s", rep.importTime.Round(time.Millisecond), rep.importSummary)
+		items, err := addFollowUps(ctx, db)
+		if err != nil {
+			return err
+		}
+		logf("added %d action items and incident times", items)
 		if cfg.work == "" {
 			os.RemoveAll(dir) // the corpus is as big as the database
 		}
@@ -225,7 +237,8 @@ func run(ctx context.Context, cfg config, out io.Writer) error {
 	for _, t := range []struct {
 		target string
 		paths  []string
-	}{{"postmortem page", w.postmortems}, {"filtered list", w.lists}, {"pattern page", w.patterns}, {"search", w.searches}} {
+	}{{"postmortem page", w.postmortems}, {"filtered list", w.lists}, {"pattern page", w.patterns}, {"search", w.searches},
+		{"follow-ups", w.followUps}, {"insights", w.insights}} {
 		cold := result{target: t.target, clients: 1}
 		for _, p := range t.paths {
 			start := time.Now()
@@ -278,6 +291,8 @@ func run(ctx context.Context, cfg config, out io.Writer) error {
 		{"filtered list", getter(client, srv.base, w.lists)},
 		{"pattern page", getter(client, srv.base, w.patterns)},
 		{"search", getter(client, srv.base, w.searches)},
+		{"follow-ups", getter(client, srv.base, w.followUps)},
+		{"insights", getter(client, srv.base, w.insights)},
 		{"FTS ceiling", fts.op(w.queries)},
 	}
 	for _, st := range steps {

@@ -1,0 +1,497 @@
+package handlers
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"hindsight/store"
+)
+
+// A chart is drawn on the server as SVG: no script, colours from the
+// stylesheet (so both themes), sized in a viewBox about as wide as a phone,
+// so its text stays legible at 390 px and grows on wider screens. Every
+// chart sits beside a table of its numbers.
+type (
+	chart struct {
+		ID, Title, Desc string
+		Width, Height   int
+		Bars            []chartBar
+		Texts           []chartText
+		Lines           []chartLine
+		Legend          []legendEntry
+	}
+	chartBar struct {
+		X, Y, W, H int
+		Class      string
+		Label      string // its tooltip: what it counts
+	}
+	chartText struct {
+		X, Y   int
+		Anchor string
+		Class  string
+		Text   string
+	}
+	chartLine   struct{ X1, Y1, X2, Y2 int }
+	legendEntry struct{ Class, Label string }
+	chartTable  struct {
+		Caption string
+		Head    []string
+		Rows    [][]string
+	}
+	insightBlock struct {
+		Heading string
+		Note    string
+		Chart   chart
+		Table   chartTable
+		Empty   bool
+	}
+)
+
+const chartWidth = 360
+
+// seriesClass is the colour class of the i-th series.
+func seriesClass(i int) string { return fmt.Sprintf("s%d", i%8) }
+
+// columnChart draws stacked columns: one per label, one segment per series.
+func columnChart(id, title string, labels []string, series []legendEntry, value func(label string, s int) int) chart {
+	const top, bottom, left, height = 18, 22, 4, 190
+	c := chart{ID: id, Title: title, Width: chartWidth, Height: height, Legend: series}
+	maxTotal := 0
+	for _, l := range labels {
+		t := 0
+		for s := range series {
+			t += value(l, s)
+		}
+		maxTotal = max(maxTotal, t)
+	}
+	plotH := height - top - bottom
+	n := max(len(labels), 1)
+	step := (chartWidth - left) / n
+	barW := max(step*3/4, 1)
+	c.Lines = append(c.Lines, chartLine{left, height - bottom, chartWidth, height - bottom})
+	c.Texts = append(c.Texts, chartText{X: left, Y: 12, Anchor: "start", Class: "axis", Text: fmt.Sprintf("%d", maxTotal)})
+	every := max(1, (n*34+chartWidth-1)/chartWidth) // label spacing: about 34 units each
+	for i, l := range labels {
+		x := left + i*step + (step-barW)/2
+		y := height - bottom
+		for s, se := range series {
+			v := value(l, s)
+			if v == 0 || maxTotal == 0 {
+				continue
+			}
+			h := max(v*plotH/maxTotal, 1)
+			y -= h
+			c.Bars = append(c.Bars, chartBar{X: x, Y: y, W: barW, H: h, Class: se.Class, Label: fmt.Sprintf("%s, %s: %d", l, se.Label, v)})
+		}
+		if i%every == 0 || i == n-1 && n > 1 && (n-1)%every > every/2 {
+			c.Texts = append(c.Texts, chartText{X: x + barW/2, Y: height - 6, Anchor: "middle", Class: "axis", Text: l})
+		}
+	}
+	return c
+}
+
+// barChart draws one horizontal stacked bar per row, its label above it,
+// so long names never squeeze the bars on a phone.
+func barChart(id, title string, rows []string, series []legendEntry, value func(row, s int) int, total func(row int) string) chart {
+	const rowH, barH, left = 36, 13, 2
+	c := chart{ID: id, Title: title, Width: chartWidth, Height: max(len(rows), 1) * rowH, Legend: series}
+	maxTotal := 0
+	for r := range rows {
+		t := 0
+		for s := range series {
+			t += value(r, s)
+		}
+		maxTotal = max(maxTotal, t)
+	}
+	plotW := chartWidth - left - 90 // room for the total after the bar
+	for r, name := range rows {
+		y := r * rowH
+		c.Texts = append(c.Texts, chartText{X: left, Y: y + 13, Anchor: "start", Text: name})
+		x := left
+		for s, se := range series {
+			v := value(r, s)
+			if v == 0 || maxTotal == 0 {
+				continue
+			}
+			w := max(v*plotW/maxTotal, 1)
+			c.Bars = append(c.Bars, chartBar{X: x, Y: y + 18, W: w, H: barH, Class: se.Class, Label: fmt.Sprintf("%s, %s: %d", name, se.Label, v)})
+			x += w
+		}
+		c.Texts = append(c.Texts, chartText{X: x + 4, Y: y + 29, Anchor: "start", Class: "axis", Text: total(r)})
+	}
+	return c
+}
+
+// durationBuckets are the bins of the time-to-detect, mitigate and resolve
+// histograms, in minutes (upper bounds, exclusive).
+var durationBuckets = []struct {
+	label string
+	upTo  int
+}{{"< 5 min", 5}, {"5–15 min", 15}, {"15–60 min", 60}, {"1–4 h", 240}, {"4–24 h", 1440}, {"1–7 days", 10080}, {"≥ 7 days", 1 << 62}}
+
+func bucketCounts(minutes []int) []int {
+	out := make([]int, len(durationBuckets))
+	for _, m := range minutes {
+		for i, b := range durationBuckets {
+			if m < b.upTo {
+				out[i]++
+				break
+			}
+		}
+	}
+	return out
+}
+
+// percentile is the p-th percentile (nearest rank) of sorted values.
+func percentile(sorted []int, p int) int {
+	if len(sorted) == 0 {
+		return 0
+	}
+	k := (p*len(sorted) + 99) / 100
+	return sorted[min(max(k, 1), len(sorted))-1]
+}
+
+func minutesText(m int) string {
+	switch {
+	case m < 60:
+		return fmt.Sprintf("%d min", m)
+	case m < 1440:
+		if m%60 == 0 {
+			return fmt.Sprintf("%d h", m/60)
+		}
+		return fmt.Sprintf("%d h %d min", m/60, m%60)
+	default:
+		return fmt.Sprintf("%.1f days", float64(m)/1440)
+	}
+}
+
+type insightsPage struct {
+	basePage
+	Filter    store.InsightFilter
+	Options   store.FilterOptions
+	Incidents int
+	Blocks    []insightBlock
+	Errors    []string
+	URL       string // the page's path and query
+}
+
+// insightFilterFromQuery reads the filters; a date that is not a date is
+// reported and left out, the text kept in the form.
+func insightFilterFromQuery(q url.Values) (store.InsightFilter, []string) {
+	f := store.InsightFilter{Org: q.Get("org"), Service: strings.TrimSpace(q.Get("service")), Severity: q.Get("severity"),
+		From: strings.TrimSpace(q.Get("from")), To: strings.TrimSpace(q.Get("to"))}
+	var errs []string
+	for _, d := range []struct {
+		name string
+		v    *string
+	}{{"From", &f.From}, {"To", &f.To}} {
+		if *d.v == "" {
+			continue
+		}
+		if _, err := time.Parse(time.DateOnly, *d.v); err != nil {
+			errs = append(errs, fmt.Sprintf("%s: %q is not a date; write it as YYYY-MM-DD. It was left out.", d.name, *d.v))
+			*d.v = ""
+		}
+	}
+	return f, errs
+}
+
+func (h *Handler) showInsights(w http.ResponseWriter, r *http.Request) {
+	f, errs := insightFilterFromQuery(r.URL.Query())
+	in, err := h.store.Insights(r.Context(), f)
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	opts, err := h.store.ListFilterOptions(r.Context())
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	fams, err := h.store.ListFamilies(r.Context())
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	page := insightsPage{
+		basePage:  h.base(r, "Insights", "What the incidents show together: trends by severity and pattern family, the patterns behind severe incidents, times to detect and resolve, follow-through."),
+		Filter:    f,
+		Options:   opts,
+		Incidents: in.Incidents,
+		Errors:    errs,
+		Blocks:    insightBlocks(in, fams),
+		URL:       r.URL.RequestURI(),
+	}
+	if len(errs) > 0 {
+		// The form is shown again with what was typed.
+		q := r.URL.Query()
+		page.Filter.From, page.Filter.To = q.Get("from"), q.Get("to")
+	}
+	h.render(w, r, http.StatusOK, "insights", page)
+}
+
+func insightBlocks(in store.Insights, fams []store.Family) []insightBlock {
+	var out []insightBlock
+
+	// Incidents over time by severity.
+	sevs := []string{"SEV1", "SEV2", "SEV3", "SEV4", "SEV5", ""}
+	var sevSeries []legendEntry
+	for i, s := range sevs {
+		label := s
+		if s == "" {
+			label = "No severity"
+		}
+		sevSeries = append(sevSeries, legendEntry{seriesClass(i), label})
+	}
+	b := insightBlock{Heading: "Incidents by year and severity", Empty: len(in.Years) == 0,
+		Chart: columnChart("by-severity", "Incidents per year, stacked by severity", in.Years, sevSeries,
+			func(y string, s int) int { return in.BySeverity[y][sevs[s]] })}
+	b.Table = chartTable{Caption: "Incidents per year by severity", Head: append([]string{"Year"}, append(labelsOf(sevSeries), "All")...)}
+	for _, y := range in.Years {
+		row, all := []string{y}, 0
+		for _, s := range sevs {
+			row = append(row, strconv.Itoa(in.BySeverity[y][s]))
+			all += in.BySeverity[y][s]
+		}
+		b.Table.Rows = append(b.Table.Rows, append(row, strconv.Itoa(all)))
+	}
+	out = append(out, b)
+
+	// Incidents over time by family.
+	var famSeries []legendEntry
+	for i, f := range fams {
+		famSeries = append(famSeries, legendEntry{seriesClass(i), f.Name})
+	}
+	b = insightBlock{Heading: "Incidents by year and pattern family", Note: "An incident counts once in each family its patterns belong to.",
+		Empty: len(in.Years) == 0,
+		Chart: columnChart("by-family", "Incidents per year, stacked by pattern family", in.Years, famSeries,
+			func(y string, s int) int { return in.ByFamily[y][fams[s].Slug] })}
+	b.Table = chartTable{Caption: "Incidents per year by pattern family", Head: append([]string{"Year"}, labelsOf(famSeries)...)}
+	for _, y := range in.Years {
+		row := []string{y}
+		for _, f := range fams {
+			row = append(row, strconv.Itoa(in.ByFamily[y][f.Slug]))
+		}
+		b.Table.Rows = append(b.Table.Rows, row)
+	}
+	out = append(out, b)
+
+	// Roles behind severe incidents.
+	roles := []string{store.RoleTrigger, store.RoleAmplifier, store.RoleMissingDefence, store.RoleContributing, store.RoleMitigation}
+	var roleSeries []legendEntry
+	for i, r := range roles {
+		roleSeries = append(roleSeries, legendEntry{seriesClass(i), store.RoleLabel(r)})
+	}
+	top := in.Roles[:min(len(in.Roles), 10)]
+	names := make([]string, len(top))
+	for i, p := range top {
+		names[i] = p.Name
+	}
+	b = insightBlock{Heading: "Patterns behind SEV1 and SEV2 incidents", Note: "The ten patterns seen most in severe incidents, by the role they played. An incident may show a pattern in more than one role.",
+		Empty: len(top) == 0,
+		Chart: barChart("severe-roles", "Patterns in SEV1 and SEV2 incidents, by role", names, roleSeries,
+			func(r, s int) int { return top[r].Roles[roles[s]] },
+			func(r int) string { return countOf(top[r].Total, "incident") })}
+	b.Table = chartTable{Caption: "SEV1 and SEV2 incidents per pattern and role", Head: append(append([]string{"Pattern"}, labelsOf(roleSeries)...), "Incidents")}
+	for _, p := range top {
+		row := []string{p.Name}
+		for _, r := range roles {
+			row = append(row, strconv.Itoa(p.Roles[r]))
+		}
+		b.Table.Rows = append(b.Table.Rows, append(row, strconv.Itoa(p.Total)))
+	}
+	out = append(out, b)
+
+	// Patterns that occur together.
+	pairNames := make([]string, len(in.Pairs))
+	for i, p := range in.Pairs {
+		pairNames[i] = p.NameA + " + " + p.NameB
+	}
+	b = insightBlock{Heading: "Patterns that occur together", Note: "The pairs of patterns tagged on the same incidents most often.",
+		Empty: len(in.Pairs) == 0,
+		Chart: barChart("pairs", "Incidents showing both patterns", pairNames, []legendEntry{{seriesClass(1), "Incidents"}},
+			func(r, _ int) int { return in.Pairs[r].Incidents },
+			func(r int) string { return strconv.Itoa(in.Pairs[r].Incidents) })}
+	b.Chart.Legend = nil
+	b.Table = chartTable{Caption: "Incidents per pair of patterns", Head: []string{"Patterns", "Incidents"}}
+	for i, p := range in.Pairs {
+		b.Table.Rows = append(b.Table.Rows, []string{pairNames[i], strconv.Itoa(p.Incidents)})
+	}
+	out = append(out, b)
+
+	// Distributions of the times to detect, mitigate and resolve.
+	measures := []struct {
+		name string
+		vals []int
+	}{{"To detect", in.Detect}, {"To mitigate", in.Mitigate}, {"To resolve", in.Resolve}}
+	var mSeries []legendEntry
+	counts := make([][]int, len(measures))
+	for i, m := range measures {
+		mSeries = append(mSeries, legendEntry{seriesClass(i + 2), m.name})
+		counts[i] = bucketCounts(m.vals)
+	}
+	bucketNames := make([]string, len(durationBuckets))
+	for i, bk := range durationBuckets {
+		bucketNames[i] = bk.label
+	}
+	b = insightBlock{Heading: "Time to detect, mitigate and resolve", Note: "Minutes from the start of each incident that records both times. The spread matters more than an average: a few long incidents hide behind a mean.",
+		Empty: len(in.Detect)+len(in.Mitigate)+len(in.Resolve) == 0,
+		Chart: barChart("durations", "Incidents per time band, for each measure", bucketNames, mSeries,
+			func(r, s int) int { return counts[s][r] },
+			func(r int) string { return fmt.Sprintf("%d / %d / %d", counts[0][r], counts[1][r], counts[2][r]) })}
+	b.Table = chartTable{Caption: "Times from the start of the incident", Head: []string{"Measure", "Incidents", "10th percentile", "Quarter", "Median", "Three quarters", "90th percentile", "Longest"}}
+	for _, m := range measures {
+		row := []string{m.name, strconv.Itoa(len(m.vals))}
+		for _, p := range []int{10, 25, 50, 75, 90, 100} {
+			if len(m.vals) == 0 {
+				row = append(row, "–")
+				continue
+			}
+			row = append(row, minutesText(percentile(m.vals, p)))
+		}
+		b.Table.Rows = append(b.Table.Rows, row)
+	}
+	out = append(out, b)
+
+	// Follow-through.
+	ft := in.FollowThrough[:min(len(in.FollowThrough), 12)]
+	ftNames := make([]string, len(ft))
+	for i, f := range ft {
+		ftNames[i] = f.Name
+	}
+	b = insightBlock{Heading: "Follow-through per pattern", Note: "For the patterns with the most incidents: action items done of all recorded, and the incidents whose team ticked at least one step of the pattern's checklist.",
+		Empty: len(ft) == 0,
+		Chart: barChart("follow-through", "Action items done and not done, per pattern", ftNames,
+			[]legendEntry{{seriesClass(5), "Done"}, {seriesClass(7), "Not done"}},
+			func(r, s int) int {
+				if s == 0 {
+					return ft[r].ItemsDone
+				}
+				return ft[r].Items - ft[r].ItemsDone
+			},
+			func(r int) string { return fmt.Sprintf("%d of %d done", ft[r].ItemsDone, ft[r].Items) })}
+	b.Table = chartTable{Caption: "Follow-through per pattern", Head: []string{"Pattern", "Incidents", "Checklist used", "Action items done"}}
+	for _, f := range ft {
+		b.Table.Rows = append(b.Table.Rows, []string{f.Name, strconv.Itoa(f.Incidents),
+			fmt.Sprintf("%d of %d incidents", f.Checklisted, f.Incidents), fmt.Sprintf("%d of %d", f.ItemsDone, f.Items)})
+	}
+	out = append(out, b)
+	return out
+}
+
+func countOf(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+func labelsOf(es []legendEntry) []string {
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = e.Label
+	}
+	return out
+}
+
+// apiInsights is /api/insights: the same figures as JSON.
+func (h *Handler) apiInsights(w http.ResponseWriter, r *http.Request) {
+	f, errs := insightFilterFromQuery(r.URL.Query())
+	if len(errs) > 0 {
+		writeJSON(w, http.StatusBadRequest, map[string]any{"error": strings.Join(errs, " ")})
+		return
+	}
+	in, err := h.store.Insights(r.Context(), f)
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	type dist struct {
+		Incidents int  `json:"incidents"`
+		P10       *int `json:"p10_minutes"`
+		P25       *int `json:"p25_minutes"`
+		Median    *int `json:"median_minutes"`
+		P75       *int `json:"p75_minutes"`
+		P90       *int `json:"p90_minutes"`
+		Max       *int `json:"max_minutes"`
+		Buckets   []struct {
+			Label     string `json:"label"`
+			Incidents int    `json:"incidents"`
+		} `json:"buckets"`
+	}
+	mk := func(v []int) dist {
+		d := dist{Incidents: len(v)}
+		if len(v) > 0 {
+			ps := []**int{&d.P10, &d.P25, &d.Median, &d.P75, &d.P90, &d.Max}
+			for i, p := range []int{10, 25, 50, 75, 90, 100} {
+				x := percentile(v, p)
+				*ps[i] = &x
+			}
+		}
+		for i, n := range bucketCounts(v) {
+			d.Buckets = append(d.Buckets, struct {
+				Label     string `json:"label"`
+				Incidents int    `json:"incidents"`
+			}{durationBuckets[i].label, n})
+		}
+		return d
+	}
+	type year struct {
+		Year       string         `json:"year"`
+		BySeverity map[string]int `json:"by_severity"`
+		ByFamily   map[string]int `json:"by_family"`
+	}
+	type roles struct {
+		Pattern   string         `json:"pattern"`
+		Roles     map[string]int `json:"roles"`
+		Incidents int            `json:"incidents"`
+	}
+	type pair struct {
+		Patterns  []string `json:"patterns"`
+		Incidents int      `json:"incidents"`
+	}
+	type follow struct {
+		Pattern     string `json:"pattern"`
+		Incidents   int    `json:"incidents"`
+		Checklisted int    `json:"checklist_used"`
+		ItemsDone   int    `json:"action_items_done"`
+		Items       int    `json:"action_items"`
+	}
+	out := struct {
+		Incidents     int             `json:"incidents"`
+		Years         []year          `json:"years"`
+		SevereRoles   []roles         `json:"severe_incident_roles"`
+		Pairs         []pair          `json:"pattern_pairs"`
+		Durations     map[string]dist `json:"durations"`
+		FollowThrough []follow        `json:"follow_through"`
+	}{Incidents: in.Incidents, Years: []year{}, SevereRoles: []roles{}, Pairs: []pair{}, FollowThrough: []follow{},
+		Durations: map[string]dist{"detect": mk(in.Detect), "mitigate": mk(in.Mitigate), "resolve": mk(in.Resolve)}}
+	for _, y := range in.Years {
+		bs := map[string]int{}
+		for k, v := range in.BySeverity[y] {
+			if k == "" {
+				k = "none"
+			}
+			bs[k] = v
+		}
+		bf := in.ByFamily[y]
+		if bf == nil {
+			bf = map[string]int{}
+		}
+		out.Years = append(out.Years, year{Year: y, BySeverity: bs, ByFamily: bf})
+	}
+	for _, r := range in.Roles {
+		out.SevereRoles = append(out.SevereRoles, roles{Pattern: r.Slug, Roles: r.Roles, Incidents: r.Total})
+	}
+	for _, p := range in.Pairs {
+		out.Pairs = append(out.Pairs, pair{Patterns: []string{p.A, p.B}, Incidents: p.Incidents})
+	}
+	for _, f := range in.FollowThrough {
+		out.FollowThrough = append(out.FollowThrough, follow{Pattern: f.Slug, Incidents: f.Incidents, Checklisted: f.Checklisted, ItemsDone: f.ItemsDone, Items: f.Items})
+	}
+	writeJSON(w, http.StatusOK, out)
+}
