@@ -77,8 +77,9 @@ func TestSearchOddInputNever500(t *testing.T) {
 		`"`, `""`, "*", "-", "--x", "AND", "NOT x", "NEAR(", "a OR b", "title:x", "{a b}: c", "^x", "x:", "org:", `org:"`,
 		"year:abc", "lang:zz", "sev:", "pattern:nope", "'; DROP TABLE postmortems; --", "%", "\x00", "\xff", "🔥",
 		strings.Repeat("retry storm ", 900), strings.Repeat("x", 10_000),
+		"数", "数据库 인증서 証明書", strings.Repeat("db k8s 连接池 ", 40), "tenant's", "’s", "config*", `"postgres`,
 	} {
-		for _, path := range []string{"/search?q=", "/api/search?q="} {
+		for _, path := range []string{"/search?q=", "/api/search?q=", "/search?typing=1&q=", "/api/search?typing=1&q="} {
 			if rec := get(t, h, path+url.QueryEscape(q)+"&page=999999"); rec.Code != 200 {
 				t.Errorf("%s%.30q: status %d", path, q, rec.Code)
 			}
