@@ -625,3 +625,35 @@ func TestRepeatIncidents(t *testing.T) {
 		t.Error("with every follow-up done, the warning stays or the twins go")
 	}
 }
+
+// The page cache keeps /action-items, but not past the moment an item
+// falls due somewhere.
+func TestFollowUpsCachedAcrossMidnight(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 3, 10, 6, 59, 0, 0, time.UTC) // 23:59 on the 9th in Los Angeles
+	c := newCollection(t, 0, now)
+	p := store.Postmortem{Title: "Late in California", Body: "Text.", TimeZone: "America/Los_Angeles",
+		ActionItems: []store.ActionItem{{Title: "Fix it", Kind: store.KindPrevent, DueDate: "2026-03-09"}}}
+	if err := c.st.CreatePostmortem(t.Context(), &p); err != nil {
+		t.Fatal(err)
+	}
+	h, err := handlers.New(c.st, slog.New(slog.NewTextHandler(io.Discard, nil)), handlers.Clock(func() time.Time { return now }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		at   time.Time
+		want bool
+	}{
+		{now, false},
+		{now.Add(30 * time.Second), false}, // kept
+		{time.Date(2026, 3, 10, 7, 0, 0, 0, time.UTC), true},
+		{time.Date(2026, 3, 10, 7, 1, 0, 0, time.UTC), true},
+	} {
+		now = tt.at
+		body := get(t, h, "/action-items").Body.String()
+		if got := strings.Contains(body, "overdue-label"); got != tt.want {
+			t.Errorf("at %s: overdue shown %v, want %v", tt.at.Format(time.RFC3339), got, tt.want)
+		}
+	}
+}
