@@ -66,3 +66,32 @@ func TestBothWaysTimelineRows(t *testing.T) {
 		}
 	})
 }
+
+// An incident date that disagrees with the incident's start gets a warning
+// beside the field: at once with JavaScript, on Preview without. It does
+// not stop the save.
+func TestBothWaysIncidentDateWarning(t *testing.T) {
+	t.Parallel()
+	bothWays(t, func(t *testing.T, p *page, js bool) {
+		p.open("/postmortems/new", 200)
+		p.run("write",
+			typeInto("#f-title", "Date check"),
+			typeInto("#f-summary", "A date that disagrees with the start."),
+			typeInto("#f-author", "Dana"),
+			chromedp.SetValue(chromedp.CSS("#f-started_at"), "2024-11-20T09:00"),
+			chromedp.SetValue(chromedp.CSS("#f-incident_date"), "2024-11-01"),
+		)
+		if js {
+			eval[bool](p, `(document.getElementById("f-incident_date").dispatchEvent(new Event("change")), true)`)
+		} else {
+			p.press(`.form-actions button[value="preview"]`, false)
+		}
+		p.see("#f-incident_date-warning", "The incident date is 1 November 2024, but the incident started on 20 November 2024")
+		p.press(`.form-actions button[value="save"]`, false)
+		p.see("h1", "Date check")
+		slug := strings.TrimPrefix(p.path(), "/postmortems/")
+		if d := query[string](t, p.srv, `SELECT incident_date FROM postmortems WHERE slug = ?`, slug); d != "2024-11-01" {
+			t.Errorf("the database holds the incident date %q, want the one given", d)
+		}
+	})
+}

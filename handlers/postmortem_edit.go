@@ -388,9 +388,12 @@ func (h *Handler) unarchivePostmortem(w http.ResponseWriter, r *http.Request) {
 }
 
 // previewMarkdown renders one Markdown text, for the form's live preview.
+// It reads the text URL-encoded, as the page's script sends it, or as
+// multipart form data, as a FormData body is.
 func (h *Handler) previewMarkdown(w http.ResponseWriter, r *http.Request) {
-	if err := parseForm(w, r); err != nil {
-		h.error(w, r, err)
+	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
+	if err := parseUploadForm(r); err != nil {
+		h.error(w, r, fmt.Errorf("read form: %v: %w", err, store.ErrInvalid))
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")

@@ -1,7 +1,9 @@
 package handlers_test
 
 import (
+	"mime/multipart"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -120,4 +122,23 @@ func TestLayoutFixes(t *testing.T) {
 	for _, path := range []string{"/", "/postmortems"} {
 		mustContain(t, get(t, h, path).Body.String(), `class="role-legend"`, `<span class="tag role-mitigation">Mitigation</span>`)
 	}
+}
+
+func TestPreviewReadsBothEncodings(t *testing.T) {
+	h, _ := newApp(t)
+	rec := postForm(t, h, "/preview", url.Values{"text": {"**bold**"}})
+	mustContain(t, rec.Body.String(), "<strong>bold</strong>")
+
+	var body strings.Builder
+	mw := multipart.NewWriter(&body)
+	mw.WriteField("text", "*slanted*")
+	mw.Close()
+	req := httptest.NewRequest(http.MethodPost, "/preview", strings.NewReader(body.String()))
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	res := httptest.NewRecorder()
+	h.ServeHTTP(res, req)
+	if res.Code != 200 {
+		t.Fatalf("multipart preview: %d", res.Code)
+	}
+	mustContain(t, res.Body.String(), "<em>slanted</em>")
 }

@@ -11,7 +11,8 @@ import (
 )
 
 // TestImportOffersTranslation: a translation of a postmortem already held,
-// into a language the catalogue has no phrases for, is offered on the import
+// into a language the catalogue has no phrases for (Portuguese, Korean,
+// Chinese), is offered on the import
 // review as its translation, from what survives translation (the date, the
 // numbers, product names and times); a write-up of another incident of the
 // same organization, in the same language, is not. The texts are our own
@@ -27,7 +28,9 @@ func TestImportOffersTranslation(t *testing.T) {
 	}{
 		{"gmail-pt.txt", "pt", true},
 		{"gmail-ko.txt", "ko", true},
+		{"gmail-zh.txt", "zh", true},
 		{"gmail-other-incident-pt.txt", "pt", false},
+		{"gmail-other-incident-ko.txt", "ko", false},
 	} {
 		t.Run(tt.file, func(t *testing.T) {
 			raw, err := os.ReadFile(filepath.Join("testdata", "translations", tt.file))

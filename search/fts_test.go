@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"hindsight/search"
 
@@ -167,6 +168,13 @@ func FuzzParse(f *testing.F) {
 	db := openFTS(f, f.TempDir(), ftsDocs)
 	syn := search.NewSynonyms(catalogue)
 	f.Fuzz(func(t *testing.T, raw string) {
+		start := time.Now()
+		defer func() {
+			// Far above what linear parsing and snippets need here.
+			if took := time.Since(start); took > time.Second {
+				t.Fatalf("Parse, MATCH and Snippet took %v on %d bytes", took, len(raw))
+			}
+		}()
 		q := search.Parse(raw)
 		again := search.Parse(q.String())
 		if got, want := again.String(), q.String(); got != want {
@@ -187,8 +195,15 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("Parse(%q): MATCH %q: %v", raw, expr, err)
 			}
 		}
-		search.Snippet(raw, "es", q, 50)
-		search.Snippet(raw, "zh", typing, 50)
+		for _, frags := range [][]search.Fragment{search.Snippet(raw, "es", q, 50), search.Snippet(raw, "zh", typing, 50)} {
+			n := 0
+			for _, fr := range frags {
+				n += len(fr.Text)
+			}
+			if n > len(raw)+64 {
+				t.Fatalf("Snippet of %d bytes gave %d bytes", len(raw), n)
+			}
+		}
 	})
 }
 

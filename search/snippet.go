@@ -121,14 +121,27 @@ func findHits(text string, stem func(string) string, q Query) []hit {
 	for i := range termOf {
 		termOf[i] = i
 	}
+	index := make(map[string]int, len(terms)) // a term's words -> its first index
+	for i := len(terms) - 1; i >= 0; i-- {
+		index[strings.Join(terms[i].Words, " ")] = i
+	}
 	for _, sp := range q.spans {
-		i := slices.IndexFunc(terms, func(t Term) bool { return slices.Equal(t.Words, q.Terms[sp.first].Words) })
-		if i < 0 {
+		i, ok := index[strings.Join(q.Terms[sp.first].Words, " ")]
+		if !ok {
 			continue
 		}
-		for _, alt := range sp.alts {
-			terms = append(terms, alt)
-			termOf = append(termOf, i)
+		alts := sp.alts
+		if q.anyWords {
+			alts = append(slices.Clip(alts), sp.broader...)
+		}
+		for _, alt := range alts {
+			// A word typed twice has its synonyms once.
+			key := strings.Join(alt.Words, " ")
+			if _, ok := index[key]; !ok {
+				index[key] = len(terms)
+				terms = append(terms, alt)
+				termOf = append(termOf, i)
+			}
 		}
 	}
 	// want[t][k] lists the forms that match word k of term t, as in MatchExpr;

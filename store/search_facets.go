@@ -2,6 +2,7 @@ package store
 
 import (
 	"cmp"
+	"container/heap"
 	"context"
 	"database/sql"
 	"database/sql/driver"
@@ -672,34 +673,35 @@ func smallest[T any](xs []T, k int, compare func(a, b T) int) []T {
 		slices.SortFunc(xs, compare)
 		return xs[:k]
 	}
-	heap := make([]T, 0, k)
+	if k <= 0 {
+		return nil
+	}
+	h := &largestFirst[T]{xs: make([]T, 0, k), compare: compare}
 	for _, x := range xs {
-		if len(heap) < k {
-			heap = append(heap, x)
-			for i := len(heap) - 1; i > 0 && compare(heap[(i-1)/2], heap[i]) < 0; i = (i - 1) / 2 {
-				heap[i], heap[(i-1)/2] = heap[(i-1)/2], heap[i]
-			}
-			continue
-		}
-		if compare(x, heap[0]) >= 0 {
-			continue
-		}
-		heap[0] = x
-		for i := 0; ; {
-			top := i
-			if l := 2*i + 1; l < k && compare(heap[l], heap[top]) > 0 {
-				top = l
-			}
-			if r := 2*i + 2; r < k && compare(heap[r], heap[top]) > 0 {
-				top = r
-			}
-			if top == i {
-				break
-			}
-			heap[i], heap[top] = heap[top], heap[i]
-			i = top
+		switch {
+		case len(h.xs) < k:
+			heap.Push(h, x)
+		case compare(x, h.xs[0]) < 0:
+			h.xs[0] = x
+			heap.Fix(h, 0)
 		}
 	}
-	slices.SortFunc(heap, compare)
-	return heap
+	slices.SortFunc(h.xs, compare)
+	return h.xs
+}
+
+// largestFirst is a heap.Interface whose root is the largest by compare.
+type largestFirst[T any] struct {
+	xs      []T
+	compare func(a, b T) int
+}
+
+func (h *largestFirst[T]) Len() int           { return len(h.xs) }
+func (h *largestFirst[T]) Less(i, j int) bool { return h.compare(h.xs[i], h.xs[j]) > 0 }
+func (h *largestFirst[T]) Swap(i, j int)      { h.xs[i], h.xs[j] = h.xs[j], h.xs[i] }
+func (h *largestFirst[T]) Push(x any)         { h.xs = append(h.xs, x.(T)) }
+func (h *largestFirst[T]) Pop() any {
+	x := h.xs[len(h.xs)-1]
+	h.xs = h.xs[:len(h.xs)-1]
+	return x
 }

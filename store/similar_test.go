@@ -133,6 +133,10 @@ func TestFindSimilarTranslations(t *testing.T) {
 			Organization: "facebook", IncidentDate: "2010-09-23"}, []string{en.Slug}},
 		{"same organization, other date", store.SimilarQuery{Text: "Heute war Facebook nicht erreichbar.", Language: "de",
 			Organization: "Facebook", IncidentDate: "2011-01-01"}, nil},
+		// Another incident of the organization tells of its products and
+		// numbers again; the dates tell the incidents apart.
+		{"same organization and facts, other date", store.SimilarQuery{Text: seedText(t, seed002), Language: "es",
+			Organization: "Facebook", IncidentDate: "2011-01-01"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
