@@ -36,7 +36,7 @@ func (h *Handler) routes() http.Handler {
 		r.Get("/patterns", h.cached(h.listPatterns))
 		r.Get("/patterns/{slug}", h.cached(h.showPattern))
 		r.Get("/search", h.cached(h.showSearch))
-		r.Get("/action-items", h.listFollowUps)
+		r.Get("/action-items", h.cached(h.listFollowUps))
 		r.Get("/action-items.csv", h.followUpsCSV)
 		r.Get("/action-items/feed.atom", h.followUpsFeed)
 		r.Get("/insights", h.cached(h.showInsights))
