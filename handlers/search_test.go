@@ -8,6 +8,7 @@ import (
 )
 
 func TestSearchPage(t *testing.T) {
+	t.Parallel()
 	h, _ := newApp(t)
 	for _, tt := range []struct {
 		query   string
@@ -46,6 +47,7 @@ func TestSearchPage(t *testing.T) {
 }
 
 func TestSearchPagination(t *testing.T) {
+	t.Parallel()
 	h, _ := newApp(t)
 	rec := get(t, h, "/search?q=pattern:feedback-loop&page=5")
 	if rec.Code != 200 {
@@ -57,6 +59,7 @@ func TestSearchPagination(t *testing.T) {
 }
 
 func TestSearchBoxOnEveryPage(t *testing.T) {
+	t.Parallel()
 	h, _ := newApp(t)
 	for _, path := range []string{"/", "/postmortems", "/patterns/feedback-loop", "/search?q=x", "/nope"} {
 		body := get(t, h, path).Body.String()
@@ -72,6 +75,7 @@ func TestSearchBoxOnEveryPage(t *testing.T) {
 }
 
 func TestSearchOddInputNever500(t *testing.T) {
+	t.Parallel()
 	h, _ := newApp(t)
 	for _, q := range []string{
 		`"`, `""`, "*", "-", "--x", "AND", "NOT x", "NEAR(", "a OR b", "title:x", "{a b}: c", "^x", "x:", "org:", `org:"`,
@@ -95,6 +99,7 @@ func TestSearchOddInputNever500(t *testing.T) {
 }
 
 func TestAPISearch(t *testing.T) {
+	t.Parallel()
 	h, _ := newApp(t)
 	rec := get(t, h, "/api/search?q="+url.QueryEscape("health checks failing"))
 	if rec.Code != 200 {
