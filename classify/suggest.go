@@ -2,6 +2,7 @@ package classify
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"maps"
 	"math"
@@ -332,12 +333,27 @@ type match struct {
 // patterns with any evidence, best first. Callers show those with Score at
 // or above DefaultThreshold.
 func (c *Classifier) Suggest(doc Document) []Suggestion {
+	sugs, _ := c.SuggestContext(context.Background(), doc)
+	return sugs
+}
+
+// SuggestContext is Suggest that stops, with ctx's error, once ctx is done
+// (the client went away, or a time budget is spent): it looks between
+// sentences and before scoring. Its time is linear in the text, so the
+// largest step is one sentence's matching or the scoring of all matches.
+func (c *Classifier) SuggestContext(ctx context.Context, doc Document) ([]Suggestion, error) {
 	sents := c.sentences(doc)
 	var matches []match
 	for si := range sents {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		matches = c.match(sents, si, matches)
 	}
-	return c.score(sents, matches)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return c.score(sents, matches), nil
 }
 
 func (c *Classifier) sentences(doc Document) []sentence {

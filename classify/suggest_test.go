@@ -1,6 +1,8 @@
 package classify_test
 
 import (
+	"context"
+	"errors"
 	"reflect"
 	"slices"
 	"strings"
@@ -154,5 +156,22 @@ func TestSuggestHostileText(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSuggestContextStops: a done context stops the classifier with its
+// error, before any work or between sentences.
+func TestSuggestContextStops(t *testing.T) {
+	t.Parallel()
+	c := classify.Compile(testCatalogue(t))
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	doc := classify.Document{Body: strings.Repeat("The retry storm overloaded the database. ", 1000)}
+	if sugs, err := c.SuggestContext(ctx, doc); !errors.Is(err, context.Canceled) || sugs != nil {
+		t.Errorf("SuggestContext after cancel = %d suggestions, %v; want none and context.Canceled", len(sugs), err)
+	}
+	sugs, err := c.SuggestContext(t.Context(), doc)
+	if _, ok := find(sugs, "retry-storm"); err != nil || !ok {
+		t.Errorf("SuggestContext = %v, retry-storm found %v", err, ok)
 	}
 }

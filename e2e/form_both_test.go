@@ -36,7 +36,7 @@ func TestBothWaysSuggestAcceptRejectPreview(t *testing.T) {
 			}
 		}
 
-		p.press(`button[name="action"][value="suggest"]`, js)
+		p.press(`[data-suggestions] button[name="action"][value="suggest"]`, js)
 		if js {
 			p.waitFor("the suggestions", `document.querySelector(".suggestion")`)
 		}

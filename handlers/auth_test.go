@@ -597,6 +597,15 @@ func TestRestrictedPostmortemsStayWithTheirGroups(t *testing.T) {
 	// Counts before, as the outsider sees them.
 	var before struct{ Total int }
 	json.Unmarshal(as(t, h, outsider, "GET", "/api/postmortems", nil).Body.Bytes(), &before)
+	// Everything the outsider is shown as counts, before; compared after.
+	// (Search scores are left out: bm25 weighs words by how many documents
+	// hold them, all documents, so a score moves in its last digits.)
+	countPaths := []string{"/api/insights", "/api/patterns", "/api/action-items", "/api/search?q=retry", "/api/postmortems?pattern=retry-storm"}
+	scores := regexp.MustCompile(`"score": [0-9.e-]+`)
+	counted := map[string]string{}
+	for _, path := range countPaths {
+		counted[path] = scores.ReplaceAllString(as(t, h, outsider, "GET", path, nil).Body.String(), "")
+	}
 
 	form := with(with(with(with(validForm(), "title", "Zanzibar credential leak"), "organization", "Quokka Corp"),
 		"incident_date", "1999-02-03"), "summary", "Keys for the Zanzibar vault leaked through a retry storm in the quokka proxy.")
@@ -650,7 +659,7 @@ func TestRestrictedPostmortemsStayWithTheirGroups(t *testing.T) {
 			"/search?q=vault&typing=1", "/postmortems/new", "/api/postmortems", "/api/postmortems?org=Quokka+Corp", "/api/search?q=zanzibar",
 			"/api/search?q=retry", "/api/patterns", "/api/patterns/retry-storm", "/audit", "/api/audit",
 			"/action-items", "/action-items?overdue=1", "/action-items.csv", "/api/action-items", "/api/action-items?owner=Quokka+team", "/review",
-			"/feed.atom", "/patterns/retry-storm/feed.atom", "/action-items/feed.atom"} {
+			"/feed.atom", "/patterns/retry-storm/feed.atom", "/action-items/feed.atom", "/insights", "/api/insights"} {
 			rec := as(t, h, who, "GET", path, nil)
 			if rec.Code != 200 && rec.Code != 403 {
 				t.Errorf("%s: %s: %d", who.name, path, rec.Code)
@@ -678,6 +687,11 @@ func TestRestrictedPostmortemsStayWithTheirGroups(t *testing.T) {
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, req)
 		mustNotContainIn(t, who.name+" suggest", w.Body.String(), slug)
+	}
+	for _, path := range countPaths {
+		if got := scores.ReplaceAllString(as(t, h, outsider, "GET", path, nil).Body.String(), ""); got != counted[path] {
+			t.Errorf("outsider: %s changed when the restricted postmortem was added:\n%s", path, diffLines(counted[path], got))
+		}
 	}
 	var after struct{ Total int }
 	json.Unmarshal(as(t, h, outsider, "GET", "/api/postmortems", nil).Body.Bytes(), &after)
@@ -722,4 +736,19 @@ func TestAuditTagRejection(t *testing.T) {
 	if !strings.Contains(body, `"actor": "ed"`) || !strings.Contains(body, "retry-storm") {
 		t.Errorf("tag rejection not audited: %s", body)
 	}
+}
+
+// diffLines lists the lines of b that are not in a.
+func diffLines(a, b string) string {
+	seen := map[string]bool{}
+	for _, l := range strings.Split(a, "\n") {
+		seen[l] = true
+	}
+	var out []string
+	for _, l := range strings.Split(b, "\n") {
+		if !seen[l] {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }

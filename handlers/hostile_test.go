@@ -73,6 +73,16 @@ func TestHostileExamples(t *testing.T) {
 		if !regexp.MustCompile(`id="f-impact-error"[^>]*>.*table of 2000 columns; the limit is 64`).MatchString(rec.Body.String()) {
 			t.Errorf("no message beside the impact field naming the limit")
 		}
+		// The API names the field and the limit too.
+		body, _ := json.Marshal(map[string]string{"title": "Table", "body": "x", "impact": table})
+		req := httptest.NewRequest(http.MethodPost, "/api/postmortems", strings.NewReader(string(body)))
+		req.Header.Set("Content-Type", "application/json")
+		rec = timed(t, "create a 2000 x 2000 table through the API", req)
+		var answer struct{ Fields map[string]string }
+		json.Unmarshal(rec.Body.Bytes(), &answer)
+		if rec.Code != http.StatusUnprocessableEntity || !strings.Contains(answer.Fields["impact"], "table of 2000 columns; the limit is 64") {
+			t.Errorf("API create with the table: %d %.300s, want 422 naming impact and the limit", rec.Code, rec.Body)
+		}
 		rec = timed(t, "save dashes then a word", form("/postmortems", with(validForm(), "body", dashes+"x")))
 		if rec.Code != http.StatusUnprocessableEntity || !strings.Contains(rec.Body.String(), "nests lists or quotes 80000 deep; the limit is 16") {
 			t.Errorf("saving 80,000 nested lists: %d, want 422 naming the depth limit", rec.Code)

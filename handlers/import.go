@@ -143,6 +143,19 @@ func (h *Handler) saveImport(w http.ResponseWriter, r *http.Request) {
 	f, x := im.validate(r.Context(), r.PostForm, &p)
 	p.RestrictedTo = h.restrictionOf(r, &f)
 	rememberAuthor(w, r, f.Author)
+	if f.Action == "rows" {
+		// "More rows" of the timeline, without JavaScript: the review
+		// again with five more empty rows; nothing is checked or saved.
+		f.BlankRows = max(f.BlankRows, blankTimelineRows) + 5
+		f.Errors = formErrors{}
+		page, err := h.reviewPage(r, f, x, d, string(src), name, false)
+		if err != nil {
+			h.error(w, r, err)
+			return
+		}
+		h.render(w, r, http.StatusOK, "import-review", page)
+		return
+	}
 	if suggesting(r) {
 		page, err := h.reviewPage(r, f, x, d, string(src), name, true)
 		if err != nil {

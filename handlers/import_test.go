@@ -240,6 +240,23 @@ func TestImportSave(t *testing.T) {
 		}
 	})
 
+	t.Run("MoreTimelineRows", func(t *testing.T) {
+		more := map[string][]string{"action": {"rows"}, "timeline_time": {"10:00"}, "timeline_text": {"queue starts growing"}}
+		for k, v := range fields {
+			more[k] = v
+		}
+		body, ct := multipartBody(t, more, "", nil)
+		before := countPostmortems(t, st)
+		rec := post(t, h, "/import/save", ct, body)
+		if rec.Code != http.StatusOK {
+			t.Fatalf("status = %d, want 200", rec.Code)
+		}
+		mustContain(t, rec.Body.String(), `value="queue starts growing"`, `id="f-timeline-time-8"`)
+		if countPostmortems(t, st) != before {
+			t.Error("More rows saved the import")
+		}
+	})
+
 	t.Run("OK", func(t *testing.T) {
 		body, ct := multipartBody(t, fields, "", nil)
 		rec := post(t, h, "/import/save", ct, body)

@@ -74,7 +74,10 @@ func (h *Handler) suggestInForm(r *http.Request, page *postmortemFormPage) error
 			f.VariantOf, f.VariantKind = slug, kind
 		}
 	}
-	sugs := h.classifier.Suggest(formDocument(page))
+	sugs, err := h.suggest(r, formDocument(page))
+	if err != nil {
+		return err
+	}
 	if rej := r.PostForm.Get("reject"); known[rej] && !rejected[rej] {
 		rejection := store.Rejection{Title: f.Title, PatternSlug: rej}
 		if page.Editing {

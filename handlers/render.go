@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"html/template"
@@ -176,6 +177,10 @@ func (h *Handler) error(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.As(err, &tooMany):
 		retryAfter(w, tooMany.after)
 		status, msg = http.StatusTooManyRequests, "Too many requests: "+tooMany.Error()+". Please retry in "+strconv.Itoa(max(1, tooMany.after))+" s."
+	case errors.Is(err, errSuggestBudget):
+		status, msg = http.StatusUnprocessableEntity, "This text cannot be read for patterns: "+err.Error()+". Shorten it and try again."
+	case errors.Is(err, context.Canceled) && r.Context().Err() != nil:
+		status, msg = 499, "The client went away." // logged, never seen
 	case errors.Is(err, errBodyTimeout):
 		w.Header().Set("Connection", "close")
 		status, msg = http.StatusRequestTimeout, fmt.Sprintf("The request body was not received within %v.", bodyReadTimeout)

@@ -211,10 +211,11 @@ func (h *Handler) apiSearch(w http.ResponseWriter, r *http.Request) {
 		URL      string                `json:"url"`
 		// AnyWords: fewer than three incidents had every word (AllWords
 		// of them), so items have any of the words, the most first.
-		AnyWords bool `json:"any_words"`
-		AllWords int  `json:"all_words"`
+		AnyWords bool     `json:"any_words"`
+		AllWords int      `json:"all_words"`
+		Broader  []string `json:"broader"` // what the fallback also looked for
 	}{
-		AnyWords: res.AnyWords, AllWords: res.AllWords,
+		AnyWords: res.AnyWords, AllWords: res.AllWords, Broader: append([]string{}, res.Broader...),
 		Query: res.Query.String(), Notes: res.Query.Notes, Items: []apiSearchHit{}, Total: res.Total,
 		Page: page, Pages: pageCount(res.Total, size), Patterns: []apiNamedPattern{}, URL: searchURL(res.Query),
 		Facets: map[string][]apiFacet{

@@ -27,7 +27,8 @@ func TestSearchPage(t *testing.T) {
 		{"connection pool", []string{`<a href="/patterns/connection-exhaustion">Connection exhaustion</a>`, "Tagged with it", "Tonight&#39;s site interruptions"}, []string{"Nothing matches"}},
 		{"config", []string{"More Details on Today&#39;s Outage", "<mark>configuration</mark>"}, []string{"Nothing matches"}},
 		{"cert", []string{`<a href="/patterns/certificate-expiry">Certificate expiry</a>`}, nil},
-		{"postgres", []string{"No incident has all of the words", "<strong>any of them</strong>", "More Details on Today&#39;s Outage"}, []string{"Nothing matches"}},
+		{"postgres", []string{"No incident has all of the words", "<strong>any of them</strong> or what they are a kind of (<em>database</em>",
+			"More Details on Today&#39;s Outage", "<mark>database</mark>"}, []string{"Nothing matches"}},
 		{"keep-alive apache zebra", []string{"No incident has all of the words", "Tonight&#39;s site interruptions"}, nil},
 		{"org:Facebook", []string{`aria-current="true"`, `href="/search?q="`, "More Details on Today&#39;s Outage"}, []string{"Tonight&#39;s site interruptions"}},
 		{`"unbalanced`, []string{"ignored unbalanced quote", "Nothing matches"}, nil},
@@ -81,8 +82,9 @@ func TestSearchOddInputNever500(t *testing.T) {
 		`"`, `""`, "*", "-", "--x", "AND", "NOT x", "NEAR(", "a OR b", "title:x", "{a b}: c", "^x", "x:", "org:", `org:"`,
 		"year:abc", "lang:zz", "sev:", "pattern:nope", "'; DROP TABLE postmortems; --", "%", "\x00", "\xff", "🔥",
 		strings.Repeat("retry storm ", 900), strings.Repeat("x", 10_000),
+		"数", "数据库 인증서 証明書", strings.Repeat("db k8s 连接池 ", 40), "tenant's", "’s", "config*", `"postgres`,
 	} {
-		for _, path := range []string{"/search?q=", "/api/search?q="} {
+		for _, path := range []string{"/search?q=", "/api/search?q=", "/search?typing=1&q=", "/api/search?typing=1&q="} {
 			if rec := get(t, h, path+url.QueryEscape(q)+"&page=999999"); rec.Code != 200 {
 				t.Errorf("%s%.30q: status %d", path, q, rec.Code)
 			}

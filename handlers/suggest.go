@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"net/http"
 	"strings"
+	"time"
 
 	"hindsight/classify"
 	"hindsight/store"
@@ -64,6 +66,25 @@ func compileClassifier(ctx context.Context, st *store.Store) (*classify.Classifi
 	return classify.Compile(in), names, nil
 }
 
+// suggestBudget is the time suggesting patterns may take for one request.
+// The classifier is linear and a request is at most a few megabytes, so it
+// is far above what a request takes; it is the ceiling, not the estimate.
+const suggestBudget = 5 * time.Second
+
+var errSuggestBudget = fmt.Errorf("the text took longer than the time budget of %v to classify", suggestBudget)
+
+// suggest runs the classifier on doc until it is done, the client goes
+// away or suggestBudget is spent.
+func (h *Handler) suggest(r *http.Request, doc classify.Document) ([]classify.Suggestion, error) {
+	ctx, cancel := context.WithTimeout(r.Context(), suggestBudget)
+	defer cancel()
+	sugs, err := h.classifier.SuggestContext(ctx, doc)
+	if errors.Is(err, context.DeadlineExceeded) && r.Context().Err() == nil {
+		return nil, errSuggestBudget
+	}
+	return sugs, err
+}
+
 // apiSuggest reads a draft's title and body and answers with its language,
 // the patterns it appears to show (above the default threshold, best
 // first, each with the sentences that support it) and the postmortems it
@@ -88,7 +109,12 @@ func (h *Handler) apiSuggest(w http.ResponseWriter, r *http.Request) {
 	doc := classify.Document{Title: req.Title, Body: req.Body}
 	out := apiSuggestion{Language: classify.DetectLanguage(req.Title + "\n" + req.Body),
 		Patterns: []apiSuggestedPattern{}, Similar: []apiSimilar{}}
-	for _, s := range classify.Shown(h.classifier.Suggest(doc)) {
+	sugs, err := h.suggest(r, doc)
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	for _, s := range classify.Shown(sugs) {
 		p := apiSuggestedPattern{Slug: s.Slug, Name: h.patternNames[s.Slug], Score: round2(s.Score),
 			Confidence: round2(s.Confidence), Reason: s.Reason, Role: s.Role,
 			Evidence: []string{}, Phrases: []string{}}

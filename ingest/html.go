@@ -637,11 +637,38 @@ func listMarkdown(list *html.Node, depth int) []string {
 			}
 		}
 		if t := collapse(text.String()); t != "" {
-			lines = append(lines, strings.Repeat("  ", depth)+marker+t)
+			lines = append(lines, strings.Repeat("  ", depth)+marker+taskBox(li)+t)
 		}
 		lines = append(lines, nested...)
 	}
 	return lines
+}
+
+// taskBox writes the state of a task list item as Markdown's "[ ] " or
+// "[x] ": Confluence marks a done task <li class="checked"> and any task
+// with data-inline-task-id, Notion puts a <div class="checkbox
+// checkbox-on"> (or -off) in it.
+func taskBox(li *html.Node) string {
+	classes := strings.Fields(attr(li, "class"))
+	switch {
+	case slices.Contains(classes, "checked"):
+		return "[x] "
+	case attr(li, "data-inline-task-id") != "":
+		return "[ ] "
+	}
+	for c := li.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode {
+			continue
+		}
+		cl := strings.Fields(attr(c, "class"))
+		switch {
+		case slices.Contains(cl, "checkbox-on"):
+			return "[x] "
+		case slices.Contains(cl, "checkbox-off"):
+			return "[ ] "
+		}
+	}
+	return ""
 }
 
 // inlineMarkdown renders an element's content as inline Markdown: links with

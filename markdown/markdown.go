@@ -44,6 +44,10 @@ func Render(src string) template.HTML {
 // Inline renders a one-paragraph field (a checklist item) for a place that
 // takes only phrasing content, such as a label: without the <p>.
 func Inline(src string) template.HTML {
+	if check(src) != nil {
+		// Past a limit: the text alone, escaped, as a label can hold it.
+		return template.HTML(template.HTMLEscapeString(src[:min(len(src), MaxSourceBytes)]))
+	}
 	return guard(src, func() template.HTML { return inline(src) })
 }
 

@@ -49,8 +49,10 @@ func (q Query) withExclusions(parts []string, op string) string {
 type Unit struct {
 	Expr string // its FTS5 expression
 	// Broader matches what the unit is a kind of ("database" for
-	// "postgres"), or "" when synonyms.txt says nothing.
-	Broader string
+	// "postgres"), or "" when synonyms.txt says nothing; BroaderText
+	// lists those terms as written there.
+	Broader     string
+	BroaderText []string
 	// Stop is set for a lone stop word ("the", "de"), which says nothing
 	// about which postmortem is meant.
 	Stop bool
@@ -84,6 +86,7 @@ func (q Query) Units() []Unit {
 			for _, t := range sp.broader {
 				if e := t.expr(q.langs); !slices.Contains(broader, e) && !slices.Contains(alts, e) {
 					broader = append(broader, e)
+					u.BroaderText = append(u.BroaderText, t.Text)
 				}
 			}
 			u.Broader = or(broader)

@@ -117,6 +117,16 @@ type Query struct {
 	// langs are the languages, besides English and Spanish, whose stems
 	// the words are also tried in (see WithLanguages).
 	langs []string
+	// anyWords marks a query answered by the any-word fallback: snippets
+	// then mark what its words are a kind of too (see AnyWords).
+	anyWords bool
+}
+
+// AnyWords returns the query as the any-word fallback answered it, so that
+// snippets also mark the broader terms that found the postmortems.
+func (q Query) AnyWords() Query {
+	q.anyWords = true
+	return q
 }
 
 // WithLanguages returns the query matching its words also in the stems of

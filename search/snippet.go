@@ -130,7 +130,11 @@ func findHits(text string, stem func(string) string, q Query) []hit {
 		if !ok {
 			continue
 		}
-		for _, alt := range sp.alts {
+		alts := sp.alts
+		if q.anyWords {
+			alts = append(slices.Clip(alts), sp.broader...)
+		}
+		for _, alt := range alts {
 			// A word typed twice has its synonyms once.
 			key := strings.Join(alt.Words, " ")
 			if _, ok := index[key]; !ok {

@@ -83,6 +83,9 @@ type SearchResult struct {
 	// or with what they are a kind of, the most words first.
 	AnyWords bool
 	AllWords int
+	// Broader lists the terms of synonyms.txt the fallback also looked
+	// for, as what the query's words are a kind of ("database").
+	Broader []string
 }
 
 // patternCardRefs is how many tagged incidents a pattern's card lists.
@@ -142,6 +145,10 @@ func (s *Store) search(ctx context.Context, q search.Query, limit, offset int) (
 		if units := fallbackUnits(q); err == nil && units != nil {
 			if best, _ := t.groupHits(hits); len(best) < fallbackBelow {
 				res.AnyWords, res.AllWords = true, len(best)
+				for _, u := range units {
+					res.Broader = append(res.Broader, u.BroaderText...)
+				}
+				q = q.AnyWords() // its snippets mark the broader terms
 				hits, err = s.anyWordHits(ctx, t, &f, q, units)
 			}
 		}

@@ -9,8 +9,8 @@ import (
 	"hindsight/store"
 )
 
-// forgivingFixtures are our own short postmortems in Chinese and Korean, and
-// one that says "PostgreSQL", for the searches an SRE types.
+// forgivingFixtures are our own short postmortems in Chinese, Korean and
+// Japanese, and one that says "PostgreSQL", for the searches an SRE types.
 func forgivingFixtures() []store.Postmortem {
 	return []store.Postmortem{
 		{
@@ -24,6 +24,12 @@ func forgivingFixtures() []store.Postmortem {
 			Severity: "SEV1", Language: "ko",
 			Summary: "내부 CA의 중간 인증서가 만료되어 결제 서비스 간 TLS 연결이 40분 동안 실패했습니다.",
 			Body:    "## 원인\n\n인증서 갱신 작업이 자동화되어 있지 않았고 만료 알림도 없었습니다.\n\n## 조치\n\n인증서를 수동으로 갱신하고 만료 30일 전 알림을 추가했습니다.",
+		},
+		{
+			Slug: "cdn-cert-ja", Title: "CDNの証明書期限切れによる画像配信の停止", Organization: "サンプル株式会社", IncidentDate: "2023-11-20",
+			Severity: "SEV2", Language: "ja",
+			Summary: "CDNに設定していたTLS証明書が期限切れになり、画像配信が二時間停止しました。",
+			Body:    "## 原因\n\n証明書の自動更新ジョブが権限不足で失敗していたが、監視していなかった。",
 		},
 		{
 			Slug: "forge-pg-replication", Title: "Primary database outage", Organization: "Forge Labs", IncidentDate: "2017-01-31",
@@ -87,6 +93,8 @@ func TestSearchForgives(t *testing.T) {
 		{query: "인증서", find: []string{"pay-cert-ko"}, first: "pay-cert-ko"},
 		{query: "결제 장애", find: []string{"pay-cert-ko"}, first: "pay-cert-ko"},
 		{query: "만료 알림", find: []string{"pay-cert-ko"}, first: "pay-cert-ko"},
+		{query: "証明書", find: []string{"cdn-cert-ja"}, first: "cdn-cert-ja"},
+		{query: "自動更新", find: []string{"cdn-cert-ja"}, first: "cdn-cert-ja"},
 		// While typing, the last word is a prefix too.
 		{query: "expired certi", typing: true, find: []string{cert}, first: cert},
 		{query: "request rout", typing: true, find: []string{gmail}, first: gmail},

@@ -47,7 +47,10 @@ func TestSlowBodiesDoNotTakeSlots(t *testing.T) {
 	}
 	var conns []net.Conn
 	for i := range slow {
-		c, err := net.DialTimeout("tcp", addr, 10*time.Second)
+		// Each from its own address, as from many machines: the
+		// per-client limits do not apply, admission must.
+		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(fmt.Sprintf("127.0.4.%d", i+1))}, Timeout: 10 * time.Second}
+		c, err := d.Dial("tcp", addr)
 		if err != nil {
 			t.Fatalf("dial: %v", err)
 		}
