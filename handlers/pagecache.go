@@ -91,10 +91,11 @@ func impersonal(r *http.Request) *http.Request {
 }
 
 // cacheable reports whether r may be answered from the page cache: only
-// GETs of pages are, and not when a flash message waits to be shown (that
-// page is for one reader).
+// GETs (and HEADs, which net/http answers without the body) of pages are,
+// and not when a flash message waits to be shown (that page is for one
+// reader).
 func cacheable(r *http.Request) bool {
-	if r.Method != http.MethodGet || neverShed(r.URL.Path) || isAPI(r) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead || neverShed(r.URL.Path) || isAPI(r) {
 		return false // probes and assets must not wait on the database
 	}
 	_, err := r.Cookie(flashCookie)
