@@ -10,6 +10,10 @@ import (
 	"hindsight/store"
 )
 
+// PostmortemMarkdown is p as /postmortems/{slug}.md gives it (server export
+// writes these files).
+func PostmortemMarkdown(p store.Postmortem) string { return postmortemMarkdown(p) }
+
 // postmortemMarkdown is a postmortem as a Markdown file with front matter,
 // in the format import reads (see "Importing postmortems" in the README):
 // simple "key: value" lines, patterns as slug:role items, the write-up

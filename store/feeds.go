@@ -102,3 +102,15 @@ func (s *Store) EachPostmortem(ctx context.Context, f PostmortemFilter) iter.Seq
 		}
 	}
 }
+
+// ExportSlugs lists the live postmortems a reader without groups may see,
+// each variant group's main version before its other versions, oldest
+// first.
+func (s *Store) ExportSlugs(ctx context.Context) ([]string, error) {
+	slugs, err := queryColumn[string](ctx, s.db, `SELECT p.slug FROM postmortems p JOIN variant_groups g ON g.id = p.group_id
+		WHERE p.archived_at = '' AND `+visibleSQL(ctx, "p")+` ORDER BY g.canonical_id != p.id, p.id`)
+	if err != nil {
+		return nil, fmt.Errorf("list postmortems to export: %w", err)
+	}
+	return slugs, nil
+}
