@@ -2,8 +2,12 @@ package e2e_test
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -117,4 +121,43 @@ func TestJourneyInsights(t *testing.T) {
 		p.follow(`.filters a[href="/insights"]`)
 		p.see(".result-count", "3 incidents")
 	})
+}
+
+// A new Gmail incident with the same pattern as the 2009 one, whose
+// follow-ups are still open, says so at the top, lists it under "Has this
+// happened before?", and passes axe and the Nu HTML Checker.
+func TestRepeatIncidentPage(t *testing.T) {
+	t.Parallel()
+	srv := freshServer(t)
+	slug := createPostmortem(t, srv, `{"title": "Request routers overloaded again", "organization": "Google (Gmail)",
+		"severity": "SEV2", "language": "en", "incident_date": "2011-02-27", "summary": "Routers overloaded after a capacity change.",
+		"body": "The request routers ran out of capacity again.",
+		"patterns": [{"slug": "cascading-overload", "role": "amplifier"}], "author": "Dana"}`)
+	p := newPageOn(t, srv)
+	p.open("/postmortems/"+slug, 200)
+	p.see(".repeat-warning", "has happened before", "More on today's Gmail issue", "open follow-up")
+	p.see("#repeats-heading", "Has this happened before?")
+	p.see(".repeats", "Give request routers failure isolation between datacenters")
+	p.accessible()
+
+	java, err := exec.LookPath("java")
+	need(t, "Java (for the Nu HTML Checker)", err)
+	res, err := http.Get(srv.url + "/postmortems/" + slug)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "repeat.html"), body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range runVNU(t, java, dir) {
+		if m.Type == "error" || m.Type == "non-document-error" {
+			t.Errorf("Nu HTML Checker: line %d: %s", m.LastLine, m.Message)
+		}
+	}
 }

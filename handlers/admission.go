@@ -32,9 +32,10 @@ const (
 	bodyBudget = 64 << 20
 	bodyChunk  = 32 << 10
 	// DefaultClientWrites is how many writes (POST) one client may send
-	// a minute, in bursts of at most writeBurst.
+	// a minute, in bursts of at most half that, and never more than
+	// maxWriteBurst.
 	DefaultClientWrites = 120
-	writeBurst          = 60
+	maxWriteBurst       = 60
 )
 
 var (
@@ -109,10 +110,10 @@ func (c *clientTable) take(client string, write bool, now time.Time) (func(), er
 			if len(c.writes) >= maxBuckets {
 				c.forgetFull(now, rate)
 			}
-			b = &bucket{tokens: writeBurst, at: now}
+			b = &bucket{tokens: c.burst(), at: now}
 			c.writes[client] = b
 		}
-		b.tokens = min(writeBurst, b.tokens+now.Sub(b.at).Seconds()*rate)
+		b.tokens = min(c.burst(), b.tokens+now.Sub(b.at).Seconds()*rate)
 		b.at = now
 		if b.tokens < 1 {
 			return nil, &tooManyError{errClientWrites, int(math.Ceil((1 - b.tokens) / rate))}
@@ -132,9 +133,14 @@ func (c *clientTable) take(client string, write bool, now time.Time) (func(), er
 	}, nil
 }
 
+// burst is the most writes a client may send at once.
+func (c *clientTable) burst() float64 {
+	return float64(max(1, min(maxWriteBurst, c.writesPerMinute/2)))
+}
+
 func (c *clientTable) forgetFull(now time.Time, rate float64) {
 	for k, b := range c.writes {
-		if b.tokens+now.Sub(b.at).Seconds()*rate >= writeBurst {
+		if b.tokens+now.Sub(b.at).Seconds()*rate >= c.burst() {
 			delete(c.writes, k)
 		}
 	}

@@ -58,8 +58,8 @@ type followUpsPage struct {
 }
 
 // listFollowUps is /action-items: every action item across postmortems.
-// It is never kept in the page cache: whether an item is overdue changes
-// with the date, not only with the data.
+// The page cache keeps it for a quarter of an hour at most (see pageKey):
+// whether an item is overdue changes with the time, not only the data.
 func (h *Handler) listFollowUps(w http.ResponseWriter, r *http.Request) {
 	f, page := followUpFilterFromQuery(r.URL.Query())
 	items, totals, err := h.store.ListActionItems(r.Context(), f, h.now())

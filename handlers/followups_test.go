@@ -351,6 +351,33 @@ func TestFollowUps(t *testing.T) {
 		if api.Page != 2 || api.Pages != (len(c.items)+49)/50 {
 			t.Errorf("page %d of %d, want 2 of %d", api.Page, api.Pages, (len(c.items)+49)/50)
 		}
+		// The pages, one after the other, are the CSV: dated items in
+		// order, then the undated ones, across page boundaries.
+		for _, q := range []string{"sort=due", "sort=-due", "sort=-due&status=unfinished"} {
+			var ids []string
+			for _, row := range fetchCSV(t, c.h, "/action-items.csv?"+q) {
+				ids = append(ids, row["id"])
+			}
+			var paged []string
+			for page := 1; ; page++ {
+				var p struct {
+					Items []struct {
+						ID int64 `json:"id"`
+					} `json:"items"`
+					Pages int `json:"pages"`
+				}
+				json.Unmarshal(get(t, c.h, fmt.Sprintf("/api/action-items?%s&page=%d", q, page)).Body.Bytes(), &p)
+				for _, it := range p.Items {
+					paged = append(paged, strconv.FormatInt(it.ID, 10))
+				}
+				if page >= p.Pages {
+					break
+				}
+			}
+			if !slices.Equal(ids, paged) {
+				t.Errorf("%s: the pages hold %d items in another order than the CSV's %d", q, len(paged), len(ids))
+			}
+		}
 	})
 
 	t.Run("time zones", func(t *testing.T) {
@@ -523,6 +550,103 @@ func TestFollowUpsLeaveOutRestricted(t *testing.T) {
 	for _, r := range rows {
 		if r["postmortem"] == hidden {
 			t.Errorf("item %s of the restricted %s is listed", r["id"], hidden)
+		}
+	}
+}
+
+// "Has this happened before?" lists earlier incidents with a pattern and
+// the organization or a service in common, and says so prominently when
+// one of them still has open follow-ups.
+func TestRepeatIncidents(t *testing.T) {
+	t.Parallel()
+	c := newCollection(t, 0, time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC))
+	mk := func(title, org, services, date string, tags []store.Tag, items ...store.ActionItem) store.Postmortem {
+		p := store.Postmortem{Title: title, Organization: org, Services: services, IncidentDate: date, Body: "Text.",
+			Tags: tags, ActionItems: items}
+		if err := c.st.CreatePostmortem(t.Context(), &p); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	retry := store.Tag{PatternSlug: "retry-storm", Role: "trigger"}
+	deploy := store.Tag{PatternSlug: "bad-deploy", Role: "trigger"}
+	dns := store.Tag{PatternSlug: "dns-failure", Role: "trigger"}
+	open := store.ActionItem{Title: "Add jitter to client retries", Kind: store.KindPrevent, Status: store.StatusInProgress}
+	done := store.ActionItem{Title: "Roll back faster", Kind: store.KindMitigate, Status: store.StatusDone}
+	a := mk("Retry storm at Acme", "Acme", "checkout", "2020-01-01", []store.Tag{retry}, open)
+	b := mk("Deploy and retries at Other", "Other", "checkout, search", "2021-05-01", []store.Tag{retry, deploy}, done)
+	mk("Retries elsewhere", "Other2", "billing", "2019-01-01", []store.Tag{retry})          // nothing else in common
+	mk("DNS at Acme", "Acme", "checkout", "2019-06-01", []store.Tag{dns})                   // no pattern in common
+	mk("A later retry storm at Acme", "Acme", "checkout", "2023-01-01", []store.Tag{retry}) // later
+	s := mk("Checkout retries again", "Acme", "Checkout", "2022-02-02", []store.Tag{retry, deploy})
+
+	body := get(t, c.h, "/postmortems/"+s.Slug).Body.String()
+	section := body[max(strings.Index(body, `id="repeats-heading"`), 0):]
+	section = section[:max(strings.Index(section, "</section>"), 0)]
+	if ia, ib := strings.Index(section, `href="/postmortems/`+a.Slug+`"`), strings.Index(section, `href="/postmortems/`+b.Slug+`"`); ia < 0 || ib < 0 || ib > ia {
+		t.Errorf("the twins are not %s then %s (two patterns in common first): %q", b.Slug, a.Slug, section)
+	}
+	for _, not := range []string{"retries-elsewhere", "dns-at-acme", "a-later-retry-storm-at-acme"} {
+		if strings.Contains(section, not) {
+			t.Errorf("%s is listed as a twin", not)
+		}
+	}
+	if !strings.Contains(section, "Add jitter to client retries") || strings.Contains(section, "Roll back faster") {
+		t.Errorf("the open follow-ups of the twins are not the ones listed: %q", section)
+	}
+	warning := body[max(strings.Index(body, `repeat-warning`), 0):]
+	warning = warning[:max(strings.Index(warning, "</p>"), 0)]
+	if !strings.Contains(warning, "not fixed yet") || !strings.Contains(warning, a.Slug) || strings.Contains(warning, b.Slug) {
+		t.Errorf("the warning does not name %s alone: %q", a.Slug, warning)
+	}
+
+	// The earliest of them has no twin, and no warning.
+	if body := get(t, c.h, "/postmortems/"+a.Slug).Body.String(); strings.Contains(body, "repeats-heading") || strings.Contains(body, "repeat-warning") {
+		t.Errorf("%s, the first of its kind, lists twins", a.Slug)
+	}
+
+	// Once the follow-up is done, the warning goes.
+	st := store.StatusDone
+	got, err := c.st.GetPostmortem(t.Context(), a.Slug)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.st.UpdateActionItem(t.Context(), got.ActionItems[0].ID, store.ActionItemUpdate{Status: &st}); err != nil {
+		t.Fatal(err)
+	}
+	if body := get(t, c.h, "/postmortems/"+s.Slug).Body.String(); strings.Contains(body, "repeat-warning") || !strings.Contains(body, "repeats-heading") {
+		t.Error("with every follow-up done, the warning stays or the twins go")
+	}
+}
+
+// The page cache keeps /action-items, but not past the moment an item
+// falls due somewhere.
+func TestFollowUpsCachedAcrossMidnight(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 3, 10, 6, 59, 0, 0, time.UTC) // 23:59 on the 9th in Los Angeles
+	c := newCollection(t, 0, now)
+	p := store.Postmortem{Title: "Late in California", Body: "Text.", TimeZone: "America/Los_Angeles",
+		ActionItems: []store.ActionItem{{Title: "Fix it", Kind: store.KindPrevent, DueDate: "2026-03-09"}}}
+	if err := c.st.CreatePostmortem(t.Context(), &p); err != nil {
+		t.Fatal(err)
+	}
+	h, err := handlers.New(c.st, slog.New(slog.NewTextHandler(io.Discard, nil)), handlers.Clock(func() time.Time { return now }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		at   time.Time
+		want bool
+	}{
+		{now, false},
+		{now.Add(30 * time.Second), false}, // kept
+		{time.Date(2026, 3, 10, 7, 0, 0, 0, time.UTC), true},
+		{time.Date(2026, 3, 10, 7, 1, 0, 0, time.UTC), true},
+	} {
+		now = tt.at
+		body := get(t, h, "/action-items").Body.String()
+		if got := strings.Contains(body, "overdue-label"); got != tt.want {
+			t.Errorf("at %s: overdue shown %v, want %v", tt.at.Format(time.RFC3339), got, tt.want)
 		}
 	}
 }

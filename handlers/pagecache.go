@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 )
 
 // pageCache keeps rendered pages (postmortems, patterns, lists) while the
@@ -65,12 +66,14 @@ func (c *capture) WriteHeader(status int)      { c.status = status }
 func (c *capture) Write(b []byte) (int, error) { return c.body.Write(b) }
 
 // pageKey names a cached page: its absolute URL (pages carry it, for
-// OpenGraph), on the day it was rendered, for one kind of reader: their
+// OpenGraph), in the quarter hour it was rendered (whether an action item
+// is overdue changes at midnight in its postmortem's time zone, and every
+// zone's offset is a multiple of 15 minutes), for one kind of reader: their
 // role (which controls a page shows) and their groups (which restricted
 // postmortems it lists). Never the reader themselves: see cached.
 func (h *Handler) pageKey(r *http.Request) string {
 	u := userOf(r)
-	return h.now().Format("2006-01-02") + " " + h.origin(r) + r.URL.RequestURI() + "\x00" + u.Role.String() + "\x00" +
+	return h.now().UTC().Truncate(15*time.Minute).Format(time.RFC3339) + " " + h.origin(r) + r.URL.RequestURI() + "\x00" + u.Role.String() + "\x00" +
 		strings.Join(u.Groups, "\x01")
 }
 
@@ -88,10 +91,11 @@ func impersonal(r *http.Request) *http.Request {
 }
 
 // cacheable reports whether r may be answered from the page cache: only
-// GETs of pages are, and not when a flash message waits to be shown (that
-// page is for one reader).
+// GETs (and HEADs, which net/http answers without the body) of pages are,
+// and not when a flash message waits to be shown (that page is for one
+// reader).
 func cacheable(r *http.Request) bool {
-	if r.Method != http.MethodGet || neverShed(r.URL.Path) || isAPI(r) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead || neverShed(r.URL.Path) || isAPI(r) {
 		return false // probes and assets must not wait on the database
 	}
 	_, err := r.Cookie(flashCookie)

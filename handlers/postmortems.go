@@ -106,6 +106,9 @@ type postmortemPage struct {
 	ShowDate, ShowDuration bool
 	Ticks                  tickForm
 	NewItem                actionItemForm
+	// Twins are earlier incidents that look like this one again;
+	// StillOpen are those whose follow-ups are not finished.
+	Twins, StillOpen []store.Twin
 }
 
 func sectionsOf(p store.Postmortem) []section {
@@ -176,9 +179,21 @@ func (h *Handler) postmortemPage(r *http.Request, p store.Postmortem, ticks tick
 			showDuration = false // the same span, measured
 		}
 	}
+	twins, err := h.store.EarlierTwins(r.Context(), p, 5)
+	if err != nil {
+		return postmortemPage{}, err
+	}
+	var stillOpen []store.Twin
+	for _, t := range twins {
+		if len(t.OpenItems) > 0 {
+			stillOpen = append(stillOpen, t)
+		}
+	}
 	item := newActionItemForm()
 	item.Prefix = "new-"
 	return postmortemPage{
+		Twins:      twins,
+		StillOpen:  stillOpen,
 		basePage:   h.base(r, p.Title, p.Summary),
 		Postmortem: p,
 		Sections:   sectionsOf(p),

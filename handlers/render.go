@@ -109,6 +109,7 @@ func (h *Handler) funcs() template.FuncMap {
 		"statusLabel": func(v string) string { return optionLabel(actionStatuses, v) },
 		"actionLabel": revisionActionLabel,
 		"severities":  func() []option { return severities },
+		"lower":       strings.ToLower,
 		"choices":     func(f field, opts []option) selectField { return selectField{field: f, Options: opts} },
 		"dateTime":    func(t time.Time) string { return t.UTC().Format("2 January 2006, 15:04 UTC") },
 		"rfc3339":     func(t time.Time) string { return t.UTC().Format(time.RFC3339) },

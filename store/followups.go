@@ -115,89 +115,126 @@ func (s *Store) todayByZone(ctx context.Context, now time.Time) (string, []any, 
 	return b.String(), append(args, utc), nil
 }
 
-// actionItemQuery is the FROM and WHERE of a follow-ups query, its
-// arguments, and the overdue expression with its arguments.
-func (s *Store) actionItemQuery(ctx context.Context, f ActionItemFilter, now time.Time) (from string, args []any, overdue string, overdueArgs []any, err error) {
+// itemQuery is a follow-ups filter as SQL: conditions on the action item
+// (alias a) and on its postmortem (alias p), with their arguments, and the
+// overdue expression (on both) with its arguments.
+type itemQuery struct {
+	aConds, pConds []string
+	aArgs, pArgs   []any
+	overdue        string
+	overdueArgs    []any
+}
+
+func (s *Store) actionItemQuery(ctx context.Context, f ActionItemFilter, now time.Time) (itemQuery, error) {
+	var q itemQuery
 	today, todayArgs, err := s.todayByZone(ctx, now)
 	if err != nil {
-		return "", nil, "", nil, err
+		return q, err
 	}
-	overdue = `(a.status IN ('open', 'in-progress') AND a.due_date != '' AND a.due_date < ` + today + `)`
+	q.overdue = `(a.status IN ('open', 'in-progress') AND a.due_date != '' AND a.due_date < ` + today + `)`
+	q.overdueArgs = todayArgs
 	// Restricted postmortems the reader may not see do not exist for them:
 	// neither do their action items.
-	conds := []string{`p.archived_at = ''`, visibleSQL(ctx, "p")}
+	q.pConds = []string{`p.archived_at = ''`, visibleSQL(ctx, "p")}
 	switch f.Status {
 	case "":
 	case StatusUnfinished:
-		conds = append(conds, `a.status IN ('open', 'in-progress')`)
+		q.aConds = append(q.aConds, `a.status IN ('open', 'in-progress')`)
 	default:
-		conds = append(conds, `a.status = ?`)
-		args = append(args, f.Status)
+		q.aConds = append(q.aConds, `a.status = ?`)
+		q.aArgs = append(q.aArgs, f.Status)
 	}
 	if f.Owner != "" {
-		conds = append(conds, `a.owner = ? COLLATE NOCASE`)
-		args = append(args, f.Owner)
+		q.aConds = append(q.aConds, `a.owner = ? COLLATE NOCASE`)
+		q.aArgs = append(q.aArgs, f.Owner)
 	}
 	if f.Kind != "" {
-		conds = append(conds, `a.kind = ?`)
-		args = append(args, f.Kind)
+		q.aConds = append(q.aConds, `a.kind = ?`)
+		q.aArgs = append(q.aArgs, f.Kind)
 	}
 	if f.Priority != "" {
-		conds = append(conds, `a.priority = ?`)
-		args = append(args, f.Priority)
+		q.aConds = append(q.aConds, `a.priority = ?`)
+		q.aArgs = append(q.aArgs, f.Priority)
 	}
 	if f.Pattern != "" {
-		conds = append(conds, `a.postmortem_id IN (SELECT postmortem_id FROM tags WHERE pattern_slug = ?)`)
-		args = append(args, f.Pattern)
+		q.aConds = append(q.aConds, `a.postmortem_id IN (SELECT postmortem_id FROM tags WHERE pattern_slug = ?)`)
+		q.aArgs = append(q.aArgs, f.Pattern)
 	}
 	if f.Service != "" {
-		conds = append(conds, `a.postmortem_id IN (SELECT postmortem_id FROM postmortem_services WHERE service = ?)`)
-		args = append(args, strings.TrimSpace(f.Service))
+		q.aConds = append(q.aConds, `a.postmortem_id IN (SELECT postmortem_id FROM postmortem_services WHERE service = ?)`)
+		q.aArgs = append(q.aArgs, strings.TrimSpace(f.Service))
 	}
 	if f.Org != "" {
-		conds = append(conds, `p.organization = ? COLLATE NOCASE`)
-		args = append(args, f.Org)
+		q.pConds = append(q.pConds, `p.organization = ? COLLATE NOCASE`)
+		q.pArgs = append(q.pArgs, f.Org)
 	}
 	if f.Overdue {
-		conds = append(conds, overdue)
-		args = append(args, todayArgs...)
+		q.pConds = append(q.pConds, q.overdue)
+		q.pArgs = append(q.pArgs, todayArgs...)
 	}
-	from = `FROM action_items a JOIN postmortems p INDEXED BY postmortems_followups ON p.id = a.postmortem_id
-		WHERE ` + strings.Join(conds, " AND ")
-	return from, args, overdue, todayArgs, nil
+	return q, nil
+}
+
+// joinFrom is the FROM and WHERE for counting: every item joined to its
+// postmortem, both read from covering indexes.
+func (q itemQuery) joinFrom() (string, []any) {
+	conds := append(append([]string{}, q.pConds...), q.aConds...)
+	return `FROM postmortems p INDEXED BY postmortems_followups JOIN action_items a INDEXED BY action_items_followups ON a.postmortem_id = p.id
+		WHERE ` + strings.Join(conds, " AND "), append(append([]any{}, q.pArgs...), q.aArgs...)
+}
+
+// pageFrom is the FROM, WHERE and ORDER BY that list the dated (or the
+// undated) items in order: walked along the due-date index, each item's
+// postmortem checked as it comes, so a page stops after its rows instead
+// of sorting every item.
+func (q itemQuery) pageFrom(dated, desc bool) (string, []any) {
+	conds := []string{`a.due_date = ''`}
+	order := `a.id`
+	if dated {
+		conds[0], order = `a.due_date > ''`, `a.due_date, a.id`
+		if desc {
+			order = `a.due_date DESC, a.id DESC`
+		}
+	} else if desc {
+		order = `a.id DESC`
+	}
+	conds = append(conds, q.aConds...)
+	conds = append(conds, `(SELECT `+strings.Join(q.pConds, " AND ")+` FROM postmortems p INDEXED BY postmortems_followups WHERE p.id = a.postmortem_id)`)
+	return `FROM action_items a INDEXED BY action_items_due WHERE ` + strings.Join(conds, " AND ") + ` ORDER BY ` + order,
+		append(append([]any{}, q.aArgs...), q.pArgs...)
 }
 
 // entryFields are actionItemFields of the follow-ups query's items.
 const entryFields = `a.id, a.postmortem_id, a.title, a.owner, a.kind, a.priority, a.status, a.due_date, a.ticket_url,
 	coalesce(a.checklist_item_id, 0), a.created_at, a.updated_at`
 
-func actionItemOrder(sort string) string {
-	if sort == "-due" {
-		return `ORDER BY a.due_date = '', a.due_date DESC, a.id DESC`
-	}
-	return `ORDER BY a.due_date = '', a.due_date, a.id`
-}
-
 // ActionItemTotals counts the items a filter matches, and the overdue
 // ones among them.
-type ActionItemTotals struct{ Matching, Overdue int }
+type ActionItemTotals struct {
+	Matching, Overdue int
+	dated             int // with a due date
+}
 
 // ListActionItems returns the action items of live postmortems that match
-// f, sorted by due date and judged overdue at now, and how many match in
-// all.
+// f, sorted by due date (undated items last) and judged overdue at now,
+// and how many match in all.
 func (s *Store) ListActionItems(ctx context.Context, f ActionItemFilter, now time.Time) ([]ActionItemEntry, ActionItemTotals, error) {
 	var t ActionItemTotals
-	from, args, overdue, overdueArgs, err := s.actionItemQuery(ctx, f, now)
+	q, err := s.actionItemQuery(ctx, f, now)
 	if err != nil {
 		return nil, t, fmt.Errorf("list action items: %w", err)
 	}
-	err = s.db.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(`+overdue+`), 0) `+from,
-		append(append([]any{}, overdueArgs...), args...)...).Scan(&t.Matching, &t.Overdue)
+	from, args := q.joinFrom()
+	err = s.db.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(`+q.overdue+`), 0), coalesce(sum(a.due_date != ''), 0) `+from,
+		append(append([]any{}, q.overdueArgs...), args...)...).Scan(&t.Matching, &t.Overdue, &t.dated)
 	if err != nil {
 		return nil, t, fmt.Errorf("list action items: %w", err)
+	}
+	if f.Limit < 0 {
+		return nil, t, nil // counts only
 	}
 	var out []ActionItemEntry
-	for e, err := range s.actionItems(ctx, from, args, overdue, overdueArgs, f) {
+	for e, err := range s.actionItems(ctx, q, f, t.dated) {
 		if err != nil {
 			return nil, t, fmt.Errorf("list action items: %w", err)
 		}
@@ -207,15 +244,16 @@ func (s *Store) ListActionItems(ctx context.Context, f ActionItemFilter, now tim
 }
 
 // EachActionItem yields every action item of live postmortems that matches
-// f (its Limit and Offset included), in order, without holding them all.
+// f, in order, without holding them all.
 func (s *Store) EachActionItem(ctx context.Context, f ActionItemFilter, now time.Time) iter.Seq2[ActionItemEntry, error] {
 	return func(yield func(ActionItemEntry, error) bool) {
-		from, args, overdue, overdueArgs, err := s.actionItemQuery(ctx, f, now)
+		q, err := s.actionItemQuery(ctx, f, now)
 		if err != nil {
 			yield(ActionItemEntry{}, fmt.Errorf("list action items: %w", err))
 			return
 		}
-		for e, err := range s.actionItems(ctx, from, args, overdue, overdueArgs, f) {
+		f.Limit, f.Offset = 0, 0
+		for e, err := range s.actionItems(ctx, q, f, -1) {
 			if !yield(e, err) || err != nil {
 				return
 			}
@@ -223,27 +261,29 @@ func (s *Store) EachActionItem(ctx context.Context, f ActionItemFilter, now time
 	}
 }
 
-// actionItems reads one page of items in two steps: their ids from the
-// narrow join, then the page's postmortem columns (slug, title, services
-// sit in the wide rows) by id.
-func (s *Store) actionItems(ctx context.Context, from string, args []any, overdue string, overdueArgs []any, f ActionItemFilter) iter.Seq2[ActionItemEntry, error] {
+// actionItems reads the items f's page holds: the dated ones, then the
+// undated ones (dated is how many dated items match, or -1 for all of
+// both). The page's postmortem columns (slug, title, services sit in the
+// wide rows) are read by id, a batch at a time.
+func (s *Store) actionItems(ctx context.Context, q itemQuery, f ActionItemFilter, dated int) iter.Seq2[ActionItemEntry, error] {
+	type segment struct {
+		dated         bool
+		limit, offset int // limit 0: all
+	}
+	var segs []segment
+	switch {
+	case f.Limit == 0 || dated < 0:
+		segs = []segment{{true, 0, 0}, {false, 0, 0}}
+	case f.Offset+f.Limit <= dated:
+		segs = []segment{{true, f.Limit, f.Offset}}
+	case f.Offset < dated:
+		segs = []segment{{true, dated - f.Offset, f.Offset}, {false, f.Limit - (dated - f.Offset), 0}}
+	default:
+		segs = []segment{{false, f.Limit, f.Offset - dated}}
+	}
 	return func(yield func(ActionItemEntry, error) bool) {
-		q := `SELECT ` + entryFields + `, ` + overdue + ` ` + from + ` ` + actionItemOrder(f.Sort)
-		qargs := append(append([]any{}, overdueArgs...), args...)
-		if f.Limit < 0 {
-			return // counts only
-		}
-		if f.Limit > 0 {
-			q += ` LIMIT ? OFFSET ?`
-			qargs = append(qargs, f.Limit, f.Offset)
-		}
-		rows, err := s.db.QueryContext(ctx, q, qargs...)
-		if err != nil {
-			yield(ActionItemEntry{}, err)
-			return
-		}
-		// A batch of items is completed with its postmortems' columns in one
-		// query, so a long export never runs a query per row.
+		// A batch of items is completed with its postmortems' columns in
+		// one query, so a long export never runs a query per row.
 		const batch = 200
 		var buf []ActionItemEntry
 		flush := func() bool {
@@ -259,30 +299,42 @@ func (s *Store) actionItems(ctx context.Context, from string, args []any, overdu
 			buf = buf[:0]
 			return true
 		}
-		for rows.Next() {
-			var e ActionItemEntry
-			var created, updated string
-			a := &e.ActionItem
-			if err := rows.Scan(&a.ID, &a.PostmortemID, &a.Title, &a.Owner, &a.Kind, &a.Priority, &a.Status, &a.DueDate, &a.TicketURL,
-				&a.ChecklistItemID, &created, &updated, &e.Overdue); err != nil {
-				rows.Close()
+		for _, seg := range segs {
+			from, args := q.pageFrom(seg.dated, f.Sort == "-due")
+			sql := `SELECT ` + entryFields + `, (SELECT ` + q.overdue + ` FROM postmortems p INDEXED BY postmortems_followups WHERE p.id = a.postmortem_id) ` + from
+			qargs := append(append([]any{}, q.overdueArgs...), args...)
+			if seg.limit > 0 {
+				sql += ` LIMIT ? OFFSET ?`
+				qargs = append(qargs, seg.limit, seg.offset)
+			}
+			rows, err := s.db.QueryContext(ctx, sql, qargs...)
+			if err != nil {
 				yield(ActionItemEntry{}, err)
 				return
 			}
-			a.CreatedAt, a.UpdatedAt = parseTime(created), parseTime(updated)
-			buf = append(buf, e)
-			if len(buf) == batch {
-				if !flush() {
+			for rows.Next() {
+				var e ActionItemEntry
+				var created, updated string
+				a := &e.ActionItem
+				if err := rows.Scan(&a.ID, &a.PostmortemID, &a.Title, &a.Owner, &a.Kind, &a.Priority, &a.Status, &a.DueDate, &a.TicketURL,
+					&a.ChecklistItemID, &created, &updated, &e.Overdue); err != nil {
+					rows.Close()
+					yield(ActionItemEntry{}, err)
+					return
+				}
+				a.CreatedAt, a.UpdatedAt = parseTime(created), parseTime(updated)
+				buf = append(buf, e)
+				if len(buf) == batch && !flush() {
 					rows.Close()
 					return
 				}
 			}
-		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
-			yield(ActionItemEntry{}, err)
-			return
+			err = rows.Err()
+			rows.Close()
+			if err != nil {
+				yield(ActionItemEntry{}, err)
+				return
+			}
 		}
 		if len(buf) > 0 {
 			flush()

@@ -174,28 +174,34 @@ func (s *Store) insights(ctx context.Context, f InsightFilter) (Insights, error)
 	}
 
 	// Roles of patterns in SEV1 and SEV2 incidents.
-	rows, err = s.db.QueryContext(ctx, with+`SELECT t.pattern_slug, t.role, count(*),
-			(SELECT count(DISTINCT t2.postmortem_id) FROM tags t2 JOIN base b2 ON b2.id = t2.postmortem_id
-				WHERE t2.pattern_slug = t.pattern_slug AND b2.severity IN ('SEV1', 'SEV2'))
-		FROM base b JOIN tags t ON t.postmortem_id = b.id
-		WHERE b.severity IN ('SEV1', 'SEV2') GROUP BY 1, 2`, args...)
+	// (A role per row, then the pattern's incidents whatever the roles,
+	// role '': one pass over the severe incidents' tags.)
+	rows, err = s.db.QueryContext(ctx, with+`, severe AS MATERIALIZED (SELECT t.pattern_slug, t.role, b.id
+			FROM base b JOIN tags t ON t.postmortem_id = b.id WHERE b.severity IN ('SEV1', 'SEV2'))
+		SELECT pattern_slug, role, count(*) FROM severe GROUP BY 1, 2
+		UNION ALL
+		SELECT pattern_slug, '', count(DISTINCT id) FROM severe GROUP BY 1`, args...)
 	if err != nil {
 		return in, err
 	}
 	roles := map[string]*PatternRoles{}
 	for rows.Next() {
 		var slug, role string
-		var n, total int
-		if err := rows.Scan(&slug, &role, &n, &total); err != nil {
+		var n int
+		if err := rows.Scan(&slug, &role, &n); err != nil {
 			rows.Close()
 			return in, err
 		}
 		pr := roles[slug]
 		if pr == nil {
-			pr = &PatternRoles{Slug: slug, Name: names[slug], Roles: map[string]int{}, Total: total}
+			pr = &PatternRoles{Slug: slug, Name: names[slug], Roles: map[string]int{}}
 			roles[slug] = pr
 		}
-		pr.Roles[role] = n
+		if role == "" {
+			pr.Total = n
+		} else {
+			pr.Roles[role] = n
+		}
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {

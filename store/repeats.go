@@ -1,0 +1,119 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// Twin is an earlier incident that looks like p again: it shows some of
+// the same patterns, in the same organization or on the same services.
+type Twin struct {
+	Slug, Title, Organization, IncidentDate string
+	// SharedPatterns and SharedServices are what it has in common.
+	SharedPatterns []string // names
+	SharedServices []string
+	// OpenItems are its action items not yet done (open or in progress).
+	OpenItems []ActionItem
+}
+
+// EarlierTwins answers "has this happened before?" for p: up to limit
+// earlier incidents (by incident date, or written earlier when p has no
+// date) of other variant groups that share a pattern with p and its
+// organization or one of its services, most patterns in common first,
+// with their unfinished action items. Restricted postmortems the reader
+// may not see are left out.
+func (s *Store) EarlierTwins(ctx context.Context, p Postmortem, limit int) ([]Twin, error) {
+	if len(p.Tags) == 0 {
+		return nil, nil
+	}
+	var slugs []string
+	seen := map[string]bool{}
+	for _, t := range p.Tags {
+		if !seen[t.PatternSlug] {
+			seen[t.PatternSlug] = true
+			slugs = append(slugs, t.PatternSlug)
+		}
+	}
+	services := Services(p.Services)
+	same := []string{}
+	var sameArgs []any
+	if p.Organization != "" {
+		same = append(same, `c.organization = ? COLLATE NOCASE`)
+		sameArgs = append(sameArgs, p.Organization)
+	}
+	if len(services) > 0 {
+		same = append(same, `m.id IN (SELECT postmortem_id FROM postmortem_services WHERE service IN (`+placeholders(len(services))+`))`)
+		sameArgs = append(sameArgs, anys(services)...)
+	}
+	if len(same) == 0 {
+		return nil, nil
+	}
+	earlier := `c.id < ?`
+	earlierArgs := []any{p.ID}
+	if p.IncidentDate != "" {
+		earlier = `c.incident_date != '' AND c.incident_date < ?`
+		earlierArgs = []any{p.IncidentDate}
+	}
+	args := append(anys(slugs), p.GroupID)
+	args = append(append(args, earlierArgs...), sameArgs...)
+	args = append(args, limit)
+	rows, err := s.db.QueryContext(ctx, `SELECT c.id, c.slug, c.title, c.organization, c.incident_date, c.services,
+			group_concat(DISTINCT pa.name)
+		FROM tags t JOIN postmortems m ON m.id = t.postmortem_id
+			JOIN variant_groups g ON g.id = m.group_id JOIN postmortems c ON c.id = g.canonical_id
+			JOIN patterns pa ON pa.slug = t.pattern_slug
+		WHERE t.pattern_slug IN (`+placeholders(len(slugs))+`) AND m.group_id != ?
+			AND m.archived_at = '' AND c.archived_at = '' AND `+visibleSQL(ctx, "m")+` AND `+visibleSQL(ctx, "c")+`
+			AND `+earlier+` AND (`+strings.Join(same, " OR ")+`)
+		GROUP BY c.id ORDER BY count(DISTINCT t.pattern_slug) DESC, c.incident_date DESC, c.id DESC LIMIT ?`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("earlier twins of %q: %w", p.Slug, err)
+	}
+	defer rows.Close()
+	var out []Twin
+	var ids []int64
+	byID := map[int64]int{}
+	for rows.Next() {
+		var t Twin
+		var id int64
+		var svc, names string
+		if err := rows.Scan(&id, &t.Slug, &t.Title, &t.Organization, &t.IncidentDate, &svc, &names); err != nil {
+			return nil, fmt.Errorf("earlier twins of %q: %w", p.Slug, err)
+		}
+		t.SharedPatterns = strings.Split(names, ",")
+		for _, a := range Services(svc) {
+			for _, b := range services {
+				if strings.EqualFold(a, b) {
+					t.SharedServices = append(t.SharedServices, a)
+				}
+			}
+		}
+		byID[id] = len(out)
+		ids = append(ids, id)
+		out = append(out, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("earlier twins of %q: %w", p.Slug, err)
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	// Their unfinished action items, in one query.
+	items, err := s.db.QueryContext(ctx, `SELECT `+actionItemFields+` FROM action_items
+		WHERE postmortem_id IN (`+placeholders(len(ids))+`) AND status IN ('open', 'in-progress')
+		ORDER BY priority, due_date = '', due_date, id`, anys(ids)...)
+	if err != nil {
+		return nil, fmt.Errorf("earlier twins of %q: %w", p.Slug, err)
+	}
+	defer items.Close()
+	for items.Next() {
+		a, err := scanActionItem(items)
+		if err != nil {
+			return nil, fmt.Errorf("earlier twins of %q: %w", p.Slug, err)
+		}
+		i := byID[a.PostmortemID]
+		out[i].OpenItems = append(out[i].OpenItems, a)
+	}
+	return out, items.Err()
+}
