@@ -31,6 +31,7 @@ var pageTypes = []pageType{
 	{"search-nothing", "/search?q=zzzyx", 200},
 	{"search-card-refs", "/search?q=connection+pool", 200},
 	{"search-any-word", "/search?q=keep-alive+apache+zebra", 200},
+	{"search-widened", "/search?q=postgres", 200},
 	{"form-new", "/postmortems/new", 200},
 	{"form-edit", "/postmortems/facebook-2010-09-23-outage/edit", 200},
 	{"history", "/postmortems/facebook-2010-09-23-outage/history", 200},

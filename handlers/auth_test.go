@@ -17,7 +17,6 @@ import (
 	"testing"
 
 	"hindsight/handlers"
-	"hindsight/seeds"
 	"hindsight/store"
 )
 
@@ -25,14 +24,7 @@ import (
 // the group admins are admins, the group sre editors, anyone else a viewer.
 func newTeamApp(t *testing.T, opts ...handlers.Option) (http.Handler, *store.Store) {
 	t.Helper()
-	st, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "test.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if _, err := seeds.Load(t.Context(), st); err != nil {
-		t.Fatal(err)
-	}
+	st := openSeeded(t, filepath.Join(t.TempDir(), "test.db"))
 	opts = append([]handlers.Option{
 		handlers.TrustedProxies([]netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}),
 		handlers.Auth(handlers.AuthConfig{Mode: "proxy", Admins: []string{"admins"}, Editors: []string{"sre"}}),

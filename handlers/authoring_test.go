@@ -110,6 +110,7 @@ func with(v url.Values, kv ...string) url.Values {
 }
 
 func TestCreatePostmortemThroughTheForm(t *testing.T) {
+	t.Parallel()
 	h, st := newApp(t)
 	form := get(t, h, "/postmortems/new")
 	if form.Code != 200 {
@@ -162,6 +163,7 @@ func TestCreatePostmortemThroughTheForm(t *testing.T) {
 }
 
 func TestCreatePostmortemValidation(t *testing.T) {
+	t.Parallel()
 	h, st := newApp(t)
 	_, before, _ := st.CountPostmortems(t.Context())
 	for _, tt := range []struct {
@@ -239,6 +241,7 @@ func withTag(v url.Values, tag string) url.Values {
 var htmlUnescape = strings.NewReplacer("&#34;", `"`, "&#39;", "'", "&lt;", "<", "&gt;", ">", "&amp;", "&").Replace
 
 func TestPreviewKeepsEverythingAndSavesNothing(t *testing.T) {
+	t.Parallel()
 	h, st := newApp(t)
 	_, before, _ := st.CountPostmortems(t.Context())
 	form := with(validForm(), "action", "preview", "title", "", "body", "A **bold** claim\n\n- one\n- two")
@@ -331,6 +334,7 @@ func formValues(page, action string) url.Values {
 }
 
 func TestEditConflictKeepsBothTexts(t *testing.T) {
+	t.Parallel()
 	h, st := newApp(t)
 	slug := createViaForm(t, h, validForm())
 	alice := editForm(t, h, slug)
@@ -378,6 +382,7 @@ func TestEditConflictKeepsBothTexts(t *testing.T) {
 }
 
 func TestSamePersonSavingTwiceDoesNotConflict(t *testing.T) {
+	t.Parallel()
 	h, st := newApp(t)
 	slug := createViaForm(t, h, validForm())
 	form := editForm(t, h, slug)
@@ -419,6 +424,7 @@ func TestSamePersonSavingTwiceDoesNotConflict(t *testing.T) {
 }
 
 func TestEditValidationKeepsVersion(t *testing.T) {
+	t.Parallel()
 	h, _ := newApp(t)
 	slug := createViaForm(t, h, validForm())
 	form := editForm(t, h, slug)
@@ -433,6 +439,7 @@ func TestEditValidationKeepsVersion(t *testing.T) {
 }
 
 func TestEditSeedKeepsItsText(t *testing.T) {
+	t.Parallel()
 	h, st := newApp(t)
 	const slug = "gmail-2009-09-01-request-router-overload"
 	before, _ := st.GetPostmortem(t.Context(), slug)
@@ -451,6 +458,7 @@ func TestEditSeedKeepsItsText(t *testing.T) {
 }
 
 func TestHistoryCompareRestore(t *testing.T) {
+	t.Parallel()
 	h, st := newApp(t)
 	slug := createViaForm(t, h, validForm())
 	for i, impact := range []string{"Second impact text.", "Third impact text."} {
@@ -513,6 +521,7 @@ func TestHistoryCompareRestore(t *testing.T) {
 }
 
 func TestActionItemsThroughForms(t *testing.T) {
+	t.Parallel()
 	h, st := newApp(t)
 	slug := createViaForm(t, h, validForm())
 	item := url.Values{"title": {"Add a circuit breaker"}, "owner": {"payments team"}, "kind": {"prevent"}, "priority": {"P1"},
@@ -569,6 +578,7 @@ func TestActionItemsThroughForms(t *testing.T) {
 }
 
 func TestChecklistTicksAndActionItemsFromThem(t *testing.T) {
+	t.Parallel()
 	h, st := newApp(t)
 	const slug = "dreamwidth-2020-05-25-site-interruptions"
 	items, err := st.Checklist(t.Context(), "connection-exhaustion")
@@ -667,6 +677,7 @@ func TestChecklistTicksAndActionItemsFromThem(t *testing.T) {
 }
 
 func TestChecklistEditingThroughForms(t *testing.T) {
+	t.Parallel()
 	h, st := newApp(t)
 	const base = "/patterns/dns-failure/checklist"
 	mustContain(t, get(t, h, "/patterns/dns-failure").Body.String(), `href="`+base+`"`)
@@ -712,6 +723,7 @@ func TestChecklistEditingThroughForms(t *testing.T) {
 }
 
 func TestArchiveAndRestore(t *testing.T) {
+	t.Parallel()
 	h, _ := newApp(t)
 	const fb = "facebook-2010-09-23-outage"
 	page := follow(t, h, postForm(t, h, "/postmortems/"+fb+"/archive", url.Values{})).Body.String()
@@ -737,6 +749,7 @@ func TestArchiveAndRestore(t *testing.T) {
 }
 
 func TestAuthorNameIsRemembered(t *testing.T) {
+	t.Parallel()
 	h, st := newApp(t)
 	rec := postForm(t, h, "/postmortems", with(validForm(), "author", "Ada Lovelace"))
 	c := cookie(rec, "hindsight_author")
@@ -770,6 +783,7 @@ func TestAuthorNameIsRemembered(t *testing.T) {
 }
 
 func TestCrossOriginPostIsRefused(t *testing.T) {
+	t.Parallel()
 	h, st := newApp(t)
 	req := httptest.NewRequest(http.MethodPost, "/postmortems/gmail-2009-09-01-request-router-overload/archive", nil)
 	req.Header.Set("Sec-Fetch-Site", "cross-site")
@@ -784,6 +798,7 @@ func TestCrossOriginPostIsRefused(t *testing.T) {
 }
 
 func TestReservedSlug(t *testing.T) {
+	t.Parallel()
 	h, _ := newApp(t)
 	slug := createViaForm(t, h, with(validForm(), "title", "New"))
 	if slug == "new" {
@@ -793,6 +808,7 @@ func TestReservedSlug(t *testing.T) {
 }
 
 func TestVariantLinkFromTheForm(t *testing.T) {
+	t.Parallel()
 	h, st := newApp(t)
 	slug := createViaForm(t, h, with(validForm(), "title", "Plus de détails sur la panne", "language", "fr",
 		"variant_of", "facebook-2010-09-23-outage", "variant_kind", "translation"))
@@ -819,6 +835,7 @@ func TestVariantLinkFromTheForm(t *testing.T) {
 // Every text field a writer fills in is shown escaped or through
 // renderMarkdown, on every page that shows it.
 func TestXSSProbesInEveryFieldAreInert(t *testing.T) {
+	t.Parallel()
 	h, st := newApp(t)
 	const probe = `<script>alert(1)</script> <img src=x onerror="alert(1)"> [x](javascript:alert(1)) <a href="javascript:alert(1)">y</a> <iframe src="https://evil.example"></iframe>`
 	form := validForm()
@@ -882,6 +899,7 @@ func TestXSSProbesInEveryFieldAreInert(t *testing.T) {
 
 // Saves through the forms reach the search index in the same transaction.
 func TestEditsAndArchiveReachSearch(t *testing.T) {
+	t.Parallel()
 	h, _ := newApp(t)
 	slug := createViaForm(t, h, validForm())
 	form := editForm(t, h, slug)
@@ -904,6 +922,7 @@ func TestEditsAndArchiveReachSearch(t *testing.T) {
 // TestNonNumericIDsAreNotFound: an id in the path that is not a number
 // names nothing, like a number that names nothing.
 func TestNonNumericIDsAreNotFound(t *testing.T) {
+	t.Parallel()
 	h, _ := newApp(t)
 	const pm = "/postmortems/facebook-2010-09-23-outage"
 	for _, path := range []string{pm + "/revisions/abc", pm + "/action-items/abc/edit"} {

@@ -11,7 +11,11 @@ import (
 // the client is the rightmost X-Forwarded-For entry that is not itself a
 // trusted proxy: entries to its right were appended by our proxies, entries
 // to its left were sent by the client and may be forged. (chi's RealIP
-// believed the leftmost entry, which any client can set.)
+// believed the leftmost entry, which any client can set.) chi's
+// ClientIPFromXFF (v5.5) walks the same way but leaves no address when an
+// entry is garbage, when every hop is a trusted proxy or when no header
+// came, and refuses an empty list of proxies; the per-client limits and the
+// audit log need an address for every request.
 func (h *Handler) clientIP(r *http.Request) string {
 	client := peerAddr(r)
 	if !client.IsValid() {

@@ -107,6 +107,7 @@ func sensibleTitle(title string) bool {
 // half's (classify/testdata/corpus/facts-heldout.tsv) were written by
 // someone else and are only measured, never tuned on.
 func TestImportCorpus(t *testing.T) {
+	t.Parallel()
 	files := corpusFiles(t)
 	// One client sends them all at once, as a script would: no per-client cap.
 	h, _ := newApp(t, handlers.ClientLimits(0, 0))

@@ -69,3 +69,56 @@ func TestPostmortemMarkdownRoundTrip(t *testing.T) {
 		t.Errorf("an unknown slug's Markdown: %d", rec.Code)
 	}
 }
+
+// /postmortems.csv holds every incident the list's filters select, every
+// page of them, with its facts and tags.
+func TestPostmortemsCSV(t *testing.T) {
+	t.Parallel()
+	c := newCollection(t, 300, time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC))
+	bySlug := map[string]store.Postmortem{}
+	for _, p := range c.pms {
+		bySlug[p.Slug] = p
+	}
+	for _, tt := range []struct {
+		query string
+		match func(store.Postmortem) bool
+	}{
+		{"", func(store.Postmortem) bool { return true }},
+		{"severity=SEV1&service=checkout", func(p store.Postmortem) bool { return p.Severity == "SEV1" && hasService(p.Services, "checkout") }},
+		{"org=Hooli&page=3", func(p store.Postmortem) bool { return p.Organization == "Hooli" }},
+	} {
+		want := 0
+		for _, p := range c.pms {
+			if tt.match(p) {
+				want++
+			}
+		}
+		rows := fetchCSV(t, c.h, "/postmortems.csv?"+tt.query)
+		if len(rows) != want {
+			t.Errorf("%s: %d rows, want %d", tt.query, len(rows), want)
+		}
+		for i, row := range rows {
+			p, ok := bySlug[row["slug"]]
+			if !ok || !tt.match(p) {
+				t.Errorf("%s: row %d is %s, which the filter leaves out (or is archived)", tt.query, i, row["slug"])
+				continue
+			}
+			if i > 0 && row["incident_date"] > rows[i-1]["incident_date"] {
+				t.Errorf("%s: row %d (%s) is newer than the row before it", tt.query, i, row["incident_date"])
+			}
+			var tags []string
+			for _, tg := range p.Tags {
+				tags = append(tags, tg.PatternSlug+":"+tg.Role)
+			}
+			gotTags := strings.Fields(row["patterns"])
+			slices.Sort(tags)
+			slices.Sort(gotTags)
+			if row["title"] != p.Title || row["organization"] != p.Organization || row["incident_date"] != p.IncidentDate ||
+				row["severity"] != p.Severity || row["services"] != p.Services || row["time_zone"] != p.TimeZone ||
+				row["started_at"] != p.StartedAt || row["resolved_at"] != p.ResolvedAt || row["summary"] != p.Summary ||
+				!slices.Equal(gotTags, tags) || !strings.HasSuffix(row["url"], "/postmortems/"+p.Slug) {
+				t.Errorf("%s: row %v does not match %s", tt.query, row, p.Slug)
+			}
+		}
+	}
+}

@@ -57,14 +57,7 @@ var (
 func newCollection(t *testing.T, n int, now time.Time) *collection {
 	t.Helper()
 	dbPath := filepath.Join(t.TempDir(), "test.db")
-	st, err := store.Open(t.Context(), dbPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if _, err := seeds.Load(t.Context(), st); err != nil {
-		t.Fatal(err)
-	}
+	st := openSeeded(t, dbPath)
 	for _, slug := range []string{"facebook-2010-09-23-outage", "facebook-2010-09-23-outage-es", "facebook-2010-09-23-outage-rewrite",
 		"gmail-2009-09-01-request-router-overload", "dreamwidth-2020-05-25-site-interruptions"} {
 		if err := st.ArchivePostmortem(t.Context(), slug); err != nil {

@@ -12,21 +12,13 @@ import (
 	"testing"
 
 	"hindsight/handlers"
-	"hindsight/seeds"
 	"hindsight/store"
 )
 
 // newApp returns the real application over a fresh, seeded database.
 func newApp(t *testing.T, opts ...handlers.Option) (http.Handler, *store.Store) {
 	t.Helper()
-	st, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "test.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if _, err := seeds.Load(t.Context(), st); err != nil {
-		t.Fatal(err)
-	}
+	st := openSeeded(t, filepath.Join(t.TempDir(), "test.db"))
 	h, err := handlers.New(st, slog.New(slog.NewTextHandler(io.Discard, nil)), opts...)
 	if err != nil {
 		t.Fatal(err)
@@ -46,6 +38,7 @@ func get(t *testing.T, h http.Handler, path string) *httptest.ResponseRecorder {
 }
 
 func TestPages(t *testing.T) {
+	t.Parallel()
 	h, _ := newApp(t)
 	for _, tt := range []struct {
 		path    string
@@ -99,6 +92,7 @@ func TestPages(t *testing.T) {
 }
 
 func TestSecurityHeaders(t *testing.T) {
+	t.Parallel()
 	h, _ := newApp(t)
 	for _, path := range []string{"/", "/api/patterns", "/nope", "/static/css/app.css"} {
 		rec := get(t, h, path)
@@ -113,6 +107,7 @@ func TestSecurityHeaders(t *testing.T) {
 }
 
 func TestStaticAssets(t *testing.T) {
+	t.Parallel()
 	h, _ := newApp(t)
 	page := get(t, h, "/").Body.String()
 	i := strings.Index(page, "/static/css/app.css?v=")
@@ -132,6 +127,7 @@ func TestStaticAssets(t *testing.T) {
 }
 
 func TestAPIPostmortems(t *testing.T) {
+	t.Parallel()
 	h, _ := newApp(t)
 	rec := get(t, h, "/api/postmortems")
 	if rec.Code != 200 || !strings.HasPrefix(rec.Header().Get("Content-Type"), "application/json") {
@@ -216,6 +212,7 @@ func TestAPIPostmortems(t *testing.T) {
 }
 
 func TestAPIPatterns(t *testing.T) {
+	t.Parallel()
 	h, _ := newApp(t)
 	var list struct {
 		Items []struct {
@@ -256,6 +253,7 @@ func TestAPIPatterns(t *testing.T) {
 }
 
 func TestMarkdownIsRenderedInert(t *testing.T) {
+	t.Parallel()
 	h, st := newApp(t)
 	probes := []string{
 		"<script>alert(1)</script>",
@@ -282,6 +280,7 @@ func TestMarkdownIsRenderedInert(t *testing.T) {
 
 // The Dreamwidth scrape repeats its body; the reading copy has it once.
 func TestDreamwidthBodyAppearsOnce(t *testing.T) {
+	t.Parallel()
 	h, _ := newApp(t)
 	body := get(t, h, "/postmortems/dreamwidth-2020-05-25-site-interruptions").Body.String()
 	// The tags' evidence quotes a sentence of it: count the write-up only.

@@ -61,6 +61,7 @@ func countPostmortems(t *testing.T, st *store.Store) int {
 }
 
 func TestImportForm(t *testing.T) {
+	t.Parallel()
 	h, _ := newApp(t)
 	rec := get(t, h, "/import")
 	if rec.Code != http.StatusOK {
@@ -72,6 +73,7 @@ func TestImportForm(t *testing.T) {
 var sourceFieldRe = regexp.MustCompile(`name="source" value="([^"]*)"`)
 
 func TestImportReview(t *testing.T) {
+	t.Parallel()
 	h, _ := newApp(t)
 	for _, tt := range []struct {
 		name    string
@@ -141,6 +143,7 @@ func seedText(t *testing.T, prefix string) []byte {
 }
 
 func TestImportBadFiles(t *testing.T) {
+	t.Parallel()
 	h, st := newApp(t)
 	before := countPostmortems(t, st)
 	for _, tt := range []struct {
@@ -198,6 +201,7 @@ func review(t *testing.T, h http.Handler, file []byte) map[string][]string {
 }
 
 func TestImportSave(t *testing.T) {
+	t.Parallel()
 	h, st := newApp(t)
 	// A forum repost with CRLF line endings, which must be kept verbatim.
 	raw := []byte("ops-lead\r\n\r\nJune 02, 2021 at 9:55am\r\n\r\nThe queue grew for hours after the deploy.\r\n\r\nann\r\n\r\nJune 02, 2021 at 10:20am\r\n\r\nThanks for the write-up!\r\n")
@@ -309,6 +313,7 @@ func TestImportSave(t *testing.T) {
 }
 
 func TestImportCrossOrigin(t *testing.T) {
+	t.Parallel()
 	h, _ := newApp(t)
 	body, ct := multipartBody(t, map[string][]string{"text": {"The routers were overloaded."}}, "", nil)
 	req := httptest.NewRequest(http.MethodPost, "/import", body)
@@ -322,6 +327,7 @@ func TestImportCrossOrigin(t *testing.T) {
 }
 
 func TestAPICreatePostmortem(t *testing.T) {
+	t.Parallel()
 	h, st := newApp(t)
 	for _, tt := range []struct {
 		name        string
@@ -485,6 +491,7 @@ const apiFullRecord = `{"title": "Queue backlog after a deploy", "organization":
 // TestAPIFullRecordRoundTrip: what POST /api/postmortems takes, GET shows
 // back, and a record read from GET can be posted again as it is.
 func TestAPIFullRecordRoundTrip(t *testing.T) {
+	t.Parallel()
 	h, _ := newApp(t)
 	var sent map[string]any
 	if err := json.Unmarshal([]byte(apiFullRecord), &sent); err != nil {
@@ -537,6 +544,7 @@ func mustJSON(t *testing.T, v any) string {
 }
 
 func TestAPICreateCrossOrigin(t *testing.T) {
+	t.Parallel()
 	h, _ := newApp(t)
 	req := httptest.NewRequest(http.MethodPost, "/api/postmortems", strings.NewReader(`{"title": "t", "body": "b"}`))
 	req.Header.Set("Content-Type", "application/json")
@@ -550,6 +558,7 @@ func TestAPICreateCrossOrigin(t *testing.T) {
 }
 
 func TestImportSuggestions(t *testing.T) {
+	t.Parallel()
 	h, st := newApp(t)
 
 	t.Run("SeedCopyIsOfferedAsVariant", func(t *testing.T) {

@@ -25,7 +25,6 @@ import (
 	"github.com/prometheus/common/model"
 
 	"hindsight/handlers"
-	"hindsight/seeds"
 	"hindsight/store"
 )
 
@@ -33,14 +32,7 @@ import (
 func newOpsApp(t testing.TB, opts ...handlers.Option) (http.Handler, *store.Store, string, *lockedBuffer) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "test.db")
-	st, err := store.Open(t.Context(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if _, err := seeds.Load(t.Context(), st); err != nil {
-		t.Fatal(err)
-	}
+	st := openSeeded(t, path)
 	logs := &lockedBuffer{}
 	h, err := handlers.New(st, slog.New(slog.NewJSONHandler(logs, nil)), opts...)
 	if err != nil {

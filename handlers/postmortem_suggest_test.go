@@ -17,6 +17,7 @@ func dreamwidthForm(t *testing.T, kv ...string) url.Values {
 }
 
 func TestFormSuggestsPatternsWithoutSaving(t *testing.T) {
+	t.Parallel()
 	h, st := newApp(t)
 	rec := postForm(t, h, "/postmortems", dreamwidthForm(t, "action", "suggest"))
 	if rec.Code != http.StatusOK {
@@ -39,6 +40,7 @@ func TestFormSuggestsPatternsWithoutSaving(t *testing.T) {
 }
 
 func TestFormAcceptRejectAndSave(t *testing.T) {
+	t.Parallel()
 	h, st := newApp(t)
 	// Accept: the pattern is ticked in the form, nothing is saved.
 	rec := postForm(t, h, "/postmortems", dreamwidthForm(t, "accept", "connection-exhaustion:amplifier"))
@@ -92,6 +94,7 @@ func TestFormAcceptRejectAndSave(t *testing.T) {
 }
 
 func TestFormLinkSuggestedVariant(t *testing.T) {
+	t.Parallel()
 	h, _ := newApp(t)
 	v := url.Values{"title": {"Facebook outage"}, "language": {"en"}, "time_zone": {"UTC"},
 		"body": {seedDocument(t, "001_06b369280e90b647.txt")}, "link_variant": {"facebook-2010-09-23-outage:rewrite"}}
@@ -106,6 +109,7 @@ func TestFormLinkSuggestedVariant(t *testing.T) {
 }
 
 func TestEditFormSuggestionsRecordThePostmortem(t *testing.T) {
+	t.Parallel()
 	h, st := newApp(t)
 	slug := "gmail-2009-09-01-request-router-overload"
 	p, err := st.GetPostmortem(t.Context(), slug)

@@ -33,6 +33,7 @@ func importForReview(t *testing.T, h http.Handler) string {
 }
 
 func TestReviewQueue(t *testing.T) {
+	t.Parallel()
 	h, st := newApp(t)
 	ctx := t.Context()
 	slug := importForReview(t, h)
@@ -140,6 +141,7 @@ func flashOf(t *testing.T, rec *httptest.ResponseRecorder) string {
 
 // A seed's tags show the sentences that support them.
 func TestTagEvidenceOnThePage(t *testing.T) {
+	t.Parallel()
 	h, _ := newApp(t)
 	body := get(t, h, "/postmortems/gmail-2009-09-01-request-router-overload").Body.String()
 	for _, want := range []string{`<details class="tag-evidence">`, "Why these patterns",

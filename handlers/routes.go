@@ -34,6 +34,7 @@ func (h *Handler) routes() http.Handler {
 		r.Get("/postmortems/{slug}", h.cached(h.showPostmortem))
 		r.Get("/postmortems/{slug}/source", h.showPostmortemSource)
 		r.Get("/postmortems/{slug}.md", h.showPostmortemMarkdown)
+		r.Get("/postmortems.csv", h.postmortemsCSV)
 		r.Get("/patterns", h.cached(h.listPatterns))
 		r.Get("/patterns/{slug}", h.cached(h.showPattern))
 		r.Get("/search", h.cached(h.showSearch))

@@ -44,6 +44,7 @@ func readRows(t *testing.T, path string) [][]string {
 // rank of the first expected file, for the tuning half and the held-out
 // half of the corpus split. Run it with -v to see them.
 func TestRankedSearch(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat(corpusDir); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("evaluation corpus %s is missing: %v", corpusDir, err)

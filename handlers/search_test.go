@@ -8,6 +8,7 @@ import (
 )
 
 func TestSearchPage(t *testing.T) {
+	t.Parallel()
 	h, _ := newApp(t)
 	for _, tt := range []struct {
 		query   string
@@ -24,7 +25,7 @@ func TestSearchPage(t *testing.T) {
 		{"health checks failing -gmail", []string{"Tonight&#39;s site interruptions", "<mark>health</mark>"}, []string{`<h2 class="card-title"><a href="/postmortems/gmail-2009-09-01-request-router-overload">`}},
 		// Search that forgives: synonyms, the pattern a phrase starts, any word.
 		{"connection pool", []string{`<a href="/patterns/connection-exhaustion">Connection exhaustion</a>`, "Tagged with it", "Tonight&#39;s site interruptions"}, []string{"Nothing matches"}},
-		{"config", []string{"More Details on Today&#39;s Outage", "<mark>configuration</mark>"}, []string{"Nothing matches"}},
+		{"config", []string{"More Details on Today&#39;s Outage", "<mark>configuration</mark>", "Also searched: <em>config</em> as <em>configuration</em>"}, []string{"Nothing matches"}},
 		{"cert", []string{`<a href="/patterns/certificate-expiry">Certificate expiry</a>`}, nil},
 		{"postgres", []string{"No incident has all of the words", "<strong>any of them</strong> or what they are a kind of (<em>database</em>",
 			"More Details on Today&#39;s Outage", "<mark>database</mark>"}, []string{"Nothing matches"}},
@@ -47,6 +48,7 @@ func TestSearchPage(t *testing.T) {
 }
 
 func TestSearchPagination(t *testing.T) {
+	t.Parallel()
 	h, _ := newApp(t)
 	rec := get(t, h, "/search?q=pattern:feedback-loop&page=5")
 	if rec.Code != 200 {
@@ -58,6 +60,7 @@ func TestSearchPagination(t *testing.T) {
 }
 
 func TestSearchBoxOnEveryPage(t *testing.T) {
+	t.Parallel()
 	h, _ := newApp(t)
 	for _, path := range []string{"/", "/postmortems", "/patterns/feedback-loop", "/search?q=x", "/nope"} {
 		body := get(t, h, path).Body.String()
@@ -73,6 +76,7 @@ func TestSearchBoxOnEveryPage(t *testing.T) {
 }
 
 func TestSearchOddInputNever500(t *testing.T) {
+	t.Parallel()
 	h, _ := newApp(t)
 	for _, q := range []string{
 		`"`, `""`, "*", "-", "--x", "AND", "NOT x", "NEAR(", "a OR b", "title:x", "{a b}: c", "^x", "x:", "org:", `org:"`,
@@ -97,6 +101,7 @@ func TestSearchOddInputNever500(t *testing.T) {
 }
 
 func TestAPISearch(t *testing.T) {
+	t.Parallel()
 	h, _ := newApp(t)
 	rec := get(t, h, "/api/search?q="+url.QueryEscape("health checks failing"))
 	if rec.Code != 200 {

@@ -55,6 +55,7 @@ func seedDocument(t *testing.T, file string) string {
 }
 
 func TestAPISuggest(t *testing.T) {
+	t.Parallel()
 	h, _ := newApp(t)
 	rec := postSuggest(t, h, `{"title": "Tonight's site interruptions", "body": `+jsonString(seedDocument(t, "003_d02c9b3c5e33dc49.txt"))+`}`)
 	if rec.Code != http.StatusOK {
@@ -103,6 +104,7 @@ func TestAPISuggest(t *testing.T) {
 // write-up is recognised as a version of the first, and the Spanish
 // translation as a translation.
 func TestAPISuggestOffersSeedVariants(t *testing.T) {
+	t.Parallel()
 	h, _ := newApp(t)
 	for _, tt := range []struct {
 		file, wantSlug, wantKind, wantLang string
@@ -138,6 +140,7 @@ func TestAPISuggestOffersSeedVariants(t *testing.T) {
 }
 
 func TestAPISuggestBadRequests(t *testing.T) {
+	t.Parallel()
 	h, _ := newApp(t)
 	for _, tt := range []struct {
 		name   string
@@ -172,6 +175,7 @@ func TestAPISuggestBadRequests(t *testing.T) {
 }
 
 func TestAPISuggestNothingFound(t *testing.T) {
+	t.Parallel()
 	h, _ := newApp(t)
 	rec := postSuggest(t, h, `{"title": "Lunch menu", "body": "Soup of the day and a salad."}`)
 	if rec.Code != http.StatusOK {

@@ -10,6 +10,7 @@ import (
 )
 
 func TestTimelineRows(t *testing.T) {
+	t.Parallel()
 	h, st := newApp(t)
 	rows := func(v url.Values, pairs ...string) url.Values {
 		v.Del("timeline_time")
@@ -71,6 +72,7 @@ func TestTimelineRows(t *testing.T) {
 }
 
 func TestIncidentHeaderAndTimelineMarks(t *testing.T) {
+	t.Parallel()
 	h, _ := newApp(t)
 	form := with(validForm(), "title", "Header check", "duration_minutes", "39")
 	form.Del("timeline")
@@ -94,6 +96,7 @@ func TestIncidentHeaderAndTimelineMarks(t *testing.T) {
 }
 
 func TestIncidentDateWarning(t *testing.T) {
+	t.Parallel()
 	h, _ := newApp(t)
 	// A date outside the incident's days: a warning beside the field, on
 	// a preview; it does not stop a save.
@@ -109,6 +112,7 @@ func TestIncidentDateWarning(t *testing.T) {
 }
 
 func TestLayoutFixes(t *testing.T) {
+	t.Parallel()
 	h, _ := newApp(t)
 	// Pattern pages name related patterns, never by slug.
 	page := get(t, h, "/patterns/feedback-loop").Body.String()
@@ -125,6 +129,7 @@ func TestLayoutFixes(t *testing.T) {
 }
 
 func TestPreviewReadsBothEncodings(t *testing.T) {
+	t.Parallel()
 	h, _ := newApp(t)
 	rec := postForm(t, h, "/preview", url.Values{"text": {"**bold**"}})
 	mustContain(t, rec.Body.String(), "<strong>bold</strong>")

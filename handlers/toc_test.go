@@ -11,6 +11,7 @@ import (
 // level the writer chose, carry ids no other section can take, and are
 // listed in the table of contents.
 func TestPostmortemTableOfContents(t *testing.T) {
+	t.Parallel()
 	h, st := newApp(t)
 	p := store.Postmortem{
 		Slug: "toc-probe", Title: "TOC probe", Language: "en",
@@ -49,6 +50,7 @@ func TestPostmortemTableOfContents(t *testing.T) {
 // Link previews get a page's description as short plain text: no Markdown
 // syntax, cut at a word.
 func TestDescriptionIsShortPlainText(t *testing.T) {
+	t.Parallel()
 	h, _ := newApp(t)
 	for _, path := range []string{"/patterns/feedback-loop", "/postmortems/facebook-2010-09-23-outage"} {
 		body := get(t, h, path).Body.String()

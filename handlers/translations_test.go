@@ -18,6 +18,7 @@ import (
 // same organization, in the same language, is not. The texts are our own
 // translations of the Gmail seed and a Gmail incident of our own making.
 func TestImportOffersTranslation(t *testing.T) {
+	t.Parallel()
 	h, _ := newApp(t)
 	const gmail = "gmail-2009-09-01-request-router-overload"
 	offer := `name="link_variant" value="` + gmail + `:translation"`

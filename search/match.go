@@ -208,3 +208,37 @@ func (t Term) expr(langs []string) string {
 func quote(s string) string {
 	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
 }
+
+// Widening is what a run of the query's words was widened to by the
+// field's synonyms: the words as typed and what they also found.
+type Widening struct {
+	Words string
+	Also  []string
+}
+
+// Widenings lists, in query order, the runs of words that synonyms.txt
+// widened ("postgres" also finds "postgresql" and "psql"), for the page to
+// say so.
+func (q Query) Widenings() []Widening {
+	var out []Widening
+	for _, sp := range q.spans {
+		if len(sp.alts) == 0 {
+			continue
+		}
+		var words, folded []string
+		for _, t := range q.Terms[sp.first : sp.last+1] {
+			words = append(words, t.Text)
+			folded = append(folded, t.Words...)
+		}
+		w := Widening{Words: strings.Join(words, " ")}
+		for _, t := range sp.alts {
+			if !slices.Equal(t.Words, folded) { // an entry close to another may list the words typed
+				w.Also = append(w.Also, t.Text)
+			}
+		}
+		if len(w.Also) > 0 {
+			out = append(out, w)
+		}
+	}
+	return out
+}

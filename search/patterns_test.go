@@ -78,3 +78,15 @@ func TestPatternToken(t *testing.T) {
 		t.Errorf("PatternToken splits into %q, want one word", got)
 	}
 }
+
+func TestWidenings(t *testing.T) {
+	syn := search.NewSynonyms(catalogue)
+	got := syn.Expand(search.Parse("postgres replication lag")).Widenings()
+	if len(got) != 2 || got[0].Words != "postgres" || !slices.Contains(got[0].Also, "postgresql") ||
+		got[1].Words != "replication lag" || slices.Contains(got[1].Also, "replication lag") {
+		t.Errorf("Widenings = %+v, want postgres as postgresql, then replication lag as others", got)
+	}
+	if got := syn.Expand(search.Parse("retry storm")).Widenings(); len(got) != 0 {
+		t.Errorf("Widenings of a pattern name = %+v, want none", got)
+	}
+}

@@ -32,6 +32,7 @@ func edit(p store.Postmortem, change func(*store.PostmortemFields), author strin
 }
 
 func TestCreatePostmortemRecordsFirstRevision(t *testing.T) {
+	t.Parallel()
 	st, _ := newSeededStore(t)
 	p := newDraft("Retry storm")
 	if err := st.CreatePostmortem(t.Context(), &p); err != nil {
@@ -57,6 +58,7 @@ func TestCreatePostmortemRecordsFirstRevision(t *testing.T) {
 }
 
 func TestUpdatePostmortem(t *testing.T) {
+	t.Parallel()
 	st, _ := newSeededStore(t)
 	p := newDraft("Retry storm")
 	if err := st.CreatePostmortem(t.Context(), &p); err != nil {
@@ -126,6 +128,7 @@ func TestUpdatePostmortem(t *testing.T) {
 }
 
 func TestRestoreRevision(t *testing.T) {
+	t.Parallel()
 	st, _ := newSeededStore(t)
 	p := newDraft("Retry storm")
 	if err := st.CreatePostmortem(t.Context(), &p); err != nil {
@@ -165,6 +168,7 @@ func TestRestoreRevision(t *testing.T) {
 // A postmortem saved before revisions were kept gets its old state into the
 // history before its first edit.
 func TestFirstEditKeepsUnrecordedState(t *testing.T) {
+	t.Parallel()
 	st, path := newSeededStore(t)
 	db, err := sql.Open("sqlite", path)
 	if err != nil {
@@ -191,6 +195,7 @@ func TestFirstEditKeepsUnrecordedState(t *testing.T) {
 }
 
 func TestArchivePostmortem(t *testing.T) {
+	t.Parallel()
 	st, _ := newSeededStore(t)
 	listed := func() []string {
 		t.Helper()
@@ -252,6 +257,7 @@ func TestArchivePostmortem(t *testing.T) {
 }
 
 func TestJoinVariantGroupOnEdit(t *testing.T) {
+	t.Parallel()
 	st, _ := newSeededStore(t)
 	p := newDraft("Plus de détails sur la panne")
 	p.Language = "fr"
@@ -278,6 +284,7 @@ func TestJoinVariantGroupOnEdit(t *testing.T) {
 }
 
 func TestActionItems(t *testing.T) {
+	t.Parallel()
 	st, _ := newSeededStore(t)
 	p, err := st.GetPostmortem(t.Context(), "gmail-2009-09-01-request-router-overload")
 	if err != nil {
@@ -308,6 +315,7 @@ func TestActionItems(t *testing.T) {
 }
 
 func TestChecklistTicksAndActionItems(t *testing.T) {
+	t.Parallel()
 	st, _ := newSeededStore(t)
 	p, err := st.GetPostmortem(t.Context(), "dreamwidth-2020-05-25-site-interruptions")
 	if err != nil {
@@ -357,6 +365,7 @@ func TestChecklistTicksAndActionItems(t *testing.T) {
 }
 
 func TestChecklistEditing(t *testing.T) {
+	t.Parallel()
 	st, _ := newSeededStore(t)
 	const slug = "dns-failure"
 	texts := func() []string {

@@ -13,6 +13,7 @@ import (
 // calls change with the data, whether this store or another process (a
 // batch import beside the server) writes it.
 func TestKeptResultsFollowWrites(t *testing.T) {
+	t.Parallel()
 	st, path := newSeededStore(t)
 	ctx := t.Context()
 	other, err := store.Open(ctx, path)
@@ -81,6 +82,7 @@ func TestKeptResultsFollowWrites(t *testing.T) {
 // TestImportPostmortemsBatch checks that a batch imports what it can and
 // says why it refused the rest, leaving nothing of those behind.
 func TestImportPostmortemsBatch(t *testing.T) {
+	t.Parallel()
 	st, _ := newSeededStore(t)
 	ctx := t.Context()
 	ps := []*store.Postmortem{
@@ -124,6 +126,7 @@ func TestImportPostmortemsBatch(t *testing.T) {
 // the write) are the rows a rebuild makes from the stored postmortems: every
 // word, column and position.
 func TestBatchImportIndexesAsRebuild(t *testing.T) {
+	t.Parallel()
 	st, path := newSeededStore(t)
 	ctx := t.Context()
 	ps := []*store.Postmortem{

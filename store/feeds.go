@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"iter"
 )
 
 // RecentPostmortems returns the live postmortems the reader may see that
@@ -43,4 +44,73 @@ func (s *Store) RecentPostmortems(ctx context.Context, pattern string, limit int
 		return nil, err
 	}
 	return out, nil
+}
+
+// EachPostmortem yields every entry of the list f selects (its Limit and
+// Offset ignored), newest incident first, as ListPostmortems gives them
+// (tags and the group's languages, no Markdown), a batch at a time, so an
+// export of the whole collection neither pages with OFFSET nor holds it.
+func (s *Store) EachPostmortem(ctx context.Context, f PostmortemFilter) iter.Seq2[Postmortem, error] {
+	return func(yield func(Postmortem, error) bool) {
+		from, args := listFrom(ctx, f)
+		rows, err := s.db.QueryContext(ctx, `SELECT `+listColumns+` `+from+` ORDER BY p.incident_date DESC, p.id DESC`, args...)
+		if err != nil {
+			yield(Postmortem{}, fmt.Errorf("list postmortems: %w", err))
+			return
+		}
+		defer rows.Close()
+		const batch = 200
+		var buf []Postmortem
+		flush := func() bool {
+			ptrs := make([]*Postmortem, len(buf))
+			for i := range buf {
+				ptrs[i] = &buf[i]
+			}
+			if err := s.attachTags(ctx, ptrs); err != nil {
+				yield(Postmortem{}, err)
+				return false
+			}
+			if err := s.attachLanguages(ctx, ptrs); err != nil {
+				yield(Postmortem{}, err)
+				return false
+			}
+			for _, p := range buf {
+				if !yield(p, nil) {
+					return false
+				}
+			}
+			buf = buf[:0]
+			return true
+		}
+		for rows.Next() {
+			p, err := scanPostmortem(rows)
+			if err != nil {
+				yield(Postmortem{}, fmt.Errorf("list postmortems: %w", err))
+				return
+			}
+			buf = append(buf, p)
+			if len(buf) == batch && !flush() {
+				return
+			}
+		}
+		if err := rows.Err(); err != nil {
+			yield(Postmortem{}, fmt.Errorf("list postmortems: %w", err))
+			return
+		}
+		if len(buf) > 0 {
+			flush()
+		}
+	}
+}
+
+// ExportSlugs lists the live postmortems a reader without groups may see,
+// each variant group's main version before its other versions, oldest
+// first.
+func (s *Store) ExportSlugs(ctx context.Context) ([]string, error) {
+	slugs, err := queryColumn[string](ctx, s.db, `SELECT p.slug FROM postmortems p JOIN variant_groups g ON g.id = p.group_id
+		WHERE p.archived_at = '' AND `+visibleSQL(ctx, "p")+` ORDER BY g.canonical_id != p.id, p.id`)
+	if err != nil {
+		return nil, fmt.Errorf("list postmortems to export: %w", err)
+	}
+	return slugs, nil
 }

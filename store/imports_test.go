@@ -14,6 +14,7 @@ import (
 )
 
 func TestValidatePostmortem(t *testing.T) {
+	t.Parallel()
 	valid := func() store.Postmortem {
 		return store.Postmortem{Title: "Routers overloaded", Body: "The routers were overloaded."}
 	}
@@ -61,6 +62,7 @@ func TestValidatePostmortem(t *testing.T) {
 }
 
 func TestImportPostmortem(t *testing.T) {
+	t.Parallel()
 	st, _ := newSeededStore(t)
 	ctx := t.Context()
 	_, before, err := st.CountPostmortems(ctx)
@@ -148,6 +150,7 @@ func TestImportPostmortem(t *testing.T) {
 }
 
 func TestImportedPostmortem(t *testing.T) {
+	t.Parallel()
 	raw := "---\ntitle: T\nseverity: sev-1\nincident_date: 2020-05-25\nvariant_of: a-b\nvariant_kind: repost\npatterns: feedback-loop:lesson, retry-storm\n---\nuser1\n\n2021-06-02\n\nBody text.\n\nuser2\n\n2021-06-03\n\nA comment.\n\nuser3\n\nJune 4, 2021 at 9:05am\n\nAnother."
 	d, err := ingest.Clean([]byte(raw), "x.txt")
 	if err != nil {
@@ -175,6 +178,7 @@ func TestImportedPostmortem(t *testing.T) {
 // get their hash on the next Open, once, so that importing them again is
 // still refused; of two copies of one text, the first keeps the hash.
 func TestImportedTextsWithoutHash(t *testing.T) {
+	t.Parallel()
 	st, path := newEmptyStore(t)
 	ctx := t.Context()
 	for _, p := range []*store.Postmortem{

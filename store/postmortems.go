@@ -316,6 +316,23 @@ type listPage struct {
 var fourDigits = regexp.MustCompile(`^[0-9]{4}$`)
 
 func (s *Store) listPage(ctx context.Context, f PostmortemFilter, limit int) (listPage, error) {
+	from, args := listFrom(ctx, f)
+	var page listPage
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) `+from, args...).Scan(&page.total); err != nil {
+		return page, fmt.Errorf("list postmortems: %w", err)
+	}
+	ids, err := queryColumn[int64](ctx, s.db, `SELECT p.id `+from+`
+		ORDER BY p.incident_date DESC, p.id DESC LIMIT ? OFFSET ?`, append(args, limit, f.Offset)...)
+	page.ids = ids
+	if err != nil {
+		return page, fmt.Errorf("list postmortems: %w", err)
+	}
+	return page, nil
+}
+
+// listFrom is the FROM and WHERE of a list: the canonical member of each
+// live group the reader may see that matches f.
+func listFrom(ctx context.Context, f PostmortemFilter) (string, []any) {
 	var conds []string
 	var args []any
 	if f.Pattern != "" {
@@ -357,18 +374,7 @@ func (s *Store) listPage(ctx context.Context, f PostmortemFilter, limit int) (li
 		where += ` AND p.group_id IN (SELECT m.group_id FROM postmortems m INDEXED BY postmortems_search
 			WHERE m.archived_at = '' AND ` + visibleSQL(ctx, "m") + ` AND ` + strings.Join(conds, " AND ") + `)`
 	}
-	from := `FROM postmortems p JOIN variant_groups g ON g.canonical_id = p.id WHERE ` + where
-	var page listPage
-	if err := s.db.QueryRowContext(ctx, `SELECT count(*) `+from, args...).Scan(&page.total); err != nil {
-		return page, fmt.Errorf("list postmortems: %w", err)
-	}
-	ids, err := queryColumn[int64](ctx, s.db, `SELECT p.id `+from+`
-		ORDER BY p.incident_date DESC, p.id DESC LIMIT ? OFFSET ?`, append(args, limit, f.Offset)...)
-	page.ids = ids
-	if err != nil {
-		return page, fmt.Errorf("list postmortems: %w", err)
-	}
-	return page, nil
+	return `FROM postmortems p JOIN variant_groups g ON g.canonical_id = p.id WHERE ` + where, args
 }
 
 // FilterOptions lists the values the postmortem list can be filtered by.

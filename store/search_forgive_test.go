@@ -41,6 +41,7 @@ func forgivingFixtures() []store.Postmortem {
 }
 
 func TestSearchForgives(t *testing.T) {
+	t.Parallel()
 	st, _ := newSearchStore(t)
 	for _, p := range forgivingFixtures() {
 		if err := st.CreatePostmortem(t.Context(), &p); err != nil {
@@ -161,6 +162,7 @@ func splitAny(s string) []string {
 
 // An abbreviation finds what its full form finds.
 func TestSearchAbbreviationsFindTheSame(t *testing.T) {
+	t.Parallel()
 	st, _ := newSearchStore(t)
 	for _, p := range forgivingFixtures() {
 		if err := st.CreatePostmortem(t.Context(), &p); err != nil {
@@ -185,6 +187,7 @@ func TestSearchAbbreviationsFindTheSame(t *testing.T) {
 
 // Every pattern synonyms.txt names is in the catalogue.
 func TestFieldSynonymPatternsExist(t *testing.T) {
+	t.Parallel()
 	_, pats, err := seeds.Catalogue()
 	if err != nil {
 		t.Fatal(err)

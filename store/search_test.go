@@ -72,13 +72,7 @@ func searchFixtures() []store.Postmortem {
 // newSearchStore is a seeded store holding searchFixtures too.
 func newSearchStore(t testing.TB) (*store.Store, string) {
 	t.Helper()
-	st, path := newSeededStore(t)
-	for _, p := range searchFixtures() {
-		if err := st.CreatePostmortem(t.Context(), &p); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return st, path
+	return openCopy(t, searchTemplate)
 }
 
 func searchSlugs(t *testing.T, st *store.Store, raw string, limit int) ([]string, store.SearchResult) {
@@ -112,6 +106,7 @@ const (
 func anyOf(slugs ...string) string { return strings.Join(slugs, "|") }
 
 func TestSearchQueries(t *testing.T) {
+	t.Parallel()
 	st, _ := newSearchStore(t)
 	tests := []struct {
 		query string
@@ -190,6 +185,7 @@ func TestSearchQueries(t *testing.T) {
 }
 
 func TestSearchOneHitPerVariantGroup(t *testing.T) {
+	t.Parallel()
 	st, _ := newSearchStore(t)
 	tests := []struct {
 		query, want string // want: the version reported as matching
@@ -225,6 +221,7 @@ func TestSearchOneHitPerVariantGroup(t *testing.T) {
 }
 
 func TestSearchFacets(t *testing.T) {
+	t.Parallel()
 	st, _ := newSearchStore(t)
 	_, res := searchSlugs(t, st, "retry storm", 20)
 	want := map[string][]store.Facet{
@@ -264,6 +261,7 @@ func TestSearchFacets(t *testing.T) {
 }
 
 func TestSearchPagination(t *testing.T) {
+	t.Parallel()
 	st, _ := newSearchStore(t)
 	all, res := searchSlugs(t, st, "pattern:retry-storm", 20)
 	if res.Total != 3 || len(all) != 3 {
@@ -292,6 +290,7 @@ func TestSearchPagination(t *testing.T) {
 }
 
 func TestSearchSnippets(t *testing.T) {
+	t.Parallel()
 	st, _ := newSearchStore(t)
 	_, res := searchSlugs(t, st, "keep-alive", 1)
 	if len(res.Hits) != 1 {
@@ -325,6 +324,7 @@ func TestSearchSnippets(t *testing.T) {
 }
 
 func TestSearchOddInput(t *testing.T) {
+	t.Parallel()
 	st, _ := newSearchStore(t)
 	for _, raw := range []string{
 		"", " ", `"`, `""`, `"""`, "*", "**", "-", "--", "-*", "AND", "OR", "NOT", "NEAR(", "NEAR(a b, 2)", "a OR",
@@ -343,6 +343,7 @@ func TestSearchOddInput(t *testing.T) {
 // TestSearchIndexFollowsWrites checks that writes reach the index in their
 // own transaction, including writes made outside the store's code.
 func TestSearchIndexFollowsWrites(t *testing.T) {
+	t.Parallel()
 	st, path := newSearchStore(t)
 	found := func(raw, slug string) bool {
 		t.Helper()
@@ -421,6 +422,7 @@ func TestSearchIndexFollowsWrites(t *testing.T) {
 // TestSearchIndexRebuiltWhenStale: a database whose index was built by
 // another definition gets a fresh one when the store opens.
 func TestSearchIndexRebuiltWhenStale(t *testing.T) {
+	t.Parallel()
 	st, path := newSearchStore(t)
 	st.Close()
 	db, err := sql.Open("sqlite", path)
@@ -563,6 +565,7 @@ func BenchmarkSearchAnyWords(b *testing.B) {
 // archived postmortems and every kind of filter: the same total, facets,
 // hits in the same order and the same scores.
 func TestSearchAgreesWithSQL(t *testing.T) {
+	t.Parallel()
 	st, path := newSearchStore(t)
 	addSearchCorpus(t, st, 300)
 	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")

@@ -54,6 +54,7 @@ func similarSlugs(sims []store.Similar, kind string) []string {
 // TestFindSimilarSeedVariants: a store holding one spun copy of the Facebook
 // write-up offers it as a variant of the other copy, both ways.
 func TestFindSimilarSeedVariants(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ stored, incoming string }{{seed000, seed001}, {seed001, seed000}} {
 		t.Run(tt.stored[:3]+"_holds", func(t *testing.T) {
 			st, _ := newEmptyStore(t)
@@ -77,6 +78,7 @@ func TestFindSimilarSeedVariants(t *testing.T) {
 }
 
 func TestFindSimilarUnrelated(t *testing.T) {
+	t.Parallel()
 	st, _ := newSeededStore(t)
 	sims, err := st.FindSimilar(t.Context(), store.SimilarQuery{Text: seedText(t, seed004), Language: "en",
 		Exclude: "gmail-2009-09-01-request-router-overload"})
@@ -93,6 +95,7 @@ func TestFindSimilarUnrelated(t *testing.T) {
 }
 
 func TestFindSimilarExcludesOwnGroup(t *testing.T) {
+	t.Parallel()
 	st, _ := newSeededStore(t)
 	q := store.SimilarQuery{Text: seedText(t, seed001), Language: "en"}
 	sims, err := st.FindSimilar(t.Context(), q)
@@ -114,6 +117,7 @@ func TestFindSimilarExcludesOwnGroup(t *testing.T) {
 }
 
 func TestFindSimilarTranslations(t *testing.T) {
+	t.Parallel()
 	st, _ := newEmptyStore(t)
 	en := store.Postmortem{Title: "More Details on Today's Outage", Organization: "Facebook", IncidentDate: "2010-09-23", Body: seedText(t, seed000)}
 	gm := store.Postmortem{Title: "More on today's Gmail issue", Organization: "Google", IncidentDate: "2009-09-01", Body: seedText(t, seed004)}
@@ -154,6 +158,7 @@ func TestFindSimilarTranslations(t *testing.T) {
 // TestFingerprintsBackfilled: a database whose postmortems predate the
 // fingerprint tables gets them on the next Open.
 func TestFingerprintsBackfilled(t *testing.T) {
+	t.Parallel()
 	st, path := newEmptyStore(t)
 	p := store.Postmortem{Title: "Facebook", Body: seedText(t, seed000)}
 	if err := st.CreatePostmortem(t.Context(), &p); err != nil {
@@ -212,6 +217,7 @@ func TestFingerprintsBackfilled(t *testing.T) {
 }
 
 func TestRecordRejection(t *testing.T) {
+	t.Parallel()
 	st, _ := newSeededStore(t)
 	ctx := t.Context()
 	ok := []store.Rejection{
@@ -262,6 +268,7 @@ func TestRecordRejection(t *testing.T) {
 // TestFingerprintFollowsUpdates: an edit that replaces the text replaces the
 // fingerprint in the same save.
 func TestFingerprintFollowsUpdates(t *testing.T) {
+	t.Parallel()
 	st, path := newEmptyStore(t)
 	p := store.Postmortem{Title: "Outage", Body: seedText(t, seed003)}
 	if err := st.CreatePostmortem(t.Context(), &p); err != nil {
@@ -317,6 +324,7 @@ func TestFingerprintFollowsUpdates(t *testing.T) {
 // the particles still on them ("2009년") gets them read again on the next
 // Open, and an English text of the same incident then finds it.
 func TestCJKFactsReadAgain(t *testing.T) {
+	t.Parallel()
 	st, path := newEmptyStore(t)
 	ko := store.Postmortem{Title: "Gmail 장애", Language: "ko", Organization: "Google", IncidentDate: "2009-09-01",
 		Body: "2009년 9월 1일 오후 12:30경 Gmail 요청 라우터가 과부하 상태가 되었고 IMAP/POP 접속은 계속 동작했습니다. Gmail은 99.9% 이상 가용합니다."}

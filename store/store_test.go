@@ -9,17 +9,15 @@ import (
 	"hindsight/store"
 )
 
-// newSeededStore opens a fresh database in t.TempDir() and loads the seeds.
+// newSeededStore opens a fresh copy of a database holding the seeds in
+// t.TempDir().
 func newSeededStore(t testing.TB) (*store.Store, string) {
 	t.Helper()
-	st, path := newEmptyStore(t)
-	if _, err := seeds.Load(t.Context(), st); err != nil {
-		t.Fatal(err)
-	}
-	return st, path
+	return openCopy(t, seededTemplate)
 }
 
 func TestOpenTwiceAppliesMigrationsOnce(t *testing.T) {
+	t.Parallel()
 	st, path := newSeededStore(t)
 	before, err := st.Migrations(t.Context())
 	if err != nil {
@@ -47,6 +45,7 @@ func TestOpenTwiceAppliesMigrationsOnce(t *testing.T) {
 }
 
 func TestSeedingTwiceIsANoOp(t *testing.T) {
+	t.Parallel()
 	st, _ := newSeededStore(t)
 	rep, err := seeds.Load(t.Context(), st)
 	if err != nil {
@@ -79,6 +78,7 @@ func TestSeedingTwiceIsANoOp(t *testing.T) {
 }
 
 func TestFacebookVariantsFormOneGroup(t *testing.T) {
+	t.Parallel()
 	st, _ := newSeededStore(t)
 	p, err := st.GetPostmortem(t.Context(), "facebook-2010-09-23-outage-es")
 	if err != nil {
@@ -116,6 +116,7 @@ func TestFacebookVariantsFormOneGroup(t *testing.T) {
 }
 
 func TestListPostmortemsFilters(t *testing.T) {
+	t.Parallel()
 	st, _ := newSeededStore(t)
 	for _, tt := range []struct {
 		name   string
@@ -149,6 +150,7 @@ func TestListPostmortemsFilters(t *testing.T) {
 }
 
 func TestPatternPostmortemsOneEntryPerGroup(t *testing.T) {
+	t.Parallel()
 	st, _ := newSeededStore(t)
 	for _, tt := range []struct {
 		pattern string
@@ -177,6 +179,7 @@ func TestPatternPostmortemsOneEntryPerGroup(t *testing.T) {
 }
 
 func TestGetPostmortemNotFound(t *testing.T) {
+	t.Parallel()
 	st, _ := newSeededStore(t)
 	if _, err := st.GetPostmortem(t.Context(), "no-such-thing"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("err = %v, want ErrNotFound", err)
@@ -187,6 +190,7 @@ func TestGetPostmortemNotFound(t *testing.T) {
 }
 
 func TestCreatePostmortem(t *testing.T) {
+	t.Parallel()
 	st, _ := newSeededStore(t)
 	t.Run("SlugFromTitleIsUnique", func(t *testing.T) {
 		var slugs []string

@@ -35,6 +35,7 @@ func suggestedSlugs(ts []store.SuggestedTag) []string {
 }
 
 func TestImportStoresSuggestedTags(t *testing.T) {
+	t.Parallel()
 	st, _ := newSeededStore(t)
 	ctx := t.Context()
 	p := certOutage("Gateway certificate outage")
@@ -117,6 +118,7 @@ func TestImportStoresSuggestedTags(t *testing.T) {
 }
 
 func TestConfirmAndDismissSuggestedTags(t *testing.T) {
+	t.Parallel()
 	st, _ := newSeededStore(t)
 	ctx := t.Context()
 	p := certOutage("Gateway certificate outage")

@@ -10,6 +10,7 @@ import (
 )
 
 func TestParseTimeline(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		text string
@@ -37,6 +38,7 @@ func TestParseTimeline(t *testing.T) {
 }
 
 func TestFormatTimelineRoundTrips(t *testing.T) {
+	t.Parallel()
 	entries := []store.TimelineEntry{{Time: "14:02", Text: "deploy  starts"}, {}, {Date: "2024-03-06", Time: "00:03", Text: "disk **full**"}}
 	text := store.FormatTimeline(entries)
 	if want := "14:02 deploy starts\n2024-03-06 00:03 disk **full**"; text != want {

@@ -12,6 +12,7 @@ import (
 // burst of form posts does: every save must succeed, none may fail with
 // SQLITE_BUSY for having waited its turn too long.
 func TestConcurrentWritesAllSucceed(t *testing.T) {
+	t.Parallel()
 	st, _ := newEmptyStore(t)
 	const n = 48
 	var wg sync.WaitGroup

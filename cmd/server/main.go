@@ -49,6 +49,9 @@ type config struct {
 	trustedProxies []netip.Prefix
 	// importDir is set by the import subcommand: import it, then exit.
 	importDir string
+	// exportDir is set by the export subcommand: write every postmortem
+	// there as Markdown, then exit.
+	exportDir string
 	// pprof, when set, is a loopback address serving net/http/pprof, for
 	// profiling a running server or import; never on the app's listener.
 	pprof string
@@ -208,6 +211,15 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 			}
 		}
 		c.restore = true
+		return c, nil
+	case "export":
+		if err := fs.Parse(fs.Args()[1:]); err != nil {
+			return c, err
+		}
+		if fs.NArg() != 1 {
+			return c, fmt.Errorf("usage: server [-db file] export DIR")
+		}
+		c.exportDir = fs.Arg(0)
 		return c, nil
 	case "import", "backup":
 		// Flags may also follow the subcommand: import -db x.db DIR.
@@ -428,6 +440,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	if rep.PatternsAdded > 0 || rep.PostmortemsAdded > 0 || rep.TagsRevised > 0 {
 		log.Info("seeded", "patterns", rep.PatternsAdded, "postmortems", rep.PostmortemsAdded, "tags_revised", rep.TagsRevised)
+	}
+	if cfg.exportDir != "" {
+		return exportDir(ctx, st, cfg.exportDir, stdout)
 	}
 	if cfg.importDir != "" {
 		err := importDir(ctx, st, cfg.importDir, stdout)

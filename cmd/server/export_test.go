@@ -1,0 +1,92 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"hindsight/store"
+)
+
+// server export writes a folder that server import reads back: every
+// field the Markdown format carries, and the variant groups.
+func TestExportImportRoundTrip(t *testing.T) {
+	src := writeFiles(t, map[string]string{
+		"a.md": "---\ntitle: Certificate expired at Example\norganization: Example\nincident_date: 2022-03-04\npublished_date: 2022-03-06\nseverity: SEV2\nsource_url: https://example.com/pm\nsummary: The certificate expired at midnight.\npatterns:\n  - certificate-expiry:trigger\n  - dns-failure:contributing\n---\nThe certificate expired at midnight.\n\n## What we changed\n\nAlerts **30 days** ahead.\n",
+		"b.md": "---\ntitle: Caída por certificado caducado\nlanguage: es\nvariant_of: certificate-expired-at-example\n---\nEl certificado caducó a medianoche.\n",
+	})
+	env := func(string) string { return "" }
+	dbA := filepath.Join(t.TempDir(), "a.db")
+	var first bytes.Buffer
+	if err := run(t.Context(), []string{"-db", dbA, "import", src}, env, &first, io.Discard); err != nil {
+		t.Log(first.String())
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "export")
+	var report bytes.Buffer
+	if err := run(t.Context(), []string{"-db", dbA, "export", out}, env, &report, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(report.String(), "postmortems exported") {
+		t.Errorf("export report: %q", report.String())
+	}
+	files, _ := os.ReadDir(out)
+	dbB := filepath.Join(t.TempDir(), "b.db")
+	if err := run(t.Context(), []string{"-db", dbB, "import", out}, env, io.Discard, io.Discard); err != nil {
+		t.Fatalf("import of the export (%d files): %v", len(files), err)
+	}
+	a, err := store.Open(t.Context(), dbA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := store.Open(t.Context(), dbB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	ia, da, _ := a.CountPostmortems(t.Context())
+	ib, db, _ := b.CountPostmortems(t.Context())
+	// The copy also loads the seeds on its first start, and their exported
+	// text is not the seeds' source text, so they are there twice: logged,
+	// a known gap (README).
+	t.Logf("incidents/documents: source %d/%d, copy %d/%d", ia, da, ib, db)
+	for _, slug := range []string{"certificate-expired-at-example", "caida-por-certificado-caducado"} {
+		want, err := a.GetPostmortem(t.Context(), slug)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := b.GetPostmortem(t.Context(), slug)
+		if err != nil {
+			t.Fatalf("%s is not in the imported copy: %v", slug, err)
+		}
+		for _, f := range []struct{ name, got, want string }{
+			{"title", got.Title, want.Title}, {"organization", got.Organization, want.Organization},
+			{"incident_date", got.IncidentDate, want.IncidentDate}, {"published_date", got.PublishedDate, want.PublishedDate},
+			{"language", got.Language, want.Language}, {"severity", got.Severity, want.Severity},
+			{"source_url", got.SourceURL, want.SourceURL}, {"summary", got.Summary, want.Summary},
+			{"body", strings.TrimSpace(got.Body), strings.TrimSpace(want.Body)}, {"variant_kind", got.VariantKind, want.VariantKind},
+		} {
+			if f.got != f.want {
+				t.Errorf("%s: %s = %q, want %q", slug, f.name, f.got, f.want)
+			}
+		}
+		var gv, wv []string
+		for _, v := range got.Variants {
+			gv = append(gv, v.Slug)
+		}
+		for _, v := range want.Variants {
+			wv = append(wv, v.Slug)
+		}
+		if !slices.Equal(gv, wv) || got.Canonical != want.Canonical {
+			t.Errorf("%s: variants %v (main %v), want %v (main %v)", slug, gv, got.Canonical, wv, want.Canonical)
+		}
+		if len(got.Tags) != len(want.Tags) {
+			t.Errorf("%s: %d tags, want %d", slug, len(got.Tags), len(want.Tags))
+		}
+	}
+}
