@@ -204,7 +204,7 @@ func variantGroupToJoin(ctx context.Context, tx *writeTx, p Postmortem, of strin
 		return 0, nil
 	}
 	var group int64
-	err := tx.QueryRowContext(ctx, `SELECT group_id FROM postmortems WHERE slug = ?`, of).Scan(&group)
+	err := tx.QueryRowContext(ctx, `SELECT group_id FROM postmortems WHERE slug = ? AND `+visibleSQL(ctx, "postmortems"), of).Scan(&group)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, fmt.Errorf("variant of %q: %w", of, ErrNotFound)
 	}

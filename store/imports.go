@@ -416,7 +416,7 @@ func checkReferences(ctx context.Context, tx *writeTx, p *Postmortem) error {
 	}
 	if p.VariantOf != "" {
 		var lang string
-		err := tx.QueryRowContext(ctx, `SELECT language FROM postmortems WHERE slug = ?`, p.VariantOf).Scan(&lang)
+		err := tx.QueryRowContext(ctx, `SELECT language FROM postmortems WHERE slug = ? AND `+visibleSQL(ctx, "postmortems"), p.VariantOf).Scan(&lang)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 			errs["variant_of"] = fmt.Sprintf("There is no postmortem %q to be a version of.", p.VariantOf)

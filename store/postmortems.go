@@ -563,7 +563,7 @@ func (s *Store) createPostmortem(ctx context.Context, tx *writeTx, p *Postmortem
 	p.Slug = slug
 
 	if p.VariantOf != "" {
-		err := tx.QueryRowContext(ctx, `SELECT group_id FROM postmortems WHERE slug = ?`, p.VariantOf).Scan(&p.GroupID)
+		err := tx.QueryRowContext(ctx, `SELECT group_id FROM postmortems WHERE slug = ? AND `+visibleSQL(ctx, "postmortems"), p.VariantOf).Scan(&p.GroupID)
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("variant of %q: %w", p.VariantOf, ErrNotFound)
 		}

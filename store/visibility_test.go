@@ -77,3 +77,44 @@ func contains(ps []store.Postmortem, slug string) bool {
 	}
 	return false
 }
+
+// TestVariantOfRestrictedIsUnknown: to an outsider, naming a restricted
+// postmortem as variant_of is naming one that does not exist, on create,
+// edit and import alike, with the same answer as for an unknown slug.
+func TestVariantOfRestrictedIsUnknown(t *testing.T) {
+	t.Parallel()
+	st, _ := newSeededStore(t)
+	secret := newDraft("Vault key leak")
+	secret.RestrictedTo = []string{"security"}
+	if err := st.CreatePostmortem(t.Context(), &secret); err != nil {
+		t.Fatal(err)
+	}
+	outsider := store.WithReaderGroups(t.Context(), []string{"sre"})
+	for _, of := range []string{secret.Slug, "no-such-postmortem"} {
+		t.Run(of, func(t *testing.T) {
+			p := newDraft("Translation of " + of)
+			p.VariantOf, p.VariantKind = of, store.KindRewrite
+			if err := st.CreatePostmortem(outsider, &p); !errors.Is(err, store.ErrNotFound) {
+				t.Errorf("CreatePostmortem: %v, want ErrNotFound", err)
+			}
+
+			alone := newDraft("Alone " + of)
+			if err := st.CreatePostmortem(outsider, &alone); err != nil {
+				t.Fatal(err)
+			}
+			_, err := st.UpdatePostmortem(outsider, alone.Slug, alone.Version, store.PostmortemUpdate{
+				Fields: alone.Fields(), VariantOf: of, VariantKind: store.KindRewrite, Author: "Ada", Note: "join"})
+			if !errors.Is(err, store.ErrNotFound) {
+				t.Errorf("UpdatePostmortem: %v, want ErrNotFound", err)
+			}
+
+			imp := newDraft("Imported " + of)
+			imp.VariantOf = of
+			err = st.ImportPostmortem(outsider, &imp)
+			var fe store.FieldErrors
+			if !errors.As(err, &fe) || fe["variant_of"] != `There is no postmortem "`+of+`" to be a version of.` {
+				t.Errorf("ImportPostmortem: %v, want the unknown-slug message", err)
+			}
+		})
+	}
+}
