@@ -157,8 +157,8 @@ func hashSource(text string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// FindImported returns the slug of the postmortem imported from exactly
-// this text, or ErrNotFound.
+// FindImported returns the slug of the postmortem, visible to ctx's reader,
+// imported from exactly this text, or ErrNotFound.
 func (s *Store) FindImported(ctx context.Context, source string) (string, error) {
 	return findImported(ctx, s.db, source)
 }
@@ -167,8 +167,10 @@ func findImported(ctx context.Context, q queryRower, source string) (string, err
 	var slug string
 	// The condition repeats the partial index's (source_hash != ''), so
 	// that SQLite can use it: with a bound value alone it cannot tell.
-	err := q.QueryRowContext(ctx, `SELECT slug FROM postmortems WHERE source_hash != '' AND source_hash = ?`,
-		hashSource(source)).Scan(&slug)
+	// Only a postmortem the reader can see makes the text a duplicate: to
+	// the others a restricted one does not exist, not even by its text.
+	err := q.QueryRowContext(ctx, `SELECT slug FROM postmortems WHERE source_hash != '' AND source_hash = ? AND `+visibleSQL(ctx, "postmortems")+`
+		ORDER BY id LIMIT 1`, hashSource(source)).Scan(&slug)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", fmt.Errorf("find imported text: %w", ErrNotFound)
 	}
@@ -180,8 +182,8 @@ func findImported(ctx context.Context, q queryRower, source string) (string, err
 
 // hashSourceTexts hashes the texts imported before source_hash existed
 // (migration 0030), so that findImported looks every text up by its hash
-// alone. Open runs it once (runOnce). Of two rows with the same text, the
-// first keeps the hash; the text is found either way.
+// alone. Open runs it once (runOnce). Rows with the same text each get its
+// hash (a text is a duplicate only for readers who see one of them).
 func (s *Store) hashSourceTexts(ctx context.Context) error {
 	return s.inTx(ctx, func(tx *writeTx) error {
 		rows, err := tx.QueryContext(ctx, `SELECT id, source_text FROM postmortems INDEXED BY postmortems_unhashed

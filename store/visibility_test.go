@@ -118,3 +118,45 @@ func TestVariantOfRestrictedIsUnknown(t *testing.T) {
 		})
 	}
 }
+
+// TestDuplicateTextOfRestricted: importing the text of a restricted
+// postmortem is a duplicate, naming it, only for its members; an outsider
+// is neither told nor refused, and their own copy is a duplicate to them.
+func TestDuplicateTextOfRestricted(t *testing.T) {
+	t.Parallel()
+	st, _ := newSeededStore(t)
+	const text = "# Vault key leak\n\nA signing key was copied to a public bucket."
+	member := store.WithReaderGroups(t.Context(), []string{"security"})
+	outsider := store.WithReaderGroups(t.Context(), []string{"sre"})
+	secret := newDraft("Vault key leak")
+	secret.SourceText, secret.RestrictedTo = text, []string{"security"}
+	if err := st.ImportPostmortem(member, &secret); err != nil {
+		t.Fatal(err)
+	}
+
+	again := newDraft("Vault key leak")
+	again.SourceText = text
+	var dup *store.DuplicateError
+	if err := st.ImportPostmortem(member, &again); !errors.As(err, &dup) || dup.Slug != secret.Slug {
+		t.Errorf("member import: %v, want a duplicate of %q", err, secret.Slug)
+	}
+	if slug, err := st.FindImported(outsider, text); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("outsider FindImported: %q, %v, want ErrNotFound", slug, err)
+	}
+	mine := newDraft("Vault key leak")
+	mine.SourceText = text
+	if err := st.ImportPostmortem(outsider, &mine); err != nil {
+		t.Fatalf("outsider import: %v, want it imported", err)
+	}
+	if mine.Slug == secret.Slug {
+		t.Errorf("outsider's copy took the restricted slug %q", mine.Slug)
+	}
+	if slug, err := st.FindImported(outsider, text); err != nil || slug != mine.Slug {
+		t.Errorf("outsider FindImported: %q, %v, want their own %q", slug, err, mine.Slug)
+	}
+	twice := newDraft("Vault key leak")
+	twice.SourceText = text
+	if err := st.ImportPostmortem(outsider, &twice); !errors.As(err, &dup) || dup.Slug != mine.Slug {
+		t.Errorf("outsider import again: %v, want a duplicate of %q", err, mine.Slug)
+	}
+}
