@@ -331,7 +331,8 @@ func (s *Store) listPage(ctx context.Context, f PostmortemFilter, limit int) (li
 }
 
 // listFrom is the FROM and WHERE of a list: the canonical member of each
-// live group the reader may see that matches f.
+// live group the reader may see that matches f (or, when the reader cannot
+// see the canonical one, the group's first live member they can see).
 func listFrom(ctx context.Context, f PostmortemFilter) (string, []any) {
 	var conds []string
 	var args []any
@@ -374,7 +375,12 @@ func listFrom(ctx context.Context, f PostmortemFilter) (string, []any) {
 		where += ` AND p.group_id IN (SELECT m.group_id FROM postmortems m INDEXED BY postmortems_search
 			WHERE m.archived_at = '' AND ` + visibleSQL(ctx, "m") + ` AND ` + strings.Join(conds, " AND ") + `)`
 	}
-	return `FROM postmortems p JOIN variant_groups g ON g.canonical_id = p.id WHERE ` + where, args
+	// A group whose main version the reader cannot see is shown through
+	// the first live version they can see: to them the main one does not
+	// exist, the group does.
+	where += ` AND (g.canonical_id = p.id OR (NOT EXISTS (SELECT 1 FROM postmortems c WHERE c.id = g.canonical_id AND ` + visibleSQL(ctx, "c") + `)
+		AND p.id = (SELECT v.id FROM postmortems v WHERE v.group_id = p.group_id AND v.archived_at = '' AND ` + visibleSQL(ctx, "v") + ` ORDER BY v.id LIMIT 1)))`
+	return `FROM postmortems p JOIN variant_groups g ON g.id = p.group_id WHERE ` + where, args
 }
 
 // FilterOptions lists the values the postmortem list can be filtered by.

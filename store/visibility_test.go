@@ -160,3 +160,55 @@ func TestDuplicateTextOfRestricted(t *testing.T) {
 		t.Errorf("outsider import again: %v, want a duplicate of %q", err, mine.Slug)
 	}
 }
+
+// TestGroupShownThroughVisibleMember: when the main version of a variant
+// group is restricted, outsiders still find the group in lists, through
+// the first version they can see; members see it through its main version.
+func TestGroupShownThroughVisibleMember(t *testing.T) {
+	t.Parallel()
+	st, _ := newSeededStore(t)
+	member := store.WithReaderGroups(t.Context(), []string{"security"})
+	outsider := store.WithReaderGroups(t.Context(), []string{"sre"})
+	secret := newDraft("Vault key leak")
+	secret.RestrictedTo = []string{"security"}
+	if err := st.CreatePostmortem(member, &secret); err != nil {
+		t.Fatal(err)
+	}
+	open := newDraft("Vault key leak, public summary")
+	open.Language, open.VariantOf, open.VariantKind = "de", secret.Slug, store.KindTranslation
+	if err := st.CreatePostmortem(member, &open); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name         string
+		ctx          context.Context
+		shown, other string
+	}{
+		{"Outsider", outsider, open.Slug, secret.Slug},
+		{"Member", member, secret.Slug, open.Slug},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, f := range []store.PostmortemFilter{{Limit: 100}, {Limit: 100, Pattern: "retry-storm"}} {
+				list, _, err := st.ListPostmortems(tt.ctx, f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !contains(list, tt.shown) || contains(list, tt.other) {
+					t.Errorf("ListPostmortems(%+v): lists %q %v and %q %v, want only the first", f,
+						tt.shown, contains(list, tt.shown), tt.other, contains(list, tt.other))
+				}
+			}
+			list, total, err := st.ListPostmortems(tt.ctx, store.PostmortemFilter{Limit: 1000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			groups, _, err := st.CountPostmortems(tt.ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if total != groups || len(list) != total {
+				t.Errorf("list total %d, %d listed, %d groups counted", total, len(list), groups)
+			}
+		})
+	}
+}
