@@ -147,6 +147,30 @@ next:
 	return 0
 }
 
+// TestMetricsCountRestricted: the collection's size in /metrics (only for
+// loopback, trusted proxies and tokens) counts restricted postmortems too,
+// as the README says: an aggregate, naming none of them.
+func TestMetricsCountRestricted(t *testing.T) {
+	t.Parallel()
+	h, st, _, _ := newOpsApp(t)
+	before := scrape(t, h)
+	p := store.Postmortem{Title: "Vault key leak", RestrictedTo: []string{"security"},
+		ActionItems: []store.ActionItem{{Title: "Rotate the key", Kind: store.KindPrevent}}}
+	if err := st.CreatePostmortem(t.Context(), &p); err != nil {
+		t.Fatal(err)
+	}
+	after := scrape(t, h)
+	for _, name := range []string{"hindsight_postmortems", "hindsight_incidents"} {
+		if got := value(after, name) - value(before, name); got != 1 {
+			t.Errorf("%s moved by %v for a restricted postmortem, want 1", name, got)
+		}
+	}
+	// The action-item counts are those any reader is shown (README).
+	if got := value(after, "hindsight_action_items_open") - value(before, "hindsight_action_items_open"); got != 0 {
+		t.Errorf("hindsight_action_items_open moved by %v for a restricted postmortem's item, want 0", got)
+	}
+}
+
 func TestMetrics(t *testing.T) {
 	h, st, _, _ := newOpsApp(t, handlers.MaxInFlight(7))
 	before := scrape(t, h)
