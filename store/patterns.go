@@ -296,9 +296,10 @@ func (s *Store) checklists(ctx context.Context, where string, args ...any) ([]Ch
 }
 
 // PatternPostmortems returns, for a pattern, the incidents tagged with it:
-// one entry per variant group (its canonical member) per role, newest first,
-// at most perRole of them per role when perRole > 0; and how many there are
-// per role in all. It reads every tag of the pattern, so the result is kept
+// one entry per variant group (its canonical member, or when the reader
+// cannot see that one, the group's first live member they can) per role,
+// newest first, at most perRole of them per role when perRole > 0; and how
+// many there are per role in all. It reads every tag of the pattern, so the result is kept
 // until the data changes; callers must not modify it.
 func (s *Store) PatternPostmortems(ctx context.Context, slug string, perRole int) ([]PostmortemRef, map[string]int, error) {
 	type result struct {
@@ -317,7 +318,9 @@ func (s *Store) patternPostmortems(ctx context.Context, slug string, perRole int
 			SELECT c.id, c.slug, c.title, c.organization, c.incident_date, r.role,
 				row_number() OVER (PARTITION BY r.role ORDER BY c.incident_date DESC, c.id DESC) AS k,
 				count(*) OVER (PARTITION BY r.role) AS n
-			FROM (SELECT DISTINCT t.role, g.canonical_id AS cid
+			FROM (SELECT DISTINCT t.role, coalesce(
+					(SELECT v.id FROM postmortems v WHERE v.id = g.canonical_id AND `+visibleSQL(ctx, "v")+`),
+					(SELECT v.id FROM postmortems v WHERE v.group_id = g.id AND v.archived_at = '' AND `+visibleSQL(ctx, "v")+` ORDER BY v.id LIMIT 1)) AS cid
 				FROM tags t
 				JOIN postmortems m INDEXED BY postmortems_search ON m.id = t.postmortem_id AND m.archived_at = ''
 				JOIN variant_groups g ON g.id = m.group_id

@@ -198,6 +198,17 @@ func TestGroupShownThroughVisibleMember(t *testing.T) {
 						tt.shown, contains(list, tt.shown), tt.other, contains(list, tt.other))
 				}
 			}
+			refs, _, err := st.PatternPostmortems(tt.ctx, "retry-storm", 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var shown, other bool
+			for _, r := range refs {
+				shown, other = shown || r.Slug == tt.shown, other || r.Slug == tt.other
+			}
+			if !shown || other {
+				t.Errorf("PatternPostmortems: lists %q %v and %q %v, want only the first", tt.shown, shown, tt.other, other)
+			}
 			list, total, err := st.ListPostmortems(tt.ctx, store.PostmortemFilter{Limit: 1000})
 			if err != nil {
 				t.Fatal(err)
