@@ -22,7 +22,8 @@ type Twin struct {
 // date) of other variant groups that share a pattern with p and its
 // organization or one of its services, most patterns in common first,
 // with their unfinished action items. Restricted postmortems the reader
-// may not see are left out.
+// may not see are left out; a group whose main version is one of them is
+// offered through its first live version the reader can see.
 func (s *Store) EarlierTwins(ctx context.Context, p Postmortem, limit int) ([]Twin, error) {
 	if len(p.Tags) == 0 {
 		return nil, nil
@@ -61,7 +62,9 @@ func (s *Store) EarlierTwins(ctx context.Context, p Postmortem, limit int) ([]Tw
 	rows, err := s.db.QueryContext(ctx, `SELECT c.id, c.slug, c.title, c.organization, c.incident_date, c.services,
 			group_concat(DISTINCT pa.name)
 		FROM tags t JOIN postmortems m ON m.id = t.postmortem_id
-			JOIN variant_groups g ON g.id = m.group_id JOIN postmortems c ON c.id = g.canonical_id
+			JOIN variant_groups g ON g.id = m.group_id JOIN postmortems c ON c.id = coalesce(
+				(SELECT v.id FROM postmortems v WHERE v.id = g.canonical_id AND `+visibleSQL(ctx, "v")+`),
+				(SELECT v.id FROM postmortems v WHERE v.group_id = g.id AND v.archived_at = '' AND `+visibleSQL(ctx, "v")+` ORDER BY v.id LIMIT 1))
 			JOIN patterns pa ON pa.slug = t.pattern_slug
 		WHERE t.pattern_slug IN (`+placeholders(len(slugs))+`) AND m.group_id != ?
 			AND m.archived_at = '' AND c.archived_at = '' AND `+visibleSQL(ctx, "m")+` AND `+visibleSQL(ctx, "c")+`

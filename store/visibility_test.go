@@ -179,6 +179,10 @@ func TestGroupShownThroughVisibleMember(t *testing.T) {
 	if err := st.CreatePostmortem(member, &open); err != nil {
 		t.Fatal(err)
 	}
+	again := newDraft("Vault key leak again")
+	if err := st.CreatePostmortem(outsider, &again); err != nil {
+		t.Fatal(err)
+	}
 	for _, tt := range []struct {
 		name         string
 		ctx          context.Context
@@ -208,6 +212,17 @@ func TestGroupShownThroughVisibleMember(t *testing.T) {
 			}
 			if !shown || other {
 				t.Errorf("PatternPostmortems: lists %q %v and %q %v, want only the first", tt.shown, shown, tt.other, other)
+			}
+			twins, err := st.EarlierTwins(tt.ctx, again, 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			shown, other = false, false
+			for _, tw := range twins {
+				shown, other = shown || tw.Slug == tt.shown, other || tw.Slug == tt.other
+			}
+			if !shown || other {
+				t.Errorf("EarlierTwins: offers %q %v and %q %v, want only the first", tt.shown, shown, tt.other, other)
 			}
 			list, total, err := st.ListPostmortems(tt.ctx, store.PostmortemFilter{Limit: 1000})
 			if err != nil {
