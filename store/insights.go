@@ -63,8 +63,9 @@ type FollowThrough struct {
 }
 
 // insightBase is the incidents a filter selects: the canonical member of
-// each live variant group the reader may see, read from the index that
-// holds every column insights need.
+// each live variant group the reader may see (or, when they cannot see
+// that one, the group's first live member they can), read from the index
+// that holds every column insights need.
 func insightBase(ctx context.Context, f InsightFilter) (string, []any) {
 	conds := []string{`p.archived_at = ''`, visibleSQL(ctx, "p")}
 	var args []any
@@ -89,7 +90,9 @@ func insightBase(ctx context.Context, f InsightFilter) (string, []any) {
 		args = append(args, f.To)
 	}
 	return `SELECT p.id, p.incident_date, p.severity, p.started_at, p.detected_at, p.mitigated_at, p.resolved_at
-		FROM variant_groups g CROSS JOIN postmortems p INDEXED BY postmortems_insights ON p.id = g.canonical_id
+		FROM variant_groups g CROSS JOIN postmortems p INDEXED BY postmortems_insights ON p.id = coalesce(
+			(SELECT v.id FROM postmortems v INDEXED BY postmortems_insights WHERE v.id = g.canonical_id AND ` + visibleSQL(ctx, "v") + `),
+			(SELECT v.id FROM postmortems v WHERE v.group_id = g.id AND v.archived_at = '' AND ` + visibleSQL(ctx, "v") + ` ORDER BY v.id LIMIT 1))
 		WHERE ` + strings.Join(conds, " AND "), args
 }
 

@@ -235,6 +235,13 @@ func TestGroupShownThroughVisibleMember(t *testing.T) {
 			if total != groups || len(list) != total {
 				t.Errorf("list total %d, %d listed, %d groups counted", total, len(list), groups)
 			}
+			in, err := st.Insights(tt.ctx, store.InsightFilter{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if in.Incidents != groups {
+				t.Errorf("Insights: %d incidents, %d groups counted", in.Incidents, groups)
+			}
 		})
 	}
 }
