@@ -235,6 +235,17 @@ func TestGroupShownThroughVisibleMember(t *testing.T) {
 			if total != groups || len(list) != total {
 				t.Errorf("list total %d, %d listed, %d groups counted", total, len(list), groups)
 			}
+			res, err := st.Search(tt.ctx, store.SearchParams{Query: search.Parse("vault")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			shown, other = false, false
+			for _, h := range res.Hits {
+				shown, other = shown || h.Slug == tt.shown, other || h.Slug == tt.other
+			}
+			if !shown || other {
+				t.Errorf("Search: finds %q %v and %q %v, want only the first", tt.shown, shown, tt.other, other)
+			}
 			in, err := st.Insights(tt.ctx, store.InsightFilter{})
 			if err != nil {
 				t.Fatal(err)
