@@ -752,3 +752,48 @@ func diffLines(a, b string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// TestVariantOfRestrictedLooksUnknown: an outsider naming a restricted
+// postmortem as variant_of in the form is answered as for a slug that does
+// not exist.
+func TestVariantOfRestrictedLooksUnknown(t *testing.T) {
+	t.Parallel()
+	h, _ := newTeamApp(t)
+	member := person{"sam", "security, sre"}
+	outsider := person{"ed", "sre"}
+	form := with(with(validForm(), "title", "Zanzibar credential leak"), "summary", "Keys for the Zanzibar vault leaked.")
+	rec := as(t, h, member, "POST", "/postmortems", with(form, "restricted_to", "security"), "Sec-Fetch-Site", "same-origin")
+	if rec.Code != http.StatusSeeOther {
+		t.Fatalf("create restricted: %d\n%.1500s", rec.Code, rec.Body)
+	}
+	slug := strings.TrimPrefix(rec.Header().Get("Location"), "/postmortems/")
+	variant := with(with(validForm(), "title", "Credential leak, retold"), "variant_kind", "rewrite")
+	hidden := as(t, h, outsider, "POST", "/postmortems", with(variant, "variant_of", slug), "Sec-Fetch-Site", "same-origin")
+	unknown := as(t, h, outsider, "POST", "/postmortems", with(variant, "variant_of", "no-such-postmortem"), "Sec-Fetch-Site", "same-origin")
+	if hidden.Code != unknown.Code || hidden.Code == http.StatusSeeOther {
+		t.Fatalf("variant of a restricted slug: %d; of an unknown slug: %d", hidden.Code, unknown.Code)
+	}
+	const msg = "Choose an existing postmortem from the list."
+	for name, rec := range map[string]*httptest.ResponseRecorder{"restricted": hidden, "unknown": unknown} {
+		if body := rec.Body.String(); !strings.Contains(body, msg) || strings.Contains(body, "Zanzibar") {
+			t.Errorf("variant of a %s slug: want %q and no word of the restricted one\n%.1500s", name, msg, body)
+		}
+	}
+	// The JSON API answers the two alike, the slug named aside.
+	api := func(of string) (int, string) {
+		req := httptest.NewRequest("POST", "/api/postmortems", strings.NewReader(`{"title": "Credential leak, retold", "body": "Keys leaked.",
+			"variant_of": `+strconv.Quote(of)+`, "variant_kind": "rewrite"}`))
+		req.RemoteAddr = "127.0.0.1:5000"
+		req.Header.Set("X-Forwarded-User", outsider.name)
+		req.Header.Set("X-Forwarded-Groups", outsider.groups)
+		req.Header.Set("Content-Type", "application/json")
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		return w.Code, strings.ReplaceAll(w.Body.String(), of, "SLUG")
+	}
+	hc, hb := api(slug)
+	uc, ub := api("no-such-postmortem")
+	if hc != uc || hb != ub || hc < 400 {
+		t.Errorf("API variant of a restricted slug: %d %s\nof an unknown slug: %d %s", hc, hb, uc, ub)
+	}
+}
