@@ -797,3 +797,41 @@ func TestVariantOfRestrictedLooksUnknown(t *testing.T) {
 		t.Errorf("API variant of a restricted slug: %d %s\nof an unknown slug: %d %s", hc, hb, uc, ub)
 	}
 }
+
+// TestImportOfRestrictedTextIsNoDuplicate: pasting the text a restricted
+// postmortem was imported from tells its members it is already there, and
+// names it; an outsider is told neither.
+func TestImportOfRestrictedTextIsNoDuplicate(t *testing.T) {
+	t.Parallel()
+	h, st := newTeamApp(t)
+	text := strings.ReplaceAll(string(seedText(t, "004")), "\r\n", "\n")
+	slug, err := st.FindImported(t.Context(), text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := st.GetPostmortem(t.Context(), slug)
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups := []string{"security"}
+	if _, err := st.UpdatePostmortem(store.WithReaderGroups(t.Context(), groups), slug, p.Version, store.PostmortemUpdate{
+		Fields: p.Fields(), Author: "sam", Note: "restrict", RestrictedTo: &groups}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		who   person
+		named bool
+	}{{person{"sam", "security, sre"}, true}, {person{"ed", "sre"}, false}} {
+		rec := as(t, h, tt.who, "POST", "/import", url.Values{"text": {text}}, "Sec-Fetch-Site", "same-origin")
+		if rec.Code != http.StatusOK {
+			t.Fatalf("%s: import review %d\n%.1000s", tt.who.name, rec.Code, rec.Body)
+		}
+		body := rec.Body.String()
+		if got := strings.Contains(body, "already imported as"); got != tt.named {
+			t.Errorf("%s: told it is a duplicate %v, want %v", tt.who.name, got, tt.named)
+		}
+		if got := strings.Contains(body, "/postmortems/"+slug); got != tt.named {
+			t.Errorf("%s: page links %s %v, want %v", tt.who.name, slug, got, tt.named)
+		}
+	}
+}
