@@ -458,6 +458,20 @@ func stopFlushesReplica(t *testing.T) bool {
 		}
 	}
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	// Litestream's replica loop waits for the interval only after its first
+	// pass; when the first upload came from elsewhere, that first pass is
+	// still waiting for a commit and ships the next one at once. A primer
+	// commit uses it up (or, when the pass is already over, stays local),
+	// so that the save below waits for the 1 h interval either way.
+	if _, err := create(client, base, "Primer for the replica loop"); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		dest := filepath.Join(t.TempDir(), "primer.db")
+		if err := replica.Restore(t.Context(), url, dest, time.Time{}); err == nil && titleCount(t, dest, "Primer for the replica loop") == 1 {
+			break
+		}
+	}
 	if _, err := create(client, base, "Saved just before a stop"); err != nil {
 		t.Fatal(err)
 	}
