@@ -326,6 +326,35 @@ var rules = map[string]rule{
 	},
 }
 
+// thingNames are catalogue phrases that name a thing (a component, a
+// practice, a unit of deployment) rather than say that something happened to
+// it: "availability zone" or "maintenance window" turn up in reports whose
+// failure has nothing to do with isolation or maintenance. Like the words
+// the catalogue calls weak alone (note 1), they count only next to a domain
+// noun of the pattern; the mechanism has to be stated by a cue or by a
+// phrase that says what happened. The list is ours, read off the
+// catalogue's detection lists, in English and Spanish.
+var thingNames = []string{
+	// isolation, dependencies
+	"availability zone", "failure domain", "cell-based architecture", "shuffle sharding", "cloud provider", "third-party", "hard dependency", "external API", "us-east-1", "transit provider", "upstream provider", "DNS provider",
+	"zona de disponibilidad", "dominio de fallo", "proveedor de nube", "dependencia externa",
+	// changes and maintenance
+	"maintenance window", "maintenance event",
+	"ventana de mantenimiento",
+	// replication, time, certificates
+	"leader election", "replication lag", "time zone", "signing certificate", "key rotation", "validity period", "intermediate certificate", "root certificate", "certificate chain", "SSL certificate", "TLS certificate", "monotonic clock", "midnight UTC", "new year",
+	"eleccion de lider", "retraso de replicacion", "zona horaria",
+	// backups and data
+	"point-in-time recovery", "disaster recovery plan", "recovery time objective", "recovery point objective", "backup retention", "off-site backup", "tape backups", "data integrity", "referential integrity", "deletion script", "deletion pipeline", "hard delete",
+	"plan de recuperacion", "integridad de datos",
+	// pools, queues, caches, load
+	"connection timeout", "idle connections", "file descriptors", "ephemeral ports", "queue depth", "message age", "dead-letter queue", "look-aside cache", "request coalescing", "retry budget", "token bucket", "admission control", "read-only mode", "degraded mode", "fallback path", "peak concurrent users",
+	"control de admision", "modo solo lectura", "modo degradado",
+	// facilities and network
+	"power distribution unit", "backup generators", "uninterruptible power supply", "air handlers", "fire suppression", "backbone links", "BGP session",
+	"generadores de respaldo", "sistema de alimentacion ininterrumpida",
+}
+
 // redirects drop a phrase's evidence for a pattern when the nouns around it
 // point to a sibling (note 3: "thundering herd" is used loosely for cache
 // stampedes; the cache-stampede cue picks it up there).

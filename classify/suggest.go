@@ -192,7 +192,7 @@ func Compile(pats []Pattern) *Classifier {
 		}
 		c.rules = append(c.rules, r)
 		weak := make(map[string]bool)
-		for _, w := range r.weak {
+		for _, w := range join(r.weak, thingNames) {
 			weak[Normalize(w)] = true
 		}
 		phraseUse := func(ph string) use {
