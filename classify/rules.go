@@ -177,7 +177,8 @@ var rules = map[string]rule{
 		cues: []cue{
 			{groups: [][]string{{"turn off", "turned off", "turning off", "shut off", "shutting off", "shut down", "took down", "take down", "switch off", "switched off", "apagar", "apagamos", "apago", "cerrar", "cerramos"}, {"site", "website", "service", "whole", "entire", "sitio", "servicio", "web"}}},
 			{groups: [][]string{{"refusing", "refused", "refuse", "rejecting", "rejected", "rechazar", "rechazaban"}, {"traffic", "requests", "all", "trafico", "peticiones"}, {"instead", "rather than", "overload", "overloaded", "too slow", "en lugar de", "sobrecargados", "sobrecarga"}}},
-			{groups: [][]string{{"gracefully", "graceful", "elegantemente", "controlada"}, {"degrade", "degradation", "deal", "handle", "fail", "degradar", "degradacion"}}},
+			{groups: [][]string{{"gracefully", "graceful", "elegantemente", "de forma controlada"}, {"degrade", "degradation", "deal", "handle", "fail", "degradar", "degradacion"}}},
+			{groups: [][]string{{"drop", "dropping", "dropped", "shed", "shedding", "reject", "rejecting", "descartar", "descartando", "rechazar"}, {"under load", "too much load", "overload", "overloaded", "under pressure", "bajo carga", "sobrecarga", "sobrecargado"}}},
 		},
 	},
 	"harmful-error-handling": {
@@ -188,7 +189,7 @@ var rules = map[string]rule{
 			{groups: [][]string{{"handling", "manejo", "gestion", "mishandling"}, {"error condition", "error conditions", "error path", "condicion de error"}}, weight: 0.6},
 			{groups: [][]string{{"automated", "automatic", "automatically", "computerized", "automation", "self healing", "checker", "verifier", "automatizado", "automatico", "automatizacion"}, {"damage", "worse", "amplified", "deleted", "harm", "danos", "dano", "empeoro"}}, weight: 0.6, window: 2},
 			{groups: [][]string{{"watchdog", "failsafe", "protection", "safeguard", "self healing", "automation", "salvaguarda"}, {"erroneously", "mistakenly", "wrongly", "force all", "por error"}}},
-			{groups: [][]string{{"intended to fix", "meant to fix", "supposed to fix", "tries to fix", "attempts to fix", "tried to fix", "tried to repair", "intento corregir", "intenta corregir"}}},
+			{groups: [][]string{{"intended to fix", "meant to fix", "supposed to fix", "tries to fix", "attempts to fix", "tried to fix", "tried to repair", "intento corregir", "intenta corregir"}, {"automated", "automatic", "automatically", "automation", "system", "script", "tool", "logic", "mechanism", "automatizado", "automatico", "sistema", "herramienta"}}},
 		},
 	},
 	"bad-config-push": {
@@ -223,8 +224,8 @@ var rules = map[string]rule{
 			{groups: [][]string{{"maintenance", "mantenimiento"}, {"during", "while", "routine", "planned", "scheduled", "manual", "operation", "durante", "rutinario", "programado"}}},
 			{groups: [][]string{{"upgrade", "migration", "migrating", "refresh", "traffic shift", "scale up operation", "scaling activities", "management operations", "actualizacion", "migracion"}, {"during", "as part of", "while", "in the process of", "completed", "executed incorrectly", "durante", "mientras"}}},
 			{groups: [][]string{{"human error", "executed incorrectly", "outside the target", "error humano"}}},
-			{groups: [][]string{{"operator", "engineer", "command", "operador", "ingeniero", "comando"}, {"mistyped", "typo", "wrong", "incorrect", "incorrectly", "accidentally", "equivocado", "incorrecto"}}},
-			{groups: [][]string{{"operator", "engineer", "operador", "ingeniero"}, {"ran", "run", "executed", "ejecuto"}, {"production", "prod", "produccion"}}},
+			{groups: [][]string{{"=operator", "=operators", "=engineer", "=engineers", "=command", "=commands", "operador", "ingeniero", "comando"}, {"mistyped", "typo", "wrong", "incorrect", "incorrectly", "accidentally", "equivocado", "incorrecto"}}},
+			{groups: [][]string{{"=operator", "=operators", "=engineer", "=engineers", "operador", "ingeniero"}, {"=ran", "=run", "executed", "ejecuto"}, {"production", "prod", "produccion"}}},
 		},
 	},
 	"insufficient-isolation": {
@@ -277,7 +278,8 @@ var rules = map[string]rule{
 		prior:  RoleAmplifier,
 		domain: []string{"primary", "primaries", "leader", "master", "replica", "failover", "election", "writes", "primario", "lider", "replica"},
 		cues: []cue{
-			{groups: [][]string{{"two", "both", "dos", "ambos"}, {"primary", "primaries", "masters", "leaders", "leader", "primarios", "maestros", "lideres"}}, weight: 0.6},
+			{groups: [][]string{{"two primaries", "two masters", "two leaders", "both primaries", "both masters", "dual primaries", "dual leaders", "multiple masters", "multiple primaries", "dos primarios", "dos maestros", "dos lideres", "ambos primarios"}}, weight: 0.6},
+			{groups: [][]string{{"form", "formed", "forming", "elect", "elected", "electing", "formar", "formaron", "eligieron"}, {"own cluster", "own clusters", "separate cluster", "separate clusters", "new master", "second master", "another master", "propio cluster", "otro maestro"}}},
 			{groups: [][]string{{"failover", "conmutacion por error"}, {"lost", "missing", "diverged", "inconsistent", "stale", "conflicting", "perdidas", "inconsistentes", "divergieron"}}},
 		},
 	},
@@ -302,7 +304,7 @@ var rules = map[string]rule{
 		prior:  RoleTrigger,
 		domain: []string{"fiber", "fibre", "bgp", "backbone", "carrier", "transit", "fibra", "troncal", "transito"},
 		cues: []cue{
-			{groups: [][]string{{"fiber", "fibre", "link", "links", "backbone", "transit", "carrier", "fibra", "enlace", "enlaces", "troncal"}, {"cut", "severed", "down", "failed", "lost", "withdrawn", "flapping", "cortada", "cortado", "caido", "caida", "retiradas"}}},
+			{groups: [][]string{{"fiber", "fibre", "link", "links", "backbone", "transit", "carrier", "fibra", "enlace", "enlaces", "troncal"}, {"cut", "severed", "down", "failed", "lost", "withdrawn", "flapping", "fault", "faulty", "damaged", "degraded", "cortada", "cortado", "caido", "caida", "retiradas", "averia", "danada"}}},
 			{groups: [][]string{{"connectivity", "packet loss", "conectividad"}, {"lost", "loss", "interrupted", "disrupted", "drop", "dropped", "perdida", "interrumpida"}}},
 			{groups: [][]string{{"route", "routes", "routing", "advertisement", "advertising", "advertise", "bgp", "rutas", "enrutamiento"}, {"withdrawn", "diverted", "leak", "leaked", "propagating", "filtered out", "stopped", "more specific", "retiradas", "desviado"}}},
 		},
@@ -380,6 +382,10 @@ var (
 	// Causal words that mark a trigger when they appear early in the text.
 	causalMarkers = newMarkers("triggered", "trigger", "caused by", "was caused", "began when", "started when", "started after", "root cause", "because of", "after we", "following a", "this morning we", "today we", "we made a change", "we took",
 		"desencadeno", "causado por", "comenzo cuando", "empezo cuando", "causa raiz", "se origino", "hoy hicimos")
+	// Markers of a sentence that says what was spared: its matches count as
+	// negated.
+	unharmedMarkers = newMarkers("not impacted", "not affected", "unaffected", "unimpacted", "not been impacted", "not been affected", "no impact", "no customer impact", "not experience", "did not see",
+		"no fueron afectados", "no se vieron afectados", "no se vio afectado", "no afecto", "sin impacto", "no tuvo impacto")
 	// Markers of a sentence that lists examples.
 	enumerationMarkers = newMarkers("such as", "for example", "for instance", "eg", "e g", "including", "tales como", "como por ejemplo", "por ejemplo")
 	// Words that negate a phrase just before it ("this was not a retry storm").

@@ -321,6 +321,9 @@ type sentence struct {
 	toks       []token
 	class      class
 	pos        float64 // position in the document, 0..1
+	// unharmed: the sentence says what was not hit ("traffic between
+	// Availability Zones was not impacted"); its words show no mechanism.
+	unharmed bool
 }
 
 type match struct {
@@ -378,6 +381,7 @@ func (c *Classifier) sentences(doc Document) []sentence {
 				continue
 			}
 			s := sentence{text: p.text, start: sp.start, end: sp.end, toks: toks[ti:tj]}
+			s.unharmed = unharmedMarkers.in(s.toks)
 			if !p.lesson {
 				if h, ok := headingOf(p.text[sp.start:sp.end], s.toks); ok {
 					inLessons = h
@@ -486,7 +490,7 @@ func (c *Classifier) match(sents []sentence, si int, out []match) []match {
 			}
 			for _, id := range c.index[indexKey{lang: lang, stem: first}] {
 				if end, ok := matchAt(&c.terms[id], toks, st, i); ok {
-					out = append(out, match{term: id, sent: si, from: i, to: end, negated: negated(toks, i)})
+					out = append(out, match{term: id, sent: si, from: i, to: end, negated: sents[si].unharmed || negated(toks, i)})
 				}
 			}
 		}
