@@ -286,7 +286,7 @@ var rules = map[string]rule{
 	"traffic-surge": {
 		prior:  RoleTrigger,
 		domain: []string{"launch", "press", "promotion", "sale", "news", "record", "campaign", "sign ups", "signups", "viral", "announcement", "black friday", "launch day", "marketing campaign", "breaking news", "went on sale", "lanzamiento", "campana", "noticia", "venta", "record"},
-		weak:   []string{"black friday", "launch day", "marketing campaign", "breaking news", "tickets went on sale", "organic growth", "dia del lanzamiento", "campana de marketing", "noticia de ultima hora", "venta de entradas", "crecimiento organico"},
+		weak:   []string{"surge in traffic", "traffic surge", "spike in traffic", "traffic spike", "black friday", "launch day", "marketing campaign", "breaking news", "tickets went on sale", "organic growth", "dia del lanzamiento", "campana de marketing", "noticia de ultima hora", "venta de entradas", "crecimiento organico"},
 		cues: []cue{
 			{groups: [][]string{{"spike", "surge", "peak", "flood", "influx", "wave", "pico", "aumento", "avalancha", "oleada"}, {"traffic", "users", "requests", "demand", "signups", "visitors", "trafico", "usuarios", "peticiones", "visitas"}, {"launch", "press", "promotion", "sale", "news", "campaign", "tv", "viral", "record", "hacker news", "announcement", "lanzamiento", "campana", "noticia", "venta", "record"}}, weight: 0.6},
 			{groups: [][]string{{"abnormal number of", "abnormally high number of", "such a spike in traffic", "numero anormal de"}}},
@@ -296,7 +296,7 @@ var rules = map[string]rule{
 		prior:  RoleTrigger,
 		domain: []string{"failed", "died", "failure", "fault", "faulty", "overheated", "broke", "dead", "burned", "tripped", "outage", "lost", "fallo", "averia", "averiado", "defectuoso", "quemado", "corte"},
 		cues: []cue{
-			{groups: [][]string{{"power supply", "generator", "generators", "ups", "cooling", "chiller", "chillers", "drive", "drives", "nic", "rack", "psu", "hardware", "motherboard", "fuente de alimentacion", "generador", "refrigeracion", "disco duro"}, {"failed", "died", "failure", "fault", "faulty", "overheated", "broke", "dead", "fallo", "averia", "averiado", "defectuoso"}}},
+			{groups: [][]string{{"power supply", "=generator", "=generators", "ups", "cooling", "chiller", "chillers", "drive", "drives", "nic", "rack", "psu", "hardware", "motherboard", "fuente de alimentacion", "generador", "refrigeracion", "disco duro"}, {"failed", "died", "failure", "fault", "faulty", "overheated", "broke", "dead", "fallo", "averia", "averiado", "defectuoso"}}},
 			{groups: [][]string{{"power", "energia", "electricidad", "electrico"}, {"lost", "loss", "outage", "cut", "failure", "perdida", "corte"}, {"datacenter", "facility", "servers", "rack", "building", "centro de datos", "servidores"}}},
 		},
 	},
@@ -376,6 +376,9 @@ var (
 	// Headings that open a lessons section.
 	lessonHeadings = newMarkers("lessons learned", "lessons", "action items", "whats next", "next steps", "follow up", "follow ups", "remediation", "prevention", "going forward", "what we are doing", "what were doing", "improvements",
 		"lecciones aprendidas", "lecciones", "acciones", "proximos pasos", "medidas", "mejoras", "que haremos")
+	// Headings that open a section on how the incident was ended.
+	mitigationHeadings = newMarkers("mitigation", "mitigations", "resolution", "recovery", "how we fixed it", "how it was fixed", "remediation steps",
+		"mitigacion", "resolucion", "recuperacion", "como lo resolvimos", "solucion")
 	// Mitigation: what was done to end the incident.
 	mitigationMarkers = newMarkers("resolved it by", "resolved by", "resolved the", "we resolved", "fixed it by", "fixed by", "solved by", "we solved", "mitigated", "to mitigate", "we mitigated", "by disabling", "we disabled", "we rolled back", "rolled back", "we reverted", "we restarted", "allowed", "we let", "readmitted", "we added", "brought", "we turned off", "we switched off", "we have turned off", "turned off the system", "service was restored", "came back online",
 		"lo resolvimos", "resolvimos", "solucionamos", "mitigamos", "para mitigar", "desactivamos", "revertimos", "reiniciamos", "restablecimos", "anadimos", "permitimos", "apagamos el sistema")

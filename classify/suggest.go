@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -367,7 +368,10 @@ func (c *Classifier) sentences(doc Document) []sentence {
 	}{{doc.Title, false}, {doc.Body, false}, {doc.Lessons, true}, {doc.ActionItems, true}}
 	for _, p := range parts {
 		toks := tokenize(p.text)
-		inLessons := p.lesson
+		section := classPlain
+		if p.lesson {
+			section = classLesson
+		}
 		ti := 0
 		for _, sp := range splitSentences(p.text) {
 			for ti < len(toks) && toks[ti].start < sp.start {
@@ -384,13 +388,13 @@ func (c *Classifier) sentences(doc Document) []sentence {
 			s.unharmed = unharmedMarkers.in(s.toks)
 			if !p.lesson {
 				if h, ok := headingOf(p.text[sp.start:sp.end], s.toks); ok {
-					inLessons = h
+					section = h
 				}
 			}
 			switch {
-			case inLessons || lessonMarkers.in(s.toks):
+			case section == classLesson || lessonMarkers.in(s.toks):
 				s.class = classLesson
-			case mitigationMarkers.in(s.toks):
+			case section == classMitigation || mitigationMarkers.in(s.toks):
 				s.class = classMitigation
 			case causalMarkers.in(s.toks):
 				s.class = classTrigger
@@ -405,23 +409,42 @@ func (c *Classifier) sentences(doc Document) []sentence {
 	return sents
 }
 
-// headingOf reports whether a sentence opens a section, and whether that
-// section holds lessons: a short line without final punctuation, or a
-// lessons heading followed by a colon ("What's next: We've turned...").
-func headingOf(raw string, toks []token) (lessons, ok bool) {
+// headingOf reports whether a sentence opens a section, and the class of
+// the sentences in it: a short line without final punctuation, or a
+// lessons or mitigation heading followed by a colon ("What's next: We've
+// turned...", "Mitigation: engineers applied...").
+func headingOf(raw string, toks []token) (class, bool) {
 	raw = strings.TrimSpace(raw)
-	if n := lessonHeadings.prefixLen(toks); n > 0 {
+	for _, h := range []struct {
+		m  markers
+		cl class
+	}{{lessonHeadings, classLesson}, {mitigationHeadings, classMitigation}} {
+		n := h.m.prefixLen(toks)
+		if n == 0 {
+			continue
+		}
 		if colon := strings.IndexByte(raw, ':'); colon >= 0 && colon <= toks[n-1].end-toks[0].start+2 {
-			return true, true
+			return h.cl, true
 		}
 		if len(toks) <= 6 {
-			return true, true
+			return h.cl, true
 		}
 	}
 	if len(toks) <= 6 && raw != "" && !strings.ContainsAny(raw[len(raw)-1:], ".!?") {
-		return false, true
+		return classPlain, true
 	}
-	return false, false
+	// Any other label of a few words and a colon ("Root cause and
+	// mitigation: ...") opens a section of the story.
+	if colon := strings.IndexByte(raw, ':'); colon > 0 && len(toks) > 0 && unicode.IsLetter(rune(raw[colon-1])) && (colon+1 == len(raw) || raw[colon+1] == ' ') {
+		n := 0
+		for n < len(toks) && toks[n].end-toks[0].start <= colon {
+			n++
+		}
+		if n >= 1 && n <= 5 {
+			return classPlain, true
+		}
+	}
+	return classPlain, false
 }
 
 // markers is a set of word sequences matched on folded words, keyed by
