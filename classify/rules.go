@@ -245,7 +245,7 @@ var rules = map[string]rule{
 		prior:  RoleContributing,
 		domain: []string{"provider", "vendor", "upstream", "dependency", "third party", "external", "proveedor", "dependencia"},
 		cues: []cue{
-			{groups: [][]string{{"upstream", "provider", "vendor", "third party", "dependency", "external", "proveedor", "dependencia", "externo"}, {"outage", "was down", "went down", "unavailable", "degraded", "failed", "failing", "errors", "mistakenly", "caida", "caido", "no disponible", "fallo", "errores", "por error"}}},
+			{groups: [][]string{{"upstream", "provider", "vendor", "third party", "dependency", "external", "proveedor", "dependencia", "externo"}, {"outage", "was down", "went down", "unavailable", "degraded", "failed", "failing", "errors", "mistakenly", "became slow", "slowed down", "timed out", "timeouts", "caida", "caido", "no disponible", "fallo", "errores", "por error"}}},
 			{groups: [][]string{{"dependent", "dependencies", "depends on", "depend on", "relies on", "rely on", "relying on", "downstream", "dependientes", "dependen"}, {"impact", "impacted", "unavailable", "failures", "failed", "errors", "availability issues", "affected", "fallout", "impacto", "afectados"}}},
 			{groups: [][]string{{"downstream impact", "secondary fallout", "dependent services", "due to an underlying", "due to their dependency", "servicios dependientes"}}},
 		},

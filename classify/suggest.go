@@ -162,6 +162,11 @@ func Compile(pats []Pattern) *Classifier {
 					ws[i].form, ws[i].exact = t.norm, true
 				case len(t.norm) <= 3:
 					ws[i].form = t.norm
+				case len(ws[i].stem) <= 3:
+					// Snowball cut the word to a stem that many words share
+					// (Spanish "comando" to "com", like "como"): the text's
+					// word must also start like the term's.
+					ws[i].form = t.norm[:max(len(ws[i].stem), len(t.norm)-2)]
 				}
 				c.prefixes[prefix(ws[i].stem)] = true
 				key = append(key, ws[i].stem, ws[i].form, fmt.Sprint(ws[i].exact))
