@@ -154,7 +154,7 @@ func (h *Handler) limitClients(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		release, err := h.clients.take(h.clientIP(r), r.Method == http.MethodPost, time.Now())
+		release, err := h.clients.take(h.clientIP(r), r.Method == http.MethodPost || r.Method == http.MethodPut, time.Now())
 		if err != nil {
 			h.metrics.shed.Inc()
 			h.error(w, r, err)
