@@ -43,7 +43,7 @@ func splitSentences(text string) []span {
 		case '\n':
 			line := strings.TrimSpace(text[lineStart:i])
 			rest := text[next:]
-			if blankLineAhead(rest) || lineBreaksSentence(line, rest) {
+			if blankLineAhead(rest) && !wrappedAcrossBlank(line, rest) || lineBreaksSentence(line, rest) {
 				emit(i)
 				start = next
 			}
@@ -104,6 +104,23 @@ func blankLineAhead(rest string) bool {
 		return strings.TrimSpace(rest) == ""
 	}
 	return strings.TrimSpace(rest[:nl]) == ""
+}
+
+// wrappedAcrossBlank reports whether a blank line only separates the two
+// halves of a wrapped sentence, as some scraped pages double-space their
+// lines: the line is long, has no final punctuation, and the line after
+// the blank one goes on in lower case ("until 5am where it" / "maxed out").
+func wrappedAcrossBlank(line, rest string) bool {
+	if utf8.RuneCountInString(line) <= 40 || strings.ContainsAny(line[len(line)-1:], ".!?:;") || isListOrHeading(line) {
+		return false
+	}
+	nl := strings.IndexByte(rest, '\n')
+	if nl < 0 {
+		return false
+	}
+	next := strings.TrimLeft(rest[nl+1:], " \t")
+	r, _ := utf8.DecodeRuneInString(next)
+	return unicode.IsLower(r)
 }
 
 func lineBreaksSentence(line, rest string) bool {
