@@ -2,12 +2,16 @@ package handlers_test
 
 import (
 	"bytes"
+	"io"
+	"log/slog"
 	"net/http"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"hindsight/handlers"
 	"hindsight/store"
 )
 
@@ -16,7 +20,16 @@ import (
 func TestPostmortemMarkdownRoundTrip(t *testing.T) {
 	t.Parallel()
 	src := newCollection(t, 40, time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC))
-	dst := newCollection(t, 0, time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC))
+	// Another Hindsight, with the seeds only.
+	dstStore := openSeeded(t, filepath.Join(t.TempDir(), "dst.db"))
+	dstHandler, err := handlers.New(dstStore, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := struct {
+		st *store.Store
+		h  http.Handler
+	}{dstStore, dstHandler}
 	tricky := store.Postmortem{Title: `"Quoted" title: with a colon`, Organization: "Acme", IncidentDate: "2024-02-29",
 		PublishedDate: "2024-03-02", Language: "es", Severity: "SEV2", SourceURL: "https://example.com/pm?a=1",
 		Summary: "Una caída: el resumen.", Body: "# Qué pasó\n\nEl **texto** con `código`.\n\n- uno\n- dos",
