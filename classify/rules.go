@@ -247,6 +247,7 @@ var rules = map[string]rule{
 		cues: []cue{
 			{groups: [][]string{{"upstream", "provider", "vendor", "third party", "dependency", "external", "proveedor", "dependencia", "externo"}, {"outage", "was down", "went down", "unavailable", "degraded", "failed", "failing", "errors", "mistakenly", "became slow", "slowed down", "timed out", "timeouts", "caida", "caido", "no disponible", "fallo", "errores", "por error"}}},
 			{groups: [][]string{{"dependent", "dependencies", "depends on", "depend on", "relies on", "rely on", "relying on", "downstream", "dependientes", "dependen"}, {"impact", "impacted", "unavailable", "failures", "failed", "errors", "availability issues", "affected", "fallout", "impacto", "afectados"}}},
+			{groups: [][]string{{"due to", "because of", "caused by", "as a result of", "preventing", "debido a", "a causa de", "impidiendo"}, {"being unavailable", "=unavailability", "became unavailable", "became unhealthy", "errors while reading from", "errors from", "failures from", "failures in", "timeouts from", "no estar disponible", "indisponibilidad", "errores de"}}},
 			{groups: [][]string{{"downstream impact", "secondary fallout", "dependent services", "due to an underlying", "due to their dependency", "servicios dependientes"}}},
 		},
 	},
