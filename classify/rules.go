@@ -209,6 +209,7 @@ var rules = map[string]rule{
 		cues: []cue{
 			{groups: [][]string{{"recent", "new", "latest", "reciente", "recientes", "nueva", "nuevo"}, {"changes", "change", "release", "version", "code", "build", "cambios", "codigo"}, {"load", "cost", "cpu", "memory", "latency", "carga", "memoria", "latencia"}}},
 			{groups: [][]string{{"introduced", "shipped", "contained", "introdujo", "contenia"}, {"bug", "regression", "defect", "error", "fallo", "regresion"}}},
+			{groups: [][]string{{"latent", "latente"}, {"bug", "bugs", "issue", "defect", "software", "code", "fallo", "error", "defecto", "codigo"}}},
 			{groups: [][]string{{"deploy", "deployed", "deployment", "release", "rollout", "despliegue", "desplegamos"}, {"bug", "regression", "broke", "crash", "crashed", "fallo", "regresion"}}},
 			{groups: [][]string{{"refactor", "refactoring", "released", "new version", "deployed", "shipped", "refactorizacion", "publicada"}, {"forgot to", "leaked", "leak", "broke", "introduced", "regression", "olvido", "fuga"}}},
 			{groups: [][]string{{"rolled back", "roll back", "rolled it back", "reverted", "rollback", "revertimos"}, {"deploy", "deployment", "release", "version", "build", "despliegue"}}},
