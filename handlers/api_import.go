@@ -176,12 +176,15 @@ func apiFieldErrors(errs formErrors) store.FieldErrors {
 
 // decodeError keeps a too-large body as it is (h.error answers 413) and
 // marks anything else as a body that cannot be read.
-func decodeError(err error) error {
+func decodeError(err error) error { return decodeErrorOf(err, "a postmortem's fields") }
+
+// decodeErrorOf is decodeError for a body that should hold what.
+func decodeErrorOf(err error, what string) error {
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
 		return err
 	}
-	return fmt.Errorf("%w: the body must be a JSON object with a postmortem's fields (%s)", errBadRequest, jsonProblem(err))
+	return fmt.Errorf("%w: the body must be a JSON object with %s (%s)", errBadRequest, what, jsonProblem(err))
 }
 
 // jsonProblem says what is wrong with a JSON body in the API's terms, the

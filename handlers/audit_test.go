@@ -84,16 +84,6 @@ func TestEveryWriteIsAudited(t *testing.T) {
 	send := func(p person, method, target string, form url.Values) *httptest.ResponseRecorder {
 		return as(t, h, p, method, target, form, "Sec-Fetch-Site", "same-origin")
 	}
-	sendJSON := func(p person, target, body string) *httptest.ResponseRecorder {
-		req := httptest.NewRequest("POST", target, strings.NewReader(body))
-		req.RemoteAddr = "127.0.0.1:51000"
-		req.Header.Set("X-Forwarded-User", p.name)
-		req.Header.Set("X-Forwarded-Groups", p.groups)
-		req.Header.Set("Content-Type", "application/json")
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, req)
-		return rec
-	}
 	version := func(slug string) string {
 		p, err := st.GetPostmortem(t.Context(), slug)
 		if err != nil {
@@ -110,7 +100,7 @@ func TestEveryWriteIsAudited(t *testing.T) {
 	item := "/patterns/feedback-loop/checklist/" + itoa(items[1].ID)
 
 	// State the writes build on, filled in as they run.
-	var created, imported, actionItem, addedItem string
+	var created, imported, actionItem, apiItem, addedItem string
 	var suggested []string
 
 	for _, tt := range []struct {
@@ -127,7 +117,7 @@ func TestEveryWriteIsAudited(t *testing.T) {
 			}},
 		{"CreateAPI", "postmortem.create", editor, nil,
 			func() *httptest.ResponseRecorder {
-				return sendJSON(editor, "/api/postmortems", `{"title": "Cache stampede", "summary": "The cache expired at once.", "body": "All keys expired together."}`)
+				return sendJSON(t, h, editor, "POST", "/api/postmortems", `{"title": "Cache stampede", "summary": "The cache expired at once.", "body": "All keys expired together."}`)
 			}, nil},
 		{"ImportForm", "postmortem.import", editor, func() string { return imported },
 			func() *httptest.ResponseRecorder {
@@ -151,6 +141,12 @@ func TestEveryWriteIsAudited(t *testing.T) {
 		{"Edit", "postmortem.edit", editor, func() string { return created },
 			func() *httptest.ResponseRecorder {
 				return send(editor, "POST", "/postmortems/"+created+"/edit", with(with(validForm(), "version", version(created)), "summary", "Changed."))
+			}, nil},
+		{"EditAPI", "postmortem.edit", editor, func() string { return created },
+			func() *httptest.ResponseRecorder {
+				body := record(t, h, editor, created)
+				body["summary"] = "Changed through the API."
+				return sendJSON(t, h, editor, "PUT", "/api/postmortems/"+created, mustJSON(t, body))
 			}, nil},
 		{"Restore", "postmortem.restore", editor, func() string { return created },
 			func() *httptest.ResponseRecorder {
@@ -190,6 +186,15 @@ func TestEveryWriteIsAudited(t *testing.T) {
 			}, nil},
 		{"CompleteActionItem", "action_item.complete", editor, func() string { return gmail },
 			func() *httptest.ResponseRecorder { return send(editor, "POST", pm+"/action-items/"+actionItem+"/complete", url.Values{}) }, nil},
+		{"CreateActionItemAPI", "action_item.create", editor, func() string { return gmail },
+			func() *httptest.ResponseRecorder {
+				return sendJSON(t, h, editor, "POST", "/api/postmortems/"+gmail+"/action-items", `{"title": "Cap router retries", "type": "prevent"}`)
+			},
+			func(rec *httptest.ResponseRecorder) { apiItem = rec.Header().Get("Location") }},
+		{"EditActionItemAPI", "action_item.edit", editor, func() string { return gmail },
+			func() *httptest.ResponseRecorder {
+				return sendJSON(t, h, editor, "PUT", apiItem, `{"title": "Cap the router's retries", "type": "prevent", "version": 1}`)
+			}, nil},
 		{"Tick", "checklist.tick", editor, func() string { return gmail },
 			func() *httptest.ResponseRecorder {
 				return send(editor, "POST", pm+"/checklist", url.Values{"item": {tickID}, "done": {tickID}})

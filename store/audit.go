@@ -23,9 +23,11 @@ type AuditEntry struct {
 }
 
 // Actor is who makes a write and from where: its audit entry's actor,
-// how they were known (Via) and their client address.
+// how they were known (Via) and their client address; API says the write
+// came through the JSON API.
 type Actor struct {
 	Name, Via, Client string
+	API               bool
 }
 
 type actorKey struct{}
@@ -71,9 +73,13 @@ func (s *Store) recordAudit(ctx context.Context, tx *writeTx) error {
 	if actor == "" {
 		actor = "(no name)"
 	}
+	what := n.what
+	if a.API {
+		what += " through the API"
+	}
 	_, err := tx.ExecContext(ctx, `INSERT INTO audit_log (at, actor, via, kind, postmortem, what, client)
 		VALUES (?, ?, ?, ?, COALESCE((SELECT slug FROM postmortems WHERE id = ?), ?), ?, ?)`,
-		s.now(), actor, a.Via, n.kind, n.postmortemID, n.postmortem, n.what, a.Client)
+		s.now(), actor, a.Via, n.kind, n.postmortemID, n.postmortem, what, a.Client)
 	if err != nil {
 		return fmt.Errorf("record audit %s: %w", n.kind, err)
 	}
