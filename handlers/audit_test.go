@@ -185,7 +185,9 @@ func TestEveryWriteIsAudited(t *testing.T) {
 				return send(editor, "POST", pm+"/action-items/"+actionItem, url.Values{"title": {"Add a circuit breaker"}, "kind": {"prevent"}, "priority": {"P1"}, "status": {"in-progress"}})
 			}, nil},
 		{"CompleteActionItem", "action_item.complete", editor, func() string { return gmail },
-			func() *httptest.ResponseRecorder { return send(editor, "POST", pm+"/action-items/"+actionItem+"/complete", url.Values{}) }, nil},
+			func() *httptest.ResponseRecorder {
+				return send(editor, "POST", pm+"/action-items/"+actionItem+"/complete", url.Values{})
+			}, nil},
 		{"CreateActionItemAPI", "action_item.create", editor, func() string { return gmail },
 			func() *httptest.ResponseRecorder {
 				return sendJSON(t, h, editor, "POST", "/api/postmortems/"+gmail+"/action-items", `{"title": "Cap router retries", "type": "prevent"}`)
@@ -214,7 +216,9 @@ func TestEveryWriteIsAudited(t *testing.T) {
 				return send(admin, "POST", item, url.Values{"text": {"Reworded"}, "phase": {items[1].Phase}})
 			}, nil},
 		{"MoveChecklistItem", "checklist.move", admin, nil,
-			func() *httptest.ResponseRecorder { return send(admin, "POST", item+"/move", url.Values{"direction": {"up"}}) }, nil},
+			func() *httptest.ResponseRecorder {
+				return send(admin, "POST", item+"/move", url.Values{"direction": {"up"}})
+			}, nil},
 		{"RemoveChecklistItem", "checklist.remove", admin, nil,
 			func() *httptest.ResponseRecorder { return send(admin, "POST", addedItem+"/remove", url.Values{}) }, nil},
 		{"RestoreChecklistItem", "checklist.restore", admin, nil,
@@ -224,7 +228,9 @@ func TestEveryWriteIsAudited(t *testing.T) {
 				return send(admin, "POST", "/admin/tokens", url.Values{"name": {"ci"}, "role": {"viewer"}})
 			}, nil},
 		{"RevokeToken", "token.revoke", admin, nil,
-			func() *httptest.ResponseRecorder { return send(admin, "POST", "/admin/tokens/revoke", url.Values{"name": {"ci"}}) }, nil},
+			func() *httptest.ResponseRecorder {
+				return send(admin, "POST", "/admin/tokens/revoke", url.Values{"name": {"ci"}})
+			}, nil},
 	} {
 		// Not subtests: each write builds on the ones before.
 		entries := db.int(`SELECT count(*) FROM audit_log`)
