@@ -100,7 +100,10 @@ func (h *Handler) apiUpdatePostmortem(w http.ResponseWriter, r *http.Request) {
 	if len(cur.Variants) > 0 {
 		f.VariantOf, f.VariantKind = "", "" // only a postmortem alone in its group can join another
 	}
-	checkVariant(r.Context(), h.store, &f, cur)
+	if err := checkVariant(r.Context(), h.store, &f, cur); err != nil {
+		h.error(w, r, err)
+		return
+	}
 	if len(f.Errors) > 0 {
 		h.error(w, r, fmt.Errorf("update postmortem %q: %w", cur.Slug, apiFieldErrors(f.Errors)))
 		return

@@ -37,6 +37,72 @@ func (s *Store) ChecklistTicks(ctx context.Context, postmortemID int64) (map[int
 	return out, rows.Err()
 }
 
+// CheckedItem is a postmortem's tick of a checklist item, naming the item
+// by its pattern and text, as an export writes it (ids differ between
+// databases).
+type CheckedItem struct {
+	Pattern string
+	Item    string
+	Done    bool
+	By      string
+	At      time.Time
+}
+
+// ListCheckedItems returns a postmortem's ticks, by pattern and item order.
+func (s *Store) ListCheckedItems(ctx context.Context, postmortemID int64) ([]CheckedItem, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT i.pattern_slug, i.text, t.done, t.changed_by, t.changed_at
+		FROM checklist_ticks t JOIN checklist_items i ON i.id = t.item_id
+		WHERE t.postmortem_id = ? ORDER BY i.pattern_slug, i.position, i.id`, postmortemID)
+	if err != nil {
+		return nil, fmt.Errorf("list checked items: %w", err)
+	}
+	defer rows.Close()
+	var out []CheckedItem
+	for rows.Next() {
+		var c CheckedItem
+		var at string
+		if err := rows.Scan(&c.Pattern, &c.Item, &c.Done, &c.By, &at); err != nil {
+			return nil, fmt.Errorf("list checked items: %w", err)
+		}
+		c.At = parseTime(at)
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// checklistItemID finds the checklist item of pattern with text, a current
+// one before a removed one.
+func checklistItemID(ctx context.Context, q queryRower, pattern, text string) (int64, error) {
+	var id int64
+	err := q.QueryRowContext(ctx, `SELECT id FROM checklist_items WHERE pattern_slug = ? AND text = ?
+		ORDER BY removed_at != '', id LIMIT 1`, pattern, text).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, fmt.Errorf("checklist item %q of %s: %w", text, pattern, ErrNotFound)
+	}
+	return id, err
+}
+
+// insertCheckedItems records an imported postmortem's ticks.
+func insertCheckedItems(ctx context.Context, tx *writeTx, p *Postmortem, now time.Time) error {
+	for _, c := range p.Checklist {
+		id, err := checklistItemID(ctx, tx, c.Pattern, c.Item)
+		if err != nil {
+			return err
+		}
+		at := c.At
+		if at.IsZero() {
+			at = now
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO checklist_ticks (postmortem_id, item_id, done, changed_by, changed_at)
+			VALUES (?, ?, ?, ?, ?) ON CONFLICT (postmortem_id, item_id)
+			DO UPDATE SET done = excluded.done, changed_by = excluded.changed_by, changed_at = excluded.changed_at`,
+			p.ID, id, c.Done, c.By, formatTime(at)); err != nil {
+			return fmt.Errorf("tick %q of %s: %w", c.Item, c.Pattern, err)
+		}
+	}
+	return nil
+}
+
 // TickChange sets one checklist item done or not done.
 type TickChange struct {
 	ItemID int64

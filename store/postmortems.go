@@ -89,6 +89,9 @@ type Postmortem struct {
 	Languages   []string  // languages of the whole group, sorted
 	ActionItems []ActionItem
 	Comments    []Comment
+	// Checklist are the ticks an import brings (GetPostmortem leaves it
+	// empty: see ListCheckedItems).
+	Checklist []CheckedItem
 
 	// print is the text's fingerprint when a batch import computed it
 	// ahead, on every core; otherwise the write computes it.
@@ -632,6 +635,9 @@ func (s *Store) createPostmortem(ctx context.Context, tx *writeTx, p *Postmortem
 			p.ID, i+1, c.Author, c.Posted, c.Text); err != nil {
 			return err
 		}
+	}
+	if err := insertCheckedItems(ctx, tx, p, now); err != nil {
+		return err
 	}
 	return insertRevision(ctx, tx, *p, revisionMeta{Action: ActionCreate, Author: p.SavedBy, Note: p.SaveNote}, now)
 }

@@ -98,11 +98,19 @@ func (s *Store) insertSuggestedTags(ctx context.Context, tx *writeTx, p *Postmor
 	now := s.now()
 	for i := range p.Suggested {
 		t := &p.Suggested[i]
-		t.PostmortemID, t.Status, t.SuggestedAt = p.ID, SuggestionPending, now
+		// An export's suggestions keep what became of them.
+		t.PostmortemID = p.ID
+		if t.Status == "" {
+			t.Status = SuggestionPending
+		}
+		if t.SuggestedAt == "" {
+			t.SuggestedAt = now
+		}
 		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO suggested_tags
-				(postmortem_id, pattern_slug, role, confidence, reason, evidence, phrases, status, suggested_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			p.ID, t.PatternSlug, t.Role, t.Confidence, t.Reason, t.Evidence, strings.Join(t.Phrases, "\n"), t.Status, now); err != nil {
+				(postmortem_id, pattern_slug, role, confidence, reason, evidence, phrases, status, suggested_at, reviewed_at, reviewed_by)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			p.ID, t.PatternSlug, t.Role, t.Confidence, t.Reason, t.Evidence, strings.Join(t.Phrases, "\n"), t.Status, t.SuggestedAt,
+			t.ReviewedAt, t.ReviewedBy); err != nil {
 			return fmt.Errorf("suggested tag %s: %w", t.PatternSlug, err)
 		}
 	}

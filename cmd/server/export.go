@@ -11,11 +11,12 @@ import (
 	"hindsight/store"
 )
 
-// exportDir writes every live postmortem everyone may read into dir, one
-// Markdown file each (slug.md, as /postmortems/{slug}.md gives it), main
-// versions before the variants that name them, and prints a total.
-// Restricted postmortems are left out.
+// exportDir writes every live postmortem into dir, restricted ones too (it
+// is the administrator's command), one Markdown file each (as
+// /postmortems/{slug}.md gives it), main versions before the variants that
+// name them, and prints a total.
 func exportDir(ctx context.Context, st *store.Store, dir string, out io.Writer) error {
+	ctx = store.WithEveryGroup(ctx)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -31,7 +32,11 @@ func exportDir(ctx context.Context, st *store.Store, dir string, out io.Writer) 
 		// A numbered name keeps main versions first in name order, which
 		// is the order import reads a folder in.
 		name := filepath.Join(dir, fmt.Sprintf("%06d-%s.md", i+1, slug))
-		if err := os.WriteFile(name, []byte(handlers.PostmortemMarkdown(p)), 0o644); err != nil {
+		ticks, err := st.ListCheckedItems(ctx, p.ID)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(name, []byte(handlers.PostmortemMarkdown(p, ticks)), 0o644); err != nil {
 			return err
 		}
 	}

@@ -434,7 +434,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		handlerOpts = append(handlerOpts, handlers.Collector(rep.Collector()))
 	}
 	defer st.Close()
-	rep, err := seeds.Load(ctx, st)
+	load := seeds.Load
+	if cfg.importDir != "" {
+		// The catalogue only: the server adds the seed postmortems missing
+		// when it starts, so a folder imported into a new database (an
+		// export, which holds its own copies of them) is what it gets.
+		load = seeds.LoadCatalogue
+	}
+	rep, err := load(ctx, st)
 	if err != nil {
 		return fmt.Errorf("load seeds: %w", err)
 	}
