@@ -242,7 +242,7 @@ var rules = map[string]rule{
 		},
 	},
 	"dependency-failure": {
-		prior:  RoleContributing,
+		prior:  RoleAmplifier,
 		domain: []string{"provider", "vendor", "upstream", "dependency", "third party", "external", "proveedor", "dependencia"},
 		cues: []cue{
 			{groups: [][]string{{"upstream", "provider", "vendor", "third party", "dependency", "external", "proveedor", "dependencia", "externo"}, {"outage", "was down", "went down", "unavailable", "degraded", "failed", "failing", "errors", "mistakenly", "became slow", "slowed down", "timed out", "timeouts", "caida", "caido", "no disponible", "fallo", "errores", "por error"}}},
@@ -301,7 +301,7 @@ var rules = map[string]rule{
 		},
 	},
 	"network-partition": {
-		prior:  RoleTrigger,
+		prior:  RoleAmplifier,
 		domain: []string{"fiber", "fibre", "bgp", "backbone", "carrier", "transit", "fibra", "troncal", "transito"},
 		cues: []cue{
 			{groups: [][]string{{"fiber", "fibre", "link", "links", "backbone", "transit", "carrier", "fibra", "enlace", "enlaces", "troncal"}, {"cut", "severed", "down", "failed", "lost", "withdrawn", "flapping", "fault", "faulty", "damaged", "degraded", "cortada", "cortado", "caido", "caida", "retiradas", "averia", "danada"}}},
@@ -310,7 +310,7 @@ var rules = map[string]rule{
 		},
 	},
 	"data-loss": {
-		prior:  RoleContributing,
+		prior:  RoleAmplifier,
 		domain: dataNouns,
 		cues: []cue{
 			{groups: [][]string{{"deleted", "wiped", "dropped", "lost", "corrupted", "truncated", "overwrote", "overwritten", "discarded", "borramos", "borrados", "borro", "perdimos", "perdidos", "perdieron", "perdio", "corruptos", "sobrescribio", "descarto"}, dataNouns, {"permanently", "unrecoverable", "could not be recovered", "gone", "for good", "forever", "hours of", "irrecuperable", "definitivamente", "para siempre", "no se pudieron recuperar", "could not be restored", "not recoverable", "suffered data loss"}}, weight: 0.6},

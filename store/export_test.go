@@ -17,7 +17,7 @@ func (s *Store) RecountInsights(ctx context.Context, f InsightFilter) (Insights,
 }
 
 // CheckInsightCounts compares insight_counts, row by row, with a recount
-// of every incident anyone may read, kept at the same four places, and
+// of every incident anyone may read, kept in the same places, and
 // checks that the write transactions left no variant group marked.
 func (s *Store) CheckInsightCounts(ctx context.Context) error {
 	var marked int
@@ -33,17 +33,15 @@ func (s *Store) CheckInsightCounts(ctx context.Context) error {
 	}
 	want := tally{}
 	for k, n := range acc {
-		for _, y := range []string{k.year, "*"} {
-			for _, sev := range []string{k.sev, "*"} {
-				want[countKey{k.kind, y, sev, k.a, k.b}] += n
-			}
+		for _, c := range keptCopies(k) {
+			want[c] += n
 		}
 	}
 	got := tally{}
-	if err := scanRows(ctx, s.db, `SELECT kind, year, severity, a, b, n FROM insight_counts`, nil, func(rs *sql.Rows) error {
+	if err := scanRows(ctx, s.db, `SELECT kind, org, year, severity, a, b, n FROM insight_counts`, nil, func(rs *sql.Rows) error {
 		var k countKey
 		var n int
-		err := rs.Scan(&k.kind, &k.year, &k.sev, &k.a, &k.b, &n)
+		err := rs.Scan(&k.kind, &k.org, &k.year, &k.sev, &k.a, &k.b, &n)
 		got[k] = n
 		return err
 	}); err != nil {

@@ -31,6 +31,7 @@ func TestInsightCountsFollowEveryWrite(t *testing.T) {
 	var slugs []string
 	fields := func(p *store.Postmortem) {
 		p.Severity = sevs[rng.IntN(len(sevs))]
+		p.Organization = []string{"Example Corp", "example CORP", "Initech", ""}[rng.IntN(4)]
 		p.IncidentDate = ""
 		if rng.IntN(6) != 0 {
 			p.IncidentDate = fmt.Sprintf("20%02d-%02d-%02d", 18+rng.IntN(5), 1+rng.IntN(12), 1+rng.IntN(28))
@@ -60,7 +61,8 @@ func TestInsightCountsFollowEveryWrite(t *testing.T) {
 		}
 		for _, reader := range [][]string{nil, {"security"}, {"finance"}} {
 			rctx := store.WithReaderGroups(ctx, reader)
-			for _, f := range []store.InsightFilter{{}, {Severity: "SEV2"}, {From: "2019-01-01", To: "2021-12-31"}, {Severity: "SEV1", To: "2020-12-31"}} {
+			for _, f := range []store.InsightFilter{{}, {Severity: "SEV2"}, {From: "2019-01-01", To: "2021-12-31"}, {Severity: "SEV1", To: "2020-12-31"},
+				{Org: "EXAMPLE corp"}, {Org: "Initech"}, {Org: "Initech", Severity: "SEV2"}, {From: "2019-03-01"}} {
 				kept, err := st.Insights(rctx, f)
 				if err != nil {
 					t.Fatal(err)

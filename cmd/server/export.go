@@ -32,11 +32,11 @@ func exportDir(ctx context.Context, st *store.Store, dir string, out io.Writer) 
 		// A numbered name keeps main versions first in name order, which
 		// is the order import reads a folder in.
 		name := filepath.Join(dir, fmt.Sprintf("%06d-%s.md", i+1, slug))
-		ticks, err := st.ListCheckedItems(ctx, p.ID)
+		x, err := st.GetExportExtras(ctx, p.ID)
 		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(name, []byte(handlers.PostmortemMarkdown(p, ticks)), 0o644); err != nil {
+		if err := os.WriteFile(name, []byte(handlers.PostmortemMarkdown(p, x)), 0o644); err != nil {
 			return err
 		}
 	}
