@@ -277,6 +277,8 @@ func (s *Store) ConfirmSuggestedTag(ctx context.Context, slug, pattern, by strin
 		if err := markReviewed(ctx, tx, t, SuggestionConfirmed, by, s.now()); err != nil {
 			return err
 		}
+		tx.audit(auditNote{kind: "tags.confirm", postmortem: slug, signer: by,
+			what: fmt.Sprintf("confirmed the suggested pattern %s (%s) for “%s”", t.PatternSlug, RoleLabel(t.Role), cur.Title)})
 		f := cur.Fields()
 		for _, have := range f.Tags {
 			if have.PatternSlug == t.PatternSlug && have.Role == t.Role {
@@ -316,6 +318,8 @@ func (s *Store) DismissSuggestedTag(ctx context.Context, slug, pattern, by strin
 		if err := markReviewed(ctx, tx, t, SuggestionDismissed, by, now); err != nil {
 			return err
 		}
+		tx.audit(auditNote{kind: "tags.dismiss", postmortem: slug, signer: by,
+			what: fmt.Sprintf("dismissed the suggested pattern %s (%s) for “%s”", t.PatternSlug, RoleLabel(t.Role), title)})
 		_, err = tx.ExecContext(ctx, `INSERT INTO rejected_suggestions (postmortem_id, title, pattern_slug, phrases, score, rejected_at)
 			VALUES (?, ?, ?, ?, ?, ?)`, id, title, t.PatternSlug, strings.Join(t.Phrases, "\n"), t.Confidence, now)
 		return err
@@ -393,6 +397,7 @@ func (s *Store) ReviseCuratedTags(ctx context.Context, slug string, tags []Tag, 
 		}
 		f := cur.Fields()
 		f.Tags = tags
+		tx.audit(auditNote{kind: "tags.revise", postmortem: slug, what: note})
 		if _, err := s.savePostmortem(ctx, tx, cur, f, revisionMeta{Action: ActionEdit, Author: "Hindsight", Note: note}); err != nil {
 			return err
 		}
