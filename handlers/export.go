@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -12,10 +13,11 @@ import (
 	"hindsight/store"
 )
 
-// PostmortemMarkdown is p, with its checklist ticks, as
-// /postmortems/{slug}.md gives it (server export writes these files).
-func PostmortemMarkdown(p store.Postmortem, ticks []store.CheckedItem) string {
-	return postmortemMarkdown(p, ticks)
+// PostmortemMarkdown is p, with its checklist ticks and reviewed
+// suggestions, as /postmortems/{slug}.md gives it (server export writes
+// these files).
+func PostmortemMarkdown(p store.Postmortem, x store.ExportExtras) string {
+	return postmortemMarkdown(p, x)
 }
 
 // exportSections are the template's sections in the order an export
@@ -43,7 +45,7 @@ var exportSections = []struct {
 // then each section of the template under a line that marks it and its
 // heading. The header's first key, hindsight_export, tells import to take
 // it all as written and guess nothing.
-func postmortemMarkdown(p store.Postmortem, ticks []store.CheckedItem) string {
+func postmortemMarkdown(p store.Postmortem, x store.ExportExtras) string {
 	var b strings.Builder
 	b.WriteString("---\n")
 	line := func(key, value string) {
@@ -106,7 +108,7 @@ func postmortemMarkdown(p store.Postmortem, ticks []store.CheckedItem) string {
 	// Always written, even empty: the importer must not ask the classifier
 	// for suggestions the postmortem never had.
 	var suggested []string
-	for _, t := range p.Suggested {
+	for _, t := range slices.Concat(p.Suggested, x.Reviewed) {
 		suggested = append(suggested, ingest.EncodeRecord(ingest.Suggestion{Pattern: t.PatternSlug, Role: t.Role,
 			Confidence: t.Confidence, Reason: t.Reason, Evidence: t.Evidence, Phrases: t.Phrases, Status: t.Status,
 			SuggestedAt: t.SuggestedAt, ReviewedAt: t.ReviewedAt, ReviewedBy: t.ReviewedBy}))
@@ -119,9 +121,9 @@ func postmortemMarkdown(p store.Postmortem, ticks []store.CheckedItem) string {
 		}
 		list("action_items", items)
 	}
-	if len(ticks) > 0 {
+	if len(x.Ticks) > 0 {
 		var items []string
-		for _, c := range ticks {
+		for _, c := range x.Ticks {
 			items = append(items, ingest.EncodeRecord(ingest.CheckedItem{Pattern: c.Pattern, Item: c.Item, Done: c.Done,
 				By: c.By, At: c.At.UTC().Format(time.RFC3339)}))
 		}
@@ -156,12 +158,12 @@ func (h *Handler) showPostmortemMarkdown(w http.ResponseWriter, r *http.Request)
 	}
 	w.Header().Set("Content-Type", "text/markdown; charset=utf-8")
 	w.Header().Set("Content-Disposition", fmt.Sprintf(`inline; filename="%s.md"`, p.Slug))
-	ticks, err := h.store.ListCheckedItems(r.Context(), p.ID)
+	x, err := h.store.GetExportExtras(r.Context(), p.ID)
 	if err != nil {
 		h.error(w, r, err)
 		return
 	}
-	w.Write([]byte(postmortemMarkdown(p, ticks)))
+	w.Write([]byte(postmortemMarkdown(p, x)))
 }
 
 // postmortemsCSVHeader names the columns of /postmortems.csv: a contract

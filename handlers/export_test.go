@@ -241,10 +241,11 @@ var exportNotCarried = map[string]bool{
 	"SourceText": true, "SavedBy": true, "SaveNote": true, "ChecklistItemID": true,
 }
 
-// exportedOf is a postmortem with its checklist ticks.
+// exportedOf is a postmortem with its checklist ticks and reviewed
+// suggestions.
 func exportedOf(t *testing.T, st *store.Store, slug string) struct {
-	P     store.Postmortem
-	Ticks []store.CheckedItem
+	P store.Postmortem
+	X store.ExportExtras
 } {
 	t.Helper()
 	ctx := store.WithEveryGroup(t.Context())
@@ -252,14 +253,14 @@ func exportedOf(t *testing.T, st *store.Store, slug string) struct {
 	if err != nil {
 		t.Fatalf("%s: %v", slug, err)
 	}
-	ticks, err := st.ListCheckedItems(ctx, p.ID)
+	x, err := st.GetExportExtras(ctx, p.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return struct {
-		P     store.Postmortem
-		Ticks []store.CheckedItem
-	}{p, ticks}
+		P store.Postmortem
+		X store.ExportExtras
+	}{p, x}
 }
 
 // fieldDiffs compares want and got field by field, into structs and

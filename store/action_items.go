@@ -111,6 +111,7 @@ func (s *Store) CreateActionItem(ctx context.Context, a *ActionItem) error {
 				return fmt.Errorf("checklist item %d is already an action item: %w", a.ChecklistItemID, ErrConflict)
 			}
 		}
+		tx.audit(auditNote{kind: "action_item.create", postmortemID: a.PostmortemID, what: "added the action item “" + a.Title + "”"})
 		return insertActionItem(ctx, tx, a, s.Now().UTC().Truncate(time.Second))
 	})
 	if err != nil {
@@ -142,6 +143,10 @@ func (s *Store) UpdateActionItem(ctx context.Context, id int64, upd ActionItemUp
 		if upd.Version != 0 && upd.Version != a.Version {
 			return ErrStaleVersion
 		}
+		n := auditNote{kind: "action_item.edit", postmortemID: a.PostmortemID}
+		if upd == (ActionItemUpdate{Status: upd.Status}) && upd.Status != nil && *upd.Status == "done" {
+			n.kind = "action_item.complete"
+		}
 		for _, f := range []struct {
 			dst *string
 			src *string
@@ -151,6 +156,11 @@ func (s *Store) UpdateActionItem(ctx context.Context, id int64, upd ActionItemUp
 				*f.dst = *f.src
 			}
 		}
+		n.what = fmt.Sprintf("saved the action item “%s” (%s, %s)", a.Title, a.Status, a.Priority)
+		if n.kind == "action_item.complete" {
+			n.what = "completed the action item “" + a.Title + "”"
+		}
+		tx.audit(n)
 		a.UpdatedAt = s.Now().UTC().Truncate(time.Second)
 		a.Version++
 		_, err = tx.ExecContext(ctx, `UPDATE action_items SET title = ?, owner = ?, kind = ?, priority = ?, status = ?,

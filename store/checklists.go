@@ -115,7 +115,13 @@ type TickChange struct {
 func (s *Store) TickChecklist(ctx context.Context, postmortemID int64, by string, changes []TickChange) error {
 	err := s.inTx(ctx, func(tx *writeTx) error {
 		now := s.now()
+		var ticked, unticked int
 		for _, c := range changes {
+			if c.Done {
+				ticked++
+			} else {
+				unticked++
+			}
 			if err := checkItemOfPostmortem(ctx, tx, postmortemID, c.ItemID); err != nil {
 				return err
 			}
@@ -125,6 +131,10 @@ func (s *Store) TickChecklist(ctx context.Context, postmortemID int64, by string
 				postmortemID, c.ItemID, c.Done, by, now); err != nil {
 				return err
 			}
+		}
+		if len(changes) > 0 {
+			tx.audit(auditNote{kind: "checklist.tick", postmortemID: postmortemID, signer: by,
+				what: fmt.Sprintf("ticked %d and unticked %d checklist items", ticked, unticked)})
 		}
 		return nil
 	})
@@ -178,6 +188,7 @@ func (s *Store) AddChecklistItem(ctx context.Context, patternSlug, text, phase s
 			return err
 		}
 		it.ID, err = res.LastInsertId()
+		tx.audit(auditNote{kind: "checklist.add", what: fmt.Sprintf("added item %d to the checklist of %s: “%s” (%s)", it.ID, patternSlug, text, phase)})
 		return err
 	})
 	if err != nil {
@@ -202,6 +213,7 @@ func (s *Store) UpdateChecklistItem(ctx context.Context, id int64, version int, 
 		if version != 0 && version != cur {
 			return ErrStaleVersion
 		}
+		tx.audit(auditNote{kind: "checklist.edit", what: fmt.Sprintf("reworded checklist item %d: “%s” (%s)", id, text, phase)})
 		_, err = tx.ExecContext(ctx, `UPDATE checklist_items SET text = ?, phase = ?, updated_at = ?, version = version + 1 WHERE id = ?`,
 			text, phase, s.now(), id)
 		return err
@@ -217,17 +229,19 @@ func (s *Store) UpdateChecklistItem(ctx context.Context, id int64, version int, 
 // put back with RestoreChecklistItem.
 func (s *Store) RemoveChecklistItem(ctx context.Context, id int64) error {
 	now := s.now()
-	return s.execChecklistItem(ctx, id, `UPDATE checklist_items SET removed_at = ?, updated_at = ?, version = version + 1 WHERE id = ?`, now, now, id)
+	return s.execChecklistItem(ctx, id, auditNote{kind: "checklist.remove", what: fmt.Sprintf("removed checklist item %d", id)},
+		`UPDATE checklist_items SET removed_at = ?, updated_at = ?, version = version + 1 WHERE id = ?`, now, now, id)
 }
 
 // RestoreChecklistItem puts a removed item back on its checklist.
 func (s *Store) RestoreChecklistItem(ctx context.Context, id int64) error {
-	return s.execChecklistItem(ctx, id, `UPDATE checklist_items SET removed_at = '', updated_at = ?, version = version + 1 WHERE id = ?`, s.now(), id)
+	return s.execChecklistItem(ctx, id, auditNote{kind: "checklist.restore", what: fmt.Sprintf("put checklist item %d back", id)},
+		`UPDATE checklist_items SET removed_at = '', updated_at = ?, version = version + 1 WHERE id = ?`, s.now(), id)
 }
 
 // execChecklistItem runs one write on checklist item id, through the write
-// queue like every write.
-func (s *Store) execChecklistItem(ctx context.Context, id int64, query string, args ...any) error {
+// queue like every write, noted n in the audit trail.
+func (s *Store) execChecklistItem(ctx context.Context, id int64, n auditNote, query string, args ...any) error {
 	err := s.inTx(ctx, func(tx *writeTx) error {
 		res, err := tx.ExecContext(ctx, query, args...)
 		if err != nil {
@@ -236,6 +250,7 @@ func (s *Store) execChecklistItem(ctx context.Context, id int64, query string, a
 		if n, _ := res.RowsAffected(); n == 0 {
 			return ErrNotFound
 		}
+		tx.audit(n)
 		return nil
 	})
 	if err != nil {
@@ -256,6 +271,11 @@ func (s *Store) MoveChecklistItem(ctx context.Context, id int64, up bool) error 
 		if err != nil {
 			return err
 		}
+		dir := "down"
+		if up {
+			dir = "up"
+		}
+		tx.audit(auditNote{kind: "checklist.move", what: fmt.Sprintf("moved item %d of the checklist of %s %s", id, slug, dir)})
 		// Renumber the whole checklist first, so positions are distinct and
 		// a swap of two positions is a move by one.
 		rows, err := tx.QueryContext(ctx, `SELECT id, phase, removed_at = '' FROM checklist_items WHERE pattern_slug = ? ORDER BY position, id`, slug)

@@ -251,7 +251,19 @@ func (s *Store) ImportPostmortem(ctx context.Context, p *Postmortem) error {
 		return fmt.Errorf("import postmortem %q: %w", p.Title, err)
 	}
 	suggestTags(c, p)
-	err = s.inTx(ctx, func(tx *writeTx) error { return s.importPostmortem(ctx, tx, p) })
+	err = s.inTx(ctx, func(tx *writeTx) error {
+		if err := s.importPostmortem(ctx, tx, p); err != nil {
+			return err
+		}
+		// Written from fields (the JSON API) it is created; converted
+		// from a document, imported.
+		n := auditNote{kind: "postmortem.create", postmortem: p.Slug, what: "created “" + p.Title + "”", signer: p.SavedBy}
+		if p.SourceText != "" {
+			n.kind, n.what = "postmortem.import", "imported “"+p.Title+"”"
+		}
+		tx.audit(n)
+		return nil
+	})
 	if err != nil {
 		return fmt.Errorf("import postmortem %q: %w", p.Title, err)
 	}
@@ -313,6 +325,14 @@ func (s *Store) ImportPostmortems(ctx context.Context, ps []*Postmortem) (errs [
 				return err
 			}
 			written = append(written, p)
+		}
+		switch len(written) {
+		case 0:
+		case 1:
+			tx.audit(auditNote{kind: "postmortem.import", postmortem: written[0].Slug, what: "imported “" + written[0].Title + "”"})
+		default:
+			tx.audit(auditNote{kind: "postmortem.import", what: fmt.Sprintf("imported %d postmortems, from “%s” to “%s”",
+				len(written), written[0].Title, written[len(written)-1].Title)})
 		}
 		// Their fingerprints and search index rows go in last, all
 		// together (see insertPrints and indexImported).

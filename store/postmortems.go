@@ -544,6 +544,7 @@ func (s *Store) CreatePostmortem(ctx context.Context, p *Postmortem) error {
 		if err := s.createPostmortem(ctx, tx, p); err != nil {
 			return err
 		}
+		tx.audit(auditNote{kind: "postmortem.create", postmortem: p.Slug, what: "created “" + p.Title + "”", signer: p.SavedBy})
 		return insertPrints(ctx, tx, p)
 	})
 	if err != nil {

@@ -148,8 +148,9 @@ func (s *Store) Close() error {
 }
 
 // inTx runs fn in a transaction, committing only if fn returns nil. Before
-// committing it reindexes for search the postmortems fn changed, so the
-// index is always in step with the data.
+// committing it writes the audit entry fn noted (writeTx.audit), so a
+// write and its entry commit or fail together, and reindexes for search
+// the postmortems fn changed, so the index is always in step with the data.
 func (s *Store) inTx(ctx context.Context, fn func(tx *writeTx) error) error {
 	select {
 	case s.writer <- struct{}{}:
@@ -164,6 +165,9 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *writeTx) error) error {
 	defer sqlTx.Rollback()
 	tx := &writeTx{Tx: sqlTx, stmts: map[string]*sql.Stmt{}}
 	if err := fn(tx); err != nil {
+		return err
+	}
+	if err := s.recordAudit(ctx, tx); err != nil {
 		return err
 	}
 	if s.countingInsights {
@@ -193,6 +197,7 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *writeTx) error) error {
 type writeTx struct {
 	*sql.Tx
 	stmts map[string]*sql.Stmt
+	note  *auditNote // what the write did, for its audit entry
 }
 
 func (tx *writeTx) prepared(ctx context.Context, query string) (*sql.Stmt, error) {

@@ -153,6 +153,46 @@ func (s *Store) ListSuggestedTags(ctx context.Context, postmortemID int64) ([]Su
 	return out, rows.Err()
 }
 
+// ListReviewedSuggestions returns the suggestions of a postmortem that
+// someone confirmed or dismissed, in the order they were reviewed.
+func (s *Store) ListReviewedSuggestions(ctx context.Context, postmortemID int64) ([]SuggestedTag, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+suggestedColumns+`
+		FROM suggested_tags st JOIN patterns pa ON pa.slug = st.pattern_slug
+		WHERE st.postmortem_id = ? AND st.status != 'suggested'
+		ORDER BY st.reviewed_at, st.pattern_slug`, postmortemID)
+	if err != nil {
+		return nil, fmt.Errorf("list reviewed suggestions of postmortem %d: %w", postmortemID, err)
+	}
+	defer rows.Close()
+	var out []SuggestedTag
+	for rows.Next() {
+		t, err := scanSuggestedTag(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list reviewed suggestions of postmortem %d: %w", postmortemID, err)
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+// ExportExtras is what an export writes of a postmortem beside what
+// GetPostmortem reads: its checklist ticks and its reviewed suggestions.
+type ExportExtras struct {
+	Ticks    []CheckedItem
+	Reviewed []SuggestedTag
+}
+
+// GetExportExtras reads a postmortem's ExportExtras.
+func (s *Store) GetExportExtras(ctx context.Context, postmortemID int64) (ExportExtras, error) {
+	var x ExportExtras
+	var err error
+	if x.Ticks, err = s.ListCheckedItems(ctx, postmortemID); err != nil {
+		return x, err
+	}
+	x.Reviewed, err = s.ListReviewedSuggestions(ctx, postmortemID)
+	return x, err
+}
+
 // reviewQueueMax bounds the review queue's page: the oldest suggestions
 // first, the rest on the next visit once these are reviewed.
 const reviewQueueMax = 100
@@ -237,6 +277,8 @@ func (s *Store) ConfirmSuggestedTag(ctx context.Context, slug, pattern, by strin
 		if err := markReviewed(ctx, tx, t, SuggestionConfirmed, by, s.now()); err != nil {
 			return err
 		}
+		tx.audit(auditNote{kind: "tags.confirm", postmortem: slug, signer: by,
+			what: fmt.Sprintf("confirmed the suggested pattern %s (%s) for “%s”", t.PatternSlug, RoleLabel(t.Role), cur.Title)})
 		f := cur.Fields()
 		for _, have := range f.Tags {
 			if have.PatternSlug == t.PatternSlug && have.Role == t.Role {
@@ -276,6 +318,8 @@ func (s *Store) DismissSuggestedTag(ctx context.Context, slug, pattern, by strin
 		if err := markReviewed(ctx, tx, t, SuggestionDismissed, by, now); err != nil {
 			return err
 		}
+		tx.audit(auditNote{kind: "tags.dismiss", postmortem: slug, signer: by,
+			what: fmt.Sprintf("dismissed the suggested pattern %s (%s) for “%s”", t.PatternSlug, RoleLabel(t.Role), title)})
 		_, err = tx.ExecContext(ctx, `INSERT INTO rejected_suggestions (postmortem_id, title, pattern_slug, phrases, score, rejected_at)
 			VALUES (?, ?, ?, ?, ?, ?)`, id, title, t.PatternSlug, strings.Join(t.Phrases, "\n"), t.Confidence, now)
 		return err
@@ -353,6 +397,7 @@ func (s *Store) ReviseCuratedTags(ctx context.Context, slug string, tags []Tag, 
 		}
 		f := cur.Fields()
 		f.Tags = tags
+		tx.audit(auditNote{kind: "tags.revise", postmortem: slug, what: note})
 		if _, err := s.savePostmortem(ctx, tx, cur, f, revisionMeta{Action: ActionEdit, Author: "Hindsight", Note: note}); err != nil {
 			return err
 		}

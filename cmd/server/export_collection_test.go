@@ -62,10 +62,11 @@ func diffFields(path string, a, b reflect.Value) []string {
 	}
 }
 
-// exported is a postmortem with its checklist ticks, as compared.
+// exported is a postmortem with its checklist ticks and reviewed
+// suggestions, as compared.
 type exported struct {
 	store.Postmortem
-	Ticks []store.CheckedItem
+	store.ExportExtras
 }
 
 func readExported(t *testing.T, st *store.Store, slug string) exported {
@@ -75,11 +76,11 @@ func readExported(t *testing.T, st *store.Store, slug string) exported {
 	if err != nil {
 		t.Fatalf("%s: %v", slug, err)
 	}
-	ticks, err := st.ListCheckedItems(ctx, p.ID)
+	x, err := st.GetExportExtras(ctx, p.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return exported{p, ticks}
+	return exported{p, x}
 }
 
 // genCollection fills st with n postmortems that use every field an
