@@ -177,7 +177,8 @@ var rules = map[string]rule{
 		cues: []cue{
 			{groups: [][]string{{"turn off", "turned off", "turning off", "shut off", "shutting off", "shut down", "took down", "take down", "switch off", "switched off", "apagar", "apagamos", "apago", "cerrar", "cerramos"}, {"site", "website", "service", "whole", "entire", "sitio", "servicio", "web"}}},
 			{groups: [][]string{{"refusing", "refused", "refuse", "rejecting", "rejected", "rechazar", "rechazaban"}, {"traffic", "requests", "all", "trafico", "peticiones"}, {"instead", "rather than", "overload", "overloaded", "too slow", "en lugar de", "sobrecargados", "sobrecarga"}}},
-			{groups: [][]string{{"gracefully", "graceful", "elegantemente", "controlada"}, {"degrade", "degradation", "deal", "handle", "fail", "degradar", "degradacion"}}},
+			{groups: [][]string{{"gracefully", "graceful", "elegantemente", "de forma controlada"}, {"degrade", "degradation", "deal", "handle", "fail", "degradar", "degradacion"}}},
+			{groups: [][]string{{"drop", "dropping", "dropped", "shed", "shedding", "reject", "rejecting", "descartar", "descartando", "rechazar"}, {"under load", "too much load", "overload", "overloaded", "under pressure", "bajo carga", "sobrecarga", "sobrecargado"}}},
 		},
 	},
 	"harmful-error-handling": {
@@ -188,7 +189,7 @@ var rules = map[string]rule{
 			{groups: [][]string{{"handling", "manejo", "gestion", "mishandling"}, {"error condition", "error conditions", "error path", "condicion de error"}}, weight: 0.6},
 			{groups: [][]string{{"automated", "automatic", "automatically", "computerized", "automation", "self healing", "checker", "verifier", "automatizado", "automatico", "automatizacion"}, {"damage", "worse", "amplified", "deleted", "harm", "danos", "dano", "empeoro"}}, weight: 0.6, window: 2},
 			{groups: [][]string{{"watchdog", "failsafe", "protection", "safeguard", "self healing", "automation", "salvaguarda"}, {"erroneously", "mistakenly", "wrongly", "force all", "por error"}}},
-			{groups: [][]string{{"intended to fix", "meant to fix", "supposed to fix", "tries to fix", "attempts to fix", "tried to fix", "tried to repair", "intento corregir", "intenta corregir"}}},
+			{groups: [][]string{{"intended to fix", "meant to fix", "supposed to fix", "tries to fix", "attempts to fix", "tried to fix", "tried to repair", "intento corregir", "intenta corregir"}, {"automated", "automatic", "automatically", "automation", "system", "script", "tool", "logic", "mechanism", "automatizado", "automatico", "sistema", "herramienta"}}},
 		},
 	},
 	"bad-config-push": {
@@ -223,8 +224,8 @@ var rules = map[string]rule{
 			{groups: [][]string{{"maintenance", "mantenimiento"}, {"during", "while", "routine", "planned", "scheduled", "manual", "operation", "durante", "rutinario", "programado"}}},
 			{groups: [][]string{{"upgrade", "migration", "migrating", "refresh", "traffic shift", "scale up operation", "scaling activities", "management operations", "actualizacion", "migracion"}, {"during", "as part of", "while", "in the process of", "completed", "executed incorrectly", "durante", "mientras"}}},
 			{groups: [][]string{{"human error", "executed incorrectly", "outside the target", "error humano"}}},
-			{groups: [][]string{{"operator", "engineer", "command", "operador", "ingeniero", "comando"}, {"mistyped", "typo", "wrong", "incorrect", "incorrectly", "accidentally", "equivocado", "incorrecto"}}},
-			{groups: [][]string{{"operator", "engineer", "operador", "ingeniero"}, {"ran", "run", "executed", "ejecuto"}, {"production", "prod", "produccion"}}},
+			{groups: [][]string{{"=operator", "=operators", "=engineer", "=engineers", "=command", "=commands", "operador", "ingeniero", "comando"}, {"mistyped", "typo", "wrong", "incorrect", "incorrectly", "accidentally", "equivocado", "incorrecto"}}},
+			{groups: [][]string{{"=operator", "=operators", "=engineer", "=engineers", "operador", "ingeniero"}, {"=ran", "=run", "executed", "ejecuto"}, {"production", "prod", "produccion"}}},
 		},
 	},
 	"insufficient-isolation": {
@@ -244,7 +245,7 @@ var rules = map[string]rule{
 		prior:  RoleContributing,
 		domain: []string{"provider", "vendor", "upstream", "dependency", "third party", "external", "proveedor", "dependencia"},
 		cues: []cue{
-			{groups: [][]string{{"upstream", "provider", "vendor", "third party", "dependency", "external", "proveedor", "dependencia", "externo"}, {"outage", "was down", "went down", "unavailable", "degraded", "failed", "failing", "errors", "mistakenly", "caida", "caido", "no disponible", "fallo", "errores", "por error"}}},
+			{groups: [][]string{{"upstream", "provider", "vendor", "third party", "dependency", "external", "proveedor", "dependencia", "externo"}, {"outage", "was down", "went down", "unavailable", "degraded", "failed", "failing", "errors", "mistakenly", "became slow", "slowed down", "timed out", "timeouts", "caida", "caido", "no disponible", "fallo", "errores", "por error"}}},
 			{groups: [][]string{{"dependent", "dependencies", "depends on", "depend on", "relies on", "rely on", "relying on", "downstream", "dependientes", "dependen"}, {"impact", "impacted", "unavailable", "failures", "failed", "errors", "availability issues", "affected", "fallout", "impacto", "afectados"}}},
 			{groups: [][]string{{"downstream impact", "secondary fallout", "dependent services", "due to an underlying", "due to their dependency", "servicios dependientes"}}},
 		},
@@ -277,14 +278,15 @@ var rules = map[string]rule{
 		prior:  RoleAmplifier,
 		domain: []string{"primary", "primaries", "leader", "master", "replica", "failover", "election", "writes", "primario", "lider", "replica"},
 		cues: []cue{
-			{groups: [][]string{{"two", "both", "dos", "ambos"}, {"primary", "primaries", "masters", "leaders", "leader", "primarios", "maestros", "lideres"}}, weight: 0.6},
+			{groups: [][]string{{"two primaries", "two masters", "two leaders", "both primaries", "both masters", "dual primaries", "dual leaders", "multiple masters", "multiple primaries", "dos primarios", "dos maestros", "dos lideres", "ambos primarios"}}, weight: 0.6},
+			{groups: [][]string{{"form", "formed", "forming", "elect", "elected", "electing", "formar", "formaron", "eligieron"}, {"own cluster", "own clusters", "separate cluster", "separate clusters", "new master", "second master", "another master", "propio cluster", "otro maestro"}}},
 			{groups: [][]string{{"failover", "conmutacion por error"}, {"lost", "missing", "diverged", "inconsistent", "stale", "conflicting", "perdidas", "inconsistentes", "divergieron"}}},
 		},
 	},
 	"traffic-surge": {
 		prior:  RoleTrigger,
 		domain: []string{"launch", "press", "promotion", "sale", "news", "record", "campaign", "sign ups", "signups", "viral", "announcement", "black friday", "launch day", "marketing campaign", "breaking news", "went on sale", "lanzamiento", "campana", "noticia", "venta", "record"},
-		weak:   []string{"black friday", "launch day", "marketing campaign", "breaking news", "tickets went on sale", "organic growth", "dia del lanzamiento", "campana de marketing", "noticia de ultima hora", "venta de entradas", "crecimiento organico"},
+		weak:   []string{"surge in traffic", "traffic surge", "spike in traffic", "traffic spike", "black friday", "launch day", "marketing campaign", "breaking news", "tickets went on sale", "organic growth", "dia del lanzamiento", "campana de marketing", "noticia de ultima hora", "venta de entradas", "crecimiento organico"},
 		cues: []cue{
 			{groups: [][]string{{"spike", "surge", "peak", "flood", "influx", "wave", "pico", "aumento", "avalancha", "oleada"}, {"traffic", "users", "requests", "demand", "signups", "visitors", "trafico", "usuarios", "peticiones", "visitas"}, {"launch", "press", "promotion", "sale", "news", "campaign", "tv", "viral", "record", "hacker news", "announcement", "lanzamiento", "campana", "noticia", "venta", "record"}}, weight: 0.6},
 			{groups: [][]string{{"abnormal number of", "abnormally high number of", "such a spike in traffic", "numero anormal de"}}},
@@ -294,7 +296,7 @@ var rules = map[string]rule{
 		prior:  RoleTrigger,
 		domain: []string{"failed", "died", "failure", "fault", "faulty", "overheated", "broke", "dead", "burned", "tripped", "outage", "lost", "fallo", "averia", "averiado", "defectuoso", "quemado", "corte"},
 		cues: []cue{
-			{groups: [][]string{{"power supply", "generator", "generators", "ups", "cooling", "chiller", "chillers", "drive", "drives", "nic", "rack", "psu", "hardware", "motherboard", "fuente de alimentacion", "generador", "refrigeracion", "disco duro"}, {"failed", "died", "failure", "fault", "faulty", "overheated", "broke", "dead", "fallo", "averia", "averiado", "defectuoso"}}},
+			{groups: [][]string{{"power supply", "=generator", "=generators", "ups", "cooling", "chiller", "chillers", "drive", "drives", "nic", "rack", "psu", "hardware", "motherboard", "fuente de alimentacion", "generador", "refrigeracion", "disco duro"}, {"failed", "died", "failure", "fault", "faulty", "overheated", "broke", "dead", "fallo", "averia", "averiado", "defectuoso"}}},
 			{groups: [][]string{{"power", "energia", "electricidad", "electrico"}, {"lost", "loss", "outage", "cut", "failure", "perdida", "corte"}, {"datacenter", "facility", "servers", "rack", "building", "centro de datos", "servidores"}}},
 		},
 	},
@@ -302,7 +304,7 @@ var rules = map[string]rule{
 		prior:  RoleTrigger,
 		domain: []string{"fiber", "fibre", "bgp", "backbone", "carrier", "transit", "fibra", "troncal", "transito"},
 		cues: []cue{
-			{groups: [][]string{{"fiber", "fibre", "link", "links", "backbone", "transit", "carrier", "fibra", "enlace", "enlaces", "troncal"}, {"cut", "severed", "down", "failed", "lost", "withdrawn", "flapping", "cortada", "cortado", "caido", "caida", "retiradas"}}},
+			{groups: [][]string{{"fiber", "fibre", "link", "links", "backbone", "transit", "carrier", "fibra", "enlace", "enlaces", "troncal"}, {"cut", "severed", "down", "failed", "lost", "withdrawn", "flapping", "fault", "faulty", "damaged", "degraded", "cortada", "cortado", "caido", "caida", "retiradas", "averia", "danada"}}},
 			{groups: [][]string{{"connectivity", "packet loss", "conectividad"}, {"lost", "loss", "interrupted", "disrupted", "drop", "dropped", "perdida", "interrumpida"}}},
 			{groups: [][]string{{"route", "routes", "routing", "advertisement", "advertising", "advertise", "bgp", "rutas", "enrutamiento"}, {"withdrawn", "diverted", "leak", "leaked", "propagating", "filtered out", "stopped", "more specific", "retiradas", "desviado"}}},
 		},
@@ -326,6 +328,35 @@ var rules = map[string]rule{
 	},
 }
 
+// thingNames are catalogue phrases that name a thing (a component, a
+// practice, a unit of deployment) rather than say that something happened to
+// it: "availability zone" or "maintenance window" turn up in reports whose
+// failure has nothing to do with isolation or maintenance. Like the words
+// the catalogue calls weak alone (note 1), they count only next to a domain
+// noun of the pattern; the mechanism has to be stated by a cue or by a
+// phrase that says what happened. The list is ours, read off the
+// catalogue's detection lists, in English and Spanish.
+var thingNames = []string{
+	// isolation, dependencies
+	"availability zone", "failure domain", "cell-based architecture", "shuffle sharding", "cloud provider", "third-party", "hard dependency", "external API", "us-east-1", "transit provider", "upstream provider", "DNS provider",
+	"zona de disponibilidad", "dominio de fallo", "proveedor de nube", "dependencia externa",
+	// changes and maintenance
+	"maintenance window", "maintenance event",
+	"ventana de mantenimiento",
+	// replication, time, certificates
+	"leader election", "replication lag", "time zone", "signing certificate", "key rotation", "validity period", "intermediate certificate", "root certificate", "certificate chain", "SSL certificate", "TLS certificate", "monotonic clock", "midnight UTC", "new year",
+	"eleccion de lider", "retraso de replicacion", "zona horaria",
+	// backups and data
+	"point-in-time recovery", "disaster recovery plan", "recovery time objective", "recovery point objective", "backup retention", "off-site backup", "tape backups", "data integrity", "referential integrity", "deletion script", "deletion pipeline", "hard delete",
+	"plan de recuperacion", "integridad de datos",
+	// pools, queues, caches, load
+	"connection timeout", "idle connections", "file descriptors", "ephemeral ports", "queue depth", "message age", "dead-letter queue", "look-aside cache", "request coalescing", "retry budget", "token bucket", "admission control", "read-only mode", "degraded mode", "fallback path", "peak concurrent users",
+	"control de admision", "modo solo lectura", "modo degradado",
+	// facilities and network
+	"power distribution unit", "backup generators", "uninterruptible power supply", "air handlers", "fire suppression", "backbone links", "BGP session",
+	"generadores de respaldo", "sistema de alimentacion ininterrumpida",
+}
+
 // redirects drop a phrase's evidence for a pattern when the nouns around it
 // point to a sibling (note 3: "thundering herd" is used loosely for cache
 // stampedes; the cache-stampede cue picks it up there).
@@ -345,12 +376,19 @@ var (
 	// Headings that open a lessons section.
 	lessonHeadings = newMarkers("lessons learned", "lessons", "action items", "whats next", "next steps", "follow up", "follow ups", "remediation", "prevention", "going forward", "what we are doing", "what were doing", "improvements",
 		"lecciones aprendidas", "lecciones", "acciones", "proximos pasos", "medidas", "mejoras", "que haremos")
+	// Headings that open a section on how the incident was ended.
+	mitigationHeadings = newMarkers("mitigation", "mitigations", "resolution", "recovery", "how we fixed it", "how it was fixed", "remediation steps",
+		"mitigacion", "resolucion", "recuperacion", "como lo resolvimos", "solucion")
 	// Mitigation: what was done to end the incident.
-	mitigationMarkers = newMarkers("resolved it by", "resolved by", "resolved the", "we resolved", "fixed it by", "fixed by", "solved by", "we solved", "mitigated", "to mitigate", "we mitigated", "by disabling", "we disabled", "we rolled back", "rolled back", "we reverted", "we restarted", "allowed", "we let", "readmitted", "we added", "brought", "we turned off", "we switched off", "we have turned off", "turned off the system", "service was restored", "came back online",
+	mitigationMarkers = newMarkers("resolved it by", "resolved by", "resolved the", "we resolved", "fixed it by", "fixed by", "solved by", "we solved", "mitigated", "to mitigate", "we mitigated", "by disabling", "we disabled", "we rolled back", "rolled back", "roll back", "rolling back", "reverted", "revert the", "we reverted", "we restarted", "allowed", "we let", "readmitted", "we added", "brought", "we turned off", "we switched off", "we have turned off", "turned off the system", "service was restored", "came back online",
 		"lo resolvimos", "resolvimos", "solucionamos", "mitigamos", "para mitigar", "desactivamos", "revertimos", "reiniciamos", "restablecimos", "anadimos", "permitimos", "apagamos el sistema")
 	// Causal words that mark a trigger when they appear early in the text.
 	causalMarkers = newMarkers("triggered", "trigger", "caused by", "was caused", "began when", "started when", "started after", "root cause", "because of", "after we", "following a", "this morning we", "today we", "we made a change", "we took",
 		"desencadeno", "causado por", "comenzo cuando", "empezo cuando", "causa raiz", "se origino", "hoy hicimos")
+	// Markers of a sentence that says what was spared: its matches count as
+	// negated.
+	unharmedMarkers = newMarkers("not impacted", "not affected", "unaffected", "unimpacted", "not been impacted", "not been affected", "no impact", "no customer impact", "not experience", "did not see",
+		"no fueron afectados", "no se vieron afectados", "no se vio afectado", "no afecto", "sin impacto", "no tuvo impacto")
 	// Markers of a sentence that lists examples.
 	enumerationMarkers = newMarkers("such as", "for example", "for instance", "eg", "e g", "including", "tales como", "como por ejemplo", "por ejemplo")
 	// Words that negate a phrase just before it ("this was not a retry storm").

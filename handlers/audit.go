@@ -12,21 +12,24 @@ import (
 )
 
 // Every write is recorded in the audit trail: who, when, what and from
-// where. Writes end in a redirect (POST-redirect-GET) or 201, so
-// auditWrites records every other-than-GET request answered that way, by
-// its route: a write added later is recorded without more code, under its
-// route as kind until it is named in auditKinds. Handlers add detail with
+// where. Writes end in a redirect (POST-redirect-GET), 201, or 200 to an
+// API PUT, so auditWrites records every other-than-GET request answered
+// that way, by its route: a write added later is recorded without more
+// code, under its route as kind until it is named in auditKinds. Handlers add detail with
 // noteAudit, drop a redirect that saved nothing with skipAudit, and record
 // writes answered otherwise with h.audit.
 var auditKinds = map[string]string{
 	"POST /postmortems":                                     "postmortem.create",
 	"POST /api/postmortems":                                 "postmortem.create",
+	"PUT /api/postmortems/{slug}":                           "postmortem.edit",
 	"POST /postmortems/{slug}/edit":                         "postmortem.edit",
 	"POST /postmortems/{slug}/archive":                      "postmortem.archive",
 	"POST /postmortems/{slug}/unarchive":                    "postmortem.unarchive",
 	"POST /postmortems/{slug}/revisions/{version}/restore":  "postmortem.restore",
 	"POST /import/save":                                     "postmortem.import",
 	"POST /postmortems/{slug}/action-items":                 "action_item.create",
+	"POST /api/postmortems/{slug}/action-items":             "action_item.create",
+	"PUT /api/postmortems/{slug}/action-items/{id}":         "action_item.edit",
 	"POST /postmortems/{slug}/checklist/{item}/action-item": "action_item.create",
 	"POST /postmortems/{slug}/action-items/{id}":            "action_item.edit",
 	"POST /postmortems/{slug}/action-items/{id}/complete":   "action_item.complete",
@@ -98,7 +101,9 @@ func (h *Handler) auditWrites(next http.Handler) http.Handler {
 		r = r.WithContext(context.WithValue(r.Context(), auditNoteKey{}, note))
 		rec := &statusRecorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r)
-		if note.skip || !(rec.status == http.StatusCreated || (rec.status >= 300 && rec.status < 400)) {
+		saved := rec.status == http.StatusCreated || (rec.status >= 300 && rec.status < 400) ||
+			(r.Method == http.MethodPut && rec.status == http.StatusOK) // an API update
+		if note.skip || !saved {
 			return
 		}
 		route := r.Method + " " + routeOf(r)
@@ -107,7 +112,7 @@ func (h *Handler) auditWrites(next http.Handler) http.Handler {
 			kind = route
 		}
 		slug := ""
-		if strings.HasPrefix(routeOf(r), "/postmortems/{slug}") {
+		if strings.HasPrefix(strings.TrimPrefix(routeOf(r), "/api"), "/postmortems/{slug}") {
 			slug = r.PathValue("slug")
 		} else if loc := w.Header().Get("Location"); strings.HasPrefix(kind, "postmortem.") {
 			// A new postmortem: the redirect or the Location names it.

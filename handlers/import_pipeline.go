@@ -78,17 +78,19 @@ func (im *Importer) read(ctx context.Context, raw []byte, name, author, note str
 	v := f.values()
 	v.Set("published_date", p.PublishedDate)
 	doc := importedDoc{draft: d, p: p}
-	doc.form, doc.extras = im.validate(ctx, v, &doc.p)
-	return doc, nil
+	doc.form, doc.extras, err = im.validate(ctx, v, &doc.p)
+	return doc, err
 }
 
 // validate checks v as the postmortem form does, plus the fields only
 // imports have, and fills p from it: p already holds what the form does
 // not carry (the source, the comments, the action items). Field errors are
-// in the returned form.
-func (im *Importer) validate(ctx context.Context, v url.Values, p *store.Postmortem) (postmortemForm, importExtras) {
+// in the returned form; the error is a failure to read the database.
+func (im *Importer) validate(ctx context.Context, v url.Values, p *store.Postmortem) (postmortemForm, importExtras, error) {
 	f := parsePostmortemForm(v, im.patterns, im.now)
-	checkVariant(ctx, im.store, &f, store.Postmortem{})
+	if err := checkVariant(ctx, im.store, &f, store.Postmortem{}); err != nil {
+		return f, importExtras{}, err
+	}
 	x := importExtras{Published: strings.TrimSpace(v.Get("published_date")), Duration: strings.TrimSpace(v.Get("duration_minutes"))}
 	f.fields().ApplyTo(p)
 	p.PublishedDate, p.VariantOf, p.VariantKind = x.Published, f.VariantOf, f.VariantKind
@@ -108,7 +110,7 @@ func (im *Importer) validate(ctx context.Context, v url.Values, p *store.Postmor
 		}
 		p.DurationMinutes = n
 	}
-	return f, x
+	return f, x, nil
 }
 
 // variantKindFor proposes how a text in lang relates to the postmortem

@@ -51,6 +51,8 @@ func (h *Handler) routes() http.Handler {
 
 		r.Get("/api/postmortems", h.apiListPostmortems)
 		r.Get("/api/postmortems/{slug}", h.apiGetPostmortem)
+		r.Get("/api/postmortems/{slug}/action-items", h.apiListActionItems)
+		r.Get("/api/postmortems/{slug}/action-items/{id}", h.apiGetActionItem)
 		r.Get("/api/patterns", h.apiListPatterns)
 		r.Get("/api/patterns/{slug}", h.apiGetPattern)
 		r.Get("/api/search", h.apiSearch)
@@ -85,6 +87,9 @@ func (h *Handler) routes() http.Handler {
 		r.Post("/preview", h.previewMarkdown)
 
 		r.Post("/api/postmortems", h.apiCreatePostmortem)
+		r.Put("/api/postmortems/{slug}", h.apiUpdatePostmortem)
+		r.Post("/api/postmortems/{slug}/action-items", h.apiCreateActionItem)
+		r.Put("/api/postmortems/{slug}/action-items/{id}", h.apiUpdateActionItem)
 		r.Post("/api/suggest", h.apiSuggest)
 	})
 

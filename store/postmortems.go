@@ -11,9 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
-	"golang.org/x/text/unicode/norm"
+	"hindsight/textnorm"
 )
 
 // Variant kinds: how a member of a variant group relates to the write-up.
@@ -732,24 +731,6 @@ func uniqueSlug(ctx context.Context, tx *writeTx, want, title string) (string, e
 // postmortems.
 var reservedSlugs = map[string]bool{"new": true}
 
-var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
-
-// Slugify turns a title into a readable URL path segment: lower-case ASCII
-// words joined by hyphens, accents dropped, at most 80 characters.
-func Slugify(title string) string {
-	var b strings.Builder
-	for _, r := range norm.NFD.String(strings.ToLower(title)) {
-		if unicode.Is(unicode.Mn, r) {
-			continue
-		}
-		b.WriteRune(r)
-	}
-	s := strings.Trim(nonSlug.ReplaceAllString(b.String(), "-"), "-")
-	if len(s) > 80 {
-		s = strings.TrimRight(s[:80], "-")
-	}
-	if s == "" {
-		s = "postmortem"
-	}
-	return s
-}
+// Slugify turns a title into a readable URL path segment: folded ASCII
+// words joined by hyphens, at most 80 characters (textnorm.Slug).
+func Slugify(title string) string { return textnorm.Slug(title) }

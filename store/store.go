@@ -34,10 +34,14 @@ type Store struct {
 	// indexing is set once the search index is ready: from then on every
 	// transaction reindexes the postmortems it changed before committing.
 	indexing bool
-	synonyms synonymsCache
-	facets   facetCache
-	derived  derivedCache
-	suggest  suggester
+	// countingInsights is set once the insight counts exist: from then on
+	// every transaction folds the variant groups it changed into them
+	// before committing (foldInsights).
+	countingInsights bool
+	synonyms         synonymsCache
+	facets           facetCache
+	derived          derivedCache
+	suggest          suggester
 
 	// writer admits one write transaction at a time. SQLite has one writer
 	// anyway; queueing here is first come, first served and bounded by the
@@ -103,6 +107,11 @@ func Open(ctx context.Context, path string, opts ...OpenOption) (*Store, error) 
 		db.Close()
 		return nil, fmt.Errorf("hash imported texts: %w", err)
 	}
+	s.countingInsights = true
+	if err := s.foldPendingInsights(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("count insights: %w", err)
+	}
 	if err := s.derived.open(ctx, db); err != nil {
 		db.Close()
 		return nil, err
@@ -156,6 +165,11 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *writeTx) error) error {
 	tx := &writeTx{Tx: sqlTx, stmts: map[string]*sql.Stmt{}}
 	if err := fn(tx); err != nil {
 		return err
+	}
+	if s.countingInsights {
+		if err := s.foldInsights(ctx, tx); err != nil {
+			return fmt.Errorf("insight counts: %w", err)
+		}
 	}
 	if s.indexing {
 		if err := indexStale(ctx, tx); err != nil {
@@ -243,7 +257,7 @@ func anys[T any](vs []T) []any {
 }
 
 // queryColumn runs query, which selects one column, and returns its values.
-func queryColumn[T any](ctx context.Context, db *sql.DB, query string, args ...any) ([]T, error) {
+func queryColumn[T any](ctx context.Context, db querier, query string, args ...any) ([]T, error) {
 	rows, err := db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err

@@ -142,7 +142,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.IntVar(&c.clientInFlight, "client-inflight", clientInFlight,
 		"expensive requests one client address may have served at once before 429; -1 means a quarter of -max-inflight, 0 no cap (env HINDSIGHT_CLIENT_INFLIGHT)")
 	fs.IntVar(&c.clientWrites, "client-writes", clientWrites,
-		"writes (POST) one client address may send a minute before 429; 0 means no cap (env HINDSIGHT_CLIENT_WRITES)")
+		"writes (POST, PUT) one client address may send a minute before 429; 0 means no cap (env HINDSIGHT_CLIENT_WRITES)")
 	proxies := fs.String("trusted-proxies", getenv("HINDSIGHT_TRUSTED_PROXIES"),
 		"comma-separated IPs or CIDR prefixes of reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (env HINDSIGHT_TRUSTED_PROXIES)")
 	if c.replicas, err = replica.ParseURLs(getenv("HINDSIGHT_REPLICA")); err != nil {
