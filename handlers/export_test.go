@@ -188,6 +188,10 @@ func TestPostmortemMarkdownIntoAnotherInstance(t *testing.T) {
 	if err := srcStore.TickChecklist(ctx, p.ID, "bo", []store.TickChange{{ItemID: items[0].ID, Done: true}, {ItemID: items[1].ID, Done: false}}); err != nil {
 		t.Fatal(err)
 	}
+	if err := srcStore.CreateActionItem(ctx, &store.ActionItem{PostmortemID: p.ID, Title: items[1].Text, Kind: "process",
+		Priority: "P2", Status: "done", ChecklistItemID: items[1].ID}); err != nil {
+		t.Fatal(err)
+	}
 
 	member := person{"sam", "security, sre"}
 	path := "/postmortems/" + p.Slug + ".md"
@@ -253,7 +257,7 @@ func exportedOf(t *testing.T, st *store.Store, slug string) struct {
 	if err != nil {
 		t.Fatalf("%s: %v", slug, err)
 	}
-	x, err := st.GetExportExtras(ctx, p.ID)
+	x, err := st.GetExportExtras(ctx, p)
 	if err != nil {
 		t.Fatal(err)
 	}
