@@ -251,11 +251,15 @@ func (h *Handler) showInsights(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	opts, err := h.store.ListFilterOptions(r.Context())
+	// The organizations to choose from are those of every incident, read
+	// from the same kept counts (listing them from the postmortems would
+	// read every row on a first request).
+	all, err := h.store.Insights(r.Context(), store.InsightFilter{})
 	if err != nil {
 		h.error(w, r, err)
 		return
 	}
+	opts := store.FilterOptions{Organizations: all.Organizations}
 	fams, err := h.store.ListFamilies(r.Context())
 	if err != nil {
 		h.error(w, r, err)

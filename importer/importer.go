@@ -83,16 +83,48 @@ func Postmortem(d ingest.Draft, source string) store.Postmortem {
 	for _, t := range d.Meta.Patterns {
 		p.Tags = append(p.Tags, store.Tag{PatternSlug: t.Slug, Role: normalizeRole(t.Role)})
 	}
+	p.Slug, p.RestrictedTo, p.DurationMinutes = d.Slug, d.RestrictedTo, d.DurationMinutes
+	p.StartedAt, p.DetectedAt, p.MitigatedAt, p.ResolvedAt = d.StartedAt, d.DetectedAt, d.MitigatedAt, d.ResolvedAt
+	if p.StartedAt != "" || p.DetectedAt != "" || p.MitigatedAt != "" || p.ResolvedAt != "" {
+		p.TimeZone = d.TimeZone
+	}
+	evidence := map[string]string{}
+	for _, e := range d.Records.Evidence {
+		evidence[e.Pattern+":"+normalizeRole(e.Role)] = e.Evidence
+	}
+	for i, t := range p.Tags {
+		p.Tags[i].Evidence = evidence[t.PatternSlug+":"+t.Role]
+	}
+	if d.Records.Given["suggested"] {
+		// The file says what was suggested: the classifier is not asked.
+		p.Suggested = []store.SuggestedTag{}
+	}
+	for _, sg := range d.Records.Suggested {
+		p.Suggested = append(p.Suggested, store.SuggestedTag{PatternSlug: sg.Pattern, Role: normalizeRole(sg.Role), Confidence: sg.Confidence,
+			Reason: sg.Reason, Evidence: sg.Evidence, Phrases: sg.Phrases, Status: sg.Status, SuggestedAt: sg.SuggestedAt,
+			ReviewedAt: sg.ReviewedAt, ReviewedBy: sg.ReviewedBy})
+	}
+	for _, c := range d.Records.Checklist {
+		at, _ := time.Parse(time.RFC3339, c.At)
+		p.Checklist = append(p.Checklist, store.CheckedItem{Pattern: c.Pattern, Item: c.Item, Done: c.Done, By: c.By, At: at})
+	}
 	for _, a := range d.ActionItems {
-		status := store.StatusOpen
-		if a.Done {
+		status := a.Status
+		switch {
+		case status != "":
+		case a.Done:
 			status = store.StatusDone
+		default:
+			status = store.StatusOpen
 		}
-		p.ActionItems = append(p.ActionItems, store.ActionItem{Title: a.Title, Kind: a.Kind, Status: status})
+		p.ActionItems = append(p.ActionItems, store.ActionItem{Title: a.Title, Kind: a.Kind, Status: status,
+			Owner: a.Owner, Priority: a.Priority, DueDate: a.DueDate, TicketURL: a.TicketURL,
+			FromChecklist: store.ChecklistRef{Pattern: a.FromChecklist.Pattern, Item: a.FromChecklist.Item}})
 	}
 	for _, c := range d.Comments {
-		posted := ""
+		posted := c.Posted
 		switch {
+		case posted != "":
 		case c.Date.IsZero():
 		case c.Date.Hour() == 0 && c.Date.Minute() == 0:
 			posted = c.Date.Format("2 January 2006") // a date without a time

@@ -85,7 +85,7 @@ func TestCleanSeeds(t *testing.T) {
 		},
 		{
 			seed:          "004",
-			org:           "Gmail",
+			org:           "Google", // the company whose service failed: Gmail is its product (ingest/vendors.go)
 			starts:        "Here's what happened: This morning (Pacific Time) we took a small fraction of Gmail's servers offline",
 			ends:          "notable for their rarity.",
 			absent:        []string{"uberduke", "Tekzel", "hunky-dory", "Apple ads", "September 02"},

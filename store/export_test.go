@@ -4,7 +4,18 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"time"
 )
+
+// RecountActionItems counts what f selects from the items, without the
+// kept counts.
+func (s *Store) RecountActionItems(ctx context.Context, f ActionItemFilter, now time.Time) (ActionItemTotals, error) {
+	q, err := s.actionItemQuery(ctx, f, now)
+	if err != nil {
+		return ActionItemTotals{}, err
+	}
+	return q.countItems(ctx, s.db, ActionItemFilter{})
+}
 
 // RecountInsights counts what f selects from the base tables, whatever the
 // filter, without the kept counts: what the kept counts must agree with.
@@ -17,15 +28,15 @@ func (s *Store) RecountInsights(ctx context.Context, f InsightFilter) (Insights,
 }
 
 // CheckInsightCounts compares insight_counts, row by row, with a recount
-// of every incident anyone may read, kept at the same four places, and
+// of every incident anyone may read, kept in the same places, and
 // checks that the write transactions left no variant group marked.
 func (s *Store) CheckInsightCounts(ctx context.Context) error {
 	var marked int
-	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM insight_dirty`).Scan(&marked); err != nil {
+	if err := s.db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM insight_dirty) + (SELECT count(*) FROM followup_dirty)`).Scan(&marked); err != nil {
 		return err
 	}
 	if marked > 0 {
-		return fmt.Errorf("%d variant groups left marked after the write transactions", marked)
+		return fmt.Errorf("%d variant groups or postmortems left marked after the write transactions", marked)
 	}
 	acc, err := s.countInsights(WithReaderGroups(ctx, nil), s.db, InsightFilter{}, "", nil)
 	if err != nil {
@@ -33,17 +44,15 @@ func (s *Store) CheckInsightCounts(ctx context.Context) error {
 	}
 	want := tally{}
 	for k, n := range acc {
-		for _, y := range []string{k.year, "*"} {
-			for _, sev := range []string{k.sev, "*"} {
-				want[countKey{k.kind, y, sev, k.a, k.b}] += n
-			}
+		for _, c := range keptCopies(k) {
+			want[c] += n
 		}
 	}
 	got := tally{}
-	if err := scanRows(ctx, s.db, `SELECT kind, year, severity, a, b, n FROM insight_counts`, nil, func(rs *sql.Rows) error {
+	if err := scanRows(ctx, s.db, `SELECT kind, org, year, severity, a, b, n FROM insight_counts`, nil, func(rs *sql.Rows) error {
 		var k countKey
 		var n int
-		err := rs.Scan(&k.kind, &k.year, &k.sev, &k.a, &k.b, &n)
+		err := rs.Scan(&k.kind, &k.org, &k.year, &k.sev, &k.a, &k.b, &n)
 		got[k] = n
 		return err
 	}); err != nil {

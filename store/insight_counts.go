@@ -35,7 +35,7 @@ func (s *Store) foldInsights(ctx context.Context, tx *writeTx) error {
 	perGroup := map[int64][][]string{}
 	public := WithReaderGroups(ctx, nil)
 	now, err := s.countInsights(public, tx, InsightFilter{}, list, func(group int64, k countKey, n int) {
-		perGroup[group] = append(perGroup[group], []string{k.kind, k.year, k.sev, k.a, k.b, strconv.Itoa(n)})
+		perGroup[group] = append(perGroup[group], []string{k.kind, k.org, k.year, k.sev, k.a, k.b, strconv.Itoa(n)})
 	})
 	if err != nil {
 		return err
@@ -55,17 +55,13 @@ func (s *Store) foldInsights(ctx context.Context, tx *writeTx) error {
 			return err
 		}
 	}
-	// Each count is kept for its year and severity, and summed over every
-	// year, every severity, and both ('*').
 	kept := tally{}
 	for k, n := range delta {
 		if n == 0 {
 			continue
 		}
-		for _, y := range []string{k.year, "*"} {
-			for _, sev := range []string{k.sev, "*"} {
-				kept[countKey{k.kind, y, sev, k.a, k.b}] += n
-			}
+		for _, c := range keptCopies(k) {
+			kept[c] += n
 		}
 	}
 	for k, n := range kept {
@@ -73,13 +69,13 @@ func (s *Store) foldInsights(ctx context.Context, tx *writeTx) error {
 			continue
 		}
 		var total int
-		if err := tx.QueryRowContext(ctx, `INSERT INTO insight_counts (kind, severity, year, a, b, n) VALUES (?, ?, ?, ?, ?, ?)
-				ON CONFLICT DO UPDATE SET n = n + excluded.n RETURNING n`, k.kind, k.sev, k.year, k.a, k.b, n).Scan(&total); err != nil {
+		if err := tx.QueryRowContext(ctx, `INSERT INTO insight_counts (kind, org, severity, year, a, b, n) VALUES (?, ?, ?, ?, ?, ?, ?)
+				ON CONFLICT DO UPDATE SET n = n + excluded.n RETURNING n`, k.kind, k.org, k.sev, k.year, k.a, k.b, n).Scan(&total); err != nil {
 			return err
 		}
 		if total == 0 {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM insight_counts WHERE kind = ? AND severity = ? AND year = ? AND a = ? AND b = ?`,
-				k.kind, k.sev, k.year, k.a, k.b); err != nil {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM insight_counts WHERE kind = ? AND org = ? AND severity = ? AND year = ? AND a = ? AND b = ?`,
+				k.kind, k.org, k.sev, k.year, k.a, k.b); err != nil {
 				return err
 			}
 		}
@@ -93,7 +89,7 @@ func (s *Store) foldInsights(ctx context.Context, tx *writeTx) error {
 // leaves none).
 func (s *Store) foldPendingInsights(ctx context.Context) error {
 	var pending bool
-	if err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM insight_dirty)`).Scan(&pending); err != nil || !pending {
+	if err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM insight_dirty) OR EXISTS (SELECT 1 FROM followup_dirty)`).Scan(&pending); err != nil || !pending {
 		return err
 	}
 	return s.inTx(ctx, func(*writeTx) error { return nil })
@@ -105,11 +101,11 @@ func decodeGroupCounts(js string, fn func(countKey, int)) error {
 		return err
 	}
 	for _, r := range rows {
-		if len(r) != 6 {
+		if len(r) != 7 {
 			continue
 		}
-		n, _ := strconv.Atoi(r[5])
-		fn(countKey{r[0], r[1], r[2], r[3], r[4]}, n)
+		n, _ := strconv.Atoi(r[6])
+		fn(countKey{r[0], r[1], r[2], r[3], r[4], r[5]}, n)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -36,6 +37,8 @@ type Insights struct {
 	// Durations are the minutes to detect, mitigate and resolve, from the
 	// start, of the incidents that record both times.
 	Detect, Mitigate, Resolve Distribution
+	// Organizations are those of the incidents, in order.
+	Organizations []string
 	// FollowThrough is, per pattern, what was done after its incidents,
 	// the patterns with the most incidents first.
 	FollowThrough []FollowThrough
@@ -114,16 +117,19 @@ func insightBase(ctx context.Context, f InsightFilter, groups string) (string, [
 		conds = append(conds, `g.id IN (SELECT value FROM json_each(?))`)
 		args = append(args, groups)
 	}
+	// The group (any of its versions) must match first: the selective
+	// filters then walk their own indexes, not every group.
 	if f.Org != "" {
-		conds = append(conds, `p.organization = ? COLLATE NOCASE`)
-		args = append(args, f.Org)
+		conds = append(conds, `g.id IN (SELECT m.group_id FROM postmortems m INDEXED BY postmortems_search WHERE m.organization = ? COLLATE NOCASE)`,
+			`p.organization = ? COLLATE NOCASE`)
+		args = append(args, f.Org, f.Org)
 	}
 	if f.Severity != "" {
 		conds = append(conds, `p.severity = ?`)
 		args = append(args, f.Severity)
 	}
 	if f.Service != "" {
-		conds = append(conds, `p.group_id IN (SELECT m.group_id FROM postmortem_services s JOIN postmortems m ON m.id = s.postmortem_id WHERE s.service = ?)`)
+		conds = append(conds, `g.id IN (SELECT m.group_id FROM postmortem_services s JOIN postmortems m ON m.id = s.postmortem_id WHERE s.service = ?)`)
 		args = append(args, strings.TrimSpace(f.Service))
 	}
 	if f.From != "" {
@@ -134,7 +140,7 @@ func insightBase(ctx context.Context, f InsightFilter, groups string) (string, [
 		conds = append(conds, `p.incident_date != '' AND p.incident_date <= ?`)
 		args = append(args, f.To)
 	}
-	return `SELECT g.id, p.id, substr(p.incident_date, 1, 4), p.severity,
+	return `SELECT g.id, p.id, p.organization, substr(p.incident_date, 1, 4), p.severity,
 			CASE WHEN p.started_at != '' AND p.detected_at != '' THEN (unixepoch(p.detected_at) - unixepoch(p.started_at)) / 60 END,
 			CASE WHEN p.started_at != '' AND p.mitigated_at != '' THEN (unixepoch(p.mitigated_at) - unixepoch(p.started_at)) / 60 END,
 			CASE WHEN p.started_at != '' AND p.resolved_at != '' THEN (unixepoch(p.resolved_at) - unixepoch(p.started_at)) / 60 END
@@ -175,13 +181,14 @@ func (s *Store) insights(ctx context.Context, f InsightFilter) (Insights, error)
 
 // countKey names one count: how many incidents (or action items) of a
 // year and severity count towards a figure (kind) about a and b.
-type countKey struct{ kind, year, sev, a, b string }
+type countKey struct{ kind, org, year, sev, a, b string }
 
 type tally map[countKey]int
 
 // The kinds of count: per year (perYearKinds) and over the whole span.
 const (
 	kIncidents   = "incidents"   // an incident
+	kOrg         = "org"         // an incident of organization a (as written)
 	kFamily      = "family"      // an incident of a family (a)
 	kPattern     = "pattern"     // an incident tagged with a pattern (a)
 	kSevere      = "severe"      // a SEV1 or SEV2 incident tagged with a
@@ -198,7 +205,7 @@ const (
 
 var (
 	perYearKinds = []string{kFamily, kPattern}
-	spanKinds    = []string{kSevere, kRole, kPair, kDetect, kMitigate, kResolve, kChecklisted, kStep, kItems, kItemsDone}
+	spanKinds    = []string{kOrg, kSevere, kRole, kPair, kDetect, kMitigate, kResolve, kChecklisted, kStep, kItems, kItemsDone}
 )
 
 // minutesKey is how minutes are kept: exact up to a week, then to a tenth
@@ -213,7 +220,7 @@ func minutesKey(m int) int {
 // insightRep is the incident a variant group stands for.
 type insightRep struct {
 	group, id                 int64
-	year, sev                 string
+	org, year, sev            string
 	detect, mitigate, resolve sql.NullInt64
 }
 
@@ -235,7 +242,7 @@ func (s *Store) countInsights(ctx context.Context, q querier, f InsightFilter, g
 	var reps []insightRep
 	for rows.Next() {
 		var r insightRep
-		if err := rows.Scan(&r.group, &r.id, &r.year, &r.sev, &r.detect, &r.mitigate, &r.resolve); err != nil {
+		if err := rows.Scan(&r.group, &r.id, &r.org, &r.year, &r.sev, &r.detect, &r.mitigate, &r.resolve); err != nil {
 			rows.Close()
 			return nil, err
 		}
@@ -311,13 +318,16 @@ func (s *Store) countInsights(ctx context.Context, q querier, f InsightFilter, g
 			if n == 0 {
 				return
 			}
-			k := countKey{kind, r.year, r.sev, a, b}
+			k := countKey{kind, foldCase(r.org), r.year, r.sev, a, b}
 			acc[k] += n
 			if each != nil {
 				each(r.group, k, n)
 			}
 		}
 		add(kIncidents, "", "", 1)
+		if r.org != "" {
+			add(kOrg, r.org, "", 1)
+		}
 		severe := r.sev == "SEV1" || r.sev == "SEV2"
 		var pats []string
 		fams := map[string]bool{}
@@ -413,6 +423,7 @@ func (s *Store) buildInsights(ctx context.Context, acc tally) (Insights, error) 
 		return follow[slug]
 	}
 	ticked := map[[2]string]int{}
+	orgs := map[string]int{}
 	perYear := func(m map[string]map[string]int, y, k string, n int) {
 		if y == "" || y == "*" {
 			return
@@ -423,6 +434,9 @@ func (s *Store) buildInsights(ctx context.Context, acc tally) (Insights, error) 
 		m[y][k] += n
 	}
 	for k, n := range acc {
+		if n == 0 {
+			continue // a reader's own count of a group in place of the public one
+		}
 		switch k.kind {
 		case kIncidents:
 			in.Incidents += n
@@ -435,6 +449,8 @@ func (s *Store) buildInsights(ctx context.Context, acc tally) (Insights, error) 
 		case kPattern:
 			perYear(in.ByPattern, k.year, k.a, n)
 			ft(k.a).Incidents += n
+		case kOrg:
+			orgs[k.a] += n
 		case kSevere:
 			role(k.a).Total += n
 		case kRole:
@@ -454,7 +470,23 @@ func (s *Store) buildInsights(ctx context.Context, acc tally) (Insights, error) 
 			ft(k.a).ItemsDone += n
 		}
 	}
+	for _, m := range []map[string]map[string]int{in.BySeverity, in.ByFamily, in.ByPattern} {
+		for _, byKey := range m {
+			maps.DeleteFunc(byKey, func(_ string, n int) bool { return n == 0 })
+		}
+	}
 	in.Years = sortedKeys(years)
+	for o, n := range orgs {
+		if n > 0 {
+			in.Organizations = append(in.Organizations, o)
+		}
+	}
+	slices.SortFunc(in.Organizations, func(a, b string) int {
+		if c := strings.Compare(foldCase(a), foldCase(b)); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
 	for _, pr := range roles {
 		if pr.Total > 0 {
 			in.Roles = append(in.Roles, *pr)
@@ -547,16 +579,17 @@ var (
 // one) and a span of whole years (or every date). ok is false for filters
 // the counts do not hold (organization, service, a date inside a year).
 type countsSelection struct {
+	org      string // folded; "" for every organization
 	sev      string // "" for every severity
 	dated    bool
 	from, to string // years, inclusive, when dated
 }
 
 func selectionFor(f InsightFilter) (countsSelection, bool) {
-	if f.Org != "" || strings.TrimSpace(f.Service) != "" {
+	if strings.TrimSpace(f.Service) != "" || f.Org != "" && (f.Severity != "" || f.From != "" || f.To != "") {
 		return countsSelection{}, false
 	}
-	sel := countsSelection{sev: f.Severity, from: "0000", to: "9999"}
+	sel := countsSelection{org: foldCase(f.Org), sev: f.Severity, from: "0000", to: "9999"}
 	if f.From != "" {
 		if !yearStart.MatchString(f.From) {
 			return sel, false
@@ -578,9 +611,10 @@ func selectionFor(f InsightFilter) (countsSelection, bool) {
 // (incidents always at their own severity). ok is false when sel leaves the
 // count out.
 func (sel countsSelection) keep(k countKey) (countKey, bool) {
-	if sel.sev != "" && k.sev != sel.sev {
+	if sel.org != "" && k.org != sel.org || sel.sev != "" && k.sev != sel.sev {
 		return k, false
 	}
+	k.org = cmpOr(sel.org, "*")
 	if sel.dated && (k.year == "" || k.year < sel.from || k.year > sel.to) {
 		return k, false
 	}
@@ -620,22 +654,22 @@ func (s *Store) keptInsightCounts(ctx context.Context, sel countsSelection) (tal
 	if sel.sev != "" {
 		sevCond, sevArgs = `severity = ?`, []any{sel.sev}
 	}
-	sevKey := cmpOr(sel.sev, "*")
+	sevKey, orgKey := cmpOr(sel.sev, "*"), cmpOr(sel.org, "*")
 	for _, q := range []struct {
 		query string
 		args  []any
 	}{
-		{`SELECT kind, year, severity, a, b, n FROM insight_counts WHERE kind = 'incidents' AND ` + sevCond + ` AND ` + years,
-			append(slices.Clone(sevArgs), yargs...)},
-		{`SELECT kind, year, severity, a, b, n FROM insight_counts WHERE kind IN (` + placeholders(len(perYearKinds)) + `) AND severity = ? AND ` + years,
-			append(append(anys(perYearKinds), sevKey), yargs...)},
-		{`SELECT kind, year, severity, a, b, n FROM insight_counts WHERE kind IN (` + placeholders(len(spanKinds)) + `) AND severity = ? AND ` + spanYears,
-			append(append(anys(spanKinds), sevKey), sargs...)},
+		{`SELECT kind, org, year, severity, a, b, n FROM insight_counts WHERE kind = 'incidents' AND org = ? AND ` + sevCond + ` AND ` + years,
+			append(append([]any{orgKey}, sevArgs...), yargs...)},
+		{`SELECT kind, org, year, severity, a, b, n FROM insight_counts WHERE kind IN (` + placeholders(len(perYearKinds)) + `) AND org = ? AND severity = ? AND ` + years,
+			append(append(anys(perYearKinds), orgKey, sevKey), yargs...)},
+		{`SELECT kind, org, year, severity, a, b, n FROM insight_counts WHERE kind IN (` + placeholders(len(spanKinds)) + `) AND org = ? AND severity = ? AND ` + spanYears,
+			append(append(anys(spanKinds), orgKey, sevKey), sargs...)},
 	} {
 		if err := scanRows(ctx, s.db, q.query, q.args, func(rs *sql.Rows) error {
 			var k countKey
 			var n int
-			err := rs.Scan(&k.kind, &k.year, &k.sev, &k.a, &k.b, &n)
+			err := rs.Scan(&k.kind, &k.org, &k.year, &k.sev, &k.a, &k.b, &n)
 			acc[k] += n
 			return err
 		}); err != nil {
@@ -681,4 +715,33 @@ func int64List(ids []int64) string {
 		out[i] = strconv.FormatInt(id, 10)
 	}
 	return "[" + strings.Join(out, ",") + "]"
+}
+
+// foldCase folds ASCII letters to lower case, as COLLATE NOCASE compares.
+func foldCase(s string) string {
+	return strings.Map(func(r rune) rune {
+		if 'A' <= r && r <= 'Z' {
+			return r + 'a' - 'A'
+		}
+		return r
+	}, s)
+}
+
+// keptCopies are the places a count of one incident's organization, year
+// and severity is kept: for every organization at its year and severity,
+// its year, its severity and neither; and for its organization where an
+// organization's page reads it.
+func keptCopies(k countKey) []countKey {
+	var out []countKey
+	for _, y := range []string{k.year, "*"} {
+		for _, sev := range []string{k.sev, "*"} {
+			out = append(out, countKey{k.kind, "*", y, sev, k.a, k.b})
+		}
+	}
+	if k.org != "" {
+		if c, ok := (countsSelection{org: k.org}).keep(k); ok {
+			out = append(out, c)
+		}
+	}
+	return out
 }

@@ -148,8 +148,9 @@ func (s *Store) Close() error {
 }
 
 // inTx runs fn in a transaction, committing only if fn returns nil. Before
-// committing it reindexes for search the postmortems fn changed, so the
-// index is always in step with the data.
+// committing it writes the audit entry fn noted (writeTx.audit), so a
+// write and its entry commit or fail together, and reindexes for search
+// the postmortems fn changed, so the index is always in step with the data.
 func (s *Store) inTx(ctx context.Context, fn func(tx *writeTx) error) error {
 	select {
 	case s.writer <- struct{}{}:
@@ -166,9 +167,15 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *writeTx) error) error {
 	if err := fn(tx); err != nil {
 		return err
 	}
+	if err := s.recordAudit(ctx, tx); err != nil {
+		return err
+	}
 	if s.countingInsights {
 		if err := s.foldInsights(ctx, tx); err != nil {
 			return fmt.Errorf("insight counts: %w", err)
+		}
+		if err := foldFollowUps(ctx, tx); err != nil {
+			return fmt.Errorf("follow-up counts: %w", err)
 		}
 	}
 	if s.indexing {
@@ -190,6 +197,7 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *writeTx) error) error {
 type writeTx struct {
 	*sql.Tx
 	stmts map[string]*sql.Stmt
+	note  *auditNote // what the write did, for its audit entry
 }
 
 func (tx *writeTx) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
