@@ -31,6 +31,7 @@ func TestSuggestRules(t *testing.T) {
 	}{
 		{"multi-word phrase", classify.Document{Body: "The outage began when a retry storm hit the API."}, "retry-storm", true, ""},
 		{"weak word alone", classify.Document{Body: "The outage lasted an hour. Our client retries once."}, "retry-storm", false, ""},
+		{"negation ends at a comma", classify.Document{Body: "The storage API failed for an hour. We thought the replica was read-only. This wasn't true, an incorrect configuration left it writable."}, "bad-config-push", true, ""},
 		{"negated phrase", classify.Document{Body: "The API failed for ten minutes. This was not a retry storm: clients backed off as designed."}, "retry-storm", false, ""},
 		{"health check alone is weak", classify.Document{Body: "A disk failed on one server. We added a health check for the disk."}, "health-check-death-spiral", false, ""},
 		{"health check with removal", classify.Document{Body: "Under load the health checks failed and the load balancer removed every server from rotation."}, "health-check-death-spiral", true, classify.RoleAmplifier},
