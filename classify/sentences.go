@@ -58,7 +58,7 @@ func splitSentences(text string) []span {
 func trimSpan(text string, s, e int) (int, int) {
 	for s < e {
 		r, size := utf8.DecodeRuneInString(text[s:])
-		if !unicode.IsSpace(r) && r != '-' && r != '*' && r != '#' && r != '>' {
+		if !unicode.IsSpace(r) && r != '-' && r != '*' && r != '#' && r != '>' && r != '•' {
 			break
 		}
 		s += size
@@ -111,7 +111,7 @@ func blankLineAhead(rest string) bool {
 // lines: the line is long, has no final punctuation, and the line after
 // the blank one goes on in lower case ("until 5am where it" / "maxed out").
 func wrappedAcrossBlank(line, rest string) bool {
-	if utf8.RuneCountInString(line) <= 40 || strings.ContainsAny(line[len(line)-1:], ".!?:;") || isListOrHeading(line) {
+	if utf8.RuneCountInString(line) <= 20 || strings.ContainsAny(line[len(line)-1:], ".!?:;") || isListOrHeading(line) {
 		return false
 	}
 	nl := strings.IndexByte(rest, '\n')
@@ -142,6 +142,9 @@ func isListOrHeading(line string) bool {
 	}
 	switch line[0] {
 	case '#', '-', '*', '>', '|':
+		return true
+	}
+	if strings.HasPrefix(line, "•") {
 		return true
 	}
 	// "1. " or "2) "

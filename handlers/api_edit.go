@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
 	"strings"
 	"time"
 
@@ -101,7 +100,10 @@ func (h *Handler) apiUpdatePostmortem(w http.ResponseWriter, r *http.Request) {
 	if len(cur.Variants) > 0 {
 		f.VariantOf, f.VariantKind = "", "" // only a postmortem alone in its group can join another
 	}
-	checkVariant(r.Context(), h.store, &f, cur)
+	if err := checkVariant(r.Context(), h.store, &f, cur); err != nil {
+		h.error(w, r, err)
+		return
+	}
 	if len(f.Errors) > 0 {
 		h.error(w, r, fmt.Errorf("update postmortem %q: %w", cur.Slug, apiFieldErrors(f.Errors)))
 		return
@@ -117,11 +119,6 @@ func (h *Handler) apiUpdatePostmortem(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		h.error(w, r, err)
 		return
-	}
-	if saved.Version == cur.Version && slices.Equal(saved.RestrictedTo, cur.RestrictedTo) {
-		skipAudit(r) // nothing changed, nothing was saved
-	} else {
-		noteAudit(r, fmt.Sprintf("edited “%s” through the API (version %d)", saved.Title, saved.Version))
 	}
 	writeJSON(w, http.StatusOK, toAPIPostmortem(saved, true))
 }

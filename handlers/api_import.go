@@ -124,7 +124,10 @@ func (h *Handler) apiCreatePostmortem(w http.ResponseWriter, r *http.Request) {
 			p.ActionItems = append(p.ActionItems, store.ActionItem{Title: a.Title, Owner: a.Owner, Kind: a.Type,
 				Priority: a.Priority, Status: a.Status, DueDate: a.DueDate, TicketURL: a.TicketURL})
 		}
-		f, _ = im.validate(r.Context(), v, &p)
+		if f, _, err = im.validate(r.Context(), v, &p); err != nil {
+			h.error(w, r, err)
+			return
+		}
 	case isDoc:
 		raw, err := io.ReadAll(r.Body)
 		if err != nil {
@@ -158,7 +161,6 @@ func (h *Handler) apiCreatePostmortem(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	noteAudit(r, "created “"+created.Title+"” through the API")
 	w.Header().Set("Location", "/api/postmortems/"+created.Slug)
 	writeJSON(w, http.StatusCreated, toAPIPostmortem(created, true))
 }

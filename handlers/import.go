@@ -140,7 +140,11 @@ func (h *Handler) saveImport(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := store.ImportedPostmortem(d, string(src))
-	f, x := im.validate(r.Context(), r.PostForm, &p)
+	f, x, err := im.validate(r.Context(), r.PostForm, &p)
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
 	p.RestrictedTo = h.restrictionOf(r, &f)
 	rememberAuthor(w, r, f.Author)
 	if f.Action == "rows" {

@@ -180,7 +180,10 @@ func afterSave(f postmortemForm, slug string) string {
 func (h *Handler) answerUnsaved(w http.ResponseWriter, r *http.Request, f *postmortemForm, cur store.Postmortem) bool {
 	suggest := suggesting(r)
 	if !suggest && f.Action != "preview" && f.Action != "rows" {
-		h.checkVariant(r, f, cur)
+		if err := checkVariant(r.Context(), h.store, f, cur); err != nil {
+			h.error(w, r, err)
+			return true
+		}
 		if len(f.Errors) == 0 {
 			return false
 		}
@@ -241,24 +244,25 @@ func patternNames(fams []store.Family) map[string]string {
 
 // checkVariant validates the variant link against the database: the
 // target must exist and not be the postmortem itself, and a translation
-// must be in another language.
-func (h *Handler) checkVariant(r *http.Request, f *postmortemForm, self store.Postmortem) {
-	checkVariant(r.Context(), h.store, f, self)
-}
-
-func checkVariant(ctx context.Context, st *store.Store, f *postmortemForm, self store.Postmortem) {
+// must be in another language. What is wrong with the link is a field
+// error of f; a failure to read the database is returned, never reported
+// as a field of the form.
+func checkVariant(ctx context.Context, st *store.Store, f *postmortemForm, self store.Postmortem) error {
 	if f.VariantOf == "" || f.Errors["variant_of"] != "" {
-		return
+		return nil
 	}
 	target, err := st.GetPostmortem(ctx, f.VariantOf)
 	switch {
-	case err != nil:
+	case errors.Is(err, store.ErrNotFound):
 		f.Errors.add("variant_of", "Choose an existing postmortem from the list.")
+	case err != nil:
+		return fmt.Errorf("check variant_of %q: %w", f.VariantOf, err)
 	case self.ID != 0 && target.GroupID == self.GroupID:
 		f.VariantOf = "" // already in that group: nothing to change
 	case f.VariantKind == store.KindTranslation && target.Language == f.Language:
 		f.Errors.add("variant_kind", fmt.Sprintf("A translation is in another language than the original (%s).", languageName(target.Language)))
 	}
+	return nil
 }
 
 func (h *Handler) editPostmortem(w http.ResponseWriter, r *http.Request) {

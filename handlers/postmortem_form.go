@@ -462,16 +462,22 @@ func formFromFields(p store.PostmortemFields) postmortemForm {
 	return f
 }
 
-// restrictionOf reads the groups the form restricts the postmortem to and
-// checks them: restricting needs the proxy mode, and a signed-in user must
-// name a group of their own, or they could not read what they saved.
-func (h *Handler) restrictionOf(r *http.Request, f *postmortemForm) []string {
+// groupList reads comma-separated groups, each once.
+func groupList(s string) []string {
 	var groups []string
-	for g := range strings.SplitSeq(f.RestrictedTo, ",") {
+	for g := range strings.SplitSeq(s, ",") {
 		if g = strings.TrimSpace(g); g != "" && !slices.Contains(groups, g) {
 			groups = append(groups, g)
 		}
 	}
+	return groups
+}
+
+// restrictionOf reads the groups the form restricts the postmortem to and
+// checks them: restricting needs the proxy mode, and a signed-in user must
+// name a group of their own, or they could not read what they saved.
+func (h *Handler) restrictionOf(r *http.Request, f *postmortemForm) []string {
+	groups := groupList(f.RestrictedTo)
 	if len(groups) == 0 {
 		return nil
 	}
