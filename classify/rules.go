@@ -353,7 +353,7 @@ var thingNames = []string{
 	"point-in-time recovery", "disaster recovery plan", "recovery time objective", "recovery point objective", "backup retention", "off-site backup", "tape backups", "data integrity", "referential integrity", "deletion script", "deletion pipeline", "hard delete",
 	"plan de recuperacion", "integridad de datos",
 	// pools, queues, caches, load
-	"connection timeout", "idle connections", "file descriptors", "ephemeral ports", "queue depth", "message age", "dead-letter queue", "look-aside cache", "request coalescing", "retry budget", "token bucket", "admission control", "read-only mode", "degraded mode", "fallback path", "peak concurrent users",
+	"connection timeout", "idle connections", "file descriptors", "ephemeral ports", "queue depth", "message age", "dead-letter queue", "look-aside cache", "request coalescing", "retry budget", "token bucket", "admission control", "read-only mode", "degraded mode", "fallback path", "peak concurrent users", "time-to-live", "listen backlog", "keep-alive", "KeepAlive", "max_connections", "MaxRequestWorkers", "readiness probe", "liveness probe", "top of the hour",
 	"control de admision", "modo solo lectura", "modo degradado",
 	// facilities and network
 	"power distribution unit", "backup generators", "uninterruptible power supply", "air handlers", "fire suppression", "backbone links", "BGP session",
