@@ -209,6 +209,7 @@ var rules = map[string]rule{
 		cues: []cue{
 			{groups: [][]string{{"recent", "new", "latest", "reciente", "recientes", "nueva", "nuevo"}, {"changes", "change", "release", "version", "code", "build", "cambios", "codigo"}, {"load", "cost", "cpu", "memory", "latency", "carga", "memoria", "latencia"}}},
 			{groups: [][]string{{"introduced", "shipped", "contained", "introdujo", "contenia"}, {"bug", "regression", "defect", "error", "fallo", "regresion"}}},
+			{groups: [][]string{{"latent", "latente"}, {"bug", "bugs", "issue", "defect", "software", "code", "fallo", "error", "defecto", "codigo"}}},
 			{groups: [][]string{{"deploy", "deployed", "deployment", "release", "rollout", "despliegue", "desplegamos"}, {"bug", "regression", "broke", "crash", "crashed", "fallo", "regresion"}}},
 			{groups: [][]string{{"refactor", "refactoring", "released", "new version", "deployed", "shipped", "refactorizacion", "publicada"}, {"forgot to", "leaked", "leak", "broke", "introduced", "regression", "olvido", "fuga"}}},
 			{groups: [][]string{{"rolled back", "roll back", "rolled it back", "reverted", "rollback", "revertimos"}, {"deploy", "deployment", "release", "version", "build", "despliegue"}}},
@@ -236,6 +237,7 @@ var rules = map[string]rule{
 			{groups: [][]string{{"all regions", "every region", "every datacenter", "all datacenters", "globally", "todas las regiones", "todos los centros de datos"}, {"at the same moment", "at the same time", "at once", "simultaneously", "a la vez", "al mismo tiempo"}}},
 			{groups: [][]string{{"one datacenter", "one region", "one zone", "one cell", "one cluster", "a single", "un centro de datos", "una region", "una zona"}, {"another", "other", "all", "every", "otro", "otra", "todas", "todos"}, {"affect", "affected", "spread", "propagated", "impact", "afectar", "afecto", "propago"}}, weight: 0.6},
 			{groups: [][]string{{"isolation", "isolated", "isolate", "bulkhead", "bulkheads", "aislamiento"}, {"failure", "fault", "datacenter", "region", "tenant", "cell", "fallos", "centro de datos"}}},
+			{groups: [][]string{{"isolated from other", "isolated them from other", "isolate it from other", "affected other", "impacted other", "hurt other", "aislado de otros", "aislamos", "afecto a otros", "afectaba a otros"}, {"customers", "tenants", "users", "clientes", "inquilinos", "usuarios"}}},
 			{groups: [][]string{{"blast radius", "global impact", "=regionalize", "correlated failure", "shared queue", "other availability zones", "can't kill", "cant kill", "radio de impacto"}}},
 			{groups: [][]string{{"same rack", "same row", "same power feed", "same zone", "same failure domain", "same datacenter", "misma fila", "mismo rack", "misma zona", "mismo dominio de fallo", "mismo centro de datos"}, {"nodes", "replicas", "all", "cluster", "copies", "nodos", "replicas", "todos", "cluster", "copias"}}},
 			{groups: [][]string{{"spread", "distribute", "split", "across", "repartir", "repartiremos", "distribuir", "entre"}, {"racks", "rows", "zones", "datacenters", "regions", "cells", "failure domains", "filas", "zonas", "centros de datos", "regiones", "celdas"}, {"independent", "separate", "isolated", "independiente", "independientes", "separados", "aislados"}}},
@@ -247,6 +249,7 @@ var rules = map[string]rule{
 		cues: []cue{
 			{groups: [][]string{{"upstream", "provider", "vendor", "third party", "dependency", "external", "proveedor", "dependencia", "externo"}, {"outage", "was down", "went down", "unavailable", "degraded", "failed", "failing", "errors", "mistakenly", "became slow", "slowed down", "timed out", "timeouts", "caida", "caido", "no disponible", "fallo", "errores", "por error"}}},
 			{groups: [][]string{{"dependent", "dependencies", "depends on", "depend on", "relies on", "rely on", "relying on", "downstream", "dependientes", "dependen"}, {"impact", "impacted", "unavailable", "failures", "failed", "errors", "availability issues", "affected", "fallout", "impacto", "afectados"}}},
+			{groups: [][]string{{"due to", "because of", "caused by", "as a result of", "preventing", "debido a", "a causa de", "impidiendo"}, {"being unavailable", "=unavailability", "became unavailable", "became unhealthy", "errors while reading from", "errors from", "failures from", "failures in", "timeouts from", "no estar disponible", "indisponibilidad", "errores de"}}},
 			{groups: [][]string{{"downstream impact", "secondary fallout", "dependent services", "due to an underlying", "due to their dependency", "servicios dependientes"}}},
 		},
 	},
@@ -350,7 +353,7 @@ var thingNames = []string{
 	"point-in-time recovery", "disaster recovery plan", "recovery time objective", "recovery point objective", "backup retention", "off-site backup", "tape backups", "data integrity", "referential integrity", "deletion script", "deletion pipeline", "hard delete",
 	"plan de recuperacion", "integridad de datos",
 	// pools, queues, caches, load
-	"connection timeout", "idle connections", "file descriptors", "ephemeral ports", "queue depth", "message age", "dead-letter queue", "look-aside cache", "request coalescing", "retry budget", "token bucket", "admission control", "read-only mode", "degraded mode", "fallback path", "peak concurrent users",
+	"connection timeout", "idle connections", "file descriptors", "ephemeral ports", "queue depth", "message age", "dead-letter queue", "look-aside cache", "request coalescing", "retry budget", "token bucket", "admission control", "read-only mode", "degraded mode", "fallback path", "peak concurrent users", "time-to-live", "listen backlog", "keep-alive", "KeepAlive", "max_connections", "MaxRequestWorkers", "readiness probe", "liveness probe", "top of the hour",
 	"control de admision", "modo solo lectura", "modo degradado",
 	// facilities and network
 	"power distribution unit", "backup generators", "uninterruptible power supply", "air handlers", "fire suppression", "backbone links", "BGP session",
@@ -397,7 +400,13 @@ var (
 	// process review, a smooth rollout) shows no failure pattern however many
 	// of the pattern's words it uses.
 	impactWords = map[string]bool{"outage": true, "outages": true, "down": true, "downtime": true, "failed": true, "failing": true, "failure": true, "failures": true, "error": true, "errors": true, "unavailable": true, "degraded": true, "crash": true, "crashed": true, "broke": true, "broken": true, "timeouts": true, "lost": true, "interruption": true, "interruptions": true, "disruption": true, "overloaded": true, "couldnt": true, "blackout": true, "inaccessible": true, "unreachable": true, "stopped": true, "damage": true, "slow": true, "slower": true, "affected": true, "impacted": true, "recovered": true, "restored": true, "mitigated": true, "resolved": true, "refused": true, "killed": true, "leaked": true, "missing": true,
-		"caida": true, "caido": true, "cayo": true, "errores": true, "fallo": true, "fallaron": true, "fallaba": true, "fallos": true, "interrupcion": true, "perdieron": true, "perdimos": true, "perdio": true, "perdida": true, "perdidas": true, "corte": true, "aislo": true, "rechazo": true, "rechazaba": true, "caidas": true, "inalcanzable": true, "lentitud": true, "perdidos": true, "degradado": true, "sobrecargaron": true, "abrumado": true, "lento": true, "afectados": true, "afecto": true, "danos": true, "recuperamos": true, "restablecimos": true, "resuelto": true}
+		"caida": true, "caido": true, "cayo": true, "errores": true, "fallo": true, "fallaron": true, "fallaba": true, "fallos": true, "interrupcion": true, "perdieron": true, "perdimos": true, "perdio": true, "perdida": true, "perdidas": true, "corte": true, "aislo": true, "rechazo": true, "rechazaba": true, "caidas": true, "inalcanzable": true, "lentitud": true, "perdidos": true, "degradado": true, "sobrecargaron": true, "abrumado": true, "lento": true, "afectados": true, "afecto": true, "danos": true, "recuperamos": true, "restablecimos": true, "resuelto": true,
+		// Portuguese, French, German and Italian write-ups keep English terms
+		// (catalogue note 4) but tell the failure in their own words.
+		"erros": true, "falha": true, "falhas": true, "falhou": true, "falharam": true, "indisponivel": true, "indisponibilidade": true, "queda": true, "caiu": true, "sobrecarregado": true, "lentidao": true, "interrupcao": true,
+		"panne": true, "erreurs": true, "indisponible": true, "indisponibilite": true, "echec": true, "defaillance": true, "surcharge": true,
+		"ausfall": true, "fehler": true, "storung": true, "unerreichbar": true, "uberlastet": true,
+		"guasto": true, "errori": true, "disservizio": true, "interruzione": true, "indisponibile": true}
 	// Words that end the reach of a negator.
 	clauseBreaks = map[string]bool{"and": true, "but": true, "so": true, "because": true, "which": true, "y": true, "pero": true, "porque": true}
 )

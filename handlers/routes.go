@@ -58,6 +58,7 @@ func (h *Handler) routes() http.Handler {
 		r.Get("/api/search", h.apiSearch)
 		r.Get("/api/action-items", h.apiListFollowUps)
 		r.Get("/api/insights", h.apiInsights)
+		r.Get("/api/openapi.json", h.apiOpenAPI)
 	})
 
 	// Writing and editing (forms; every POST redirects or re-renders with

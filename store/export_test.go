@@ -4,7 +4,18 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"time"
 )
+
+// RecountActionItems counts what f selects from the items, without the
+// kept counts.
+func (s *Store) RecountActionItems(ctx context.Context, f ActionItemFilter, now time.Time) (ActionItemTotals, error) {
+	q, err := s.actionItemQuery(ctx, f, now)
+	if err != nil {
+		return ActionItemTotals{}, err
+	}
+	return q.countItems(ctx, s.db, ActionItemFilter{})
+}
 
 // RecountInsights counts what f selects from the base tables, whatever the
 // filter, without the kept counts: what the kept counts must agree with.
@@ -21,11 +32,11 @@ func (s *Store) RecountInsights(ctx context.Context, f InsightFilter) (Insights,
 // checks that the write transactions left no variant group marked.
 func (s *Store) CheckInsightCounts(ctx context.Context) error {
 	var marked int
-	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM insight_dirty`).Scan(&marked); err != nil {
+	if err := s.db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM insight_dirty) + (SELECT count(*) FROM followup_dirty)`).Scan(&marked); err != nil {
 		return err
 	}
 	if marked > 0 {
-		return fmt.Errorf("%d variant groups left marked after the write transactions", marked)
+		return fmt.Errorf("%d variant groups or postmortems left marked after the write transactions", marked)
 	}
 	acc, err := s.countInsights(WithReaderGroups(ctx, nil), s.db, InsightFilter{}, "", nil)
 	if err != nil {

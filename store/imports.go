@@ -36,7 +36,7 @@ func (e *DuplicateError) Unwrap() error { return ErrConflict }
 type SlugTakenError struct{ Slug string }
 
 func (e *SlugTakenError) Error() string {
-	return fmt.Sprintf("the slug %q is taken here by a postmortem with other content; nothing was overwritten", e.Slug)
+	return fmt.Sprintf("the slug %q is taken here by another postmortem; nothing was overwritten", e.Slug)
 }
 func (e *SlugTakenError) Unwrap() error { return ErrConflict }
 
@@ -492,6 +492,19 @@ func checkReferences(ctx context.Context, tx *writeTx, p *Postmortem) error {
 			}
 		}
 	}
+	for _, a := range p.ActionItems {
+		if a.FromChecklist.Pattern == "" {
+			continue
+		}
+		_, err := checklistItemID(ctx, tx, a.FromChecklist.Pattern, a.FromChecklist.Item)
+		if errors.Is(err, ErrNotFound) {
+			errs["action_items"] = fmt.Sprintf("The checklist of %q has no item %q for the action item %q to come from.", a.FromChecklist.Pattern, a.FromChecklist.Item, a.Title)
+			break
+		}
+		if err != nil {
+			return err
+		}
+	}
 	for _, c := range p.Checklist {
 		_, err := checklistItemID(ctx, tx, c.Pattern, c.Item)
 		if errors.Is(err, ErrNotFound) {
@@ -602,7 +615,8 @@ func ImportedPostmortem(d ingest.Draft, source string) Postmortem {
 			status = StatusOpen
 		}
 		p.ActionItems = append(p.ActionItems, ActionItem{Title: a.Title, Kind: a.Kind, Status: status,
-			Owner: a.Owner, Priority: a.Priority, DueDate: a.DueDate, TicketURL: a.TicketURL})
+			Owner: a.Owner, Priority: a.Priority, DueDate: a.DueDate, TicketURL: a.TicketURL,
+			FromChecklist: ChecklistRef{Pattern: a.FromChecklist.Pattern, Item: a.FromChecklist.Item}})
 	}
 	for _, c := range d.Comments {
 		posted := c.Posted

@@ -89,7 +89,7 @@ func (s *Store) foldInsights(ctx context.Context, tx *writeTx) error {
 // leaves none).
 func (s *Store) foldPendingInsights(ctx context.Context) error {
 	var pending bool
-	if err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM insight_dirty)`).Scan(&pending); err != nil || !pending {
+	if err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM insight_dirty) OR EXISTS (SELECT 1 FROM followup_dirty)`).Scan(&pending); err != nil || !pending {
 		return err
 	}
 	return s.inTx(ctx, func(*writeTx) error { return nil })

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"testing"
+	"time"
 
 	"hindsight/store"
 )
@@ -32,6 +33,7 @@ func TestInsightCountsFollowEveryWrite(t *testing.T) {
 	fields := func(p *store.Postmortem) {
 		p.Severity = sevs[rng.IntN(len(sevs))]
 		p.Organization = []string{"Example Corp", "example CORP", "Initech", ""}[rng.IntN(4)]
+		p.TimeZone = []string{"", "Pacific/Auckland", "America/Los_Angeles"}[rng.IntN(3)]
 		p.IncidentDate = ""
 		if rng.IntN(6) != 0 {
 			p.IncidentDate = fmt.Sprintf("20%02d-%02d-%02d", 18+rng.IntN(5), 1+rng.IntN(12), 1+rng.IntN(28))
@@ -73,6 +75,28 @@ func TestInsightCountsFollowEveryWrite(t *testing.T) {
 				}
 				if !reflect.DeepEqual(kept, recount) {
 					t.Fatalf("after step %d, reader %v, filter %+v:\nkept    %+v\nrecount %+v", step, reader, f, kept, recount)
+				}
+			}
+			// Follow-ups, on days where the time zones disagree on the date
+			// and on the month.
+			for _, now := range []time.Time{time.Date(2024, 3, 15, 23, 30, 0, 0, time.UTC), time.Date(2024, 3, 31, 12, 0, 0, 0, time.UTC),
+				time.Date(2024, 3, 1, 3, 0, 0, 0, time.UTC)} {
+				for _, f := range []store.ActionItemFilter{{}, {Status: store.StatusUnfinished}, {Status: "open"}, {Status: "done"},
+					{Overdue: true}, {Status: "in-progress", Overdue: true}, {Owner: "ADA"}, {Owner: "bob", Overdue: true},
+					{Kind: "prevent", Priority: "P2"}, {Org: "initech"}, {Org: "Example corp", Overdue: true},
+					{Pattern: pats[0].Slug}, {Pattern: pats[1].Slug, Status: "open"}} {
+					f.Limit = -1
+					_, kept, err := st.ListActionItems(rctx, f, now)
+					if err != nil {
+						t.Fatal(err)
+					}
+					recount, err := st.RecountActionItems(rctx, f, now)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if kept != recount {
+						t.Fatalf("after step %d, reader %v, follow-ups %+v at %v: kept %+v, recount %+v", step, reader, f, now, kept, recount)
+					}
 				}
 			}
 		}
@@ -167,15 +191,20 @@ func TestInsightCountsFollowEveryWrite(t *testing.T) {
 				continue
 			}
 			if len(p.ActionItems) > 0 && rng.IntN(3) != 0 {
-				status := []string{"open", "done", "wont-do"}[rng.IntN(3)]
+				status := []string{"open", "done", "wont-do", "in-progress"}[rng.IntN(4)]
+				due := time.Date(2024, 3, 1+rng.IntN(30), 0, 0, 0, 0, time.UTC).Format(time.DateOnly)
 				a := p.ActionItems[rng.IntN(len(p.ActionItems))]
-				if _, err := st.UpdateActionItem(security, a.ID, store.ActionItemUpdate{Status: &status}); err != nil {
+				if _, err := st.UpdateActionItem(security, a.ID, store.ActionItemUpdate{Status: &status, DueDate: &due}); err != nil {
 					t.Fatalf("step %d: action item: %v", step, err)
 				}
 				continue
 			}
-			a := store.ActionItem{PostmortemID: p.ID, Title: "Follow-up", Kind: "prevent", Priority: "P2",
-				Status: []string{"open", "done"}[rng.IntN(2)]}
+			a := store.ActionItem{PostmortemID: p.ID, Title: "Follow-up", Owner: []string{"", "ada", "Bob"}[rng.IntN(3)],
+				Kind: []string{"prevent", "process"}[rng.IntN(2)], Priority: []string{"P1", "P2"}[rng.IntN(2)],
+				Status: []string{"open", "done", "in-progress"}[rng.IntN(3)]}
+			if rng.IntN(5) != 0 { // around the days the counts are read at
+				a.DueDate = time.Date(2024, 2, 20+rng.IntN(50), 0, 0, 0, 0, time.UTC).Format(time.DateOnly)
+			}
 			if err := st.CreateActionItem(security, &a); err != nil {
 				t.Fatalf("step %d: new action item: %v", step, err)
 			}

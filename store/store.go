@@ -174,6 +174,9 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *writeTx) error) error {
 		if err := s.foldInsights(ctx, tx); err != nil {
 			return fmt.Errorf("insight counts: %w", err)
 		}
+		if err := foldFollowUps(ctx, tx); err != nil {
+			return fmt.Errorf("follow-up counts: %w", err)
+		}
 	}
 	if s.indexing {
 		if err := indexStale(ctx, tx); err != nil {

@@ -90,3 +90,32 @@ func TestExportImportRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// server export writes into a new or empty folder only, and names a file
+// too large for import to read back, failing.
+func TestExportLimits(t *testing.T) {
+	env := func(string) string { return "" }
+	db := filepath.Join(t.TempDir(), "a.db")
+	full := writeFiles(t, map[string]string{"old.md": "an earlier export"})
+	err := run(t.Context(), []string{"-db", db, "export", full}, env, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "is not empty") {
+		t.Errorf("export into a folder with files: %v", err)
+	}
+
+	st, err := store.Open(t.Context(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	para := strings.Repeat("The retry storm overloaded the database after the deploy. ", 15) + "\n\n"
+	big := strings.Repeat(para, 800<<10/len(para))
+	p := store.Postmortem{Title: "Huge", Summary: "Huge.", Body: big, Impact: big, Trigger: big}
+	if err := st.CreatePostmortem(t.Context(), &p); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	var out bytes.Buffer
+	err = run(t.Context(), []string{"-db", db, "export", filepath.Join(t.TempDir(), "new")}, env, &out, io.Discard)
+	if err == nil || !strings.Contains(out.String(), "too large to import") || !strings.Contains(out.String(), "-huge.md") {
+		t.Errorf("export of a postmortem larger than import reads: %v\n%s", err, out.String())
+	}
+}
