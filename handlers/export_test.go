@@ -222,9 +222,16 @@ func TestPostmortemMarkdownIntoAnotherInstance(t *testing.T) {
 	if w := send(member); w.Code != http.StatusCreated {
 		t.Fatalf("import: %d %s\n%s", w.Code, w.Body, md)
 	}
-	if w := send(member); w.Code != http.StatusConflict {
-		t.Errorf("the same file again: %d, want 409", w.Code)
+	if w := send(member); w.Code != http.StatusConflict || !strings.Contains(w.Body.String(), "already imported") {
+		t.Errorf("the same file again: %d %s, want 409", w.Code, w.Body)
 	}
+	// The same slug with other content is refused: nothing is overwritten.
+	exported := md
+	md = strings.Replace(md, "\nseverity: SEV1\n", "\nseverity: SEV2\n", 1)
+	if w := send(member); w.Code != http.StatusConflict || !strings.Contains(w.Body.String(), "is taken here by another postmortem") {
+		t.Errorf("other content under the same slug: %d %s, want 409", w.Code, w.Body)
+	}
+	md = exported
 	if rec := as(t, dst, editor, "GET", path, nil); rec.Code != http.StatusNotFound {
 		t.Errorf("an outsider's copy %s: %d, want 404", path, rec.Code)
 	}

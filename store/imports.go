@@ -34,7 +34,7 @@ func (e *DuplicateError) Unwrap() error { return ErrConflict }
 type SlugTakenError struct{ Slug string }
 
 func (e *SlugTakenError) Error() string {
-	return fmt.Sprintf("the slug %q is taken here by a postmortem with other content; nothing was overwritten", e.Slug)
+	return fmt.Sprintf("the slug %q is taken here by another postmortem; nothing was overwritten", e.Slug)
 }
 func (e *SlugTakenError) Unwrap() error { return ErrConflict }
 
