@@ -116,8 +116,13 @@ func postmortemMarkdown(p store.Postmortem, x store.ExportExtras) string {
 	list("suggested", suggested)
 	if len(p.ActionItems) > 0 {
 		var items []string
-		for _, a := range p.ActionItems {
-			items = append(items, ingest.ActionItemRecord(a.Title, a.Owner, a.Kind, a.Priority, a.Status, a.DueDate, a.TicketURL))
+		for i, a := range p.ActionItems {
+			rec := ingest.ActionItemRecord{Title: a.Title, Owner: a.Owner, Type: a.Kind, Priority: a.Priority,
+				Status: a.Status, DueDate: a.DueDate, TicketURL: a.TicketURL}
+			if i < len(x.ActionItemSources) && x.ActionItemSources[i].Pattern != "" {
+				rec.ChecklistItem = &ingest.ChecklistRef{Pattern: x.ActionItemSources[i].Pattern, Item: x.ActionItemSources[i].Item}
+			}
+			items = append(items, ingest.EncodeRecord(rec))
 		}
 		list("action_items", items)
 	}
@@ -132,7 +137,7 @@ func postmortemMarkdown(p store.Postmortem, x store.ExportExtras) string {
 	if len(p.Comments) > 0 {
 		var items []string
 		for _, c := range p.Comments {
-			items = append(items, ingest.CommentRecord(c.Author, c.Posted, c.Text))
+			items = append(items, ingest.EncodeRecord(ingest.CommentRecord{Author: c.Author, Posted: c.Posted, Text: c.Text}))
 		}
 		list("comments", items)
 	}
@@ -158,7 +163,7 @@ func (h *Handler) showPostmortemMarkdown(w http.ResponseWriter, r *http.Request)
 	}
 	w.Header().Set("Content-Type", "text/markdown; charset=utf-8")
 	w.Header().Set("Content-Disposition", fmt.Sprintf(`inline; filename="%s.md"`, p.Slug))
-	x, err := h.store.GetExportExtras(r.Context(), p.ID)
+	x, err := h.store.GetExportExtras(r.Context(), p)
 	if err != nil {
 		h.error(w, r, err)
 		return

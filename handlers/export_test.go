@@ -188,6 +188,10 @@ func TestPostmortemMarkdownIntoAnotherInstance(t *testing.T) {
 	if err := srcStore.TickChecklist(ctx, p.ID, "bo", []store.TickChange{{ItemID: items[0].ID, Done: true}, {ItemID: items[1].ID, Done: false}}); err != nil {
 		t.Fatal(err)
 	}
+	if err := srcStore.CreateActionItem(ctx, &store.ActionItem{PostmortemID: p.ID, Title: items[1].Text, Kind: "process",
+		Priority: "P2", Status: "done", ChecklistItemID: items[1].ID}); err != nil {
+		t.Fatal(err)
+	}
 
 	member := person{"sam", "security, sre"}
 	path := "/postmortems/" + p.Slug + ".md"
@@ -218,9 +222,16 @@ func TestPostmortemMarkdownIntoAnotherInstance(t *testing.T) {
 	if w := send(member); w.Code != http.StatusCreated {
 		t.Fatalf("import: %d %s\n%s", w.Code, w.Body, md)
 	}
-	if w := send(member); w.Code != http.StatusConflict {
-		t.Errorf("the same file again: %d, want 409", w.Code)
+	if w := send(member); w.Code != http.StatusConflict || !strings.Contains(w.Body.String(), "already imported") {
+		t.Errorf("the same file again: %d %s, want 409", w.Code, w.Body)
 	}
+	// The same slug with other content is refused: nothing is overwritten.
+	exported := md
+	md = strings.Replace(md, "\nseverity: SEV1\n", "\nseverity: SEV2\n", 1)
+	if w := send(member); w.Code != http.StatusConflict || !strings.Contains(w.Body.String(), "is taken here by another postmortem") {
+		t.Errorf("other content under the same slug: %d %s, want 409", w.Code, w.Body)
+	}
+	md = exported
 	if rec := as(t, dst, editor, "GET", path, nil); rec.Code != http.StatusNotFound {
 		t.Errorf("an outsider's copy %s: %d, want 404", path, rec.Code)
 	}
@@ -253,7 +264,7 @@ func exportedOf(t *testing.T, st *store.Store, slug string) struct {
 	if err != nil {
 		t.Fatalf("%s: %v", slug, err)
 	}
-	x, err := st.GetExportExtras(ctx, p.ID)
+	x, err := st.GetExportExtras(ctx, p)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -74,20 +74,28 @@ type CheckedItem struct {
 	At      string `json:"at,omitempty"`
 }
 
-// actionItemRecord is an action item as the front matter lists it: the
-// fields of the JSON API's action items.
-type actionItemRecord struct {
-	Title     string `json:"title"`
-	Owner     string `json:"owner,omitempty"`
-	Type      string `json:"type,omitempty"`
-	Priority  string `json:"priority,omitempty"`
-	Status    string `json:"status,omitempty"`
-	DueDate   string `json:"due_date,omitempty"`
-	TicketURL string `json:"ticket_url,omitempty"`
+// ActionItemRecord is an action item as the front matter lists it: the
+// fields of the JSON API's action items, and the checklist item it was
+// made from, by pattern and text.
+type ActionItemRecord struct {
+	Title         string        `json:"title"`
+	Owner         string        `json:"owner,omitempty"`
+	Type          string        `json:"type,omitempty"`
+	Priority      string        `json:"priority,omitempty"`
+	Status        string        `json:"status,omitempty"`
+	DueDate       string        `json:"due_date,omitempty"`
+	TicketURL     string        `json:"ticket_url,omitempty"`
+	ChecklistItem *ChecklistRef `json:"checklist_item,omitempty"`
 }
 
-// commentRecord is a reader comment as the front matter lists it.
-type commentRecord struct {
+// ChecklistRef names a checklist item by its pattern and text.
+type ChecklistRef struct {
+	Pattern string `json:"pattern"`
+	Item    string `json:"item"`
+}
+
+// CommentRecord is a reader comment as the front matter lists it.
+type CommentRecord struct {
 	Author string `json:"author,omitempty"`
 	Posted string `json:"posted,omitempty"`
 	Text   string `json:"text"`
@@ -100,16 +108,6 @@ func EncodeRecord(v any) string {
 		panic(err) // only our own record types are passed
 	}
 	return string(b)
-}
-
-// ActionItemRecord is an action item in the front matter's form.
-func ActionItemRecord(title, owner, kind, priority, status, due, ticket string) string {
-	return EncodeRecord(actionItemRecord{title, owner, kind, priority, status, due, ticket})
-}
-
-// CommentRecord is a reader comment in the front matter's form.
-func CommentRecord(author, posted, text string) string {
-	return EncodeRecord(commentRecord{author, posted, text})
 }
 
 // QuoteValue writes a front-matter value so that the parser gives it back
@@ -161,22 +159,26 @@ func (d *Draft) decodeRecords(fm frontMatter) error {
 		return dec.Decode(v)
 	}
 	err := each("action_items", func(raw []byte) error {
-		var a actionItemRecord
+		var a ActionItemRecord
 		if err := strict(raw, &a); err != nil {
 			return err
 		}
 		if strings.TrimSpace(a.Title) == "" {
 			return fmt.Errorf("it has no title")
 		}
-		d.ActionItems = append(d.ActionItems, ActionItem{Title: a.Title, Kind: a.Type, Done: a.Status == "done",
-			Owner: a.Owner, Priority: a.Priority, Status: a.Status, DueDate: a.DueDate, TicketURL: a.TicketURL})
+		item := ActionItem{Title: a.Title, Kind: a.Type, Done: a.Status == "done",
+			Owner: a.Owner, Priority: a.Priority, Status: a.Status, DueDate: a.DueDate, TicketURL: a.TicketURL}
+		if a.ChecklistItem != nil {
+			item.FromChecklist = *a.ChecklistItem
+		}
+		d.ActionItems = append(d.ActionItems, item)
 		return nil
 	})
 	if err != nil {
 		return err
 	}
 	err = each("comments", func(raw []byte) error {
-		var c commentRecord
+		var c CommentRecord
 		if err := strict(raw, &c); err != nil {
 			return err
 		}

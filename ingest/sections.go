@@ -370,6 +370,7 @@ type ActionItem struct {
 	Done  bool   // ticked in the document ("[x]")
 	// The rest only a front matter's action_items give.
 	Owner, Priority, Status, DueDate, TicketURL string
+	FromChecklist                               ChecklistRef
 }
 
 var (

@@ -36,8 +36,12 @@ type ActionItem struct {
 	TicketURL    string
 	// ChecklistItemID is the checklist item it was made from, 0 if none.
 	ChecklistItemID int64
-	CreatedAt       time.Time
-	UpdatedAt       time.Time
+	// FromChecklist names, on import, the checklist item it was made from
+	// by pattern and text (ids differ between databases): the import sets
+	// ChecklistItemID from it.
+	FromChecklist ChecklistRef
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
 	// Version counts its saves: an edit based on an older one is refused.
 	Version int
 }
@@ -182,6 +186,13 @@ func insertActionItem(ctx context.Context, tx *writeTx, a *ActionItem, now time.
 		a.Status = StatusOpen
 	}
 	a.CreatedAt, a.UpdatedAt, a.Version = now, now, 1
+	if a.ChecklistItemID == 0 && a.FromChecklist.Pattern != "" {
+		id, err := checklistItemID(ctx, tx, a.FromChecklist.Pattern, a.FromChecklist.Item)
+		if err != nil {
+			return err
+		}
+		a.ChecklistItemID = id
+	}
 	var from any
 	if a.ChecklistItemID != 0 {
 		from = a.ChecklistItemID

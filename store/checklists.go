@@ -48,6 +48,9 @@ type CheckedItem struct {
 	At      time.Time
 }
 
+// ChecklistRef names a checklist item by its pattern and text.
+type ChecklistRef struct{ Pattern, Item string }
+
 // ListCheckedItems returns a postmortem's ticks, by pattern and item order.
 func (s *Store) ListCheckedItems(ctx context.Context, postmortemID int64) ([]CheckedItem, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT i.pattern_slug, i.text, t.done, t.changed_by, t.changed_at

@@ -176,21 +176,38 @@ func (s *Store) ListReviewedSuggestions(ctx context.Context, postmortemID int64)
 }
 
 // ExportExtras is what an export writes of a postmortem beside what
-// GetPostmortem reads: its checklist ticks and its reviewed suggestions.
+// GetPostmortem reads: its checklist ticks, its reviewed suggestions, and
+// the checklist items its action items were made from.
 type ExportExtras struct {
 	Ticks    []CheckedItem
 	Reviewed []SuggestedTag
+	// ActionItemSources are, in the order of p.ActionItems, the checklist
+	// item each was made from (zero when none).
+	ActionItemSources []ChecklistRef
 }
 
-// GetExportExtras reads a postmortem's ExportExtras.
-func (s *Store) GetExportExtras(ctx context.Context, postmortemID int64) (ExportExtras, error) {
+// GetExportExtras reads p's ExportExtras.
+func (s *Store) GetExportExtras(ctx context.Context, p Postmortem) (ExportExtras, error) {
 	var x ExportExtras
 	var err error
-	if x.Ticks, err = s.ListCheckedItems(ctx, postmortemID); err != nil {
+	if x.Ticks, err = s.ListCheckedItems(ctx, p.ID); err != nil {
 		return x, err
 	}
-	x.Reviewed, err = s.ListReviewedSuggestions(ctx, postmortemID)
-	return x, err
+	if x.Reviewed, err = s.ListReviewedSuggestions(ctx, p.ID); err != nil {
+		return x, err
+	}
+	for _, a := range p.ActionItems {
+		var ref ChecklistRef
+		if a.ChecklistItemID != 0 {
+			it, err := s.GetChecklistItem(ctx, a.ChecklistItemID)
+			if err != nil {
+				return x, err
+			}
+			ref = ChecklistRef{Pattern: it.PatternSlug, Item: it.Text}
+		}
+		x.ActionItemSources = append(x.ActionItemSources, ref)
+	}
+	return x, nil
 }
 
 // reviewQueueMax bounds the review queue's page: the oldest suggestions

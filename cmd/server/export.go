@@ -41,7 +41,7 @@ func exportDir(ctx context.Context, st *store.Store, dir string, out io.Writer) 
 		// A numbered name keeps main versions first in name order, which
 		// is the order import reads a folder in.
 		name := filepath.Join(dir, fmt.Sprintf("%06d-%s.md", i+1, slug))
-		x, err := st.GetExportExtras(ctx, p.ID)
+		x, err := st.GetExportExtras(ctx, p)
 		if err != nil {
 			return err
 		}

@@ -76,7 +76,7 @@ func readExported(t *testing.T, st *store.Store, slug string) exported {
 	if err != nil {
 		t.Fatalf("%s: %v", slug, err)
 	}
-	x, err := st.GetExportExtras(ctx, p.ID)
+	x, err := st.GetExportExtras(ctx, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,8 @@ func readExported(t *testing.T, st *store.Store, slug string) exported {
 // genCollection fills st with n postmortems that use every field an
 // export carries: sections, timelines, incident times in several zones,
 // services and authors, tags with evidence, suggestions (pending,
-// confirmed, dismissed), action items of every status, checklist ticks,
+// confirmed, dismissed), action items of every status (some made from
+// checklist items), checklist ticks,
 // reader comments, variant groups (translations and rewrites) and
 // restricted postmortems. It returns the live slugs; one more is archived.
 func genCollection(t *testing.T, st *store.Store, n int) []string {
@@ -214,6 +215,11 @@ func genCollection(t *testing.T, st *store.Store, n int) []string {
 				changes = append(changes, store.TickChange{ItemID: it.ID, Done: j != 1})
 			}
 			if err := st.TickChecklist(ctx, p.ID, "ticker", changes); err != nil {
+				t.Fatal(err)
+			}
+			// And a follow-up made from a checklist item.
+			if err := st.CreateActionItem(ctx, &store.ActionItem{PostmortemID: p.ID, Title: items[0].Text, Kind: "prevent",
+				Priority: "P1", Status: "open", ChecklistItemID: items[0].ID}); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -55,7 +55,7 @@ func fieldsOf(t *testing.T, st *store.Store, p store.Postmortem) importedFields 
 		}
 		out.Suggested = append(out.Suggested, sg)
 	}
-	x, err := st.GetExportExtras(t.Context(), p.ID)
+	x, err := st.GetExportExtras(t.Context(), p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func exportedDoc(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	x, err := st.GetExportExtras(t.Context(), p.ID)
+	x, err := st.GetExportExtras(t.Context(), p)
 	if err != nil {
 		t.Fatal(err)
 	}
