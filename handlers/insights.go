@@ -262,7 +262,7 @@ func (h *Handler) showInsights(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	opts := store.FilterOptions{Organizations: all.Organizations}
-	fams, err := h.store.ListFamilies(r.Context())
+	fams, err := h.store.FamilyCatalogue(r.Context())
 	if err != nil {
 		h.error(w, r, err)
 		return
