@@ -205,10 +205,12 @@ func (h *Handler) reviewPage(r *http.Request, f postmortemForm, x importExtras, 
 	if err != nil {
 		return importReviewPage{}, err
 	}
-	form.FormAction = "/import/save"
+	form.FormAction, form.JobURL = "/import/save", ""
 	form.Path = "/import"
 	if suggest {
-		if err := h.suggestInForm(r, &form); err != nil {
+		acceptInForm(&form, r.PostForm.Get("accept"))
+		linkInForm(&form, r.PostForm.Get("link_variant"))
+		if err := h.suggestInForm(r, &form, r.PostForm.Get("reject")); err != nil {
 			return importReviewPage{}, err
 		}
 	}
