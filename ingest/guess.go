@@ -127,6 +127,21 @@ func (d *Draft) guessOrganization(hosts []string, footer string) {
 // engineers", "the Acme team", "at Acme", "Acme's", "Acme customers".
 var ownerRe = regexp.MustCompile(`(?:\b(?:at|of|from|for)\s+([\p{Lu}][\p{L}\p{N}]+)\b[,.]?\s*(?:we|our|the)?|\b([\p{Lu}][\p{L}\p{N}]+)(?:'s|’s)\s|\b([\p{Lu}][\p{L}\p{N}]+)\s+(?:engineers|engineering|team|teams|customers|users|infrastructure|services|status|platform|SRE|on-call|staff|employees|ingenieros|equipo|clientes|usuarios))`)
 
+// possessiveAt reports whether rest, the text right after a name, makes
+// the name a possessive: "'s", or a second capitalised word with "'s".
+func possessiveAt(rest string) bool {
+	isApostrophe := func(s string) bool { return strings.HasPrefix(s, "'") || strings.HasPrefix(s, "’") }
+	if isApostrophe(rest) {
+		return true
+	}
+	next, ok := strings.CutPrefix(rest, " ")
+	if r, _ := utf8.DecodeRuneInString(next); !ok || !unicode.IsUpper(r) {
+		return false
+	}
+	i := strings.IndexFunc(next, notWordRune)
+	return i > 0 && isApostrophe(next[i:])
+}
+
 // ownedRe tells, among ownerRe's matches, those that say whose people the
 // text speaks of ("at Acme", "Acme engineers"); a possessive or "Acme
 // services" is as often a tool's or a supplier's ("Librato's policy").
@@ -217,8 +232,8 @@ func orgName(title, text string) (string, string, bool) {
 		}
 		if score[w] > 0 {
 			score[w] += 5
-			// "at Acme", not "at Matt's request"
-			possessive := strings.HasPrefix(text[end:], "'") || strings.HasPrefix(text[end:], "’")
+			// "at Acme", not "at Matt's request" or "at Matt Flaschen's"
+			possessive := possessiveAt(text[end:])
 			owned[w] = owned[w] || ownedRe.MatchString(m) && !possessive
 		}
 	}
