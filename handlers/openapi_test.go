@@ -121,7 +121,8 @@ func TestOpenAPICoversEveryRoute(t *testing.T) {
 
 // TestOpenAPIResponsesMatch sends real requests to every operation of the
 // document (successes and the errors each can answer) and validates each
-// response against the document's schema for its status.
+// response against the document's schema for its status, and each
+// request the app accepted against the document's parameters and body.
 func TestOpenAPIResponsesMatch(t *testing.T) {
 	t.Parallel()
 	h, _ := newApp(t)
@@ -248,6 +249,12 @@ func TestOpenAPIResponsesMatch(t *testing.T) {
 		}
 		if c.status < 300 {
 			covered[c.op] = true
+			// What the app accepted, the document accepts too.
+			again := httptest.NewRequest(c.method, c.path, strings.NewReader(payload))
+			again.Header = req.Header.Clone()
+			if ok, errs := v.ValidateHttpRequest(again); !ok {
+				t.Errorf("%s: the request does not match the document:%s", name, validationErrors(errs))
+			}
 		}
 		switch c.remember {
 		case "pm":
