@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pb33f/libopenapi"
 	validator "github.com/pb33f/libopenapi-validator"
@@ -266,6 +267,37 @@ func TestOpenAPIResponsesMatch(t *testing.T) {
 	for _, op := range apiOperations(t, doc) {
 		if !covered[op] {
 			t.Errorf("no successful call of %s was checked against the document", op)
+		}
+	}
+}
+
+// TestOpenAPIOnACollection validates the read endpoints' responses on a
+// generated collection of 300 postmortems (every severity, time zones,
+// incident times with gaps, action items in every state, overdue or not,
+// ticked checklists) against the document, every page of the lists.
+func TestOpenAPIOnACollection(t *testing.T) {
+	t.Parallel()
+	c := newCollection(t, 300, time.Date(2024, 6, 15, 12, 0, 0, 0, time.UTC))
+	_, v := openAPI(t, c.h)
+	paths := []string{"/api/insights", "/api/insights?severity=SEV1&org=Acme", "/api/search?q=generated&limit=100",
+		"/api/search?q=follow-up", "/api/patterns", "/api/action-items?overdue=1", "/api/postmortems?severity=SEV2&service=payments+api"}
+	for page := 1; page <= 15; page++ {
+		paths = append(paths, "/api/postmortems?page="+strconv.Itoa(page))
+	}
+	for page := 1; page <= 9; page++ {
+		paths = append(paths, "/api/action-items?page="+strconv.Itoa(page))
+	}
+	for _, p := range c.pms[:40] {
+		paths = append(paths, "/api/postmortems/"+p.Slug, "/api/postmortems/"+p.Slug+"/action-items")
+	}
+	for _, path := range paths {
+		rec := get(t, c.h, path)
+		if rec.Code != 200 {
+			t.Errorf("%s: %d", path, rec.Code)
+			continue
+		}
+		if ok, errs := v.ValidateHttpResponse(httptest.NewRequest("GET", path, nil), rec.Result()); !ok {
+			t.Errorf("%s: the response does not match the document:%s", path, validationErrors(errs))
 		}
 	}
 }
