@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"hindsight/classify"
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 
@@ -64,13 +65,13 @@ func (h *Handler) suggestInForm(r *http.Request, page *postmortemFormPage) error
 	}
 	if acc := r.PostForm.Get("accept"); acc != "" {
 		slug, role, _ := strings.Cut(acc, ":")
-		if known[slug] && store.ValidRole(role) {
+		if known[slug] && postmortem.ValidRole(role) {
 			f.Tags[acc] = true
 		}
 	}
 	if link := r.PostForm.Get("link_variant"); link != "" && page.CanJoinVariant {
 		slug, kind, _ := strings.Cut(link, ":")
-		if kind == store.KindRewrite || kind == store.KindTranslation {
+		if kind == postmortem.KindRewrite || kind == postmortem.KindTranslation {
 			f.VariantOf, f.VariantKind = slug, kind
 		}
 	}
@@ -103,7 +104,7 @@ func (h *Handler) suggestInForm(r *http.Request, page *postmortemFormPage) error
 		if rejected[s.Slug] {
 			continue
 		}
-		sv := suggestionView{Slug: s.Slug, Name: h.patternNames[s.Slug], Role: s.Role, RoleLabel: store.RoleLabel(s.Role),
+		sv := suggestionView{Slug: s.Slug, Name: h.patternNames[s.Slug], Role: s.Role, RoleLabel: postmortem.RoleLabel(s.Role),
 			Percent: int(s.Confidence*100 + 0.5), Reason: s.Reason, Accepted: f.HasTag(s.Slug, s.Role)}
 		for _, e := range s.Evidence {
 			sv.Evidence = append(sv.Evidence, highlight(e))

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"hindsight/classify"
+	"hindsight/postmortem"
 )
 
 // Statuses of a suggested tag.
@@ -237,7 +238,7 @@ func (s *Store) ConfirmSuggestedTag(ctx context.Context, slug, pattern, by strin
 		}
 		f.Tags = append(f.Tags, Tag{PatternSlug: t.PatternSlug, Role: t.Role, Evidence: t.Evidence})
 		_, err = s.savePostmortem(ctx, tx, cur, f, revisionMeta{Action: ActionEdit, Author: by,
-			Note: fmt.Sprintf("Confirmed the classifier's suggestion: %s (%s)", t.PatternName, RoleLabel(t.Role))})
+			Note: fmt.Sprintf("Confirmed the classifier's suggestion: %s (%s)", t.PatternName, postmortem.RoleLabel(t.Role))})
 		return err
 	})
 	if err != nil {
