@@ -209,6 +209,7 @@ var rules = map[string]rule{
 		cues: []cue{
 			{groups: [][]string{{"recent", "new", "latest", "reciente", "recientes", "nueva", "nuevo"}, {"changes", "change", "release", "version", "code", "build", "cambios", "codigo"}, {"load", "cost", "cpu", "memory", "latency", "carga", "memoria", "latencia"}}},
 			{groups: [][]string{{"introduced", "shipped", "contained", "introdujo", "contenia"}, {"bug", "regression", "defect", "error", "fallo", "regresion"}}},
+			{groups: [][]string{{"latent", "latente"}, {"bug", "bugs", "issue", "defect", "software", "code", "fallo", "error", "defecto", "codigo"}}},
 			{groups: [][]string{{"deploy", "deployed", "deployment", "release", "rollout", "despliegue", "desplegamos"}, {"bug", "regression", "broke", "crash", "crashed", "fallo", "regresion"}}},
 			{groups: [][]string{{"refactor", "refactoring", "released", "new version", "deployed", "shipped", "refactorizacion", "publicada"}, {"forgot to", "leaked", "leak", "broke", "introduced", "regression", "olvido", "fuga"}}},
 			{groups: [][]string{{"rolled back", "roll back", "rolled it back", "reverted", "rollback", "revertimos"}, {"deploy", "deployment", "release", "version", "build", "despliegue"}}},
@@ -236,17 +237,19 @@ var rules = map[string]rule{
 			{groups: [][]string{{"all regions", "every region", "every datacenter", "all datacenters", "globally", "todas las regiones", "todos los centros de datos"}, {"at the same moment", "at the same time", "at once", "simultaneously", "a la vez", "al mismo tiempo"}}},
 			{groups: [][]string{{"one datacenter", "one region", "one zone", "one cell", "one cluster", "a single", "un centro de datos", "una region", "una zona"}, {"another", "other", "all", "every", "otro", "otra", "todas", "todos"}, {"affect", "affected", "spread", "propagated", "impact", "afectar", "afecto", "propago"}}, weight: 0.6},
 			{groups: [][]string{{"isolation", "isolated", "isolate", "bulkhead", "bulkheads", "aislamiento"}, {"failure", "fault", "datacenter", "region", "tenant", "cell", "fallos", "centro de datos"}}},
+			{groups: [][]string{{"isolated from other", "isolated them from other", "isolate it from other", "affected other", "impacted other", "hurt other", "aislado de otros", "aislamos", "afecto a otros", "afectaba a otros"}, {"customers", "tenants", "users", "clientes", "inquilinos", "usuarios"}}},
 			{groups: [][]string{{"blast radius", "global impact", "=regionalize", "correlated failure", "shared queue", "other availability zones", "can't kill", "cant kill", "radio de impacto"}}},
 			{groups: [][]string{{"same rack", "same row", "same power feed", "same zone", "same failure domain", "same datacenter", "misma fila", "mismo rack", "misma zona", "mismo dominio de fallo", "mismo centro de datos"}, {"nodes", "replicas", "all", "cluster", "copies", "nodos", "replicas", "todos", "cluster", "copias"}}},
 			{groups: [][]string{{"spread", "distribute", "split", "across", "repartir", "repartiremos", "distribuir", "entre"}, {"racks", "rows", "zones", "datacenters", "regions", "cells", "failure domains", "filas", "zonas", "centros de datos", "regiones", "celdas"}, {"independent", "separate", "isolated", "independiente", "independientes", "separados", "aislados"}}},
 		},
 	},
 	"dependency-failure": {
-		prior:  RoleContributing,
+		prior:  RoleAmplifier,
 		domain: []string{"provider", "vendor", "upstream", "dependency", "third party", "external", "proveedor", "dependencia"},
 		cues: []cue{
 			{groups: [][]string{{"upstream", "provider", "vendor", "third party", "dependency", "external", "proveedor", "dependencia", "externo"}, {"outage", "was down", "went down", "unavailable", "degraded", "failed", "failing", "errors", "mistakenly", "became slow", "slowed down", "timed out", "timeouts", "caida", "caido", "no disponible", "fallo", "errores", "por error"}}},
 			{groups: [][]string{{"dependent", "dependencies", "depends on", "depend on", "relies on", "rely on", "relying on", "downstream", "dependientes", "dependen"}, {"impact", "impacted", "unavailable", "failures", "failed", "errors", "availability issues", "affected", "fallout", "impacto", "afectados"}}},
+			{groups: [][]string{{"due to", "because of", "caused by", "as a result of", "preventing", "debido a", "a causa de", "impidiendo"}, {"being unavailable", "=unavailability", "became unavailable", "became unhealthy", "errors while reading from", "errors from", "failures from", "failures in", "timeouts from", "no estar disponible", "indisponibilidad", "errores de"}}},
 			{groups: [][]string{{"downstream impact", "secondary fallout", "dependent services", "due to an underlying", "due to their dependency", "servicios dependientes"}}},
 		},
 	},
@@ -301,7 +304,7 @@ var rules = map[string]rule{
 		},
 	},
 	"network-partition": {
-		prior:  RoleTrigger,
+		prior:  RoleAmplifier,
 		domain: []string{"fiber", "fibre", "bgp", "backbone", "carrier", "transit", "fibra", "troncal", "transito"},
 		cues: []cue{
 			{groups: [][]string{{"fiber", "fibre", "link", "links", "backbone", "transit", "carrier", "fibra", "enlace", "enlaces", "troncal"}, {"cut", "severed", "down", "failed", "lost", "withdrawn", "flapping", "fault", "faulty", "damaged", "degraded", "cortada", "cortado", "caido", "caida", "retiradas", "averia", "danada"}}},
@@ -310,7 +313,7 @@ var rules = map[string]rule{
 		},
 	},
 	"data-loss": {
-		prior:  RoleContributing,
+		prior:  RoleAmplifier,
 		domain: dataNouns,
 		cues: []cue{
 			{groups: [][]string{{"deleted", "wiped", "dropped", "lost", "corrupted", "truncated", "overwrote", "overwritten", "discarded", "borramos", "borrados", "borro", "perdimos", "perdidos", "perdieron", "perdio", "corruptos", "sobrescribio", "descarto"}, dataNouns, {"permanently", "unrecoverable", "could not be recovered", "gone", "for good", "forever", "hours of", "irrecuperable", "definitivamente", "para siempre", "no se pudieron recuperar", "could not be restored", "not recoverable", "suffered data loss"}}, weight: 0.6},

@@ -518,7 +518,7 @@ func (c *Classifier) match(sents []sentence, si int, out []match) []match {
 			}
 			for _, id := range c.index[indexKey{lang: lang, stem: first}] {
 				if end, ok := matchAt(&c.terms[id], toks, st, i); ok {
-					out = append(out, match{term: id, sent: si, from: i, to: end, negated: sents[si].unharmed || negated(toks, i)})
+					out = append(out, match{term: id, sent: si, from: i, to: end, negated: sents[si].unharmed || negated(sents[si].text, toks, i)})
 				}
 			}
 		}
@@ -574,10 +574,14 @@ func matchAt(t *term, toks []token, st []stems, i int) (int, bool) {
 	return j, true
 }
 
-func negated(toks []token, i int) bool {
+// negated reports whether one of the three words before toks[i] negates
+// it, within its clause: a clause word ("but") or a comma, semicolon or
+// colon between them ends the negation's reach ("this wasn't true, an
+// incorrect configuration...").
+func negated(text string, toks []token, i int) bool {
 	for k := i - 1; k >= 0 && k >= i-3; k-- {
 		w := toks[k].norm
-		if clauseBreaks[w] {
+		if clauseBreaks[w] || strings.ContainsAny(text[toks[k].end:toks[k+1].start], ",;:") {
 			return false
 		}
 		if negators[w] {
@@ -870,7 +874,7 @@ func abs(x int) int { return max(x, -x) }
 func showsImpact(sents []sentence) bool {
 	for _, s := range sents {
 		for i, t := range s.toks {
-			if impactWords[t.norm] && !negated(s.toks, i) {
+			if impactWords[t.norm] && !negated(s.text, s.toks, i) {
 				return true
 			}
 		}

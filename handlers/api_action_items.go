@@ -121,7 +121,6 @@ func (h *Handler) apiCreateActionItem(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	noteAudit(r, "added “"+a.Title+"” through the API")
 	w.Header().Set("Location", "/api/postmortems/"+p.Slug+"/action-items/"+strconv.FormatInt(a.ID, 10))
 	writeJSON(w, http.StatusCreated, h.toAPIActionItemRecord(p, a))
 }
@@ -213,6 +212,5 @@ func (h *Handler) apiUpdateActionItem(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	noteAudit(r, fmt.Sprintf("saved “%s” through the API (version %d)", saved.Title, saved.Version))
 	writeJSON(w, http.StatusOK, h.toAPIActionItemRecord(p, saved))
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
 	"strings"
 	"time"
 
@@ -120,11 +119,6 @@ func (h *Handler) apiUpdatePostmortem(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		h.error(w, r, err)
 		return
-	}
-	if saved.Version == cur.Version && slices.Equal(saved.RestrictedTo, cur.RestrictedTo) {
-		skipAudit(r) // nothing changed, nothing was saved
-	} else {
-		noteAudit(r, fmt.Sprintf("edited “%s” through the API (version %d)", saved.Title, saved.Version))
 	}
 	writeJSON(w, http.StatusOK, toAPIPostmortem(saved, true))
 }

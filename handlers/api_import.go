@@ -161,7 +161,6 @@ func (h *Handler) apiCreatePostmortem(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	noteAudit(r, "created “"+created.Title+"” through the API")
 	w.Header().Set("Location", "/api/postmortems/"+created.Slug)
 	writeJSON(w, http.StatusCreated, toAPIPostmortem(created, true))
 }

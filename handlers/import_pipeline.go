@@ -68,6 +68,7 @@ func (im *Importer) read(ctx context.Context, raw []byte, name, author, note str
 	f := formFromFields(p.Fields())
 	f.VariantOf, f.VariantKind = p.VariantOf, p.VariantKind
 	f.Author, f.Note = author, note
+	f.RestrictedTo = strings.Join(d.RestrictedTo, ", ")
 	if a := d.Meta.Fields["author"]; a != "" {
 		f.Author = a
 	}
@@ -79,6 +80,9 @@ func (im *Importer) read(ctx context.Context, raw []byte, name, author, note str
 	}
 	v := f.values()
 	v.Set("published_date", p.PublishedDate)
+	if p.DurationMinutes > 0 {
+		v.Set("duration_minutes", strconv.Itoa(p.DurationMinutes))
+	}
 	doc := importedDoc{draft: d, p: p}
 	doc.form, doc.extras, err = im.validate(ctx, v, &doc.p)
 	return doc, err
@@ -94,10 +98,20 @@ func (im *Importer) validate(ctx context.Context, v url.Values, p *store.Postmor
 		return f, importExtras{}, err
 	}
 	x := importExtras{Published: strings.TrimSpace(v.Get("published_date")), Duration: strings.TrimSpace(v.Get("duration_minutes"))}
+	evidence := map[store.Tag]string{}
+	for _, t := range p.Tags {
+		evidence[store.Tag{PatternSlug: t.PatternSlug, Role: t.Role}] = t.Evidence
+	}
 	f.fields().ApplyTo(p)
+	for i, t := range p.Tags {
+		p.Tags[i].Evidence = evidence[t] // the sentence the file gave for a tag it keeps
+	}
+	p.RestrictedTo = groupList(f.RestrictedTo)
 	p.PublishedDate, p.VariantOf, p.VariantKind = x.Published, f.VariantOf, f.VariantKind
 	p.SavedBy, p.SaveNote = f.Author, f.Note
-	if p.VariantOf == "" {
+	if p.VariantOf == "" && !postmortem.Has(postmortem.VariantKinds, p.VariantKind) {
+		// A main version is an original, unless the file says it is a
+		// translation or a repost of a text held nowhere here.
 		p.VariantKind = postmortem.KindOriginal
 	}
 	if x.Duration != "" {

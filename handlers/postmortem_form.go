@@ -291,7 +291,7 @@ func parsePostmortemForm(v url.Values, patterns map[string]bool, now time.Time) 
 		f.Errors.add("incident_date", "The incident date is in the future.")
 	}
 	f.checkTimes(now)
-	if f.VariantOf != "" && f.VariantKind == "" {
+	if f.VariantOf != "" && !postmortem.Has(postmortem.VariantKinds, f.VariantKind) {
 		f.Errors.add("variant_kind", "Say whether it is a translation or a copy.")
 	}
 	p := store.Postmortem{VariantOf: f.VariantOf, VariantKind: f.VariantKind}
@@ -409,16 +409,22 @@ func formFromFields(p store.PostmortemFields) postmortemForm {
 	return f
 }
 
-// restrictionOf reads the groups the form restricts the postmortem to and
-// checks them: restricting needs the proxy mode, and a signed-in user must
-// name a group of their own, or they could not read what they saved.
-func (h *Handler) restrictionOf(r *http.Request, f *postmortemForm) []string {
+// groupList reads comma-separated groups, each once.
+func groupList(s string) []string {
 	var groups []string
-	for g := range strings.SplitSeq(f.RestrictedTo, ",") {
+	for g := range strings.SplitSeq(s, ",") {
 		if g = strings.TrimSpace(g); g != "" && !slices.Contains(groups, g) {
 			groups = append(groups, g)
 		}
 	}
+	return groups
+}
+
+// restrictionOf reads the groups the form restricts the postmortem to and
+// checks them: restricting needs the proxy mode, and a signed-in user must
+// name a group of their own, or they could not read what they saved.
+func (h *Handler) restrictionOf(r *http.Request, f *postmortemForm) []string {
+	groups := groupList(f.RestrictedTo)
 	if len(groups) == 0 {
 		return nil
 	}

@@ -95,8 +95,6 @@ func (h *Handler) suggestInForm(r *http.Request, page *postmortemFormPage) error
 		if err := h.store.RecordRejection(r.Context(), rejection); err != nil {
 			return err
 		}
-		// A write the form answers in place (200), so recorded here.
-		h.audit(r, "tags.reject", rejection.PostmortemSlug, "rejected the suggested pattern "+rej+" for “"+rejection.Title+"”")
 		rejected[rej] = true
 	}
 	view := &suggestionsView{Patterns: []suggestionView{}}

@@ -200,6 +200,7 @@ func (h *Handler) error(w http.ResponseWriter, r *http.Request, err error) {
 	var (
 		fields  store.FieldErrors
 		dup     *store.DuplicateError
+		taken   *store.SlugTakenError
 		input   *ingest.InputError
 		tooBig  *http.MaxBytesError
 		tooMany *tooManyError
@@ -210,6 +211,8 @@ func (h *Handler) error(w http.ResponseWriter, r *http.Request, err error) {
 		status, msg = http.StatusNotFound, "There is nothing at this address. It may have been mistyped, or the page may have moved."
 	case errors.As(err, &dup):
 		status, msg = http.StatusConflict, "This text was already imported, as /postmortems/"+dup.Slug+"."
+	case errors.As(err, &taken):
+		status, msg = http.StatusConflict, "The slug "+strconv.Quote(taken.Slug)+" is taken here by another postmortem; nothing was overwritten. Import it where that slug is free, or remove the slug line to get a new one."
 	case errors.Is(err, store.ErrConflict):
 		status, msg = http.StatusConflict, "This change conflicts with the current state of the data."
 	case errors.As(err, &fields):

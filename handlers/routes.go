@@ -20,7 +20,7 @@ func (h *Handler) routes() http.Handler {
 	// wherever GET is.
 	r.Use(middleware.RequestID, h.observeRequests, h.recoverPanics, securityHeaders, h.checkHost,
 		h.refuseCrossOrigin, h.limitBodies, h.readBodies, middleware.GetHead, h.authenticate,
-		h.fromPageCache, h.limitClients, h.shed, takeFlash, h.auditWrites)
+		h.fromPageCache, h.limitClients, h.shed, takeFlash)
 	r.NotFound(h.notFound)
 	r.MethodNotAllowed(h.methodNotAllowed)
 

@@ -37,6 +37,7 @@ type Fields struct {
 	DurationMinutes               int
 	VariantOf, VariantKind        string
 	Tags                          []Tag
+	Suggested                     []Suggestion
 	ActionItems                   []ActionItem
 	Body, Impact, Trigger         string
 	Contributing, Detection       string
@@ -46,6 +47,12 @@ type Fields struct {
 
 // Tag is a pattern and the role it played.
 type Tag struct{ Pattern, Role string }
+
+// Suggestion is a tag the classifier suggested, as a file records it.
+type Suggestion struct {
+	Pattern, Role, Status string
+	Confidence            float64
+}
 
 // ActionItem is what Validate checks of an action item.
 type ActionItem struct {
@@ -153,6 +160,11 @@ func Validate(f Fields) Errors {
 	for _, t := range f.Tags {
 		if !ValidRole(t.Role) {
 			errs.add("patterns", fmt.Sprintf("Choose patterns and roles from the list. The role of %s is one of %s.", t.Pattern, strings.Join(Roles, ", ")))
+		}
+	}
+	for _, t := range f.Suggested {
+		if !ValidRole(t.Role) || t.Confidence < 0 || t.Confidence > 1 || (t.Status != "" && !Has(SuggestionStatuses, t.Status)) {
+			errs.add("suggested", fmt.Sprintf("The suggestion of %s needs a role, a confidence from 0 to 1 and a status (suggested, confirmed or dismissed).", t.Pattern))
 		}
 	}
 	for i, a := range f.ActionItems {

@@ -65,6 +65,12 @@ func TestValidate(t *testing.T) {
 		{"ActionItem", func(f *postmortem.Fields) {
 			f.ActionItems = []postmortem.ActionItem{{Title: "ok", Kind: postmortem.KindPrevent}, {Title: "x", Kind: "fix"}}
 		}, map[string]string{"action_items": "Action item 2: its type is mitigate, prevent or process."}},
+		{"SuggestedStatus", func(f *postmortem.Fields) {
+			f.Suggested = []postmortem.Suggestion{{Pattern: "retry-storm", Role: postmortem.RoleTrigger, Confidence: 0.5, Status: "maybe"}}
+		}, map[string]string{"suggested": "The suggestion of retry-storm needs"}},
+		{"SuggestedConfidence", func(f *postmortem.Fields) {
+			f.Suggested = []postmortem.Suggestion{{Pattern: "retry-storm", Role: postmortem.RoleTrigger, Confidence: 1.5, Status: postmortem.SuggestionPending}}
+		}, map[string]string{"suggested": "a confidence from 0 to 1"}},
 		{"ActionItemStatus", func(f *postmortem.Fields) {
 			f.ActionItems = []postmortem.ActionItem{{Title: "x", Kind: postmortem.KindPrevent, Status: "finished"}}
 		}, map[string]string{"action_items": "its status is open, in-progress, done or wont-do."}},
@@ -92,6 +98,7 @@ func TestVocabularies(t *testing.T) {
 	for name, choices := range map[string][]postmortem.Choice{
 		"roles": postmortem.RoleChoices, "severities": postmortem.Severities, "variant kinds": postmortem.VariantKinds,
 		"action kinds": postmortem.ActionKinds, "priorities": postmortem.ActionPriorities, "statuses": postmortem.ActionStatuses,
+		"suggestion statuses": postmortem.SuggestionStatuses,
 	} {
 		seen := map[string]bool{}
 		for _, c := range choices {

@@ -107,6 +107,20 @@ var (
 	}
 )
 
+// Statuses of a tag the classifier suggested.
+const (
+	SuggestionPending   = "suggested"
+	SuggestionConfirmed = "confirmed"
+	SuggestionDismissed = "dismissed"
+)
+
+// SuggestionStatuses are the statuses of a suggested tag.
+var SuggestionStatuses = []Choice{
+	{SuggestionPending, "Suggested", "Not reviewed yet."},
+	{SuggestionConfirmed, "Confirmed", "A reviewer made it a tag."},
+	{SuggestionDismissed, "Dismissed", "A reviewer said it does not apply."},
+}
+
 func values(choices []Choice) []string {
 	out := make([]string, len(choices))
 	for i, c := range choices {

@@ -27,6 +27,16 @@ func (e *DuplicateError) Error() string {
 }
 func (e *DuplicateError) Unwrap() error { return ErrConflict }
 
+// SlugTakenError is returned when an import asks for a slug (an export's
+// file does) that a postmortem with other content holds: nothing is
+// overwritten. It is an ErrConflict.
+type SlugTakenError struct{ Slug string }
+
+func (e *SlugTakenError) Error() string {
+	return fmt.Sprintf("the slug %q is taken here by another postmortem; nothing was overwritten", e.Slug)
+}
+func (e *SlugTakenError) Unwrap() error { return ErrConflict }
+
 // FieldErrors says, per field (named as in the JSON mirror and the forms),
 // what is wrong with a postmortem. It is an ErrInvalid.
 type FieldErrors map[string]string
@@ -57,6 +67,9 @@ func (p *Postmortem) domainFields() postmortem.Fields {
 	}
 	for _, t := range p.Tags {
 		f.Tags = append(f.Tags, postmortem.Tag{Pattern: t.PatternSlug, Role: t.Role})
+	}
+	for _, t := range p.Suggested {
+		f.Suggested = append(f.Suggested, postmortem.Suggestion{Pattern: t.PatternSlug, Role: t.Role, Confidence: t.Confidence, Status: t.Status})
 	}
 	for _, a := range p.ActionItems {
 		f.ActionItems = append(f.ActionItems, postmortem.ActionItem{Title: a.Title, Kind: a.Kind, Priority: a.Priority,
@@ -148,7 +161,19 @@ func (s *Store) ImportPostmortem(ctx context.Context, p *Postmortem) error {
 		return fmt.Errorf("import postmortem %q: %w", p.Title, err)
 	}
 	suggestTags(c, p)
-	err = s.inTx(ctx, func(tx *writeTx) error { return s.importPostmortem(ctx, tx, p) })
+	err = s.inTx(ctx, func(tx *writeTx) error {
+		if err := s.importPostmortem(ctx, tx, p); err != nil {
+			return err
+		}
+		// Written from fields (the JSON API) it is created; converted
+		// from a document, imported.
+		n := auditNote{kind: "postmortem.create", postmortem: p.Slug, what: "created “" + p.Title + "”", signer: p.SavedBy}
+		if p.SourceText != "" {
+			n.kind, n.what = "postmortem.import", "imported “"+p.Title+"”"
+		}
+		tx.audit(n)
+		return nil
+	})
 	if err != nil {
 		return fmt.Errorf("import postmortem %q: %w", p.Title, err)
 	}
@@ -211,6 +236,14 @@ func (s *Store) ImportPostmortems(ctx context.Context, ps []*Postmortem) (errs [
 			}
 			written = append(written, p)
 		}
+		switch len(written) {
+		case 0:
+		case 1:
+			tx.audit(auditNote{kind: "postmortem.import", postmortem: written[0].Slug, what: "imported “" + written[0].Title + "”"})
+		default:
+			tx.audit(auditNote{kind: "postmortem.import", what: fmt.Sprintf("imported %d postmortems, from “%s” to “%s”",
+				len(written), written[0].Title, written[len(written)-1].Title)})
+		}
 		// Their fingerprints and search index rows go in last, all
 		// together (see insertPrints and indexImported).
 		if err := insertPrints(ctx, tx, written...); err != nil {
@@ -262,7 +295,28 @@ func (s *Store) importPostmortem(ctx context.Context, tx *writeTx, p *Postmortem
 }
 
 // checkImport refuses a text already imported, and checks the references.
+// A postmortem that asks for a slug already taken is a duplicate when the
+// one there has the same content (an export imported where it came from,
+// or twice), and refused otherwise.
 func checkImport(ctx context.Context, tx *writeTx, p *Postmortem) error {
+	if p.Slug != "" {
+		cur, err := postmortemForUpdate(ctx, tx, p.Slug)
+		switch {
+		case err == nil && cur.Fields().Equal(p.Fields()):
+			return &DuplicateError{Slug: p.Slug}
+		case err == nil:
+			return &SlugTakenError{Slug: p.Slug}
+		case !errors.Is(err, ErrNotFound):
+			return err
+		}
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM postmortems WHERE slug = ?`, p.Slug).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 || reservedSlugs[p.Slug] {
+			return &SlugTakenError{Slug: p.Slug} // by one the importer may not see
+		}
+	}
 	if p.SourceText != "" {
 		slug, err := findImported(ctx, tx, p.SourceText)
 		if err == nil {
@@ -311,10 +365,13 @@ func (s *Store) indexImported(ctx context.Context, tx *writeTx, ps []*Postmortem
 // and picks the variant kind when none was given.
 func checkReferences(ctx context.Context, tx *writeTx, p *Postmortem) error {
 	errs := FieldErrors{}
-	if len(p.Tags) > 0 {
-		slugs := make([]string, len(p.Tags))
-		for i, t := range p.Tags {
-			slugs[i] = t.PatternSlug
+	if len(p.Tags)+len(p.Suggested) > 0 {
+		var slugs []string
+		for _, t := range p.Tags {
+			slugs = append(slugs, t.PatternSlug)
+		}
+		for _, t := range p.Suggested {
+			slugs = append(slugs, t.PatternSlug)
 		}
 		list, err := json.Marshal(slugs)
 		if err != nil {
@@ -343,6 +400,29 @@ func checkReferences(ctx context.Context, tx *writeTx, p *Postmortem) error {
 			if p.Language != "" && p.Language != lang {
 				p.VariantKind = postmortem.KindTranslation
 			}
+		}
+	}
+	for _, a := range p.ActionItems {
+		if a.FromChecklist.Pattern == "" {
+			continue
+		}
+		_, err := checklistItemID(ctx, tx, a.FromChecklist.Pattern, a.FromChecklist.Item)
+		if errors.Is(err, ErrNotFound) {
+			errs["action_items"] = fmt.Sprintf("The checklist of %q has no item %q for the action item %q to come from.", a.FromChecklist.Pattern, a.FromChecklist.Item, a.Title)
+			break
+		}
+		if err != nil {
+			return err
+		}
+	}
+	for _, c := range p.Checklist {
+		_, err := checklistItemID(ctx, tx, c.Pattern, c.Item)
+		if errors.Is(err, ErrNotFound) {
+			errs["checklist"] = fmt.Sprintf("The checklist of %q has no item %q.", c.Pattern, c.Item)
+			break
+		}
+		if err != nil {
+			return err
 		}
 	}
 	if len(errs) > 0 {
@@ -410,16 +490,48 @@ func ImportedPostmortem(d ingest.Draft, source string) Postmortem {
 	for _, t := range d.Meta.Patterns {
 		p.Tags = append(p.Tags, Tag{PatternSlug: t.Slug, Role: normalizeRole(t.Role)})
 	}
+	p.Slug, p.RestrictedTo, p.DurationMinutes = d.Slug, d.RestrictedTo, d.DurationMinutes
+	p.StartedAt, p.DetectedAt, p.MitigatedAt, p.ResolvedAt = d.StartedAt, d.DetectedAt, d.MitigatedAt, d.ResolvedAt
+	if p.StartedAt != "" || p.DetectedAt != "" || p.MitigatedAt != "" || p.ResolvedAt != "" {
+		p.TimeZone = d.TimeZone
+	}
+	evidence := map[string]string{}
+	for _, e := range d.Records.Evidence {
+		evidence[e.Pattern+":"+normalizeRole(e.Role)] = e.Evidence
+	}
+	for i, t := range p.Tags {
+		p.Tags[i].Evidence = evidence[t.PatternSlug+":"+t.Role]
+	}
+	if d.Records.Given["suggested"] {
+		// The file says what was suggested: the classifier is not asked.
+		p.Suggested = []SuggestedTag{}
+	}
+	for _, sg := range d.Records.Suggested {
+		p.Suggested = append(p.Suggested, SuggestedTag{PatternSlug: sg.Pattern, Role: normalizeRole(sg.Role), Confidence: sg.Confidence,
+			Reason: sg.Reason, Evidence: sg.Evidence, Phrases: sg.Phrases, Status: sg.Status, SuggestedAt: sg.SuggestedAt,
+			ReviewedAt: sg.ReviewedAt, ReviewedBy: sg.ReviewedBy})
+	}
+	for _, c := range d.Records.Checklist {
+		at, _ := time.Parse(time.RFC3339, c.At)
+		p.Checklist = append(p.Checklist, CheckedItem{Pattern: c.Pattern, Item: c.Item, Done: c.Done, By: c.By, At: at})
+	}
 	for _, a := range d.ActionItems {
-		status := postmortem.StatusOpen
-		if a.Done {
+		status := a.Status
+		switch {
+		case status != "":
+		case a.Done:
 			status = postmortem.StatusDone
+		default:
+			status = postmortem.StatusOpen
 		}
-		p.ActionItems = append(p.ActionItems, ActionItem{Title: a.Title, Kind: a.Kind, Status: status})
+		p.ActionItems = append(p.ActionItems, ActionItem{Title: a.Title, Kind: a.Kind, Status: status,
+			Owner: a.Owner, Priority: a.Priority, DueDate: a.DueDate, TicketURL: a.TicketURL,
+			FromChecklist: ChecklistRef{Pattern: a.FromChecklist.Pattern, Item: a.FromChecklist.Item}})
 	}
 	for _, c := range d.Comments {
-		posted := ""
+		posted := c.Posted
 		switch {
+		case posted != "":
 		case c.Date.IsZero():
 		case c.Date.Hour() == 0 && c.Date.Minute() == 0:
 			posted = c.Date.Format("2 January 2006") // a date without a time

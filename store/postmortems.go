@@ -83,6 +83,9 @@ type Postmortem struct {
 	Languages   []string  // languages of the whole group, sorted
 	ActionItems []ActionItem
 	Comments    []Comment
+	// Checklist are the ticks an import brings (GetPostmortem leaves it
+	// empty: see ListCheckedItems).
+	Checklist []CheckedItem
 
 	// print is the text's fingerprint when a batch import computed it
 	// ahead, on every core; otherwise the write computes it.
@@ -531,6 +534,7 @@ func (s *Store) CreatePostmortem(ctx context.Context, p *Postmortem) error {
 		if err := s.createPostmortem(ctx, tx, p); err != nil {
 			return err
 		}
+		tx.audit(auditNote{kind: "postmortem.create", postmortem: p.Slug, what: "created “" + p.Title + "”", signer: p.SavedBy})
 		return insertPrints(ctx, tx, p)
 	})
 	if err != nil {
@@ -621,6 +625,9 @@ func (s *Store) createPostmortem(ctx context.Context, tx *writeTx, p *Postmortem
 			p.ID, i+1, c.Author, c.Posted, c.Text); err != nil {
 			return err
 		}
+	}
+	if err := insertCheckedItems(ctx, tx, p, now); err != nil {
+		return err
 	}
 	return insertRevision(ctx, tx, *p, revisionMeta{Action: ActionCreate, Author: p.SavedBy, Note: p.SaveNote}, now)
 }

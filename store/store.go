@@ -34,10 +34,14 @@ type Store struct {
 	// indexing is set once the search index is ready: from then on every
 	// transaction reindexes the postmortems it changed before committing.
 	indexing bool
-	synonyms synonymsCache
-	facets   facetCache
-	derived  derivedCache
-	suggest  suggester
+	// countingInsights is set once the insight counts exist: from then on
+	// every transaction folds the variant groups it changed into them
+	// before committing (foldInsights).
+	countingInsights bool
+	synonyms         synonymsCache
+	facets           facetCache
+	derived          derivedCache
+	suggest          suggester
 
 	// writer admits one write transaction at a time. SQLite has one writer
 	// anyway; queueing here is first come, first served and bounded by the
@@ -103,6 +107,11 @@ func Open(ctx context.Context, path string, opts ...OpenOption) (*Store, error) 
 		db.Close()
 		return nil, fmt.Errorf("hash imported texts: %w", err)
 	}
+	s.countingInsights = true
+	if err := s.foldPendingInsights(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("count insights: %w", err)
+	}
 	if err := s.derived.open(ctx, db); err != nil {
 		db.Close()
 		return nil, err
@@ -139,8 +148,9 @@ func (s *Store) Close() error {
 }
 
 // inTx runs fn in a transaction, committing only if fn returns nil. Before
-// committing it reindexes for search the postmortems fn changed, so the
-// index is always in step with the data.
+// committing it writes the audit entry fn noted (writeTx.audit), so a
+// write and its entry commit or fail together, and reindexes for search
+// the postmortems fn changed, so the index is always in step with the data.
 func (s *Store) inTx(ctx context.Context, fn func(tx *writeTx) error) error {
 	select {
 	case s.writer <- struct{}{}:
@@ -156,6 +166,17 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *writeTx) error) error {
 	tx := &writeTx{Tx: sqlTx, stmts: map[string]*sql.Stmt{}}
 	if err := fn(tx); err != nil {
 		return err
+	}
+	if err := s.recordAudit(ctx, tx); err != nil {
+		return err
+	}
+	if s.countingInsights {
+		if err := s.foldInsights(ctx, tx); err != nil {
+			return fmt.Errorf("insight counts: %w", err)
+		}
+		if err := foldFollowUps(ctx, tx); err != nil {
+			return fmt.Errorf("follow-up counts: %w", err)
+		}
 	}
 	if s.indexing {
 		if err := indexStale(ctx, tx); err != nil {
@@ -176,6 +197,7 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *writeTx) error) error {
 type writeTx struct {
 	*sql.Tx
 	stmts map[string]*sql.Stmt
+	note  *auditNote // what the write did, for its audit entry
 }
 
 func (tx *writeTx) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
@@ -243,7 +265,7 @@ func anys[T any](vs []T) []any {
 }
 
 // queryColumn runs query, which selects one column, and returns its values.
-func queryColumn[T any](ctx context.Context, db *sql.DB, query string, args ...any) ([]T, error) {
+func queryColumn[T any](ctx context.Context, db querier, query string, args ...any) ([]T, error) {
 	rows, err := db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err

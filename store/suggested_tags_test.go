@@ -54,7 +54,7 @@ func TestImportStoresSuggestedTags(t *testing.T) {
 		t.Fatalf("suggested = %v, want certificate-expiry", suggestedSlugs(got.Suggested))
 	}
 	for _, s := range got.Suggested {
-		if s.Status != store.SuggestionPending || s.Confidence <= 0 || s.Confidence > 1 || s.Reason == "" || s.Evidence == "" || s.PatternName == "" {
+		if s.Status != postmortem.SuggestionPending || s.Confidence <= 0 || s.Confidence > 1 || s.Reason == "" || s.Evidence == "" || s.PatternName == "" {
 			t.Errorf("suggestion %+v: want pending, a confidence in (0, 1], a reason, evidence and a name", s)
 		}
 	}

@@ -1,0 +1,111 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"strconv"
+)
+
+// Insights at 100,000 postmortems read counts kept on write
+// (migrations/0190_insight_counts.sql): triggers mark the variant groups a
+// write touches, and foldInsights, run by every write transaction before it
+// commits, takes away what each marked group added to the counts and adds
+// what it adds now, counted by the same code that counts a filtered
+// selection (countInsights), for a reader in no group.
+
+// foldInsights brings insight_counts up to date with the groups marked in
+// insight_dirty, inside tx.
+func (s *Store) foldInsights(ctx context.Context, tx *writeTx) error {
+	ids, err := queryColumn[int64](ctx, tx, `SELECT DISTINCT group_id FROM insight_dirty`)
+	if err != nil || len(ids) == 0 {
+		return err
+	}
+	list := int64List(ids)
+	delta := tally{}
+	if err := scanRows(ctx, tx, `SELECT counts FROM insight_groups WHERE group_id IN (SELECT value FROM json_each(?))`, []any{list}, func(rs *sql.Rows) error {
+		var js string
+		if err := rs.Scan(&js); err != nil {
+			return err
+		}
+		return decodeGroupCounts(js, func(k countKey, n int) { delta[k] -= n })
+	}); err != nil {
+		return err
+	}
+	perGroup := map[int64][][]string{}
+	public := WithReaderGroups(ctx, nil)
+	now, err := s.countInsights(public, tx, InsightFilter{}, list, func(group int64, k countKey, n int) {
+		perGroup[group] = append(perGroup[group], []string{k.kind, k.org, k.year, k.sev, k.a, k.b, strconv.Itoa(n)})
+	})
+	if err != nil {
+		return err
+	}
+	for k, n := range now {
+		delta[k] += n
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM insight_groups WHERE group_id IN (SELECT value FROM json_each(?))`, list); err != nil {
+		return err
+	}
+	for g, rows := range perGroup {
+		js, err := json.Marshal(rows)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO insight_groups (group_id, counts) VALUES (?, ?)`, g, string(js)); err != nil {
+			return err
+		}
+	}
+	kept := tally{}
+	for k, n := range delta {
+		if n == 0 {
+			continue
+		}
+		for _, c := range keptCopies(k) {
+			kept[c] += n
+		}
+	}
+	for k, n := range kept {
+		if n == 0 {
+			continue
+		}
+		var total int
+		if err := tx.QueryRowContext(ctx, `INSERT INTO insight_counts (kind, org, severity, year, a, b, n) VALUES (?, ?, ?, ?, ?, ?, ?)
+				ON CONFLICT DO UPDATE SET n = n + excluded.n RETURNING n`, k.kind, k.org, k.sev, k.year, k.a, k.b, n).Scan(&total); err != nil {
+			return err
+		}
+		if total == 0 {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM insight_counts WHERE kind = ? AND org = ? AND severity = ? AND year = ? AND a = ? AND b = ?`,
+				k.kind, k.org, k.sev, k.year, k.a, k.b); err != nil {
+				return err
+			}
+		}
+	}
+	_, err = tx.ExecContext(ctx, `DELETE FROM insight_dirty`)
+	return err
+}
+
+// foldPendingInsights folds groups left marked by a program that wrote the
+// database without the store (start-up does it too; a write transaction
+// leaves none).
+func (s *Store) foldPendingInsights(ctx context.Context) error {
+	var pending bool
+	if err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM insight_dirty) OR EXISTS (SELECT 1 FROM followup_dirty)`).Scan(&pending); err != nil || !pending {
+		return err
+	}
+	return s.inTx(ctx, func(*writeTx) error { return nil })
+}
+
+func decodeGroupCounts(js string, fn func(countKey, int)) error {
+	var rows [][]string
+	if err := json.Unmarshal([]byte(js), &rows); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if len(r) != 7 {
+			continue
+		}
+		n, _ := strconv.Atoi(r[6])
+		fn(countKey{r[0], r[1], r[2], r[3], r[4], r[5]}, n)
+	}
+	return nil
+}
