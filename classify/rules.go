@@ -353,7 +353,7 @@ var thingNames = []string{
 	"point-in-time recovery", "disaster recovery plan", "recovery time objective", "recovery point objective", "backup retention", "off-site backup", "tape backups", "data integrity", "referential integrity", "deletion script", "deletion pipeline", "hard delete",
 	"plan de recuperacion", "integridad de datos",
 	// pools, queues, caches, load
-	"connection timeout", "idle connections", "file descriptors", "ephemeral ports", "queue depth", "message age", "dead-letter queue", "look-aside cache", "request coalescing", "retry budget", "token bucket", "admission control", "read-only mode", "degraded mode", "fallback path", "peak concurrent users",
+	"connection timeout", "idle connections", "file descriptors", "ephemeral ports", "queue depth", "message age", "dead-letter queue", "look-aside cache", "request coalescing", "retry budget", "token bucket", "admission control", "read-only mode", "degraded mode", "fallback path", "peak concurrent users", "time-to-live", "listen backlog", "keep-alive", "KeepAlive", "max_connections", "MaxRequestWorkers", "readiness probe", "liveness probe", "top of the hour",
 	"control de admision", "modo solo lectura", "modo degradado",
 	// facilities and network
 	"power distribution unit", "backup generators", "uninterruptible power supply", "air handlers", "fire suppression", "backbone links", "BGP session",
@@ -400,7 +400,13 @@ var (
 	// process review, a smooth rollout) shows no failure pattern however many
 	// of the pattern's words it uses.
 	impactWords = map[string]bool{"outage": true, "outages": true, "down": true, "downtime": true, "failed": true, "failing": true, "failure": true, "failures": true, "error": true, "errors": true, "unavailable": true, "degraded": true, "crash": true, "crashed": true, "broke": true, "broken": true, "timeouts": true, "lost": true, "interruption": true, "interruptions": true, "disruption": true, "overloaded": true, "couldnt": true, "blackout": true, "inaccessible": true, "unreachable": true, "stopped": true, "damage": true, "slow": true, "slower": true, "affected": true, "impacted": true, "recovered": true, "restored": true, "mitigated": true, "resolved": true, "refused": true, "killed": true, "leaked": true, "missing": true,
-		"caida": true, "caido": true, "cayo": true, "errores": true, "fallo": true, "fallaron": true, "fallaba": true, "fallos": true, "interrupcion": true, "perdieron": true, "perdimos": true, "perdio": true, "perdida": true, "perdidas": true, "corte": true, "aislo": true, "rechazo": true, "rechazaba": true, "caidas": true, "inalcanzable": true, "lentitud": true, "perdidos": true, "degradado": true, "sobrecargaron": true, "abrumado": true, "lento": true, "afectados": true, "afecto": true, "danos": true, "recuperamos": true, "restablecimos": true, "resuelto": true}
+		"caida": true, "caido": true, "cayo": true, "errores": true, "fallo": true, "fallaron": true, "fallaba": true, "fallos": true, "interrupcion": true, "perdieron": true, "perdimos": true, "perdio": true, "perdida": true, "perdidas": true, "corte": true, "aislo": true, "rechazo": true, "rechazaba": true, "caidas": true, "inalcanzable": true, "lentitud": true, "perdidos": true, "degradado": true, "sobrecargaron": true, "abrumado": true, "lento": true, "afectados": true, "afecto": true, "danos": true, "recuperamos": true, "restablecimos": true, "resuelto": true,
+		// Portuguese, French, German and Italian write-ups keep English terms
+		// (catalogue note 4) but tell the failure in their own words.
+		"erros": true, "falha": true, "falhas": true, "falhou": true, "falharam": true, "indisponivel": true, "indisponibilidade": true, "queda": true, "caiu": true, "sobrecarregado": true, "lentidao": true, "interrupcao": true,
+		"panne": true, "erreurs": true, "indisponible": true, "indisponibilite": true, "echec": true, "defaillance": true, "surcharge": true,
+		"ausfall": true, "fehler": true, "storung": true, "unerreichbar": true, "uberlastet": true,
+		"guasto": true, "errori": true, "disservizio": true, "interruzione": true, "indisponibile": true}
 	// Words that end the reach of a negator.
 	clauseBreaks = map[string]bool{"and": true, "but": true, "so": true, "because": true, "which": true, "y": true, "pero": true, "porque": true}
 )
