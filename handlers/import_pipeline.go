@@ -8,14 +8,14 @@ import (
 	"strings"
 	"time"
 
+	"hindsight/importer"
 	"hindsight/ingest"
 	"hindsight/store"
 )
 
 // Importer is the one import pipeline. /import, POST /api/postmortems (as
 // Markdown, plain text or HTML) and `server import DIR` all read a document
-// through it: the document is cleaned and mapped by ingest.Clean and
-// store.ImportedPostmortem, written into the postmortem form as a writer
+// through it: the document is cleaned and mapped by importer.Read, written into the postmortem form as a writer
 // would submit it, and read back by the form's own parser and checks. So a
 // document is cleaned, mapped, normalised and accepted the same way
 // whichever path it comes in by, and the same way as a postmortem written
@@ -59,11 +59,10 @@ func (im *Importer) Read(ctx context.Context, raw []byte, name, author, note str
 }
 
 func (im *Importer) read(ctx context.Context, raw []byte, name, author, note string) (importedDoc, error) {
-	d, err := ingest.Clean(raw, name)
+	d, p, err := importer.Read(raw, name)
 	if err != nil {
 		return importedDoc{}, err
 	}
-	p := store.ImportedPostmortem(d, string(raw))
 	f := formFromFields(p.Fields())
 	f.VariantOf, f.VariantKind = p.VariantOf, p.VariantKind
 	f.Author, f.Note = author, note

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"hindsight/markdown"
 	"hindsight/store"
 )
 
@@ -41,6 +42,7 @@ type (
 		Caption string
 		Head    []string
 		Rows    [][]string
+		Prose   bool // cells are sentences: they wrap
 	}
 	insightBlock struct {
 		Heading string
@@ -464,7 +466,7 @@ func insightBlocks(in store.Insights, fams []store.Family) []insightBlock {
 	}
 	stepNames := make([]string, len(stepRows))
 	for i, r := range stepRows {
-		stepNames[i] = shorten(r.pattern.Name+": "+r.step.Text, 56)
+		stepNames[i] = shorten(r.pattern.Name+": "+markdown.Plain(r.step.Text), 46)
 	}
 	b = insightBlock{Heading: "Checklist steps taken per pattern",
 		Note:  "For the three patterns with the most incidents: each step of the pattern's remediation checklist, and how many of the pattern's incidents ticked it.",
@@ -480,9 +482,9 @@ func insightBlocks(in store.Insights, fams []store.Family) []insightBlock {
 			func(r int) string {
 				return fmt.Sprintf("%d of %d", stepRows[r].step.Ticked, stepRows[r].pattern.Incidents)
 			})}
-	b.Table = chartTable{Caption: "Incidents that ticked each checklist step", Head: []string{"Step", "Pattern", "Ticked"}}
+	b.Table = chartTable{Caption: "Incidents that ticked each checklist step", Head: []string{"Pattern", "Step", "Ticked"}, Prose: true}
 	for _, r := range stepRows {
-		b.Table.Rows = append(b.Table.Rows, []string{r.step.Text, r.pattern.Name,
+		b.Table.Rows = append(b.Table.Rows, []string{r.pattern.Name, markdown.Plain(r.step.Text),
 			fmt.Sprintf("%d of %d incidents", r.step.Ticked, r.pattern.Incidents)})
 	}
 	out = append(out, b)

@@ -56,8 +56,8 @@ func (a ActionItem) Overdue(now time.Time, tz string) bool {
 }
 
 // listActionItems returns a postmortem's action items, open ones first.
-func (s *Store) listActionItems(ctx context.Context, postmortemID int64) ([]ActionItem, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+actionItemFields+`
+func listActionItems(ctx context.Context, q querier, postmortemID int64) ([]ActionItem, error) {
+	rows, err := q.QueryContext(ctx, `SELECT `+actionItemFields+`
 		FROM action_items WHERE postmortem_id = ?
 		ORDER BY status IN ('done', 'wont-do'), priority, due_date = '', due_date, id`, postmortemID)
 	if err != nil {

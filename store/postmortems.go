@@ -202,7 +202,15 @@ func scanPostmortem(row scanner) (Postmortem, error) {
 // GetPostmortem returns a postmortem by slug with its tags, variants,
 // action items and comments.
 func (s *Store) GetPostmortem(ctx context.Context, slug string) (Postmortem, error) {
-	p, err := scanPostmortem(s.db.QueryRowContext(ctx, `SELECT `+postmortemColumns+`
+	// One read transaction: the postmortem, its tags, versions, action
+	// items, comments and suggestions as of one moment, even while a save
+	// replaces them.
+	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return Postmortem{}, fmt.Errorf("get postmortem %q: %w", slug, err)
+	}
+	defer tx.Rollback()
+	p, err := scanPostmortem(tx.QueryRowContext(ctx, `SELECT `+postmortemColumns+`
 		FROM postmortems p JOIN variant_groups g ON g.id = p.group_id WHERE p.slug = ?`, slug))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Postmortem{}, fmt.Errorf("get postmortem %q: %w", slug, ErrNotFound)
@@ -215,19 +223,19 @@ func (s *Store) GetPostmortem(ctx context.Context, slug string) (Postmortem, err
 		return Postmortem{}, fmt.Errorf("get postmortem %q: %w", slug, ErrNotFound)
 	}
 	one := []*Postmortem{&p}
-	if err := s.attachTags(ctx, one); err != nil {
+	if err := attachTags(ctx, tx, one); err != nil {
 		return Postmortem{}, err
 	}
-	if err := s.attachVariants(ctx, &p); err != nil {
+	if err := attachVariants(ctx, tx, &p); err != nil {
 		return Postmortem{}, err
 	}
-	if p.ActionItems, err = s.listActionItems(ctx, p.ID); err != nil {
+	if p.ActionItems, err = listActionItems(ctx, tx, p.ID); err != nil {
 		return Postmortem{}, err
 	}
-	if p.Comments, err = s.listComments(ctx, p.ID); err != nil {
+	if p.Comments, err = listComments(ctx, tx, p.ID); err != nil {
 		return Postmortem{}, err
 	}
-	if p.Suggested, err = s.ListSuggestedTags(ctx, p.ID); err != nil {
+	if p.Suggested, err = listSuggestedTags(ctx, tx, p.ID); err != nil {
 		return Postmortem{}, err
 	}
 	return p, nil
@@ -293,7 +301,7 @@ func (s *Store) ListPostmortems(ctx context.Context, f PostmortemFilter) ([]Post
 	for i := range out {
 		ptrs[i] = &out[i]
 	}
-	if err := s.attachTags(ctx, ptrs); err != nil {
+	if err := attachTags(ctx, s.db, ptrs); err != nil {
 		return nil, 0, err
 	}
 	if err := s.attachLanguages(ctx, ptrs); err != nil {
@@ -436,7 +444,8 @@ func (s *Store) countPostmortems(ctx context.Context, incidents, documents *int)
 	return nil
 }
 
-func (s *Store) attachTags(ctx context.Context, ps []*Postmortem) error {
+// attachTags fills the postmortems' Tags, read through q.
+func attachTags(ctx context.Context, q querier, ps []*Postmortem) error {
 	if len(ps) == 0 {
 		return nil
 	}
@@ -446,7 +455,7 @@ func (s *Store) attachTags(ctx context.Context, ps []*Postmortem) error {
 		byID[p.ID] = p
 		args[i] = p.ID
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT t.postmortem_id, t.pattern_slug, pa.name, t.role, t.evidence
+	rows, err := q.QueryContext(ctx, `SELECT t.postmortem_id, t.pattern_slug, pa.name, t.role, t.evidence
 		FROM tags t JOIN patterns pa ON pa.slug = t.pattern_slug
 		WHERE t.postmortem_id IN (`+placeholders(len(ps))+`)
 		ORDER BY t.postmortem_id, CASE t.role WHEN 'trigger' THEN 0 WHEN 'amplifier' THEN 1 WHEN 'contributing' THEN 2
@@ -493,8 +502,8 @@ func (s *Store) attachLanguages(ctx context.Context, ps []*Postmortem) error {
 	return rows.Err()
 }
 
-func (s *Store) attachVariants(ctx context.Context, p *Postmortem) error {
-	rows, err := s.db.QueryContext(ctx, `SELECT m.slug, m.title, m.language, m.variant_kind, g.canonical_id = m.id
+func attachVariants(ctx context.Context, q querier, p *Postmortem) error {
+	rows, err := q.QueryContext(ctx, `SELECT m.slug, m.title, m.language, m.variant_kind, g.canonical_id = m.id
 		FROM postmortems m JOIN variant_groups g ON g.id = m.group_id
 		WHERE m.group_id = ? AND m.id != ? AND m.archived_at = '' AND `+visibleSQL(ctx, "m")+`
 		ORDER BY g.canonical_id = m.id DESC, m.language, m.id`, p.GroupID, p.ID)
@@ -518,8 +527,8 @@ func (s *Store) attachVariants(ctx context.Context, p *Postmortem) error {
 	return rows.Err()
 }
 
-func (s *Store) listComments(ctx context.Context, id int64) ([]Comment, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT author, posted, text FROM source_comments WHERE postmortem_id = ? ORDER BY position`, id)
+func listComments(ctx context.Context, q querier, id int64) ([]Comment, error) {
+	rows, err := q.QueryContext(ctx, `SELECT author, posted, text FROM source_comments WHERE postmortem_id = ? ORDER BY position`, id)
 	if err != nil {
 		return nil, fmt.Errorf("list comments: %w", err)
 	}

@@ -134,7 +134,11 @@ func scanSuggestedTag(row scanner) (SuggestedTag, error) {
 // ListSuggestedTags returns the unreviewed suggestions of a postmortem, most
 // confident first.
 func (s *Store) ListSuggestedTags(ctx context.Context, postmortemID int64) ([]SuggestedTag, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+suggestedColumns+`
+	return listSuggestedTags(ctx, s.db, postmortemID)
+}
+
+func listSuggestedTags(ctx context.Context, q querier, postmortemID int64) ([]SuggestedTag, error) {
+	rows, err := q.QueryContext(ctx, `SELECT `+suggestedColumns+`
 		FROM suggested_tags st JOIN patterns pa ON pa.slug = st.pattern_slug
 		WHERE st.postmortem_id = ? AND st.status = 'suggested'
 		ORDER BY st.confidence DESC, pa.position`, postmortemID)

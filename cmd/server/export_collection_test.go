@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -252,12 +251,13 @@ func liveSlugs(t *testing.T, st *store.Store) []string {
 // field that differs), the seeds once, restricted postmortems included.
 // Importing the folder again changes nothing.
 func TestExportImportReproducesTheCollection(t *testing.T) {
+	t.Parallel()
 	n := 300
 	if testing.Short() {
 		n = 60
 	}
 	env := func(string) string { return "" }
-	ctx := context.Background()
+	ctx := t.Context()
 	dbA := filepath.Join(t.TempDir(), "a.db")
 	if err := run(ctx, []string{"-db", dbA, "token", "list"}, env, io.Discard, io.Discard); err != nil {
 		t.Fatal(err) // creates and seeds the database, as a first start does

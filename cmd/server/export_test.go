@@ -94,6 +94,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 // server export writes into a new or empty folder only, and names a file
 // too large for import to read back, failing.
 func TestExportLimits(t *testing.T) {
+	t.Parallel()
 	env := func(string) string { return "" }
 	db := filepath.Join(t.TempDir(), "a.db")
 	full := writeFiles(t, map[string]string{"old.md": "an earlier export"})
