@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"hindsight/postmortem"
 	"hindsight/markdown"
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 
