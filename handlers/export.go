@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"hindsight/ingest"
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 
@@ -89,7 +90,7 @@ func postmortemMarkdown(p store.Postmortem, x store.ExportExtras) string {
 			}
 		}
 	}
-	if p.VariantKind != store.KindOriginal {
+	if p.VariantKind != postmortem.KindOriginal {
 		line("variant_kind", p.VariantKind) // a main version may be a repost of a text held nowhere here
 	}
 	var tags, evidence []string

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"hindsight/markdown"
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 
@@ -352,10 +353,10 @@ func insightBlocks(in store.Insights, fams []store.Family) []insightBlock {
 	out = append(out, b)
 
 	// Roles behind severe incidents.
-	roles := []string{store.RoleTrigger, store.RoleAmplifier, store.RoleMissingDefence, store.RoleContributing, store.RoleMitigation}
+	roles := []string{postmortem.RoleTrigger, postmortem.RoleAmplifier, postmortem.RoleMissingDefence, postmortem.RoleContributing, postmortem.RoleMitigation}
 	var roleSeries []legendEntry
 	for i, r := range roles {
-		roleSeries = append(roleSeries, legendEntry{seriesClass(i), store.RoleLabel(r)})
+		roleSeries = append(roleSeries, legendEntry{seriesClass(i), postmortem.RoleLabel(r)})
 	}
 	top := in.Roles[:min(len(in.Roles), 10)]
 	names := make([]string, len(top))
