@@ -467,7 +467,7 @@ func insightBlocks(in store.Insights, fams []store.Family) []insightBlock {
 	}
 	stepNames := make([]string, len(stepRows))
 	for i, r := range stepRows {
-		stepNames[i] = shorten(r.pattern.Name+": "+markdown.Plain(r.step.Text), 46)
+		stepNames[i] = shorten(r.pattern.Name+": "+markdown.Text(r.step.Text), 46)
 	}
 	b = insightBlock{Heading: "Checklist steps taken per pattern",
 		Note:  "For the three patterns with the most incidents: each step of the pattern's remediation checklist, and how many of the pattern's incidents ticked it.",
@@ -485,7 +485,7 @@ func insightBlocks(in store.Insights, fams []store.Family) []insightBlock {
 			})}
 	b.Table = chartTable{Caption: "Incidents that ticked each checklist step", Head: []string{"Pattern", "Step", "Ticked"}, Prose: true}
 	for _, r := range stepRows {
-		b.Table.Rows = append(b.Table.Rows, []string{r.pattern.Name, markdown.Plain(r.step.Text),
+		b.Table.Rows = append(b.Table.Rows, []string{r.pattern.Name, markdown.Text(r.step.Text),
 			fmt.Sprintf("%d of %d incidents", r.step.Ticked, r.pattern.Incidents)})
 	}
 	out = append(out, b)
