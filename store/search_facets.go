@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"hindsight/search"
 )
@@ -70,34 +69,10 @@ func (t *facetTable) tagged(i int, p int32) bool {
 	return t.tags[i*t.tagWords+int(p/64)]&(1<<(p%64)) != 0
 }
 
-// facetCache keeps the facet table while the data is unchanged. Searches
-// wait for one build rather than each running its own.
-type facetCache struct {
-	mu      sync.Mutex
-	version int64
-	table   *facetTable
-}
-
-// facetTable returns the facet table for the current data.
+// facetTable returns the facet table for the current data (cache.go):
+// searches wait for one build rather than each running its own.
 func (s *Store) facetTable(ctx context.Context) (*facetTable, error) {
-	version, err := s.DataVersion(ctx)
-	if err != nil {
-		return nil, err
-	}
-	c := &s.facets
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.table != nil && c.version == version {
-		return c.table, nil
-	}
-	t, err := s.loadFacetTable(ctx)
-	if err != nil {
-		return nil, err
-	}
-	// Built after version was read, the table may be newer than version,
-	// never older: the next search then sees a new version and rebuilds.
-	c.table, c.version = t, version
-	return t, nil
+	return s.facets.Get(ctx, "", func() (*facetTable, error) { return s.loadFacetTable(ctx) })
 }
 
 // loadFacetTable reads the table in one read transaction, so that rows and
