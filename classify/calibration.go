@@ -17,8 +17,8 @@ var calibration = []struct {
 	confidence float64
 	measured   string // right/shown on the tuning half when the table was set
 }{
-	{confidentScore, 0.88, "53/60"},
-	{DefaultThreshold, 0.63, "31/49"},
+	{confidentScore, 0.93, "54/58"},
+	{DefaultThreshold, 0.73, "38/52"},
 	{0, 0.00, "0/16 (scores 0.30 to 0.50)"},
 }
 

@@ -177,7 +177,8 @@ var rules = map[string]rule{
 		cues: []cue{
 			{groups: [][]string{{"turn off", "turned off", "turning off", "shut off", "shutting off", "shut down", "took down", "take down", "switch off", "switched off", "apagar", "apagamos", "apago", "cerrar", "cerramos"}, {"site", "website", "service", "whole", "entire", "sitio", "servicio", "web"}}},
 			{groups: [][]string{{"refusing", "refused", "refuse", "rejecting", "rejected", "rechazar", "rechazaban"}, {"traffic", "requests", "all", "trafico", "peticiones"}, {"instead", "rather than", "overload", "overloaded", "too slow", "en lugar de", "sobrecargados", "sobrecarga"}}},
-			{groups: [][]string{{"gracefully", "graceful", "elegantemente", "controlada"}, {"degrade", "degradation", "deal", "handle", "fail", "degradar", "degradacion"}}},
+			{groups: [][]string{{"gracefully", "graceful", "elegantemente", "de forma controlada"}, {"degrade", "degradation", "deal", "handle", "fail", "degradar", "degradacion"}}},
+			{groups: [][]string{{"drop", "dropping", "dropped", "shed", "shedding", "reject", "rejecting", "descartar", "descartando", "rechazar"}, {"under load", "too much load", "overload", "overloaded", "under pressure", "bajo carga", "sobrecarga", "sobrecargado"}}},
 		},
 	},
 	"harmful-error-handling": {
@@ -188,7 +189,7 @@ var rules = map[string]rule{
 			{groups: [][]string{{"handling", "manejo", "gestion", "mishandling"}, {"error condition", "error conditions", "error path", "condicion de error"}}, weight: 0.6},
 			{groups: [][]string{{"automated", "automatic", "automatically", "computerized", "automation", "self healing", "checker", "verifier", "automatizado", "automatico", "automatizacion"}, {"damage", "worse", "amplified", "deleted", "harm", "danos", "dano", "empeoro"}}, weight: 0.6, window: 2},
 			{groups: [][]string{{"watchdog", "failsafe", "protection", "safeguard", "self healing", "automation", "salvaguarda"}, {"erroneously", "mistakenly", "wrongly", "force all", "por error"}}},
-			{groups: [][]string{{"intended to fix", "meant to fix", "supposed to fix", "tries to fix", "attempts to fix", "tried to fix", "tried to repair", "intento corregir", "intenta corregir"}}},
+			{groups: [][]string{{"intended to fix", "meant to fix", "supposed to fix", "tries to fix", "attempts to fix", "tried to fix", "tried to repair", "intento corregir", "intenta corregir"}, {"automated", "automatic", "automatically", "automation", "system", "script", "tool", "logic", "mechanism", "automatizado", "automatico", "sistema", "herramienta"}}},
 		},
 	},
 	"bad-config-push": {
@@ -208,6 +209,7 @@ var rules = map[string]rule{
 		cues: []cue{
 			{groups: [][]string{{"recent", "new", "latest", "reciente", "recientes", "nueva", "nuevo"}, {"changes", "change", "release", "version", "code", "build", "cambios", "codigo"}, {"load", "cost", "cpu", "memory", "latency", "carga", "memoria", "latencia"}}},
 			{groups: [][]string{{"introduced", "shipped", "contained", "introdujo", "contenia"}, {"bug", "regression", "defect", "error", "fallo", "regresion"}}},
+			{groups: [][]string{{"latent", "latente"}, {"bug", "bugs", "issue", "defect", "software", "code", "fallo", "error", "defecto", "codigo"}}},
 			{groups: [][]string{{"deploy", "deployed", "deployment", "release", "rollout", "despliegue", "desplegamos"}, {"bug", "regression", "broke", "crash", "crashed", "fallo", "regresion"}}},
 			{groups: [][]string{{"refactor", "refactoring", "released", "new version", "deployed", "shipped", "refactorizacion", "publicada"}, {"forgot to", "leaked", "leak", "broke", "introduced", "regression", "olvido", "fuga"}}},
 			{groups: [][]string{{"rolled back", "roll back", "rolled it back", "reverted", "rollback", "revertimos"}, {"deploy", "deployment", "release", "version", "build", "despliegue"}}},
@@ -223,8 +225,8 @@ var rules = map[string]rule{
 			{groups: [][]string{{"maintenance", "mantenimiento"}, {"during", "while", "routine", "planned", "scheduled", "manual", "operation", "durante", "rutinario", "programado"}}},
 			{groups: [][]string{{"upgrade", "migration", "migrating", "refresh", "traffic shift", "scale up operation", "scaling activities", "management operations", "actualizacion", "migracion"}, {"during", "as part of", "while", "in the process of", "completed", "executed incorrectly", "durante", "mientras"}}},
 			{groups: [][]string{{"human error", "executed incorrectly", "outside the target", "error humano"}}},
-			{groups: [][]string{{"operator", "engineer", "command", "operador", "ingeniero", "comando"}, {"mistyped", "typo", "wrong", "incorrect", "incorrectly", "accidentally", "equivocado", "incorrecto"}}},
-			{groups: [][]string{{"operator", "engineer", "operador", "ingeniero"}, {"ran", "run", "executed", "ejecuto"}, {"production", "prod", "produccion"}}},
+			{groups: [][]string{{"=operator", "=operators", "=engineer", "=engineers", "=command", "=commands", "operador", "ingeniero", "comando"}, {"mistyped", "typo", "wrong", "incorrect", "incorrectly", "accidentally", "equivocado", "incorrecto"}}},
+			{groups: [][]string{{"=operator", "=operators", "=engineer", "=engineers", "operador", "ingeniero"}, {"=ran", "=run", "executed", "ejecuto"}, {"production", "prod", "produccion"}}},
 		},
 	},
 	"insufficient-isolation": {
@@ -235,17 +237,19 @@ var rules = map[string]rule{
 			{groups: [][]string{{"all regions", "every region", "every datacenter", "all datacenters", "globally", "todas las regiones", "todos los centros de datos"}, {"at the same moment", "at the same time", "at once", "simultaneously", "a la vez", "al mismo tiempo"}}},
 			{groups: [][]string{{"one datacenter", "one region", "one zone", "one cell", "one cluster", "a single", "un centro de datos", "una region", "una zona"}, {"another", "other", "all", "every", "otro", "otra", "todas", "todos"}, {"affect", "affected", "spread", "propagated", "impact", "afectar", "afecto", "propago"}}, weight: 0.6},
 			{groups: [][]string{{"isolation", "isolated", "isolate", "bulkhead", "bulkheads", "aislamiento"}, {"failure", "fault", "datacenter", "region", "tenant", "cell", "fallos", "centro de datos"}}},
+			{groups: [][]string{{"isolated from other", "isolated them from other", "isolate it from other", "affected other", "impacted other", "hurt other", "aislado de otros", "aislamos", "afecto a otros", "afectaba a otros"}, {"customers", "tenants", "users", "clientes", "inquilinos", "usuarios"}}},
 			{groups: [][]string{{"blast radius", "global impact", "=regionalize", "correlated failure", "shared queue", "other availability zones", "can't kill", "cant kill", "radio de impacto"}}},
 			{groups: [][]string{{"same rack", "same row", "same power feed", "same zone", "same failure domain", "same datacenter", "misma fila", "mismo rack", "misma zona", "mismo dominio de fallo", "mismo centro de datos"}, {"nodes", "replicas", "all", "cluster", "copies", "nodos", "replicas", "todos", "cluster", "copias"}}},
 			{groups: [][]string{{"spread", "distribute", "split", "across", "repartir", "repartiremos", "distribuir", "entre"}, {"racks", "rows", "zones", "datacenters", "regions", "cells", "failure domains", "filas", "zonas", "centros de datos", "regiones", "celdas"}, {"independent", "separate", "isolated", "independiente", "independientes", "separados", "aislados"}}},
 		},
 	},
 	"dependency-failure": {
-		prior:  RoleContributing,
+		prior:  RoleAmplifier,
 		domain: []string{"provider", "vendor", "upstream", "dependency", "third party", "external", "proveedor", "dependencia"},
 		cues: []cue{
-			{groups: [][]string{{"upstream", "provider", "vendor", "third party", "dependency", "external", "proveedor", "dependencia", "externo"}, {"outage", "was down", "went down", "unavailable", "degraded", "failed", "failing", "errors", "mistakenly", "caida", "caido", "no disponible", "fallo", "errores", "por error"}}},
+			{groups: [][]string{{"upstream", "provider", "vendor", "third party", "dependency", "external", "proveedor", "dependencia", "externo"}, {"outage", "was down", "went down", "unavailable", "degraded", "failed", "failing", "errors", "mistakenly", "became slow", "slowed down", "timed out", "timeouts", "caida", "caido", "no disponible", "fallo", "errores", "por error"}}},
 			{groups: [][]string{{"dependent", "dependencies", "depends on", "depend on", "relies on", "rely on", "relying on", "downstream", "dependientes", "dependen"}, {"impact", "impacted", "unavailable", "failures", "failed", "errors", "availability issues", "affected", "fallout", "impacto", "afectados"}}},
+			{groups: [][]string{{"due to", "because of", "caused by", "as a result of", "preventing", "debido a", "a causa de", "impidiendo"}, {"being unavailable", "=unavailability", "became unavailable", "became unhealthy", "errors while reading from", "errors from", "failures from", "failures in", "timeouts from", "no estar disponible", "indisponibilidad", "errores de"}}},
 			{groups: [][]string{{"downstream impact", "secondary fallout", "dependent services", "due to an underlying", "due to their dependency", "servicios dependientes"}}},
 		},
 	},
@@ -277,14 +281,15 @@ var rules = map[string]rule{
 		prior:  RoleAmplifier,
 		domain: []string{"primary", "primaries", "leader", "master", "replica", "failover", "election", "writes", "primario", "lider", "replica"},
 		cues: []cue{
-			{groups: [][]string{{"two", "both", "dos", "ambos"}, {"primary", "primaries", "masters", "leaders", "leader", "primarios", "maestros", "lideres"}}, weight: 0.6},
+			{groups: [][]string{{"two primaries", "two masters", "two leaders", "both primaries", "both masters", "dual primaries", "dual leaders", "multiple masters", "multiple primaries", "dos primarios", "dos maestros", "dos lideres", "ambos primarios"}}, weight: 0.6},
+			{groups: [][]string{{"form", "formed", "forming", "elect", "elected", "electing", "formar", "formaron", "eligieron"}, {"own cluster", "own clusters", "separate cluster", "separate clusters", "new master", "second master", "another master", "propio cluster", "otro maestro"}}},
 			{groups: [][]string{{"failover", "conmutacion por error"}, {"lost", "missing", "diverged", "inconsistent", "stale", "conflicting", "perdidas", "inconsistentes", "divergieron"}}},
 		},
 	},
 	"traffic-surge": {
 		prior:  RoleTrigger,
 		domain: []string{"launch", "press", "promotion", "sale", "news", "record", "campaign", "sign ups", "signups", "viral", "announcement", "black friday", "launch day", "marketing campaign", "breaking news", "went on sale", "lanzamiento", "campana", "noticia", "venta", "record"},
-		weak:   []string{"black friday", "launch day", "marketing campaign", "breaking news", "tickets went on sale", "organic growth", "dia del lanzamiento", "campana de marketing", "noticia de ultima hora", "venta de entradas", "crecimiento organico"},
+		weak:   []string{"surge in traffic", "traffic surge", "spike in traffic", "traffic spike", "black friday", "launch day", "marketing campaign", "breaking news", "tickets went on sale", "organic growth", "dia del lanzamiento", "campana de marketing", "noticia de ultima hora", "venta de entradas", "crecimiento organico"},
 		cues: []cue{
 			{groups: [][]string{{"spike", "surge", "peak", "flood", "influx", "wave", "pico", "aumento", "avalancha", "oleada"}, {"traffic", "users", "requests", "demand", "signups", "visitors", "trafico", "usuarios", "peticiones", "visitas"}, {"launch", "press", "promotion", "sale", "news", "campaign", "tv", "viral", "record", "hacker news", "announcement", "lanzamiento", "campana", "noticia", "venta", "record"}}, weight: 0.6},
 			{groups: [][]string{{"abnormal number of", "abnormally high number of", "such a spike in traffic", "numero anormal de"}}},
@@ -294,21 +299,21 @@ var rules = map[string]rule{
 		prior:  RoleTrigger,
 		domain: []string{"failed", "died", "failure", "fault", "faulty", "overheated", "broke", "dead", "burned", "tripped", "outage", "lost", "fallo", "averia", "averiado", "defectuoso", "quemado", "corte"},
 		cues: []cue{
-			{groups: [][]string{{"power supply", "generator", "generators", "ups", "cooling", "chiller", "chillers", "drive", "drives", "nic", "rack", "psu", "hardware", "motherboard", "fuente de alimentacion", "generador", "refrigeracion", "disco duro"}, {"failed", "died", "failure", "fault", "faulty", "overheated", "broke", "dead", "fallo", "averia", "averiado", "defectuoso"}}},
+			{groups: [][]string{{"power supply", "=generator", "=generators", "ups", "cooling", "chiller", "chillers", "drive", "drives", "nic", "rack", "psu", "hardware", "motherboard", "fuente de alimentacion", "generador", "refrigeracion", "disco duro"}, {"failed", "died", "failure", "fault", "faulty", "overheated", "broke", "dead", "fallo", "averia", "averiado", "defectuoso"}}},
 			{groups: [][]string{{"power", "energia", "electricidad", "electrico"}, {"lost", "loss", "outage", "cut", "failure", "perdida", "corte"}, {"datacenter", "facility", "servers", "rack", "building", "centro de datos", "servidores"}}},
 		},
 	},
 	"network-partition": {
-		prior:  RoleTrigger,
+		prior:  RoleAmplifier,
 		domain: []string{"fiber", "fibre", "bgp", "backbone", "carrier", "transit", "fibra", "troncal", "transito"},
 		cues: []cue{
-			{groups: [][]string{{"fiber", "fibre", "link", "links", "backbone", "transit", "carrier", "fibra", "enlace", "enlaces", "troncal"}, {"cut", "severed", "down", "failed", "lost", "withdrawn", "flapping", "cortada", "cortado", "caido", "caida", "retiradas"}}},
+			{groups: [][]string{{"fiber", "fibre", "link", "links", "backbone", "transit", "carrier", "fibra", "enlace", "enlaces", "troncal"}, {"cut", "severed", "down", "failed", "lost", "withdrawn", "flapping", "fault", "faulty", "damaged", "degraded", "cortada", "cortado", "caido", "caida", "retiradas", "averia", "danada"}}},
 			{groups: [][]string{{"connectivity", "packet loss", "conectividad"}, {"lost", "loss", "interrupted", "disrupted", "drop", "dropped", "perdida", "interrumpida"}}},
 			{groups: [][]string{{"route", "routes", "routing", "advertisement", "advertising", "advertise", "bgp", "rutas", "enrutamiento"}, {"withdrawn", "diverted", "leak", "leaked", "propagating", "filtered out", "stopped", "more specific", "retiradas", "desviado"}}},
 		},
 	},
 	"data-loss": {
-		prior:  RoleContributing,
+		prior:  RoleAmplifier,
 		domain: dataNouns,
 		cues: []cue{
 			{groups: [][]string{{"deleted", "wiped", "dropped", "lost", "corrupted", "truncated", "overwrote", "overwritten", "discarded", "borramos", "borrados", "borro", "perdimos", "perdidos", "perdieron", "perdio", "corruptos", "sobrescribio", "descarto"}, dataNouns, {"permanently", "unrecoverable", "could not be recovered", "gone", "for good", "forever", "hours of", "irrecuperable", "definitivamente", "para siempre", "no se pudieron recuperar", "could not be restored", "not recoverable", "suffered data loss"}}, weight: 0.6},
@@ -324,6 +329,35 @@ var rules = map[string]rule{
 			{groups: [][]string{{"restore", "restoring", "restoration", "restauracion", "restaurar"}, {"took", "days", "hours", "slow", "manual", "never tested", "tardo", "dias", "horas"}, {"data", "database", "files", "backup", "backups", "datos", "base de datos", "archivos"}}},
 		},
 	},
+}
+
+// thingNames are catalogue phrases that name a thing (a component, a
+// practice, a unit of deployment) rather than say that something happened to
+// it: "availability zone" or "maintenance window" turn up in reports whose
+// failure has nothing to do with isolation or maintenance. Like the words
+// the catalogue calls weak alone (note 1), they count only next to a domain
+// noun of the pattern; the mechanism has to be stated by a cue or by a
+// phrase that says what happened. The list is ours, read off the
+// catalogue's detection lists, in English and Spanish.
+var thingNames = []string{
+	// isolation, dependencies
+	"availability zone", "failure domain", "cell-based architecture", "shuffle sharding", "cloud provider", "third-party", "hard dependency", "external API", "us-east-1", "transit provider", "upstream provider", "DNS provider",
+	"zona de disponibilidad", "dominio de fallo", "proveedor de nube", "dependencia externa",
+	// changes and maintenance
+	"maintenance window", "maintenance event",
+	"ventana de mantenimiento",
+	// replication, time, certificates
+	"leader election", "replication lag", "time zone", "signing certificate", "key rotation", "validity period", "intermediate certificate", "root certificate", "certificate chain", "SSL certificate", "TLS certificate", "monotonic clock", "midnight UTC", "new year",
+	"eleccion de lider", "retraso de replicacion", "zona horaria",
+	// backups and data
+	"point-in-time recovery", "disaster recovery plan", "recovery time objective", "recovery point objective", "backup retention", "off-site backup", "tape backups", "data integrity", "referential integrity", "deletion script", "deletion pipeline", "hard delete",
+	"plan de recuperacion", "integridad de datos",
+	// pools, queues, caches, load
+	"connection timeout", "idle connections", "file descriptors", "ephemeral ports", "queue depth", "message age", "dead-letter queue", "look-aside cache", "request coalescing", "retry budget", "token bucket", "admission control", "read-only mode", "degraded mode", "fallback path", "peak concurrent users", "time-to-live", "listen backlog", "keep-alive", "KeepAlive", "max_connections", "MaxRequestWorkers", "readiness probe", "liveness probe", "top of the hour",
+	"control de admision", "modo solo lectura", "modo degradado",
+	// facilities and network
+	"power distribution unit", "backup generators", "uninterruptible power supply", "air handlers", "fire suppression", "backbone links", "BGP session",
+	"generadores de respaldo", "sistema de alimentacion ininterrumpida",
 }
 
 // redirects drop a phrase's evidence for a pattern when the nouns around it
@@ -345,12 +379,19 @@ var (
 	// Headings that open a lessons section.
 	lessonHeadings = newMarkers("lessons learned", "lessons", "action items", "whats next", "next steps", "follow up", "follow ups", "remediation", "prevention", "going forward", "what we are doing", "what were doing", "improvements",
 		"lecciones aprendidas", "lecciones", "acciones", "proximos pasos", "medidas", "mejoras", "que haremos")
+	// Headings that open a section on how the incident was ended.
+	mitigationHeadings = newMarkers("mitigation", "mitigations", "resolution", "recovery", "how we fixed it", "how it was fixed", "remediation steps",
+		"mitigacion", "resolucion", "recuperacion", "como lo resolvimos", "solucion")
 	// Mitigation: what was done to end the incident.
-	mitigationMarkers = newMarkers("resolved it by", "resolved by", "resolved the", "we resolved", "fixed it by", "fixed by", "solved by", "we solved", "mitigated", "to mitigate", "we mitigated", "by disabling", "we disabled", "we rolled back", "rolled back", "we reverted", "we restarted", "allowed", "we let", "readmitted", "we added", "brought", "we turned off", "we switched off", "we have turned off", "turned off the system", "service was restored", "came back online",
+	mitigationMarkers = newMarkers("resolved it by", "resolved by", "resolved the", "we resolved", "fixed it by", "fixed by", "solved by", "we solved", "mitigated", "to mitigate", "we mitigated", "by disabling", "we disabled", "we rolled back", "rolled back", "roll back", "rolling back", "reverted", "revert the", "we reverted", "we restarted", "allowed", "we let", "readmitted", "we added", "brought", "we turned off", "we switched off", "we have turned off", "turned off the system", "service was restored", "came back online",
 		"lo resolvimos", "resolvimos", "solucionamos", "mitigamos", "para mitigar", "desactivamos", "revertimos", "reiniciamos", "restablecimos", "anadimos", "permitimos", "apagamos el sistema")
 	// Causal words that mark a trigger when they appear early in the text.
 	causalMarkers = newMarkers("triggered", "trigger", "caused by", "was caused", "began when", "started when", "started after", "root cause", "because of", "after we", "following a", "this morning we", "today we", "we made a change", "we took",
 		"desencadeno", "causado por", "comenzo cuando", "empezo cuando", "causa raiz", "se origino", "hoy hicimos")
+	// Markers of a sentence that says what was spared: its matches count as
+	// negated.
+	unharmedMarkers = newMarkers("not impacted", "not affected", "unaffected", "unimpacted", "not been impacted", "not been affected", "no impact", "no customer impact", "not experience", "did not see",
+		"no fueron afectados", "no se vieron afectados", "no se vio afectado", "no afecto", "sin impacto", "no tuvo impacto")
 	// Markers of a sentence that lists examples.
 	enumerationMarkers = newMarkers("such as", "for example", "for instance", "eg", "e g", "including", "tales como", "como por ejemplo", "por ejemplo")
 	// Words that negate a phrase just before it ("this was not a retry storm").
@@ -359,7 +400,13 @@ var (
 	// process review, a smooth rollout) shows no failure pattern however many
 	// of the pattern's words it uses.
 	impactWords = map[string]bool{"outage": true, "outages": true, "down": true, "downtime": true, "failed": true, "failing": true, "failure": true, "failures": true, "error": true, "errors": true, "unavailable": true, "degraded": true, "crash": true, "crashed": true, "broke": true, "broken": true, "timeouts": true, "lost": true, "interruption": true, "interruptions": true, "disruption": true, "overloaded": true, "couldnt": true, "blackout": true, "inaccessible": true, "unreachable": true, "stopped": true, "damage": true, "slow": true, "slower": true, "affected": true, "impacted": true, "recovered": true, "restored": true, "mitigated": true, "resolved": true, "refused": true, "killed": true, "leaked": true, "missing": true,
-		"caida": true, "caido": true, "cayo": true, "errores": true, "fallo": true, "fallaron": true, "fallaba": true, "fallos": true, "interrupcion": true, "perdieron": true, "perdimos": true, "perdio": true, "perdida": true, "perdidas": true, "corte": true, "aislo": true, "rechazo": true, "rechazaba": true, "caidas": true, "inalcanzable": true, "lentitud": true, "perdidos": true, "degradado": true, "sobrecargaron": true, "abrumado": true, "lento": true, "afectados": true, "afecto": true, "danos": true, "recuperamos": true, "restablecimos": true, "resuelto": true}
+		"caida": true, "caido": true, "cayo": true, "errores": true, "fallo": true, "fallaron": true, "fallaba": true, "fallos": true, "interrupcion": true, "perdieron": true, "perdimos": true, "perdio": true, "perdida": true, "perdidas": true, "corte": true, "aislo": true, "rechazo": true, "rechazaba": true, "caidas": true, "inalcanzable": true, "lentitud": true, "perdidos": true, "degradado": true, "sobrecargaron": true, "abrumado": true, "lento": true, "afectados": true, "afecto": true, "danos": true, "recuperamos": true, "restablecimos": true, "resuelto": true,
+		// Portuguese, French, German and Italian write-ups keep English terms
+		// (catalogue note 4) but tell the failure in their own words.
+		"erros": true, "falha": true, "falhas": true, "falhou": true, "falharam": true, "indisponivel": true, "indisponibilidade": true, "queda": true, "caiu": true, "sobrecarregado": true, "lentidao": true, "interrupcao": true,
+		"panne": true, "erreurs": true, "indisponible": true, "indisponibilite": true, "echec": true, "defaillance": true, "surcharge": true,
+		"ausfall": true, "fehler": true, "storung": true, "unerreichbar": true, "uberlastet": true,
+		"guasto": true, "errori": true, "disservizio": true, "interruzione": true, "indisponibile": true}
 	// Words that end the reach of a negator.
 	clauseBreaks = map[string]bool{"and": true, "but": true, "so": true, "because": true, "which": true, "y": true, "pero": true, "porque": true}
 )

@@ -43,7 +43,7 @@ func splitSentences(text string) []span {
 		case '\n':
 			line := strings.TrimSpace(text[lineStart:i])
 			rest := text[next:]
-			if blankLineAhead(rest) || lineBreaksSentence(line, rest) {
+			if blankLineAhead(rest) && !wrappedAcrossBlank(line, rest) || lineBreaksSentence(line, rest) {
 				emit(i)
 				start = next
 			}
@@ -58,7 +58,7 @@ func splitSentences(text string) []span {
 func trimSpan(text string, s, e int) (int, int) {
 	for s < e {
 		r, size := utf8.DecodeRuneInString(text[s:])
-		if !unicode.IsSpace(r) && r != '-' && r != '*' && r != '#' && r != '>' {
+		if !unicode.IsSpace(r) && r != '-' && r != '*' && r != '#' && r != '>' && r != '•' {
 			break
 		}
 		s += size
@@ -106,6 +106,23 @@ func blankLineAhead(rest string) bool {
 	return strings.TrimSpace(rest[:nl]) == ""
 }
 
+// wrappedAcrossBlank reports whether a blank line only separates the two
+// halves of a wrapped sentence, as some scraped pages double-space their
+// lines: the line is long, has no final punctuation, and the line after
+// the blank one goes on in lower case ("until 5am where it" / "maxed out").
+func wrappedAcrossBlank(line, rest string) bool {
+	if utf8.RuneCountInString(line) <= 20 || strings.ContainsAny(line[len(line)-1:], ".!?:;") || isListOrHeading(line) {
+		return false
+	}
+	nl := strings.IndexByte(rest, '\n')
+	if nl < 0 {
+		return false
+	}
+	next := strings.TrimLeft(rest[nl+1:], " \t")
+	r, _ := utf8.DecodeRuneInString(next)
+	return unicode.IsLower(r)
+}
+
 func lineBreaksSentence(line, rest string) bool {
 	next := strings.TrimLeft(rest, " \t")
 	if isListOrHeading(line) || isListOrHeading(next) {
@@ -125,6 +142,9 @@ func isListOrHeading(line string) bool {
 	}
 	switch line[0] {
 	case '#', '-', '*', '>', '|':
+		return true
+	}
+	if strings.HasPrefix(line, "•") {
 		return true
 	}
 	// "1. " or "2) "

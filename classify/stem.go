@@ -1,12 +1,6 @@
 package classify
 
-import (
-	"strings"
-	"sync"
-
-	"github.com/kljensen/snowball/english"
-	"github.com/kljensen/snowball/spanish"
-)
+import "hindsight/textnorm"
 
 // irregular maps English past forms that occur in detection phrases to their
 // base form, so "made matters worse" also matches "to make matters worse".
@@ -26,33 +20,12 @@ var irregular = map[string]string{
 // in any text: Spanish write-ups keep English terms.
 type stems struct{ en, es string }
 
-// stemCache remembers stems across calls: Snowball is most of the cost of
-// reading a text, and the vocabulary of postmortems is small. It stops
-// growing at stemCacheMax words so odd input cannot make it grow for ever.
-var stemCache = struct {
-	sync.RWMutex
-	m map[string]stems
-}{m: make(map[string]stems)}
-
-const stemCacheMax = 1 << 16
-
+// stemOf returns the English and Spanish stems of a folded word, through
+// textnorm's one word cache.
 func stemOf(word string) stems {
-	stemCache.RLock()
-	s, ok := stemCache.m[word]
-	stemCache.RUnlock()
-	if ok {
-		return s
-	}
 	base := word
 	if b, ok := irregular[word]; ok {
 		base = b
 	}
-	s = stems{en: english.Stem(base, true), es: spanish.Stem(word, true)}
-	stemCache.Lock()
-	if len(stemCache.m) < stemCacheMax {
-		// word may be a slice of a whole text (see tokenize): keep a copy.
-		stemCache.m[strings.Clone(word)] = s
-	}
-	stemCache.Unlock()
-	return s
+	return stems{en: textnorm.Stem("en", base), es: textnorm.Stem("es", word)}
 }

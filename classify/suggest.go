@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -161,6 +162,11 @@ func Compile(pats []Pattern) *Classifier {
 					ws[i].form, ws[i].exact = t.norm, true
 				case len(t.norm) <= 3:
 					ws[i].form = t.norm
+				case len(ws[i].stem) <= 3:
+					// Snowball cut the word to a stem that many words share
+					// (Spanish "comando" to "com", like "como"): the text's
+					// word must also start like the term's.
+					ws[i].form = t.norm[:max(len(ws[i].stem), len(t.norm)-2)]
 				}
 				c.prefixes[prefix(ws[i].stem)] = true
 				key = append(key, ws[i].stem, ws[i].form, fmt.Sprint(ws[i].exact))
@@ -192,7 +198,7 @@ func Compile(pats []Pattern) *Classifier {
 		}
 		c.rules = append(c.rules, r)
 		weak := make(map[string]bool)
-		for _, w := range r.weak {
+		for _, w := range join(r.weak, thingNames) {
 			weak[Normalize(w)] = true
 		}
 		phraseUse := func(ph string) use {
@@ -321,6 +327,9 @@ type sentence struct {
 	toks       []token
 	class      class
 	pos        float64 // position in the document, 0..1
+	// unharmed: the sentence says what was not hit ("traffic between
+	// Availability Zones was not impacted"); its words show no mechanism.
+	unharmed bool
 }
 
 type match struct {
@@ -364,7 +373,10 @@ func (c *Classifier) sentences(doc Document) []sentence {
 	}{{doc.Title, false}, {doc.Body, false}, {doc.Lessons, true}, {doc.ActionItems, true}}
 	for _, p := range parts {
 		toks := tokenize(p.text)
-		inLessons := p.lesson
+		section := classPlain
+		if p.lesson {
+			section = classLesson
+		}
 		ti := 0
 		for _, sp := range splitSentences(p.text) {
 			for ti < len(toks) && toks[ti].start < sp.start {
@@ -378,15 +390,16 @@ func (c *Classifier) sentences(doc Document) []sentence {
 				continue
 			}
 			s := sentence{text: p.text, start: sp.start, end: sp.end, toks: toks[ti:tj]}
+			s.unharmed = unharmedMarkers.in(s.toks)
 			if !p.lesson {
 				if h, ok := headingOf(p.text[sp.start:sp.end], s.toks); ok {
-					inLessons = h
+					section = h
 				}
 			}
 			switch {
-			case inLessons || lessonMarkers.in(s.toks):
+			case section == classLesson || lessonMarkers.in(s.toks):
 				s.class = classLesson
-			case mitigationMarkers.in(s.toks):
+			case section == classMitigation || mitigationMarkers.in(s.toks):
 				s.class = classMitigation
 			case causalMarkers.in(s.toks):
 				s.class = classTrigger
@@ -401,23 +414,42 @@ func (c *Classifier) sentences(doc Document) []sentence {
 	return sents
 }
 
-// headingOf reports whether a sentence opens a section, and whether that
-// section holds lessons: a short line without final punctuation, or a
-// lessons heading followed by a colon ("What's next: We've turned...").
-func headingOf(raw string, toks []token) (lessons, ok bool) {
+// headingOf reports whether a sentence opens a section, and the class of
+// the sentences in it: a short line without final punctuation, or a
+// lessons or mitigation heading followed by a colon ("What's next: We've
+// turned...", "Mitigation: engineers applied...").
+func headingOf(raw string, toks []token) (class, bool) {
 	raw = strings.TrimSpace(raw)
-	if n := lessonHeadings.prefixLen(toks); n > 0 {
+	for _, h := range []struct {
+		m  markers
+		cl class
+	}{{lessonHeadings, classLesson}, {mitigationHeadings, classMitigation}} {
+		n := h.m.prefixLen(toks)
+		if n == 0 {
+			continue
+		}
 		if colon := strings.IndexByte(raw, ':'); colon >= 0 && colon <= toks[n-1].end-toks[0].start+2 {
-			return true, true
+			return h.cl, true
 		}
 		if len(toks) <= 6 {
-			return true, true
+			return h.cl, true
 		}
 	}
 	if len(toks) <= 6 && raw != "" && !strings.ContainsAny(raw[len(raw)-1:], ".!?") {
-		return false, true
+		return classPlain, true
 	}
-	return false, false
+	// Any other label of a few words and a colon ("Root cause and
+	// mitigation: ...") opens a section of the story.
+	if colon := strings.IndexByte(raw, ':'); colon > 0 && len(toks) > 0 && unicode.IsLetter(rune(raw[colon-1])) && (colon+1 == len(raw) || raw[colon+1] == ' ') {
+		n := 0
+		for n < len(toks) && toks[n].end-toks[0].start <= colon {
+			n++
+		}
+		if n >= 1 && n <= 5 {
+			return classPlain, true
+		}
+	}
+	return classPlain, false
 }
 
 // markers is a set of word sequences matched on folded words, keyed by
@@ -486,7 +518,7 @@ func (c *Classifier) match(sents []sentence, si int, out []match) []match {
 			}
 			for _, id := range c.index[indexKey{lang: lang, stem: first}] {
 				if end, ok := matchAt(&c.terms[id], toks, st, i); ok {
-					out = append(out, match{term: id, sent: si, from: i, to: end, negated: negated(toks, i)})
+					out = append(out, match{term: id, sent: si, from: i, to: end, negated: sents[si].unharmed || negated(sents[si].text, toks, i)})
 				}
 			}
 		}
@@ -542,10 +574,14 @@ func matchAt(t *term, toks []token, st []stems, i int) (int, bool) {
 	return j, true
 }
 
-func negated(toks []token, i int) bool {
+// negated reports whether one of the three words before toks[i] negates
+// it, within its clause: a clause word ("but") or a comma, semicolon or
+// colon between them ends the negation's reach ("this wasn't true, an
+// incorrect configuration...").
+func negated(text string, toks []token, i int) bool {
 	for k := i - 1; k >= 0 && k >= i-3; k-- {
 		w := toks[k].norm
-		if clauseBreaks[w] {
+		if clauseBreaks[w] || strings.ContainsAny(text[toks[k].end:toks[k+1].start], ",;:") {
 			return false
 		}
 		if negators[w] {
@@ -838,7 +874,7 @@ func abs(x int) int { return max(x, -x) }
 func showsImpact(sents []sentence) bool {
 	for _, s := range sents {
 		for i, t := range s.toks {
-			if impactWords[t.norm] && !negated(s.toks, i) {
+			if impactWords[t.norm] && !negated(s.text, s.toks, i) {
 				return true
 			}
 		}

@@ -31,6 +31,7 @@ func TestSuggestRules(t *testing.T) {
 	}{
 		{"multi-word phrase", classify.Document{Body: "The outage began when a retry storm hit the API."}, "retry-storm", true, ""},
 		{"weak word alone", classify.Document{Body: "The outage lasted an hour. Our client retries once."}, "retry-storm", false, ""},
+		{"negation ends at a comma", classify.Document{Body: "The storage API failed for an hour. We thought the replica was read-only. This wasn't true, an incorrect configuration left it writable."}, "bad-config-push", true, ""},
 		{"negated phrase", classify.Document{Body: "The API failed for ten minutes. This was not a retry storm: clients backed off as designed."}, "retry-storm", false, ""},
 		{"health check alone is weak", classify.Document{Body: "A disk failed on one server. We added a health check for the disk."}, "health-check-death-spiral", false, ""},
 		{"health check with removal", classify.Document{Body: "Under load the health checks failed and the load balancer removed every server from rotation."}, "health-check-death-spiral", true, classify.RoleAmplifier},
@@ -46,6 +47,17 @@ func TestSuggestRules(t *testing.T) {
 		{"UPS is not up", classify.Document{Body: "The disks filled up on every node and the service failed."}, "hardware-failure", false, ""},
 		{"irregular past matches the base form", classify.Document{Body: "The database failed. To make matters worse, the queue did not drain on its own."}, "feedback-loop", true, ""},
 		{"no sign of failure", classify.Document{Body: "This is our process review. Every configuration change goes through a canary and is rolled out to all regions in stages."}, "bad-config-push", false, ""},
+		{"a thing named in passing", classify.Document{Body: "The checkout API failed for an hour after its certificate expired. The API runs in three availability zones."}, "insufficient-isolation", false, ""},
+		{"what was not impacted", classify.Document{Body: "The checkout API failed for an hour. Traffic between availability zones and the global DNS service were not impacted."}, "dns-failure", false, ""},
+		{"any other label opens the story again", classify.Document{Body: "Mitigation: engineers restarted the proxies in every region.\nRoot cause and impact: a configuration change pushed to every region contained an invalid value, and the proxies crashed."}, "bad-config-push", true, ""},
+		{"operating is not an operator", classify.Document{Body: "The API failed for an hour. The new operating system had been running in production for months."}, "maintenance-triggered", false, ""},
+		{"a person trying to fix is no harmful automation", classify.Document{Body: "The API failed for an hour. Engineers deleted keys to try to fix the problem."}, "harmful-error-handling", false, ""},
+		{"Spanish comando is not como", classify.Document{Body: "El servicio falló durante una hora. El cambio contenía un valor incorrecto, de modo que los tokens se rechazaban como inválidos."}, "maintenance-triggered", false, ""},
+		{"two primaries, not both networks", classify.Document{Body: "The API failed. The change disconnected both the primary and secondary network at once."}, "split-brain", false, ""},
+		{"a slow third party", classify.Document{Body: "Checkout failed for an hour. The third-party fraud API we call became slow and every order timed out."}, "dependency-failure", true, ""},
+		{"down because another service is unavailable", classify.Document{Body: "Deployments failed for an hour due to the artifact store being unavailable."}, "dependency-failure", true, ""},
+		{"a surge needs an outside cause", classify.Document{Body: "When the outage ended the database failed again under a surge in traffic from clients reconnecting."}, "traffic-surge", false, ""},
+		{"a surge with an outside cause", classify.Document{Body: "The site failed under a surge in traffic after the launch was on the news."}, "traffic-surge", true, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

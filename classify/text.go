@@ -8,58 +8,15 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"hindsight/textnorm"
 )
 
 // token is one word of a text: its byte span in the original and its
-// lower-cased, accent-folded form.
+// lower-cased, accent-folded form (textnorm's folding, as search and slugs).
 type token struct {
 	start, end int
 	norm       string
-}
-
-// appendFolded appends r lower-cased, with the accents of the Latin letters
-// used by the languages we read (es, fr, de, pt, it) stripped, so
-// "Configuración" and "configuracion" compare equal.
-func appendFolded(b []byte, r rune) []byte {
-	if r < 0x80 {
-		if 'A' <= r && r <= 'Z' {
-			r += 'a' - 'A'
-		}
-		return append(b, byte(r))
-	}
-	r = unicode.ToLower(r)
-	if f := foldLatin(r); f != "" {
-		return append(b, f...)
-	}
-	return utf8.AppendRune(b, r)
-}
-
-func foldLatin(r rune) string {
-	switch r {
-	case 'à', 'á', 'â', 'ã', 'ä', 'å', 'ā':
-		return "a"
-	case 'ç', 'č':
-		return "c"
-	case 'è', 'é', 'ê', 'ë', 'ē', 'ę':
-		return "e"
-	case 'ì', 'í', 'î', 'ï':
-		return "i"
-	case 'ñ':
-		return "n"
-	case 'ò', 'ó', 'ô', 'õ', 'ö', 'ø', 'ō':
-		return "o"
-	case 'ù', 'ú', 'û', 'ü', 'ū':
-		return "u"
-	case 'ý', 'ÿ':
-		return "y"
-	case 'ß':
-		return "ss"
-	case 'œ':
-		return "oe"
-	case 'æ':
-		return "ae"
-	}
-	return ""
 }
 
 // Normalize returns text lower-cased and accent-folded with every run of
@@ -118,7 +75,7 @@ func tokenize(text string) []token {
 			if unicode.Is(unicode.Mn, r) { // combining accent: folding drops it
 				break
 			}
-			b = appendFolded(b, r)
+			b = textnorm.AppendFolded(b, r)
 		case start >= 0 && (r == '\'' || r == '’') && i+size < len(text) && nextIsLetter(text[i+size:]):
 			// inside a word: skip the apostrophe
 			changed = true

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"hindsight/textnorm"
 )
 
 // DocFacts are the facts that survive translation: who, when, and the
@@ -87,14 +89,10 @@ func factsOf(text string, toks []token) DocFacts {
 // space ("2009년", "Gmail에"), which the number or the name must shed to
 // match its English form.
 func factWord(norm string) string {
-	if i := strings.IndexFunc(norm, isCJK); i > 0 {
+	if i := strings.IndexFunc(norm, textnorm.IsCJK); i > 0 {
 		return norm[:i]
 	}
 	return norm
-}
-
-func isCJK(r rune) bool {
-	return unicode.In(r, unicode.Hangul, unicode.Han, unicode.Hiragana, unicode.Katakana)
 }
 
 // titleCase reports whether most words of a line of text are capitalised.

@@ -1,8 +1,11 @@
 package e2e_test
 
 import (
+	"os"
 	"strings"
 	"testing"
+
+	"github.com/chromedp/chromedp"
 )
 
 // A writer fills in the form, previews the Markdown, asks for pattern
@@ -24,19 +27,23 @@ func TestBothWaysSuggestAcceptRejectPreview(t *testing.T) {
 		if js {
 			// The live preview renders the Markdown beside the field.
 			p.waitFor("the live preview", `(document.querySelector("#f-body ~ .live-preview strong") || {}).textContent === "exponential backoff"`)
+		} else if eval[bool](p, `document.querySelector(".live-preview") !== null`) {
+			t.Fatal("scripts ran in the tab that has JavaScript off")
+		}
+		// The Preview button is a form post either way, to its own route.
+		p.press(`.form-actions button[formaction$="/preview"]`, false)
+		p.see(".preview", "exponential backoff", title)
+		if got := p.text(".preview strong"); got != "exponential backoff" {
+			t.Errorf("the preview shows %q in bold, want the Markdown rendered", got)
+		}
+		if got := p.path(); got != "/postmortems/new/preview" {
+			t.Errorf("Preview posted to %s, want /postmortems/new/preview", got)
+		}
+		if js {
 			eval[bool](p, `window.stayed = true`)
-		} else {
-			if eval[bool](p, `document.querySelector(".live-preview") !== null`) {
-				t.Fatal("scripts ran in the tab that has JavaScript off")
-			}
-			p.press(`.form-actions button[value="preview"]`, js)
-			p.see(".preview", "exponential backoff", title)
-			if got := p.text(".preview strong"); got != "exponential backoff" {
-				t.Errorf("the preview shows %q in bold, want the Markdown rendered", got)
-			}
 		}
 
-		p.press(`[data-suggestions] button[name="action"][value="suggest"]`, js)
+		p.press(`[data-suggestions] button[formaction$="/suggest"]`, js)
 		if js {
 			p.waitFor("the suggestions", `document.querySelector(".suggestion")`)
 		}
@@ -82,6 +89,124 @@ func TestBothWaysSuggestAcceptRejectPreview(t *testing.T) {
 		}
 		if n := query[int](t, p.srv, `SELECT count(*) FROM tags t JOIN postmortems p ON p.id = t.postmortem_id WHERE p.slug = ? AND t.pattern_slug = 'connection-exhaustion'`, slug); n != 0 {
 			t.Error("the rejected pattern was saved as a tag")
+		}
+	})
+}
+
+// Every step of the edit form, each posting to its own route under
+// /postmortems/{slug}/edit: More rows, Preview, Suggest patterns, Accept,
+// Reject, then Save and keep editing, which saves and comes back to the
+// form at the new version.
+func TestBothWaysEditFormSteps(t *testing.T) {
+	t.Parallel()
+	bothWays(t, func(t *testing.T, p *page, js bool) {
+		const slug = "gmail-2009-09-01-request-router-overload"
+		edit := "/postmortems/" + slug + "/edit"
+		p.open(edit, 200)
+		p.run("sign", typeInto("#f-author", "Dana"), typeInto("#f-note", "tagged from the suggestions"))
+		// The writer clears the patterns, to tag it again from the suggestions.
+		eval[bool](p, `(document.querySelectorAll('input[name="tags"]:checked').forEach(b => { b.checked = false }), true)`)
+		before := p.count(".timeline-row")
+		p.press(`button[data-add-row]`, js)
+		if after := p.count(".timeline-row"); after <= before {
+			t.Fatalf("More rows: %d rows, had %d", after, before)
+		}
+
+		p.press(`.form-actions button[formaction$="/preview"]`, false)
+		if got := p.path(); got != edit+"/preview" {
+			t.Errorf("Preview posted to %s, want %s/preview", got, edit)
+		}
+		p.see(".preview", "Gmail")
+		if js {
+			eval[bool](p, `window.stayed = true`)
+		}
+
+		p.press(`[data-suggestions] button[formaction$="/suggest"]`, js)
+		if js {
+			p.waitFor("the suggestions", `document.querySelectorAll(".suggestion").length >= 2`)
+		}
+		if n := p.count(".suggestion"); n < 2 {
+			t.Fatalf("%d suggestions for the Gmail postmortem, want 2 or more", n)
+		}
+		accept := eval[string](p, `document.querySelector('.suggestion button[name="accept"]').value`)
+		pattern, role, _ := strings.Cut(accept, ":")
+		reject := eval[string](p, `Array.from(document.querySelectorAll('.suggestion button[name="reject"]')).map(b => b.value).find(v => v !== "`+pattern+`") || ""`)
+		if reject == "" {
+			t.Fatal("no second suggestion to reject")
+		}
+		p.press(`button[name="accept"][value="`+accept+`"]`, js)
+		if js {
+			p.waitFor("the accepted pattern", `document.querySelector('.suggestion.accepted')`)
+		}
+		if !eval[bool](p, `document.querySelector('input[name="tags"][value="`+accept+`"]').checked`) {
+			t.Fatalf("accepting %s did not tick it", accept)
+		}
+		p.press(`button[name="reject"][value="`+reject+`"]`, js)
+		if js {
+			p.waitFor("the rejection", `!document.querySelector('button[name="reject"][value="`+reject+`"]')`)
+		}
+		if n := query[int](t, p.srv, `SELECT count(*) FROM rejected_suggestions r JOIN postmortems p ON p.id = r.postmortem_id WHERE p.slug = ? AND r.pattern_slug = ?`, slug, reject); n != 1 {
+			t.Errorf("the database holds %d rejections of %s for %s, want 1", n, reject, slug)
+		}
+		if js && !eval[bool](p, `window.stayed === true`) {
+			t.Error("with JavaScript, the page was reloaded")
+		}
+		if v := query[int](t, p.srv, `SELECT version FROM postmortems WHERE slug = ?`, slug); v != 1 {
+			t.Errorf("the steps saved something: version %d", v)
+		}
+
+		p.press(`.form-actions button[value="save-continue"]`, false)
+		if got := p.path(); got != edit {
+			t.Errorf("Save and keep editing led to %s, want %s", got, edit)
+		}
+		p.see(".flash", "Saved as version 2")
+		if n := query[int](t, p.srv, `SELECT count(*) FROM tags t JOIN postmortems p ON p.id = t.postmortem_id WHERE p.slug = ? AND p.version = 2 AND t.pattern_slug = ? AND t.role = ?`, slug, pattern, role); n != 1 {
+			t.Errorf("version 2 of %s lacks the accepted %s", slug, accept)
+		}
+	})
+}
+
+// Link as a variant: a text that is a version of a postmortem Hindsight
+// holds is offered as such, and linking it makes the new postmortem a
+// variant of that one.
+func TestBothWaysLinkVariant(t *testing.T) {
+	t.Parallel()
+	text, err := os.ReadFile("../seeds/documents/001_06b369280e90b647.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bothWays(t, func(t *testing.T, p *page, js bool) {
+		const original = "facebook-2010-09-23-outage"
+		p.open("/postmortems/new", 200)
+		p.run("write",
+			typeInto("#f-title", "Facebook outage, retold"),
+			typeInto("#f-summary", "A configuration check turned a bad value into an outage."),
+			typeInto("#f-author", "Dana"),
+			chromedp.SetValue(chromedp.CSS("#f-body"), string(text), chromedp.NodeVisible),
+		)
+		if js {
+			eval[bool](p, `window.stayed = true`)
+		}
+		p.press(`[data-suggestions] button[formaction$="/suggest"]`, js)
+		link := `button[name="link_variant"][value^="` + original + `:"]`
+		if js {
+			p.waitFor("the similar texts", `document.querySelector('`+link+`')`)
+		}
+		p.see(".similar-texts", "More Details on Today's Outage")
+		p.press(link, js)
+		if js {
+			p.waitFor("the link", `document.querySelector("select[name=variant_of]").value === "`+original+`"`)
+		} else if got := p.path(); got != "/postmortems/new/link-variant" {
+			t.Errorf("Link as a variant posted to %s, want /postmortems/new/link-variant", got)
+		}
+		p.see(".similar-texts", "Chosen below as the postmortem this is a variant of.")
+		if js && !eval[bool](p, `window.stayed === true`) {
+			t.Error("with JavaScript, the page was reloaded")
+		}
+		p.press(`.form-actions button[value="save"]`, false)
+		slug := strings.TrimPrefix(p.path(), "/postmortems/")
+		if n := query[int](t, p.srv, `SELECT count(*) FROM postmortems a JOIN postmortems b ON a.group_id = b.group_id WHERE a.slug = ? AND b.slug = ?`, slug, original); n != 1 {
+			t.Errorf("%s is not in the group of %s", slug, original)
 		}
 	})
 }

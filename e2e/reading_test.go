@@ -60,30 +60,39 @@ func TestJourneyReadAcrossPatternsAndVersions(t *testing.T) {
 // The list narrows by pattern and language with its filter form, and the
 // Facebook incident appears once with both its languages.
 func TestJourneyFilterTheList(t *testing.T) {
-	p := newPage(t)
-	p.open("/postmortems", 200)
-	p.see("h1", "Postmortems")
-	p.see(".result-count", "3 incidents")
-	facebook := eval[int](p, `Array.from(document.querySelectorAll(".pm-card .card-title")).filter(e => e.textContent.includes("More Details on Today")).length`)
-	if facebook != 1 {
-		t.Errorf("the Facebook incident is listed %d times, want once", facebook)
-	}
-	p.see(`.pm-card:has(a[href="/postmortems/facebook-2010-09-23-outage"]) .langs`, "en, es")
+	bothWays(t, func(t *testing.T, p *page, js bool) {
+		p.open("/postmortems", 200)
+		p.see("h1", "Postmortems")
+		p.see(".result-count", "3 incidents")
+		facebook := eval[int](p, `Array.from(document.querySelectorAll(".pm-card .card-title")).filter(e => e.textContent.includes("More Details on Today")).length`)
+		if facebook != 1 {
+			t.Errorf("the Facebook incident is listed %d times, want once", facebook)
+		}
+		p.see(`.pm-card:has(a[href="/postmortems/facebook-2010-09-23-outage"]) .langs`, "en, es")
 
-	p.run("choose a pattern", setSelect("#f-pattern", "connection-exhaustion"))
-	p.follow(`.filters button[type="submit"]`)
-	if got := p.path(); !strings.Contains(got, "pattern=connection-exhaustion") {
-		t.Errorf("filtering led to %s", got)
-	}
-	p.see(".result-count", "1 incident")
-	p.see(".card-list", "Tonight's site interruptions")
+		p.run("choose a pattern", setSelect("#f-pattern", "connection-exhaustion"))
+		p.follow(`.filters button[type="submit"]`)
+		if got := p.path(); !strings.Contains(got, "pattern=connection-exhaustion") {
+			t.Errorf("filtering led to %s", got)
+		}
+		p.see(".result-count", "1 incident")
+		p.see(".card-list", "Tonight's site interruptions")
 
-	p.follow(`.filters a[href="/postmortems"]`)
-	p.see(".result-count", "3 incidents")
-	p.run("choose a language", setSelect("#f-lang", "es"))
-	p.follow(`.filters button[type="submit"]`)
-	p.see(".result-count", "1 incident")
-	p.see(".card-list", "More Details on Today's Outage")
+		p.follow(`.filters a[href="/postmortems"]`)
+		p.see(".result-count", "3 incidents")
+		p.run("choose a language", setSelect("#f-lang", "es"))
+		p.follow(`.filters button[type="submit"]`)
+		p.see(".result-count", "1 incident")
+		p.see(".card-list", "More Details on Today's Outage")
+
+		p.follow(`.filters a[href="/postmortems"]`)
+		p.run("choose an organization", setSelect("#f-org", "Dreamwidth"))
+		p.follow(`.filters button[type="submit"]`)
+		if got := p.path(); !strings.Contains(got, "org=Dreamwidth") {
+			t.Errorf("filtering led to %s", got)
+		}
+		p.see(".result-count", "1 incident")
+	})
 }
 
 // An unknown address shows a real 404 page with a way back.

@@ -84,7 +84,7 @@ func TestBothWaysIncidentDateWarning(t *testing.T) {
 		if js {
 			eval[bool](p, `(document.getElementById("f-incident_date").dispatchEvent(new Event("change")), true)`)
 		} else {
-			p.press(`.form-actions button[value="preview"]`, false)
+			p.press(`.form-actions button[formaction$="/preview"]`, false)
 		}
 		p.see("#f-incident_date-warning", "The incident date is 1 November 2024, but the incident started on 20 November 2024")
 		p.press(`.form-actions button[value="save"]`, false)

@@ -31,7 +31,7 @@ const (
 	// budget as it arrives, so a body trickled in costs what it has sent.
 	bodyBudget = 64 << 20
 	bodyChunk  = 32 << 10
-	// DefaultClientWrites is how many writes (POST) one client may send
+	// DefaultClientWrites is how many writes (POST, PUT) one client may send
 	// a minute, in bursts of at most half that, and never more than
 	// maxWriteBurst.
 	DefaultClientWrites = 120
@@ -154,7 +154,7 @@ func (h *Handler) limitClients(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		release, err := h.clients.take(h.clientIP(r), r.Method == http.MethodPost, time.Now())
+		release, err := h.clients.take(h.clientIP(r), r.Method == http.MethodPost || r.Method == http.MethodPut, time.Now())
 		if err != nil {
 			h.metrics.shed.Inc()
 			h.error(w, r, err)

@@ -19,7 +19,12 @@ type (
 		Language string `json:"language"`
 		Kind     string `json:"kind"`
 	}
+	// apiActionItem is an action item as a postmortem's record shows it
+	// and as scripts send it; id and version are the server's (ignored
+	// when creating).
 	apiActionItem struct {
+		ID        int64  `json:"id,omitempty"`
+		Version   int    `json:"version,omitempty"`
 		Title     string `json:"title"`
 		Owner     string `json:"owner"`
 		Type      string `json:"type"`
@@ -27,6 +32,8 @@ type (
 		Status    string `json:"status"`
 		DueDate   string `json:"due_date,omitempty"`
 		TicketURL string `json:"ticket_url,omitempty"`
+		// ChecklistItem is the checklist item it was made from.
+		ChecklistItem int64 `json:"checklist_item,omitempty"`
 	}
 	apiPostmortem struct {
 		Slug            string       `json:"slug"`
@@ -53,6 +60,9 @@ type (
 		Archived    bool            `json:"archived"`
 		// RestrictedTo: the groups that alone may read it (proxy mode).
 		RestrictedTo []string `json:"restricted_to,omitempty"`
+		// Version counts its saves: PUT /api/postmortems/{slug} sends back
+		// the one it read.
+		Version int `json:"version"`
 	}
 	apiChecklistItem struct {
 		Text  string `json:"text"`
@@ -113,7 +123,7 @@ func toAPIPostmortem(p store.Postmortem, full bool) apiPostmortem {
 		SourceURL: p.SourceURL, Services: p.Services, Authors: p.Authors,
 		apiTimes: apiTimes{StartedAt: p.StartedAt, DetectedAt: p.DetectedAt, MitigatedAt: p.MitigatedAt,
 			ResolvedAt: p.ResolvedAt, TimeZone: p.TimeZone},
-		URL: "/postmortems/" + p.Slug, Archived: p.Archived(), RestrictedTo: p.RestrictedTo,
+		URL: "/postmortems/" + p.Slug, Archived: p.Archived(), RestrictedTo: p.RestrictedTo, Version: p.Version,
 		Patterns: []apiTag{}, Variants: []apiVariant{},
 	}
 	if out.Languages == nil {
@@ -131,8 +141,7 @@ func toAPIPostmortem(p store.Postmortem, full bool) apiPostmortem {
 			Detection: p.Detection, Resolution: p.Resolution, Timeline: p.Timeline,
 			WentWell: p.WentWell, WentWrong: p.WentWrong, GotLucky: p.GotLucky}
 		for _, a := range p.ActionItems {
-			out.ActionItems = append(out.ActionItems, apiActionItem{Title: a.Title, Owner: a.Owner, Type: a.Kind,
-				Priority: a.Priority, Status: a.Status, DueDate: a.DueDate, TicketURL: a.TicketURL})
+			out.ActionItems = append(out.ActionItems, toAPIActionItem(a))
 		}
 	}
 	return out

@@ -124,7 +124,10 @@ func (h *Handler) apiCreatePostmortem(w http.ResponseWriter, r *http.Request) {
 			p.ActionItems = append(p.ActionItems, store.ActionItem{Title: a.Title, Owner: a.Owner, Kind: a.Type,
 				Priority: a.Priority, Status: a.Status, DueDate: a.DueDate, TicketURL: a.TicketURL})
 		}
-		f, _ = im.validate(r.Context(), v, &p)
+		if f, _, err = im.validate(r.Context(), v, &p); err != nil {
+			h.error(w, r, err)
+			return
+		}
 	case isDoc:
 		raw, err := io.ReadAll(r.Body)
 		if err != nil {
@@ -158,7 +161,6 @@ func (h *Handler) apiCreatePostmortem(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	noteAudit(r, "created “"+created.Title+"” through the API")
 	w.Header().Set("Location", "/api/postmortems/"+created.Slug)
 	writeJSON(w, http.StatusCreated, toAPIPostmortem(created, true))
 }
@@ -177,12 +179,15 @@ func apiFieldErrors(errs formErrors) store.FieldErrors {
 
 // decodeError keeps a too-large body as it is (h.error answers 413) and
 // marks anything else as a body that cannot be read.
-func decodeError(err error) error {
+func decodeError(err error) error { return decodeErrorOf(err, "a postmortem's fields") }
+
+// decodeErrorOf is decodeError for a body that should hold what.
+func decodeErrorOf(err error, what string) error {
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
 		return err
 	}
-	return fmt.Errorf("%w: the body must be a JSON object with a postmortem's fields (%s)", errBadRequest, jsonProblem(err))
+	return fmt.Errorf("%w: the body must be a JSON object with %s (%s)", errBadRequest, what, jsonProblem(err))
 }
 
 // jsonProblem says what is wrong with a JSON body in the API's terms, the

@@ -145,6 +145,11 @@ func (h *Handler) authenticate(next http.Handler) http.Handler {
 		}
 		ctx := context.WithValue(r.Context(), userKey{}, u)
 		ctx = context.WithValue(ctx, secureKey{}, h.secure(r))
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			// Every write records who made it and from where, in its own
+			// transaction (store.WithActor).
+			ctx = store.WithActor(ctx, store.Actor{Name: u.Name, Via: u.Via, Client: h.clientIP(r), API: isAPI(r)})
+		}
 		next.ServeHTTP(w, r.WithContext(store.WithReaderGroups(ctx, u.Groups)))
 	})
 }

@@ -24,7 +24,13 @@ import (
 // the group admins are admins, the group sre editors, anyone else a viewer.
 func newTeamApp(t *testing.T, opts ...handlers.Option) (http.Handler, *store.Store) {
 	t.Helper()
-	st := openSeeded(t, filepath.Join(t.TempDir(), "test.db"))
+	return newTeamAppAt(t, filepath.Join(t.TempDir(), "test.db"), opts...)
+}
+
+// newTeamAppAt is newTeamApp with its database at path.
+func newTeamAppAt(t *testing.T, path string, opts ...handlers.Option) (http.Handler, *store.Store) {
+	t.Helper()
+	st := openSeeded(t, path)
 	opts = append([]handlers.Option{
 		handlers.TrustedProxies([]netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}),
 		handlers.Auth(handlers.AuthConfig{Mode: "proxy", Admins: []string{"admins"}, Editors: []string{"sre"}}),

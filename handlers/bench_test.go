@@ -11,7 +11,7 @@ import (
 
 	"hindsight/bench/corpus"
 	"hindsight/handlers"
-	"hindsight/ingest"
+	"hindsight/importer"
 	"hindsight/seeds"
 	"hindsight/store"
 )
@@ -38,11 +38,10 @@ func benchApp(b *testing.B, n int) (http.Handler, []corpus.Doc) {
 	ps := make([]*store.Postmortem, n)
 	for i := range docs {
 		docs[i] = g.Doc(i)
-		d, err := ingest.Clean(docs[i].Data, docs[i].Name)
+		_, p, err := importer.Read(docs[i].Data, docs[i].Name)
 		if err != nil {
 			b.Fatal(err)
 		}
-		p := store.ImportedPostmortem(d, string(docs[i].Data))
 		ps[i] = &p
 	}
 	errs, err := st.ImportPostmortems(ctx, ps)

@@ -190,7 +190,6 @@ func (h *Handler) tickChecklist(w http.ResponseWriter, r *http.Request) {
 	}
 	to := "/postmortems/" + p.Slug + "#checklists-heading"
 	if len(tr.Changes) == 0 {
-		skipAudit(r)
 		redirectWithFlash(w, r, to, "No box was changed, so nothing was saved.")
 		return
 	}

@@ -67,11 +67,15 @@ func (h *Handler) listFollowUps(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	opts, err := h.store.ListFilterOptions(r.Context())
+	// The organizations to choose from are those of the incidents, from
+	// the insight counts kept on write (listing them from the postmortems
+	// reads every row on a first request).
+	all, err := h.store.Insights(r.Context(), store.InsightFilter{})
 	if err != nil {
 		h.error(w, r, err)
 		return
 	}
+	opts := store.FilterOptions{Organizations: all.Organizations}
 	pats, err := h.store.PatternCatalogue(r.Context())
 	if err != nil {
 		h.error(w, r, err)

@@ -288,8 +288,6 @@ func flashFrom(r *http.Request) string {
 
 // redirectWithFlash ends a successful POST: the next page shows msg.
 func redirectWithFlash(w http.ResponseWriter, r *http.Request, to, msg string) {
-	noteAuditDefault(r, msg) // what the writer is told is what the trail says
-
 	setFlash(w, r, msg)
 	http.Redirect(w, r, to, http.StatusSeeOther)
 }

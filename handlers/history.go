@@ -114,7 +114,6 @@ func (h *Handler) restoreRevision(w http.ResponseWriter, r *http.Request) {
 	slug := page.Postmortem.Slug
 	saved, err := h.store.RestoreRevision(r.Context(), slug, page.Revision.Version, version, page.Author, page.Note)
 	if errors.Is(err, store.ErrStaleVersion) {
-		skipAudit(r) // refused: nothing was written
 		redirectWithFlash(w, r, "/postmortems/"+slug+"/history",
 			"Nothing was restored: someone saved a new version while you were looking. Check the history and try again.")
 		return

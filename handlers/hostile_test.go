@@ -9,14 +9,13 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"regexp"
-	"runtime/metrics"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"hindsight/handlers"
+	"hindsight/internal/peakmem"
 )
 
 // TestHostileExamples sends the inputs of issue 14, exactly, and checks
@@ -28,7 +27,7 @@ func TestHostileExamples(t *testing.T) {
 	// Not parallel: the memory bound is on the whole test process, so
 	// this test runs while no other test of the package does.
 	h, _, _, _ := newOpsApp(t, handlers.ClientLimits(0, 0))
-	peak := sampleMemory(t)
+	peak := peakmem.Sample(t)
 	// timed serves req and checks it took under 2 s, in the best of three
 	// tries: a machine shared with other work has spikes of load, and a
 	// path slow for its input is slow every time. (A create tried again
@@ -215,40 +214,6 @@ func bigVersion(n, seed int) string {
 		}
 	}
 	return b.String()
-}
-
-// sampleMemory samples the memory the Go runtime has mapped every 20 ms
-// until the test ends, and returns a func giving the peak.
-func sampleMemory(t *testing.T) func() uint64 {
-	var mu sync.Mutex
-	var peak uint64
-	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}}
-	read := func() {
-		metrics.Read(s)
-		mu.Lock()
-		peak = max(peak, s[0].Value.Uint64())
-		mu.Unlock()
-	}
-	done := make(chan struct{})
-	go func() {
-		tick := time.NewTicker(20 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-				read()
-			}
-		}
-	}()
-	t.Cleanup(func() { close(done) })
-	return func() uint64 {
-		read()
-		mu.Lock()
-		defer mu.Unlock()
-		return peak
-	}
 }
 
 // TestPerClientLimits: one client address may hold its share of the slots

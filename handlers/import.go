@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 
+	"hindsight/importer"
 	"hindsight/ingest"
 	"hindsight/store"
 )
@@ -129,7 +130,7 @@ func (h *Handler) saveImport(w http.ResponseWriter, r *http.Request) {
 	// The source is cleaned again for what the form does not carry: the
 	// reader comments and the action items. A source that no longer cleans
 	// was tampered with.
-	d, err := ingest.Clean(src, name)
+	d, p, err := importer.Read(src, name)
 	if err != nil {
 		h.importFailed(w, r, "", err)
 		return
@@ -139,8 +140,11 @@ func (h *Handler) saveImport(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	p := store.ImportedPostmortem(d, string(src))
-	f, x := im.validate(r.Context(), r.PostForm, &p)
+	f, x, err := im.validate(r.Context(), r.PostForm, &p)
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
 	p.RestrictedTo = h.restrictionOf(r, &f)
 	rememberAuthor(w, r, f.Author)
 	if f.Action == "rows" {
@@ -196,15 +200,17 @@ func (h *Handler) saveImport(w http.ResponseWriter, r *http.Request) {
 // reviewPage assembles the review of a draft; suggest fills the "Suggest
 // patterns" panel, acting on the writer's accept, reject or link.
 func (h *Handler) reviewPage(r *http.Request, f postmortemForm, x importExtras, d ingest.Draft, source, name string, suggest bool) (importReviewPage, error) {
-	imported := store.ImportedPostmortem(d, "")
+	imported := importer.Postmortem(d, "")
 	form, err := h.postmortemFormPage(r, f, "Review the import")
 	if err != nil {
 		return importReviewPage{}, err
 	}
-	form.FormAction = "/import/save"
+	form.FormAction, form.JobURL = "/import/save", ""
 	form.Path = "/import"
 	if suggest {
-		if err := h.suggestInForm(r, &form); err != nil {
+		acceptInForm(&form, r.PostForm.Get("accept"))
+		linkInForm(&form, r.PostForm.Get("link_variant"))
+		if err := h.suggestInForm(r, &form, r.PostForm.Get("reject")); err != nil {
 			return importReviewPage{}, err
 		}
 	}

@@ -8,14 +8,14 @@ import (
 	"strings"
 	"time"
 
+	"hindsight/importer"
 	"hindsight/ingest"
 	"hindsight/store"
 )
 
 // Importer is the one import pipeline. /import, POST /api/postmortems (as
 // Markdown, plain text or HTML) and `server import DIR` all read a document
-// through it: the document is cleaned and mapped by ingest.Clean and
-// store.ImportedPostmortem, written into the postmortem form as a writer
+// through it: the document is cleaned and mapped by importer.Read, written into the postmortem form as a writer
 // would submit it, and read back by the form's own parser and checks. So a
 // document is cleaned, mapped, normalised and accepted the same way
 // whichever path it comes in by, and the same way as a postmortem written
@@ -59,14 +59,14 @@ func (im *Importer) Read(ctx context.Context, raw []byte, name, author, note str
 }
 
 func (im *Importer) read(ctx context.Context, raw []byte, name, author, note string) (importedDoc, error) {
-	d, err := ingest.Clean(raw, name)
+	d, p, err := importer.Read(raw, name)
 	if err != nil {
 		return importedDoc{}, err
 	}
-	p := store.ImportedPostmortem(d, string(raw))
 	f := formFromFields(p.Fields())
 	f.VariantOf, f.VariantKind = p.VariantOf, p.VariantKind
 	f.Author, f.Note = author, note
+	f.RestrictedTo = strings.Join(d.RestrictedTo, ", ")
 	if a := d.Meta.Fields["author"]; a != "" {
 		f.Author = a
 	}
@@ -78,23 +78,38 @@ func (im *Importer) read(ctx context.Context, raw []byte, name, author, note str
 	}
 	v := f.values()
 	v.Set("published_date", p.PublishedDate)
+	if p.DurationMinutes > 0 {
+		v.Set("duration_minutes", strconv.Itoa(p.DurationMinutes))
+	}
 	doc := importedDoc{draft: d, p: p}
-	doc.form, doc.extras = im.validate(ctx, v, &doc.p)
-	return doc, nil
+	doc.form, doc.extras, err = im.validate(ctx, v, &doc.p)
+	return doc, err
 }
 
 // validate checks v as the postmortem form does, plus the fields only
 // imports have, and fills p from it: p already holds what the form does
 // not carry (the source, the comments, the action items). Field errors are
-// in the returned form.
-func (im *Importer) validate(ctx context.Context, v url.Values, p *store.Postmortem) (postmortemForm, importExtras) {
+// in the returned form; the error is a failure to read the database.
+func (im *Importer) validate(ctx context.Context, v url.Values, p *store.Postmortem) (postmortemForm, importExtras, error) {
 	f := parsePostmortemForm(v, im.patterns, im.now)
-	checkVariant(ctx, im.store, &f, store.Postmortem{})
+	if err := checkVariant(ctx, im.store, &f, store.Postmortem{}); err != nil {
+		return f, importExtras{}, err
+	}
 	x := importExtras{Published: strings.TrimSpace(v.Get("published_date")), Duration: strings.TrimSpace(v.Get("duration_minutes"))}
+	evidence := map[store.Tag]string{}
+	for _, t := range p.Tags {
+		evidence[store.Tag{PatternSlug: t.PatternSlug, Role: t.Role}] = t.Evidence
+	}
 	f.fields().ApplyTo(p)
+	for i, t := range p.Tags {
+		p.Tags[i].Evidence = evidence[t] // the sentence the file gave for a tag it keeps
+	}
+	p.RestrictedTo = groupList(f.RestrictedTo)
 	p.PublishedDate, p.VariantOf, p.VariantKind = x.Published, f.VariantOf, f.VariantKind
 	p.SavedBy, p.SaveNote = f.Author, f.Note
-	if p.VariantOf == "" {
+	if p.VariantOf == "" && !hasOption(variantKinds, p.VariantKind) {
+		// A main version is an original, unless the file says it is a
+		// translation or a repost of a text held nowhere here.
 		p.VariantKind = store.KindOriginal
 	}
 	if x.Published != "" {
@@ -109,7 +124,7 @@ func (im *Importer) validate(ctx context.Context, v url.Values, p *store.Postmor
 		}
 		p.DurationMinutes = n
 	}
-	return f, x
+	return f, x, nil
 }
 
 // variantKindFor proposes how a text in lang relates to the postmortem

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"hindsight/markdown"
 	"hindsight/store"
 )
 
@@ -41,6 +42,7 @@ type (
 		Caption string
 		Head    []string
 		Rows    [][]string
+		Prose   bool // cells are sentences: they wrap
 	}
 	insightBlock struct {
 		Heading string
@@ -126,6 +128,59 @@ func barChart(id, title string, rows []string, series []legendEntry, value func(
 	return c
 }
 
+// smallMultiples draws one small column chart per panel, one above the
+// other, on a scale they share, so their heights compare: the years along
+// the bottom of the last.
+func smallMultiples(id, title string, labels, panels []string, value func(panel int, label string) int) chart {
+	const panelH, plotH, left, axisH = 64, 40, 4, 18
+	c := chart{ID: id, Title: title, Width: chartWidth, Height: max(len(panels), 1)*panelH + axisH}
+	maxV := 0
+	for p := range panels {
+		for _, l := range labels {
+			maxV = max(maxV, value(p, l))
+		}
+	}
+	n := max(len(labels), 1)
+	step := (chartWidth - left) / n
+	barW := max(step*3/4, 1)
+	for p, name := range panels {
+		top := p * panelH
+		base := top + panelH - 6
+		total := 0
+		for _, l := range labels {
+			total += value(p, l)
+		}
+		c.Texts = append(c.Texts, chartText{X: left, Y: top + 12, Anchor: "start", Text: name + " (" + strconv.Itoa(total) + ")"})
+		c.Lines = append(c.Lines, chartLine{left, base, chartWidth, base})
+		for i, l := range labels {
+			v := value(p, l)
+			if v == 0 || maxV == 0 {
+				continue
+			}
+			h := max(v*plotH/maxV, 1)
+			c.Bars = append(c.Bars, chartBar{X: left + i*step + (step-barW)/2, Y: base - h, W: barW, H: h, Class: seriesClass(p),
+				Label: fmt.Sprintf("%s, %s: %d", name, l, v)})
+		}
+	}
+	c.Texts = append(c.Texts, chartText{X: chartWidth, Y: 12, Anchor: "end", Class: "axis", Text: fmt.Sprintf("tallest: %d", maxV)})
+	every := max(1, (n*34+chartWidth-1)/chartWidth)
+	for i, l := range labels {
+		if i%every == 0 {
+			c.Texts = append(c.Texts, chartText{X: left + i*step + step/2, Y: c.Height - 4, Anchor: "middle", Class: "axis", Text: l})
+		}
+	}
+	return c
+}
+
+// shorten cuts s to at most n runes, marking the cut.
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return strings.TrimSpace(string(r[:n-1])) + "…"
+}
+
 // durationBuckets are the bins of the time-to-detect, mitigate and resolve
 // histograms, in minutes (upper bounds, exclusive).
 var durationBuckets = []struct {
@@ -133,26 +188,17 @@ var durationBuckets = []struct {
 	upTo  int
 }{{"< 5 min", 5}, {"5–15 min", 15}, {"15–60 min", 60}, {"1–4 h", 240}, {"4–24 h", 1440}, {"1–7 days", 10080}, {"≥ 7 days", 1 << 62}}
 
-func bucketCounts(minutes []int) []int {
+func bucketCounts(d store.Distribution) []int {
 	out := make([]int, len(durationBuckets))
-	for _, m := range minutes {
-		for i, b := range durationBuckets {
+	for i, m := range d.Minutes {
+		for j, b := range durationBuckets {
 			if m < b.upTo {
-				out[i]++
+				out[j] += d.Counts[i]
 				break
 			}
 		}
 	}
 	return out
-}
-
-// percentile is the p-th percentile (nearest rank) of sorted values.
-func percentile(sorted []int, p int) int {
-	if len(sorted) == 0 {
-		return 0
-	}
-	k := (p*len(sorted) + 99) / 100
-	return sorted[min(max(k, 1), len(sorted))-1]
 }
 
 func minutesText(m int) string {
@@ -207,11 +253,15 @@ func (h *Handler) showInsights(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	opts, err := h.store.ListFilterOptions(r.Context())
+	// The organizations to choose from are those of every incident, read
+	// from the same kept counts (listing them from the postmortems would
+	// read every row on a first request).
+	all, err := h.store.Insights(r.Context(), store.InsightFilter{})
 	if err != nil {
 		h.error(w, r, err)
 		return
 	}
+	opts := store.FilterOptions{Organizations: all.Organizations}
 	fams, err := h.store.ListFamilies(r.Context())
 	if err != nil {
 		h.error(w, r, err)
@@ -280,6 +330,27 @@ func insightBlocks(in store.Insights, fams []store.Family) []insightBlock {
 	}
 	out = append(out, b)
 
+	// Incidents over time by pattern: the patterns with the most incidents.
+	topPats := in.FollowThrough[:min(len(in.FollowThrough), 6)]
+	patNames := make([]string, len(topPats))
+	for i, p := range topPats {
+		patNames[i] = p.Name
+	}
+	b = insightBlock{Heading: "Incidents by year for the most frequent patterns",
+		Note:  "The six patterns with the most incidents, each on the same scale; the number after a name is its incidents in these years.",
+		Empty: len(in.Years) == 0 || len(topPats) == 0,
+		Chart: smallMultiples("by-pattern", "Incidents per year for each of the most frequent patterns", in.Years, patNames,
+			func(p int, y string) int { return in.ByPattern[y][topPats[p].Slug] })}
+	b.Table = chartTable{Caption: "Incidents per year for the most frequent patterns", Head: append([]string{"Year"}, patNames...)}
+	for _, y := range in.Years {
+		row := []string{y}
+		for _, p := range topPats {
+			row = append(row, strconv.Itoa(in.ByPattern[y][p.Slug]))
+		}
+		b.Table.Rows = append(b.Table.Rows, row)
+	}
+	out = append(out, b)
+
 	// Roles behind severe incidents.
 	roles := []string{store.RoleTrigger, store.RoleAmplifier, store.RoleMissingDefence, store.RoleContributing, store.RoleMitigation}
 	var roleSeries []legendEntry
@@ -326,7 +397,7 @@ func insightBlocks(in store.Insights, fams []store.Family) []insightBlock {
 	// Distributions of the times to detect, mitigate and resolve.
 	measures := []struct {
 		name string
-		vals []int
+		vals store.Distribution
 	}{{"To detect", in.Detect}, {"To mitigate", in.Mitigate}, {"To resolve", in.Resolve}}
 	var mSeries []legendEntry
 	counts := make([][]int, len(measures))
@@ -339,19 +410,19 @@ func insightBlocks(in store.Insights, fams []store.Family) []insightBlock {
 		bucketNames[i] = bk.label
 	}
 	b = insightBlock{Heading: "Time to detect, mitigate and resolve", Note: "Minutes from the start of each incident that records both times. The spread matters more than an average: a few long incidents hide behind a mean.",
-		Empty: len(in.Detect)+len(in.Mitigate)+len(in.Resolve) == 0,
+		Empty: in.Detect.N+in.Mitigate.N+in.Resolve.N == 0,
 		Chart: barChart("durations", "Incidents per time band, for each measure", bucketNames, mSeries,
 			func(r, s int) int { return counts[s][r] },
 			func(r int) string { return fmt.Sprintf("%d / %d / %d", counts[0][r], counts[1][r], counts[2][r]) })}
 	b.Table = chartTable{Caption: "Times from the start of the incident", Head: []string{"Measure", "Incidents", "10th percentile", "Quarter", "Median", "Three quarters", "90th percentile", "Longest"}}
 	for _, m := range measures {
-		row := []string{m.name, strconv.Itoa(len(m.vals))}
+		row := []string{m.name, strconv.Itoa(m.vals.N)}
 		for _, p := range []int{10, 25, 50, 75, 90, 100} {
-			if len(m.vals) == 0 {
+			if m.vals.N == 0 {
 				row = append(row, "–")
 				continue
 			}
-			row = append(row, minutesText(percentile(m.vals, p)))
+			row = append(row, minutesText(m.vals.Percentile(p)))
 		}
 		b.Table.Rows = append(b.Table.Rows, row)
 	}
@@ -378,6 +449,43 @@ func insightBlocks(in store.Insights, fams []store.Family) []insightBlock {
 	for _, f := range ft {
 		b.Table.Rows = append(b.Table.Rows, []string{f.Name, strconv.Itoa(f.Incidents),
 			fmt.Sprintf("%d of %d incidents", f.Checklisted, f.Incidents), fmt.Sprintf("%d of %d", f.ItemsDone, f.Items)})
+	}
+	out = append(out, b)
+
+	// Follow-through per checklist step, for the patterns with the most
+	// incidents.
+	type stepRow struct {
+		pattern store.FollowThrough
+		step    store.StepFollowThrough
+	}
+	var stepRows []stepRow
+	for _, f := range in.FollowThrough[:min(len(in.FollowThrough), 3)] {
+		for _, st := range f.Steps {
+			stepRows = append(stepRows, stepRow{f, st})
+		}
+	}
+	stepNames := make([]string, len(stepRows))
+	for i, r := range stepRows {
+		stepNames[i] = shorten(r.pattern.Name+": "+markdown.Plain(r.step.Text), 46)
+	}
+	b = insightBlock{Heading: "Checklist steps taken per pattern",
+		Note:  "For the three patterns with the most incidents: each step of the pattern's remediation checklist, and how many of the pattern's incidents ticked it.",
+		Empty: len(stepRows) == 0,
+		Chart: barChart("steps", "Incidents that ticked each checklist step, and that did not", stepNames,
+			[]legendEntry{{seriesClass(5), "Ticked"}, {seriesClass(7), "Not ticked"}},
+			func(r, s int) int {
+				if s == 0 {
+					return stepRows[r].step.Ticked
+				}
+				return stepRows[r].pattern.Incidents - stepRows[r].step.Ticked
+			},
+			func(r int) string {
+				return fmt.Sprintf("%d of %d", stepRows[r].step.Ticked, stepRows[r].pattern.Incidents)
+			})}
+	b.Table = chartTable{Caption: "Incidents that ticked each checklist step", Head: []string{"Pattern", "Step", "Ticked"}, Prose: true}
+	for _, r := range stepRows {
+		b.Table.Rows = append(b.Table.Rows, []string{r.pattern.Name, markdown.Plain(r.step.Text),
+			fmt.Sprintf("%d of %d incidents", r.step.Ticked, r.pattern.Incidents)})
 	}
 	out = append(out, b)
 	return out
@@ -423,12 +531,12 @@ func (h *Handler) apiInsights(w http.ResponseWriter, r *http.Request) {
 			Incidents int    `json:"incidents"`
 		} `json:"buckets"`
 	}
-	mk := func(v []int) dist {
-		d := dist{Incidents: len(v)}
-		if len(v) > 0 {
+	mk := func(v store.Distribution) dist {
+		d := dist{Incidents: v.N}
+		if v.N > 0 {
 			ps := []**int{&d.P10, &d.P25, &d.Median, &d.P75, &d.P90, &d.Max}
 			for i, p := range []int{10, 25, 50, 75, 90, 100} {
-				x := percentile(v, p)
+				x := v.Percentile(p)
 				*ps[i] = &x
 			}
 		}
@@ -444,6 +552,7 @@ func (h *Handler) apiInsights(w http.ResponseWriter, r *http.Request) {
 		Year       string         `json:"year"`
 		BySeverity map[string]int `json:"by_severity"`
 		ByFamily   map[string]int `json:"by_family"`
+		ByPattern  map[string]int `json:"by_pattern"`
 	}
 	type roles struct {
 		Pattern   string         `json:"pattern"`
@@ -454,12 +563,19 @@ func (h *Handler) apiInsights(w http.ResponseWriter, r *http.Request) {
 		Patterns  []string `json:"patterns"`
 		Incidents int      `json:"incidents"`
 	}
+	type step struct {
+		ID        int64  `json:"id"`
+		Text      string `json:"step"`
+		Ticked    int    `json:"ticked"`
+		Incidents int    `json:"incidents"`
+	}
 	type follow struct {
 		Pattern     string `json:"pattern"`
 		Incidents   int    `json:"incidents"`
 		Checklisted int    `json:"checklist_used"`
 		ItemsDone   int    `json:"action_items_done"`
 		Items       int    `json:"action_items"`
+		Steps       []step `json:"checklist_steps"`
 	}
 	out := struct {
 		Incidents     int             `json:"incidents"`
@@ -482,7 +598,11 @@ func (h *Handler) apiInsights(w http.ResponseWriter, r *http.Request) {
 		if bf == nil {
 			bf = map[string]int{}
 		}
-		out.Years = append(out.Years, year{Year: y, BySeverity: bs, ByFamily: bf})
+		bp := in.ByPattern[y]
+		if bp == nil {
+			bp = map[string]int{}
+		}
+		out.Years = append(out.Years, year{Year: y, BySeverity: bs, ByFamily: bf, ByPattern: bp})
 	}
 	for _, r := range in.Roles {
 		out.SevereRoles = append(out.SevereRoles, roles{Pattern: r.Slug, Roles: r.Roles, Incidents: r.Total})
@@ -491,7 +611,11 @@ func (h *Handler) apiInsights(w http.ResponseWriter, r *http.Request) {
 		out.Pairs = append(out.Pairs, pair{Patterns: []string{p.A, p.B}, Incidents: p.Incidents})
 	}
 	for _, f := range in.FollowThrough {
-		out.FollowThrough = append(out.FollowThrough, follow{Pattern: f.Slug, Incidents: f.Incidents, Checklisted: f.Checklisted, ItemsDone: f.ItemsDone, Items: f.Items})
+		steps := []step{}
+		for _, st := range f.Steps {
+			steps = append(steps, step{ID: st.ID, Text: st.Text, Ticked: st.Ticked, Incidents: f.Incidents})
+		}
+		out.FollowThrough = append(out.FollowThrough, follow{Steps: steps, Pattern: f.Slug, Incidents: f.Incidents, Checklisted: f.Checklisted, ItemsDone: f.ItemsDone, Items: f.Items})
 	}
 	writeJSON(w, http.StatusOK, out)
 }

@@ -20,8 +20,12 @@ import (
 type postmortemFormPage struct {
 	basePage
 	Form       postmortemForm
-	FormAction string
-	Editing    bool
+	FormAction string // where the save buttons post
+	// JobURL is where the steps that save nothing post (JobURL+"/preview",
+	// "/rows", "/suggest", "/accept", "/reject", "/link-variant"); empty
+	// in the import review, whose buttons post to FormAction.
+	JobURL  string
+	Editing bool
 	// Postmortem is the current saved state, when editing.
 	Postmortem store.Postmortem
 	// CanJoinVariant says whether the variant fields apply: when creating,
@@ -66,6 +70,7 @@ func (h *Handler) postmortemFormPage(r *http.Request, f postmortemForm, title st
 		basePage:       h.base(r, title, "Write a postmortem: the sections of the SRE template, the incident's times and its failure patterns."),
 		Form:           f,
 		FormAction:     "/postmortems",
+		JobURL:         "/postmortems/new",
 		CanJoinVariant: true,
 		Severities:     severities,
 		VariantKinds:   variantKinds,
@@ -135,13 +140,28 @@ func (h *Handler) newPostmortem(w http.ResponseWriter, r *http.Request) {
 	h.render(w, r, http.StatusOK, "postmortem-form", page)
 }
 
+// createPostmortem saves a new postmortem from the create form, or shows
+// the form again with what is wrong (422).
 func (h *Handler) createPostmortem(w http.ResponseWriter, r *http.Request) {
-	f, err := h.readPostmortemForm(w, r)
-	if err != nil {
+	if err := parseForm(w, r); err != nil {
 		h.error(w, r, err)
 		return
 	}
-	if h.answerUnsaved(w, r, &f, store.Postmortem{}) {
+	if step := h.formStep(r); step != nil {
+		step(w, r)
+		return
+	}
+	page, ok := h.submittedForm(w, r)
+	if !ok {
+		return
+	}
+	f := &page.Form
+	if err := checkVariant(r.Context(), h.store, f, store.Postmortem{}); err != nil {
+		h.error(w, r, err)
+		return
+	}
+	if len(f.Errors) > 0 {
+		h.renderInvalid(w, r, page)
 		return
 	}
 	p := store.Postmortem{
@@ -160,11 +180,11 @@ func (h *Handler) createPostmortem(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	redirectWithFlash(w, r, afterSave(f, p.Slug), "Postmortem created.")
+	redirectWithFlash(w, r, afterSave(*f, p.Slug), "Postmortem created.")
 }
 
 // afterSave is where a successful save leads: the postmortem, or the edit
-// form again, loaded with the version just saved.
+// form again, loaded with the version just saved ("Save and keep editing").
 func afterSave(f postmortemForm, slug string) string {
 	if f.Action == "save-continue" {
 		return "/postmortems/" + slug + "/edit"
@@ -172,59 +192,9 @@ func afterSave(f postmortemForm, slug string) string {
 	return "/postmortems/" + slug
 }
 
-// answerUnsaved answers a submitted postmortem form that is not to be
-// saved: a request for pattern suggestions, a preview, or a form that
-// fails validation, the variant link included. cur is the postmortem being
-// edited, zero when creating. It reports whether it answered; if not, f is
-// ready to save.
-func (h *Handler) answerUnsaved(w http.ResponseWriter, r *http.Request, f *postmortemForm, cur store.Postmortem) bool {
-	suggest := suggesting(r)
-	if !suggest && f.Action != "preview" && f.Action != "rows" {
-		h.checkVariant(r, f, cur)
-		if len(f.Errors) == 0 {
-			return false
-		}
-	}
-	var page postmortemFormPage
-	var err error
-	if cur.ID == 0 {
-		page, err = h.postmortemFormPage(r, *f, "Write a postmortem")
-	} else {
-		page, err = h.editFormPage(r, *f, cur)
-	}
-	if err == nil && suggest {
-		err = h.suggestInForm(r, &page)
-	}
-	switch {
-	case err != nil:
-		h.error(w, r, err)
-	case suggest:
-		h.render(w, r, http.StatusOK, "postmortem-form", page)
-	default:
-		h.renderFormOutcome(w, r, page)
-	}
-	return true
-}
-
-// renderFormOutcome shows a form that was not saved: a preview (200) or
-// validation errors (422), every value as submitted.
-func (h *Handler) renderFormOutcome(w http.ResponseWriter, r *http.Request, page postmortemFormPage) {
-	if page.Form.Action == "rows" {
-		// "More rows" of the timeline, without JavaScript: the same form,
-		// five more empty rows, nothing checked or saved.
-		page.Form.BlankRows = max(page.Form.BlankRows, blankTimelineRows) + 5
-		page.Form.Errors = formErrors{}
-		h.render(w, r, http.StatusOK, "postmortem-form", page)
-		return
-	}
-	if page.Form.Action == "preview" {
-		preview := previewOf(page.Postmortem.Slug, page.Form.fields(), page.Families)
-		page.Preview = &preview
-		page.Title = "Preview: " + page.Title
-		page.Form.Errors = formErrors{}
-		h.render(w, r, http.StatusOK, "postmortem-form", page)
-		return
-	}
+// renderInvalid shows a form that fails validation (422), every value as
+// submitted.
+func (h *Handler) renderInvalid(w http.ResponseWriter, r *http.Request, page postmortemFormPage) {
 	page.Title = "Check the form: " + page.Title
 	h.render(w, r, http.StatusUnprocessableEntity, "postmortem-form", page)
 }
@@ -241,24 +211,25 @@ func patternNames(fams []store.Family) map[string]string {
 
 // checkVariant validates the variant link against the database: the
 // target must exist and not be the postmortem itself, and a translation
-// must be in another language.
-func (h *Handler) checkVariant(r *http.Request, f *postmortemForm, self store.Postmortem) {
-	checkVariant(r.Context(), h.store, f, self)
-}
-
-func checkVariant(ctx context.Context, st *store.Store, f *postmortemForm, self store.Postmortem) {
+// must be in another language. What is wrong with the link is a field
+// error of f; a failure to read the database is returned, never reported
+// as a field of the form.
+func checkVariant(ctx context.Context, st *store.Store, f *postmortemForm, self store.Postmortem) error {
 	if f.VariantOf == "" || f.Errors["variant_of"] != "" {
-		return
+		return nil
 	}
 	target, err := st.GetPostmortem(ctx, f.VariantOf)
 	switch {
-	case err != nil:
+	case errors.Is(err, store.ErrNotFound):
 		f.Errors.add("variant_of", "Choose an existing postmortem from the list.")
+	case err != nil:
+		return fmt.Errorf("check variant_of %q: %w", f.VariantOf, err)
 	case self.ID != 0 && target.GroupID == self.GroupID:
 		f.VariantOf = "" // already in that group: nothing to change
 	case f.VariantKind == store.KindTranslation && target.Language == f.Language:
 		f.Errors.add("variant_kind", fmt.Sprintf("A translation is in another language than the original (%s).", languageName(target.Language)))
 	}
+	return nil
 }
 
 func (h *Handler) editPostmortem(w http.ResponseWriter, r *http.Request) {
@@ -281,26 +252,35 @@ func (h *Handler) editFormPage(r *http.Request, f postmortemForm, p store.Postmo
 	page, err := h.postmortemFormPage(r, f, "Edit “"+p.Title+"”")
 	page.Editing, page.Postmortem = true, p
 	page.FormAction = "/postmortems/" + p.Slug + "/edit"
+	page.JobURL = page.FormAction
 	page.Path = page.FormAction
 	page.CanJoinVariant = len(p.Variants) == 0
 	return page, err
 }
 
+// updatePostmortem saves the edit form over the postmortem at {slug},
+// unless someone saved it since the version the edit started from (409),
+// or shows the form again with what is wrong (422).
 func (h *Handler) updatePostmortem(w http.ResponseWriter, r *http.Request) {
-	cur, err := h.store.GetPostmortem(r.Context(), r.PathValue("slug"))
-	if err != nil {
+	if err := parseForm(w, r); err != nil {
 		h.error(w, r, err)
 		return
 	}
-	f, err := h.readPostmortemForm(w, r)
-	if err != nil {
+	if step := h.formStep(r); step != nil {
+		step(w, r)
+		return
+	}
+	page, ok := h.submittedForm(w, r)
+	if !ok {
+		return
+	}
+	cur, f := page.Postmortem, &page.Form
+	if err := checkVariant(r.Context(), h.store, f, cur); err != nil {
 		h.error(w, r, err)
 		return
 	}
-	if len(cur.Variants) > 0 {
-		f.VariantOf, f.VariantKind = "", "" // only a postmortem alone in its group can join another
-	}
-	if h.answerUnsaved(w, r, &f, cur) {
+	if len(f.Errors) > 0 {
+		h.renderInvalid(w, r, page)
 		return
 	}
 	upd := store.PostmortemUpdate{
@@ -313,7 +293,7 @@ func (h *Handler) updatePostmortem(w http.ResponseWriter, r *http.Request) {
 	// A stale save is an outcome of editing, not a failure: the writer gets
 	// their text back next to what changed meanwhile.
 	if errors.Is(err, store.ErrStaleVersion) {
-		h.renderConflict(w, r, f)
+		h.renderConflict(w, r, *f)
 		return
 	}
 	if err != nil {
@@ -324,7 +304,7 @@ func (h *Handler) updatePostmortem(w http.ResponseWriter, r *http.Request) {
 	if saved.Version == f.Version {
 		msg = "Nothing had changed, so nothing was saved."
 	}
-	redirectWithFlash(w, r, afterSave(f, saved.Slug), msg)
+	redirectWithFlash(w, r, afterSave(*f, saved.Slug), msg)
 }
 
 // renderConflict refuses a save based on an outdated version (409). It

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -47,8 +48,12 @@ type postmortemForm struct {
 	// Version is the version the edit started from; it never changes
 	// between a preview or a refused save and the next submission.
 	Version int
-	Action  string // "save", "save-continue", "preview" or "rows" (more timeline rows)
-	Errors  formErrors
+	// Action is what the submitting button asked: "save" or
+	// "save-continue" (its field save), or, in the import review and as
+	// scripts may still post it, "preview", "suggest" or "rows" (more
+	// timeline rows) (its field action).
+	Action string
+	Errors formErrors
 
 	// times holds the incident times as RFC 3339 once validated.
 	times map[string]string
@@ -297,7 +302,7 @@ const datetimeLocal = "2006-01-02T15:04"
 // the set of known pattern slugs; now bounds dates in the future. Checks
 // that need the database (the variant target) are the handler's.
 func parsePostmortemForm(v url.Values, patterns map[string]bool, now time.Time) postmortemForm {
-	f := postmortemForm{Action: v.Get("action"), Tags: map[string]bool{}, Errors: formErrors{}, times: map[string]string{}}
+	f := postmortemForm{Action: cmp.Or(v.Get("save"), v.Get("action")), Tags: map[string]bool{}, Errors: formErrors{}, times: map[string]string{}}
 	readFields(postmortemSpecs, v, &f, f.Errors)
 	f.Version, _ = strconv.Atoi(v.Get("version"))
 	f.readTimeline(v)
@@ -462,16 +467,22 @@ func formFromFields(p store.PostmortemFields) postmortemForm {
 	return f
 }
 
-// restrictionOf reads the groups the form restricts the postmortem to and
-// checks them: restricting needs the proxy mode, and a signed-in user must
-// name a group of their own, or they could not read what they saved.
-func (h *Handler) restrictionOf(r *http.Request, f *postmortemForm) []string {
+// groupList reads comma-separated groups, each once.
+func groupList(s string) []string {
 	var groups []string
-	for g := range strings.SplitSeq(f.RestrictedTo, ",") {
+	for g := range strings.SplitSeq(s, ",") {
 		if g = strings.TrimSpace(g); g != "" && !slices.Contains(groups, g) {
 			groups = append(groups, g)
 		}
 	}
+	return groups
+}
+
+// restrictionOf reads the groups the form restricts the postmortem to and
+// checks them: restricting needs the proxy mode, and a signed-in user must
+// name a group of their own, or they could not read what they saved.
+func (h *Handler) restrictionOf(r *http.Request, f *postmortemForm) []string {
+	groups := groupList(f.RestrictedTo)
 	if len(groups) == 0 {
 		return nil
 	}

@@ -44,16 +44,34 @@ type similarView struct {
 	Linked  bool
 }
 
-// suggesting reports whether a submission of the postmortem form asks for
-// suggestions, or acts on one, rather than a preview or a save.
+// suggesting reports whether a submission of the import review asks for
+// suggestions, or acts on one, rather than a save.
 func suggesting(r *http.Request) bool {
 	v := r.PostForm
 	return v.Get("action") == "suggest" || v.Get("accept") != "" || v.Get("reject") != "" || v.Get("link_variant") != ""
 }
 
-// suggestInForm applies the writer's choice (accept, reject, link a
-// variant) to the form and fills the suggestion panel from its text.
-func (h *Handler) suggestInForm(r *http.Request, page *postmortemFormPage) error {
+// acceptInForm ticks the suggested pattern accept ("pattern:role").
+func acceptInForm(page *postmortemFormPage, accept string) {
+	slug, role, _ := strings.Cut(accept, ":")
+	if knownPatterns(page.Families)[slug] && store.ValidRole(role) {
+		page.Form.Tags[accept] = true
+	}
+}
+
+// linkInForm makes the form a variant as link ("slug:kind") says, when it
+// may join a group.
+func linkInForm(page *postmortemFormPage, link string) {
+	slug, kind, _ := strings.Cut(link, ":")
+	if page.CanJoinVariant && (kind == store.KindRewrite || kind == store.KindTranslation) {
+		page.Form.VariantOf, page.Form.VariantKind = slug, kind
+	}
+}
+
+// suggestInForm fills the suggestion panel from the form's text, after
+// recording the rejection of the pattern rej when it is one not rejected
+// yet. The patterns rejected before are carried in the form (rejected).
+func (h *Handler) suggestInForm(r *http.Request, page *postmortemFormPage, rej string) error {
 	f := &page.Form
 	known := knownPatterns(page.Families)
 	rejected := map[string]bool{}
@@ -62,23 +80,11 @@ func (h *Handler) suggestInForm(r *http.Request, page *postmortemFormPage) error
 			rejected[slug] = true
 		}
 	}
-	if acc := r.PostForm.Get("accept"); acc != "" {
-		slug, role, _ := strings.Cut(acc, ":")
-		if known[slug] && store.ValidRole(role) {
-			f.Tags[acc] = true
-		}
-	}
-	if link := r.PostForm.Get("link_variant"); link != "" && page.CanJoinVariant {
-		slug, kind, _ := strings.Cut(link, ":")
-		if kind == store.KindRewrite || kind == store.KindTranslation {
-			f.VariantOf, f.VariantKind = slug, kind
-		}
-	}
 	sugs, err := h.suggest(r, formDocument(page))
 	if err != nil {
 		return err
 	}
-	if rej := r.PostForm.Get("reject"); known[rej] && !rejected[rej] {
+	if known[rej] && !rejected[rej] {
 		rejection := store.Rejection{Title: f.Title, PatternSlug: rej}
 		if page.Editing {
 			rejection.PostmortemSlug = page.Postmortem.Slug
@@ -94,8 +100,6 @@ func (h *Handler) suggestInForm(r *http.Request, page *postmortemFormPage) error
 		if err := h.store.RecordRejection(r.Context(), rejection); err != nil {
 			return err
 		}
-		// A write the form answers in place (200), so recorded here.
-		h.audit(r, "tags.reject", rejection.PostmortemSlug, "rejected the suggested pattern "+rej+" for “"+rejection.Title+"”")
 		rejected[rej] = true
 	}
 	view := &suggestionsView{Patterns: []suggestionView{}}

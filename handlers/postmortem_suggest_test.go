@@ -3,7 +3,9 @@ package handlers_test
 import (
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -25,7 +27,7 @@ func TestFormSuggestsPatternsWithoutSaving(t *testing.T) {
 	}
 	body := rec.Body.String()
 	mustContain(t, body,
-		`<button type="submit" name="action" value="suggest"`,
+		`<button type="submit" formaction="/postmortems/new/suggest"`,
 		"Connection exhaustion", "Health check death spiral",
 		`<mark>keep-alive</mark>`, // the evidence, highlighted
 		`name="accept" value="connection-exhaustion:amplifier"`,
@@ -133,5 +135,67 @@ func TestEditFormSuggestionsRecordThePostmortem(t *testing.T) {
 	}
 	if again, _ := st.GetPostmortem(t.Context(), slug); again.Version != p.Version {
 		t.Errorf("version %d after suggesting, want %d: nothing is saved", again.Version, p.Version)
+	}
+}
+
+// TestFormStepsHaveTheirOwnRoutes: each step of the postmortem form that
+// saves nothing posts to its own route, on the create and the edit form,
+// and answers exactly as the form's own URL answers the same step named
+// the old way (action=…, accept=…), which scripts may still post; neither
+// saves anything.
+func TestFormStepsHaveTheirOwnRoutes(t *testing.T) {
+	t.Parallel()
+	h, st := newApp(t)
+	const gmail = "gmail-2009-09-01-request-router-overload"
+	p, err := st.GetPostmortem(t.Context(), gmail)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit := url.Values{"title": {p.Title}, "language": {"en"}, "time_zone": {"UTC"}, "summary": {p.Summary}, "body": {p.Body}, "version": {"1"}}
+	for _, form := range []struct {
+		name, page, url, jobs string
+		values                url.Values
+	}{
+		{"Create", "/postmortems/new", "/postmortems", "/postmortems/new", dreamwidthForm(t)},
+		{"Edit", "/postmortems/" + gmail + "/edit", "/postmortems/" + gmail + "/edit", "/postmortems/" + gmail + "/edit", edit},
+	} {
+		page := get(t, h, form.page).Body.String()
+		for _, tt := range []struct {
+			step, legacy, value string
+			want                string // in the answer
+		}{
+			{"preview", "action", "preview", `class="preview`},
+			{"rows", "action", "rows", `id="f-timeline-time-7"`},
+			{"suggest", "action", "suggest", `name="accept" value="`},
+			{"accept", "accept", "connection-exhaustion:amplifier", `value="connection-exhaustion:amplifier" checked`},
+			{"reject", "reject", "traffic-surge", `<input type="hidden" name="rejected" value="traffic-surge">`},
+			{"link-variant", "link_variant", "facebook-2010-09-23-outage:rewrite", `<option value="facebook-2010-09-23-outage" selected>`},
+		} {
+			t.Run(form.name+"/"+tt.step, func(t *testing.T) {
+				v := with(form.values, "rejected", "bad-deploy")
+				rec := postForm(t, h, form.jobs+"/"+tt.step, with(v, tt.legacy, tt.value))
+				if rec.Code != http.StatusOK {
+					t.Fatalf("POST %s/%s: %d\n%.1000s", form.jobs, tt.step, rec.Code, rec.Body)
+				}
+				mustContain(t, rec.Body.String(), tt.want)
+				mustNotContain(t, rec.Body.String(), "Check the form")
+				old := postForm(t, h, form.url, with(v, tt.legacy, tt.value))
+				// The pages differ only in the address they were posted to.
+				ogURL := regexp.MustCompile(`<meta property="og:url"[^>]*>`)
+				if a, b := ogURL.ReplaceAllString(rec.Body.String(), ""), ogURL.ReplaceAllString(old.Body.String(), ""); old.Code != rec.Code || a != b {
+					t.Errorf("POST %s with %s=%s answers %d, unlike its own route (%d):\n%s", form.url, tt.legacy, tt.value, old.Code, rec.Code, diffLines(a, b))
+				}
+			})
+		}
+		if !strings.Contains(page, `formaction="`+form.jobs+`/preview"`) || !strings.Contains(page, `formaction="`+form.jobs+`/suggest"`) ||
+			!strings.Contains(page, `formaction="`+form.jobs+`/rows"`) || strings.Contains(page, `name="action"`) {
+			t.Errorf("%s form: the buttons do not post to their own routes", form.name)
+		}
+	}
+	if _, n, _ := st.CountPostmortems(t.Context()); n != 5 {
+		t.Errorf("%d postmortems after the steps, want the 5 seeds: nothing is saved", n)
+	}
+	if again, _ := st.GetPostmortem(t.Context(), gmail); again.Version != p.Version {
+		t.Errorf("version %d after the steps, want %d", again.Version, p.Version)
 	}
 }

@@ -115,7 +115,53 @@ func (h *Handler) funcs() template.FuncMap {
 		"rfc3339":     func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 		"percent":     func(x float64) int { return int(x*100 + 0.5) },
 		"reviewList":  newReviewList,
+		// The fields of a list's filter form (partials/filters.html).
+		"filterSelect": func(name, label, anyLabel, value string, opts []option) filterField {
+			return filterField{Name: name, Label: label, Any: anyLabel, Value: value, Options: opts}
+		},
+		"filterInput": func(name, label, typ, value string) filterField {
+			return filterField{Name: name, Label: label, Type: typ, Value: value}
+		},
+		"filterActions":   func(label, clear string) filterField { return filterField{Label: label, Clear: clear} },
+		"textOptions":     textOptions,
+		"languageOptions": languageOptions,
+		"patternOptions":  patternOptions,
 	}
+}
+
+// filterField is one field of a list's filter form: a select whose first
+// choice (Any) filters nothing, or an input of Type; or, with Clear, the
+// form's buttons.
+type filterField struct {
+	Name, Label, Any, Type, Value, Clear string
+	Options                              []option
+}
+
+// textOptions are choices shown as their value.
+func textOptions(values []string) []option {
+	opts := make([]option, len(values))
+	for i, v := range values {
+		opts[i] = option{Value: v, Label: v}
+	}
+	return opts
+}
+
+// languageOptions are language codes, shown by name.
+func languageOptions(codes []string) []option {
+	opts := make([]option, len(codes))
+	for i, c := range codes {
+		opts[i] = option{Value: c, Label: languageName(c)}
+	}
+	return opts
+}
+
+// patternOptions are the patterns by slug, shown by name.
+func patternOptions(patterns []store.Pattern) []option {
+	opts := make([]option, len(patterns))
+	for i, p := range patterns {
+		opts[i] = option{Value: p.Slug, Label: p.Name}
+	}
+	return opts
 }
 
 // render writes page with status, after the whole template has executed
@@ -153,6 +199,7 @@ func (h *Handler) error(w http.ResponseWriter, r *http.Request, err error) {
 	var (
 		fields  store.FieldErrors
 		dup     *store.DuplicateError
+		taken   *store.SlugTakenError
 		input   *ingest.InputError
 		tooBig  *http.MaxBytesError
 		tooMany *tooManyError
@@ -163,6 +210,8 @@ func (h *Handler) error(w http.ResponseWriter, r *http.Request, err error) {
 		status, msg = http.StatusNotFound, "There is nothing at this address. It may have been mistyped, or the page may have moved."
 	case errors.As(err, &dup):
 		status, msg = http.StatusConflict, "This text was already imported, as /postmortems/"+dup.Slug+"."
+	case errors.As(err, &taken):
+		status, msg = http.StatusConflict, "The slug "+strconv.Quote(taken.Slug)+" is taken here by another postmortem; nothing was overwritten. Import it where that slug is free, or remove the slug line to get a new one."
 	case errors.Is(err, store.ErrConflict):
 		status, msg = http.StatusConflict, "This change conflicts with the current state of the data."
 	case errors.As(err, &fields):

@@ -80,7 +80,6 @@ func (h *Handler) reviewSuggestion(w http.ResponseWriter, r *http.Request, confi
 		// A second click, or someone else was quicker: say so rather than 404,
 		// when the postmortem is there.
 		if _, gerr := h.store.GetPostmortem(r.Context(), slug); gerr == nil {
-			skipAudit(r)
 			redirectWithFlash(w, r, reviewReturn(r, slug), "That suggestion was already reviewed; nothing changed.")
 			return
 		}

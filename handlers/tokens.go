@@ -57,7 +57,6 @@ func (h *Handler) createToken(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case err == nil:
 		page.New, page.Secret, page.Name, page.Role = t, secret, "", "viewer"
-		h.audit(r, "token.create", "", "created token "+strconv.Quote(t.Name)+" with role "+t.Role)
 	case errors.As(err, &fields):
 		status = http.StatusUnprocessableEntity
 		for k, v := range fields {
@@ -85,6 +84,5 @@ func (h *Handler) revokeToken(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	noteAudit(r, "revoked token "+strconv.Quote(name))
 	redirectWithFlash(w, r, "/admin/tokens", "Token "+strconv.Quote(name)+" revoked: it no longer works.")
 }

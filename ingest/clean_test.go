@@ -85,7 +85,7 @@ func TestCleanSeeds(t *testing.T) {
 		},
 		{
 			seed:          "004",
-			org:           "Gmail",
+			org:           "Google", // the company whose service failed: Gmail is its product (ingest/vendors.go)
 			starts:        "Here's what happened: This morning (Pacific Time) we took a small fraction of Gmail's servers offline",
 			ends:          "notable for their rarity.",
 			absent:        []string{"uberduke", "Tekzel", "hunky-dory", "Apple ads", "September 02"},
@@ -409,6 +409,29 @@ func BenchmarkClean(b *testing.B) {
 				if _, err := ingest.Clean(bb.raw, "x.txt"); err != nil {
 					b.Fatal(err)
 				}
+			}
+		})
+	}
+}
+
+// TestCleanOrganization checks the organization guessed from a text
+// without one: a known organization's products or sites, unless the text
+// speaks of another name's people and names it more.
+func TestCleanOrganization(t *testing.T) {
+	tests := []struct{ name, text, want string }{
+		{"product of a known vendor", "RCA - Multiple Services - Southeast Asia\n\nBetween 09:52 and 12:28 UTC a subset of customers could not reach Virtual Machines. In Azure's network architecture each rack connects to eight switches; the Azure Storage front ends lost them all.", "Microsoft"},
+		{"site address of a known vendor", "Phabricator outage\n\nPhabricator (https://phabricator.wikimedia.org) was unavailable for an hour after Matt's change. Matt reverted it and Matt restarted the service; Matt wrote this report.", "Wikimedia Foundation"},
+		{"the owner's people beat a provider named in passing", "Checkout outage\n\nOn Monday the checkout service at Acme failed for an hour. Acme engineers traced it to a full disk on the database host. Acme engineers moved the logs to a larger volume; the host runs on EC2 in AWS, which was not at fault.", "Acme"},
+		{"a person's possessive is not an owner", "Notifications broken\n\nThe flags were enabled at Matt Flaschen's request. Matt deployed the fix and Matt ran the script. The wikis on Wikipedia and Wikidata showed errors in the meantime.", "Wikimedia Foundation"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := ingest.Clean([]byte(tt.text), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Organization != tt.want {
+				t.Errorf("Organization = %q, want %q (notes %q)", d.Organization, tt.want, d.Notes)
 			}
 		})
 	}

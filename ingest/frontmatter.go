@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -89,7 +90,14 @@ func parseFrontMatter(lines []string, first int) (frontMatter, error) {
 	return fm, nil
 }
 
+// unquote reads a quoted value: a double-quoted one as the JSON string
+// QuoteValue writes, when it is one, else without its quotes.
 func unquote(s string) string {
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		if v, err := strconv.Unquote(s); err == nil {
+			return v
+		}
+	}
 	if len(s) >= 2 && (s[0] == '"' && s[len(s)-1] == '"' || s[0] == '\'' && s[len(s)-1] == '\'') {
 		return s[1 : len(s)-1]
 	}
@@ -154,6 +162,12 @@ func (d *Draft) applyFrontMatter(fm frontMatter) error {
 		d.Meta.VariantOf = v
 	}
 	d.Meta.VariantKind = strings.ToLower(f["variant_kind"])
+	if err := d.applyExportFields(fm); err != nil {
+		return err
+	}
+	if err := d.decodeRecords(fm); err != nil {
+		return err
+	}
 
 	items := fm.lists["patterns"]
 	if v := f["patterns"]; v != "" {
@@ -170,6 +184,61 @@ func (d *Draft) applyFrontMatter(fm frontMatter) error {
 			return fmErr("line %d: pattern %q is not written as slug:role", fm.lines["patterns"], clip(item, 40))
 		}
 		d.Meta.Patterns = append(d.Meta.Patterns, PatternRef{Slug: slug, Role: role})
+	}
+	return nil
+}
+
+// applyExportFields reads the fields export writes beyond the basic ones:
+// the slug, services, authors, the incident's times and the groups it is
+// restricted to. Any file may give them.
+func (d *Draft) applyExportFields(fm frontMatter) error {
+	f := fm.fields
+	if v := f["slug"]; v != "" {
+		if !slugRe.MatchString(v) || len(v) > 200 {
+			return fmErr("line %d: slug %q is not a slug (lower-case letters and digits joined by hyphens)", fm.lines["slug"], clip(v, 40))
+		}
+		d.Slug = v
+	}
+	if v := f["services"]; v != "" {
+		d.Services = v
+	}
+	if v := f["authors"]; v != "" {
+		d.Authors = v
+	}
+	if v := f["time_zone"]; v != "" {
+		if _, err := time.LoadLocation(v); err != nil || v == "Local" {
+			return fmErr("line %d: time_zone %q is not an IANA time zone such as Europe/Madrid", fm.lines["time_zone"], clip(v, 40))
+		}
+		d.TimeZone = v
+	}
+	for _, t := range []struct {
+		key string
+		dst *string
+	}{{"started_at", &d.StartedAt}, {"detected_at", &d.DetectedAt}, {"mitigated_at", &d.MitigatedAt}, {"resolved_at", &d.ResolvedAt}} {
+		v := f[t.key]
+		if v == "" {
+			continue
+		}
+		if _, err := time.Parse(time.RFC3339, v); err != nil {
+			return fmErr("line %d: %s %q is not a time in RFC 3339 (2024-03-05T14:30:00+01:00)", fm.lines[t.key], t.key, clip(v, 40))
+		}
+		*t.dst = v
+	}
+	if v := f["duration_minutes"]; v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return fmErr("line %d: duration_minutes %q is not a whole number of minutes", fm.lines["duration_minutes"], clip(v, 40))
+		}
+		d.DurationMinutes = n
+	}
+	groups := fm.lists["restricted_to"]
+	if v := f["restricted_to"]; v != "" {
+		groups = strings.Split(v, ",")
+	}
+	for _, g := range groups {
+		if g = strings.TrimSpace(g); g != "" {
+			d.RestrictedTo = append(d.RestrictedTo, g)
+		}
 	}
 	return nil
 }

@@ -96,6 +96,11 @@ func (d *Draft) guessOrganization(hosts []string, footer string) {
 		}
 	}
 	text := d.Title + "\n\n" + d.Summary + "\n\n" + d.Body
+	for _, f := range []string{SectionImpact, SectionTrigger, SectionResolution, SectionTimeline} {
+		if t := d.Sections[f]; t != "" && len(text) < orgSearchBytes {
+			text += "\n\n" + t // the text's own account names what failed
+		}
+	}
 	names := properNames(text)
 	for _, h := range hosts {
 		site := siteName(h)
@@ -121,6 +126,26 @@ func (d *Draft) guessOrganization(hosts []string, footer string) {
 // ownerRe finds a name used for who the write-up is about: "Acme
 // engineers", "the Acme team", "at Acme", "Acme's", "Acme customers".
 var ownerRe = regexp.MustCompile(`(?:\b(?:at|of|from|for)\s+([\p{Lu}][\p{L}\p{N}]+)\b[,.]?\s*(?:we|our|the)?|\b([\p{Lu}][\p{L}\p{N}]+)(?:'s|’s)\s|\b([\p{Lu}][\p{L}\p{N}]+)\s+(?:engineers|engineering|team|teams|customers|users|infrastructure|services|status|platform|SRE|on-call|staff|employees|ingenieros|equipo|clientes|usuarios))`)
+
+// possessiveAt reports whether rest, the text right after a name, makes
+// the name a possessive: "'s", or a second capitalised word with "'s".
+func possessiveAt(rest string) bool {
+	isApostrophe := func(s string) bool { return strings.HasPrefix(s, "'") || strings.HasPrefix(s, "’") }
+	if isApostrophe(rest) {
+		return true
+	}
+	next, ok := strings.CutPrefix(rest, " ")
+	if r, _ := utf8.DecodeRuneInString(next); !ok || !unicode.IsUpper(r) {
+		return false
+	}
+	i := strings.IndexFunc(next, notWordRune)
+	return i > 0 && isApostrophe(next[i:])
+}
+
+// ownedRe tells, among ownerRe's matches, those that say whose people the
+// text speaks of ("at Acme", "Acme engineers"); a possessive or "Acme
+// services" is as often a tool's or a supplier's ("Librato's policy").
+var ownedRe = regexp.MustCompile(`^(?:at\s|[\p{L}\p{N}]+\s+(?:engineers|engineering|team|teams|SRE|on-call|staff|employees|ingenieros|equipo)$)`)
 
 // orgSearchBytes bounds the text read for the organization.
 const orgSearchBytes = 64 << 10
@@ -195,9 +220,21 @@ func orgName(title, text string) (string, string, bool) {
 			score[w] += 3
 		}
 	}
-	for _, m := range ownerRe.FindAllStringSubmatch(text, 2000) {
-		if w := m[1] + m[2] + m[3]; score[w] > 0 {
+	owned := map[string]bool{} // "at Acme", "Acme engineers": whose people the text speaks of
+	for _, ix := range ownerRe.FindAllStringSubmatchIndex(text, 2000) {
+		m := text[ix[0]:ix[1]]
+		var w string
+		end := 0
+		for g := 1; g <= 3; g++ {
+			if ix[2*g] >= 0 {
+				w, end = text[ix[2*g]:ix[2*g+1]], ix[2*g+1]
+			}
+		}
+		if score[w] > 0 {
 			score[w] += 5
+			// "at Acme", not "at Matt's request" or "at Matt Flaschen's"
+			possessive := possessiveAt(text[end:])
+			owned[w] = owned[w] || ownedRe.MatchString(m) && !possessive
 		}
 	}
 	// A word in capitals (mostly a product or a protocol) needs the title
@@ -209,9 +246,19 @@ func orgName(title, text string) (string, string, bool) {
 	}
 	best, bestScore := "", 0
 	for w, n := range score {
+		if _, known := vendorOf[w]; known {
+			continue // counted for its vendor below
+		}
 		if !ordinary(w) && (n > bestScore || n == bestScore && w < best) {
 			best, bestScore = w, n
 		}
+	}
+	// A known organization whose products or sites the text names wins
+	// over an unknown name, unless that name is the one the text says
+	// whose things are ("Acme engineers") and is mentioned more: a report
+	// of Acme's that blames its cloud provider is still Acme's.
+	if v, vScore, what := bestVendor(title, text); vScore >= 2 && (!owned[best] || vScore > bestScore) {
+		return vendors[v].org, "it names " + what, true
 	}
 	if bestScore < 4 {
 		return "", "", false
@@ -220,6 +267,93 @@ func orgName(title, text string) (string, string, bool) {
 		return p, "the name before " + best, true
 	}
 	return best, "the name it is most about", true
+}
+
+// vendorOf maps the one-word names of vendors to their index.
+var vendorOf = func() map[string]int {
+	m := map[string]int{}
+	for i, v := range vendors {
+		for _, n := range v.names {
+			if !strings.Contains(n, " ") {
+				m[n] = i
+			}
+		}
+	}
+	return m
+}()
+
+// maxVendorMentions caps the mentions counted for one name, so one product
+// named on every line does not drown everything else.
+const maxVendorMentions = 20
+
+// bestVendor scores the known vendors of the vendors table on what the
+// text names: 2 for each mention of one of their names (5 more when the
+// title has it) and 2 for each address on one of their sites. It returns
+// the best and the name that counted most, for the note.
+func bestVendor(title, text string) (int, int, string) {
+	lowerText := strings.ToLower(text)
+	best, bestScore, what := -1, 0, ""
+	for i, v := range vendors {
+		score, top, topN := 0, "", 0
+		for _, n := range v.names {
+			c := min(countWord(text, n), maxVendorMentions)
+			if c > 0 && countWord(title, n) > 0 {
+				score += 5
+			}
+			score += 2 * c
+			if c > topN {
+				top, topN = n, c
+			}
+		}
+		for _, h := range v.hosts {
+			c := min(countHost(lowerText, h), maxVendorMentions)
+			score += 2 * c
+			if c > topN {
+				top, topN = h, c
+			}
+		}
+		if score > bestScore {
+			best, bestScore, what = i, score, top
+		}
+	}
+	return best, bestScore, what
+}
+
+// countWord counts the whole-word, case-sensitive occurrences of name in s.
+func countWord(s, name string) int {
+	n := 0
+	for i := 0; ; {
+		j := strings.Index(s[i:], name)
+		if j < 0 {
+			return n
+		}
+		start, end := i+j, i+j+len(name)
+		before, _ := utf8.DecodeLastRuneInString(s[:start])
+		after, _ := utf8.DecodeRuneInString(s[end:])
+		if (start == 0 || notWordRune(before)) && (end == len(s) || notWordRune(after)) {
+			n++
+		}
+		i = end
+	}
+}
+
+// countHost counts the addresses on host in s (lower case): the host
+// itself or a subdomain of it ("phabricator.wikimedia.org").
+func countHost(s, host string) int {
+	n := 0
+	for i := 0; ; {
+		j := strings.Index(s[i:], host)
+		if j < 0 {
+			return n
+		}
+		start, end := i+j, i+j+len(host)
+		before, _ := utf8.DecodeLastRuneInString(s[:start])
+		after, _ := utf8.DecodeRuneInString(s[end:])
+		if (start == 0 || before == '.' || before == '/' || before == '@' || unicode.IsSpace(before)) && (end == len(s) || notWordRune(after) && after != '.' || after == '.' && !strings.HasPrefix(s[end:], ".")) {
+			n++
+		}
+		i = end
+	}
 }
 
 func notWordRune(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) }

@@ -35,3 +35,30 @@ func BenchmarkCleanDoubling(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCleanExportDoubling reads exported files (hindsight_export) at
+// doubling sizes: a long write-up, many section marker lines, many
+// action items (refused past 1,000, after the header is read) and a long
+// JSON-quoted summary full of escapes. ns/op and allocs/op should double
+// with the size.
+func BenchmarkCleanExportDoubling(b *testing.B) {
+	head := "---\nhindsight_export: 1\ntitle: T\nsummary: S\n"
+	shapes := []struct{ name, head, unit, tail string }{
+		{"body", head + "---\n\n", "The retry storm overloaded the database after the deploy.\n\n", ""},
+		{"markers", head + "---\n\n", ingest.SectionMarker("impact") + "\n## Impact\n\nx\n", ""},
+		{"items", head + "action_items:\n", `  - {"title":"Cap retries","owner":"ana","type":"prevent","status":"open"}` + "\n", "---\n\nBody.\n"},
+		{"escapes", "---\nhindsight_export: 1\ntitle: T\nsummary: \"", `\n\"`, "\"\n---\n\nBody.\n"},
+	}
+	for _, sh := range shapes {
+		for size := 32 << 10; size <= 256<<10; size *= 2 {
+			raw := []byte(sh.head + strings.Repeat(sh.unit, size/len(sh.unit)) + sh.tail)
+			b.Run(fmt.Sprintf("%s/%dkB", sh.name, size>>10), func(b *testing.B) {
+				b.SetBytes(int64(len(raw)))
+				b.ReportAllocs()
+				for b.Loop() {
+					ingest.Clean(raw, "a.md")
+				}
+			})
+		}
+	}
+}

@@ -66,9 +66,23 @@ type Draft struct {
 	Severity      string
 	SourceURL     string
 	Summary       string
-	Services      string // comma-separated, from a properties block
+	Services      string // comma-separated, from the front matter or a properties block
 	Authors       string
-	Body          string // clean Markdown
+	// Slug is the one the front matter asks for (taken when free).
+	Slug string
+	// The incident's times as the front matter gives them: RFC 3339, and
+	// the IANA zone they were entered in.
+	StartedAt, DetectedAt, MitigatedAt, ResolvedAt, TimeZone string
+	DurationMinutes                                          int
+	// RestrictedTo are the groups the front matter restricts it to.
+	RestrictedTo []string
+	// Records are the front matter's structured lists beyond action items
+	// and comments.
+	Records Records
+	// Exported is set for a file export wrote (ExportKey): its fields are
+	// all in it, nothing was guessed.
+	Exported bool
+	Body     string // clean Markdown
 	// Sections holds the template sections found in the text, by field
 	// name (SectionImpact, …), Markdown each.
 	Sections    map[string]string
@@ -82,6 +96,8 @@ type Draft struct {
 type Comment struct {
 	Author string
 	Date   time.Time
+	// Posted is the date as an export wrote it, when it gives one.
+	Posted string
 	Text   string
 }
 
@@ -111,6 +127,23 @@ func Clean(raw []byte, filename string) (Draft, error) {
 	fm, body, hasFM, err := splitFrontMatter(text)
 	if err != nil {
 		return Draft{}, err
+	}
+	if hasFM && fm.fields[ExportKey] != "" {
+		// An export: read as written, with only line ends normalised, so
+		// that every field comes back exactly.
+		exact := strings.ReplaceAll(strings.TrimPrefix(string(raw), "\uFEFF"), "\r\n", "\n")
+		if fm, body, _, err = splitFrontMatter(exact); err != nil {
+			return Draft{}, err
+		}
+		if v := fm.fields[ExportKey]; v != ExportVersion {
+			return Draft{}, fmErr("line %d: %s %q is not a version this Hindsight reads (%s)", fm.lines[ExportKey], ExportKey, clip(v, 20), ExportVersion)
+		}
+		if err := d.applyFrontMatter(fm); err != nil {
+			return Draft{}, err
+		}
+		d.Exported = true
+		d.exportedBody(body)
+		return d, nil
 	}
 	if hasFM {
 		if err := d.applyFrontMatter(fm); err != nil {

@@ -368,6 +368,9 @@ type ActionItem struct {
 	Title string
 	Kind  string // mitigate, prevent or process, guessed from the words
 	Done  bool   // ticked in the document ("[x]")
+	// The rest only a front matter's action_items give.
+	Owner, Priority, Status, DueDate, TicketURL string
+	FromChecklist                               ChecklistRef
 }
 
 var (

@@ -14,6 +14,7 @@ import (
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
 )
 
 // Both are safe for concurrent use once built.
@@ -178,4 +179,15 @@ func plainText(n ast.Node, src []byte) string {
 		return ast.WalkContinue, nil
 	})
 	return strings.TrimSpace(b.String())
+}
+
+// Plain is a one-paragraph field (a checklist item) as text without its
+// markup, for a place that takes no HTML, such as a chart's label: links
+// keep their words, emphasis its text.
+func Plain(src string) string {
+	if check(src) != nil {
+		return src[:min(len(src), MaxSourceBytes)]
+	}
+	source := []byte(src)
+	return string(util.UnescapePunctuations([]byte(plainText(converter.Parser().Parse(text.NewReader(source)), source))))
 }

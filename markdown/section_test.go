@@ -46,6 +46,21 @@ func TestHeadings(t *testing.T) {
 	}
 }
 
+func TestPlain(t *testing.T) {
+	for _, tt := range []struct {
+		src, want string
+	}{
+		{`Drop traffic first [\[SRE-22\]](https://sre.google/x).`, "Drop traffic first [SRE-22]."},
+		{"becomes *vulnerable*, not **only**", "becomes vulnerable, not only"},
+		{`a "metric" & B < C`, `a "metric" & B < C`},
+		{"<img src=x onerror=alert(1)>Stop", "Stop"},
+	} {
+		if got := markdown.Plain(tt.src); got != tt.want {
+			t.Errorf("Plain(%q) = %q, want %q", tt.src, got, tt.want)
+		}
+	}
+}
+
 func TestInline(t *testing.T) {
 	for _, tt := range []struct {
 		src, want string

@@ -1,23 +1,17 @@
 // Package search turns what people type into safe SQLite FTS5 expressions and
 // normalises text the same way on both sides of the index: lower case, accents
 // folded, split into words, stemmed in the text's language (every language
-// the Snowball stemmers know), Chinese, Japanese and Korean cut into bigrams.
+// the Snowball stemmers know; folding and stemming are textnorm's), Chinese,
+// Japanese and Korean cut into bigrams.
 package search
 
 import (
 	"slices"
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/kljensen/snowball/english"
-	"github.com/kljensen/snowball/french"
-	"github.com/kljensen/snowball/hungarian"
-	"github.com/kljensen/snowball/norwegian"
-	"github.com/kljensen/snowball/russian"
-	"github.com/kljensen/snowball/spanish"
-	"github.com/kljensen/snowball/swedish"
+	"hindsight/textnorm"
 )
 
 // IndexText is what goes into a full-text column for text written in lang (an
@@ -51,13 +45,6 @@ func IndexText(text, lang string) string {
 	return b.String()
 }
 
-// isCJK reports whether r is written without spaces between words: Chinese
-// characters, Japanese kana and Korean Hangul.
-func isCJK(r rune) bool {
-	return r >= 0x1100 && (unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) ||
-		unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r))
-}
-
 // isCJKWord reports whether a word from scanWords is CJK text (scanWords
 // never mixes CJK and other letters in one word).
 func isCJKWord[T string | []byte](w T) bool {
@@ -71,7 +58,7 @@ func isCJKWord[T string | []byte](w T) bool {
 	case []byte:
 		r, _ = utf8.DecodeRune(w)
 	}
-	return isCJK(r)
+	return textnorm.IsCJK(r)
 }
 
 // cjkGrams returns the overlapping pairs of characters of a CJK word, or the
@@ -117,14 +104,14 @@ func scanWords(text string, fn func(start, end int, w []byte) bool) {
 	start := 0
 	cjk := false // whether w is CJK text
 	for i, r := range text {
-		if len(w) > 0 && isCJK(r) != cjk && (unicode.IsLetter(r) || unicode.IsNumber(r)) {
+		if len(w) > 0 && textnorm.IsCJK(r) != cjk && (unicode.IsLetter(r) || unicode.IsNumber(r)) {
 			if !fn(start, i, w) {
 				return
 			}
 			w = w[:0]
 		}
 		if len(w) == 0 {
-			cjk = isCJK(r)
+			cjk = textnorm.IsCJK(r)
 		}
 		switch {
 		case r < utf8.RuneSelf && ('a' <= r && r <= 'z' || '0' <= r && r <= '9'):
@@ -143,7 +130,7 @@ func scanWords(text string, fn func(start, end int, w []byte) bool) {
 			if len(w) == 0 {
 				start = i
 			}
-			w = appendFolded(w, r)
+			w = textnorm.AppendFolded(w, r)
 		case len(w) > 0:
 			if !fn(start, i, w) {
 				return
@@ -156,178 +143,11 @@ func scanWords(text string, fn func(start, end int, w []byte) bool) {
 	}
 }
 
-// Fold lower-cases s and strips accents, keeping everything else.
-func Fold(s string) string {
-	b := make([]byte, 0, len(s))
-	for _, r := range s {
-		if unicode.Is(unicode.Mn, r) {
-			continue
-		}
-		b = appendFolded(b, r)
-	}
-	return string(b)
-}
-
-// appendFolded appends the lower-case, accent-free form of r. The table covers
-// Latin-1 and Latin Extended-A, which is what English and Spanish text uses;
-// SQLite's remove_diacritics folds the same letters, so both sides agree.
-func appendFolded(b []byte, r rune) []byte {
-	r = unicode.ToLower(r)
-	if r < utf8.RuneSelf {
-		return append(b, byte(r))
-	}
-	switch r {
-	case 'ß':
-		return append(b, "ss"...)
-	case 'æ':
-		return append(b, "ae"...)
-	case 'œ':
-		return append(b, "oe"...)
-	}
-	if f, ok := folds[r]; ok {
-		return append(b, byte(f))
-	}
-	return utf8.AppendRune(b, r)
-}
-
-var folds = func() map[rune]rune {
-	m := make(map[rune]rune)
-	for base, accented := range map[rune]string{
-		'a': "àáâãäåāăą",
-		'c': "çćĉċč",
-		'd': "ďđ",
-		'e': "èéêëēĕėęě",
-		'g': "ĝğġģ",
-		'h': "ĥħ",
-		'i': "ìíîïĩīĭįı",
-		'j': "ĵ",
-		'k': "ķ",
-		'l': "ĺļľŀł",
-		'n': "ñńņňŉ",
-		'o': "òóôõöøōŏő",
-		'r': "ŕŗř",
-		's': "śŝşš",
-		't': "ţťŧ",
-		'u': "ùúûüũūŭůűų",
-		'w': "ŵ",
-		'y': "ýÿŷ",
-		'z': "źżž",
-	} {
-		for _, r := range accented {
-			m[r] = base
-		}
-	}
-	return m
-}()
-
 // stemmerFor returns the stemmer for an ISO 639-1 code; languages without
 // one keep the folded word as it is.
 func stemmerFor(lang string) func(string) string {
-	if st, ok := stemmers[strings.ToLower(strings.TrimSpace(lang))]; ok {
-		return st
-	}
-	return func(w string) string { return w }
-}
-
-// stemmers are the Snowball stemmers by ISO 639-1 code: every language the
-// library knows. Stop words stay as they are.
-var stemmers = map[string]func(string) string{
-	"en": stemEnglish,
-	"es": stemSpanish,
-	"fr": snowballStemmer(french.Stem),
-	"ru": snowballStemmer(russian.Stem),
-	"sv": snowballStemmer(swedish.Stem),
-	"no": snowballStemmer(norwegian.Stem),
-	"nb": snowballStemmer(norwegian.Stem),
-	"nn": snowballStemmer(norwegian.Stem),
-	"hu": snowballStemmer(hungarian.Stem),
-}
-
-// StemmedLanguages lists the ISO 639-1 codes whose text is stemmed.
-func StemmedLanguages() []string {
-	var langs []string
-	for l := range stemmers {
-		langs = append(langs, l)
-	}
-	slices.Sort(langs)
-	return langs
-}
-
-// snowballStemmer wraps a Snowball stemmer with a cache of its own.
-func snowballStemmer(stem func(string, bool) string) func(string) string {
-	c := &stemCache{m: map[string]string{}}
-	return func(w string) string {
-		if isCJKWord(w) {
-			return w
-		}
-		return c.of(w, func(w string) string { return Fold(stem(w, false)) })
-	}
-}
-
-// stemEnglish stems a folded word; stop words stay as they are.
-func stemEnglish(w string) string {
-	if isCJKWord(w) {
-		return w
-	}
-	return englishStems.of(w, func(w string) string { return english.Stem(w, false) })
-}
-
-// stemSpanish stems a folded word. The Spanish stemmer expects accents on some
-// suffixes ("-ación"), so folded input ("realimentacion") would keep them;
-// putting the accent back first makes "realimentación" and "realimentacion"
-// reach the same stem, and the result is folded again.
-func stemSpanish(w string) string {
-	if isCJKWord(w) {
-		return w
-	}
-	return spanishStems.of(w, func(w string) string {
-		for _, s := range accentedSuffixes {
-			if strings.HasSuffix(w, s.folded) {
-				w = w[:len(w)-len(s.folded)] + s.accented
-				break
-			}
-		}
-		return Fold(spanish.Stem(w, false))
-	})
-}
-
-// stemCache remembers a stemmer's results across texts: Snowball is most of
-// the cost of indexing a postmortem, and postmortems share a small
-// vocabulary. It stops growing at stemCacheMax words, so odd input cannot
-// make it grow for ever.
-type stemCache struct {
-	mu sync.RWMutex
-	m  map[string]string
-}
-
-const stemCacheMax = 1 << 16
-
-var englishStems, spanishStems = &stemCache{m: map[string]string{}}, &stemCache{m: map[string]string{}}
-
-func (c *stemCache) of(w string, stem func(string) string) string {
-	c.mu.RLock()
-	s, ok := c.m[w]
-	c.mu.RUnlock()
-	if ok {
-		return s
-	}
-	s = stem(w)
-	c.mu.Lock()
-	if len(c.m) < stemCacheMax {
-		c.m[w] = s
-	}
-	c.mu.Unlock()
-	return s
-}
-
-// accentedSuffixes are the Spanish stemmer's derivational suffixes that carry
-// an accent. Verb endings with accents ("-ía") are left alone: restoring them
-// would also change common nouns ("latencia").
-var accentedSuffixes = []struct{ folded, accented string }{
-	{"logias", "logías"},
-	{"logia", "logía"},
-	{"acion", "ación"},
-	{"ucion", "ución"},
+	lang = strings.ToLower(strings.TrimSpace(lang))
+	return func(w string) string { return textnorm.Stem(lang, w) }
 }
 
 // forms returns the index forms a folded query word can take when the
@@ -335,16 +155,16 @@ var accentedSuffixes = []struct{ folded, accented string }{
 // stem in each of langs and the folded word itself (what languages without a
 // stemmer index).
 func forms(w string, langs []string) []string {
-	out := []string{stemEnglish(w)}
+	out := []string{textnorm.Stem("en", w)}
 	add := func(f string) {
 		if !slices.Contains(out, f) {
 			out = append(out, f)
 		}
 	}
-	add(stemSpanish(w))
+	add(textnorm.Stem("es", w))
 	for _, l := range langs {
-		if st, ok := stemmers[l]; ok {
-			add(st(w))
+		if textnorm.Stems(l) {
+			add(textnorm.Stem(l, w))
 		}
 	}
 	add(w)

@@ -7,22 +7,6 @@ import (
 	"hindsight/search"
 )
 
-func TestFold(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"Realimentación", "realimentacion"},
-		{"ÀÉÎÕÜ ñ ç", "aeiou n c"},
-		{"Straße", "strasse"},
-		{"e\u0301xito", "exito"}, // decomposed accent
-		{"Œuvre", "oeuvre"},
-		{"日本", "日本"},
-	}
-	for _, tt := range tests {
-		if got := search.Fold(tt.in); got != tt.want {
-			t.Errorf("Fold(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
 func TestWords(t *testing.T) {
 	tests := []struct {
 		in   string

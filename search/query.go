@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"hindsight/textnorm"
 )
 
 // Limits that keep parsing cheap whatever is pasted into the box.
@@ -44,7 +46,7 @@ func (t Term) stems() (en, es []string) {
 	}
 	en, es = make([]string, len(t.Words)), make([]string, len(t.Words))
 	for i, w := range t.Words {
-		en[i], es[i] = stemEnglish(w), stemSpanish(w)
+		en[i], es[i] = textnorm.Stem("en", w), textnorm.Stem("es", w)
 	}
 	return en, es
 }
@@ -61,13 +63,12 @@ func (t Term) variants(langs []string) [][]string {
 	}
 	add(es)
 	for _, l := range langs {
-		st, ok := stemmers[l]
-		if !ok || l == "en" || l == "es" {
+		if !textnorm.Stems(l) || l == "en" || l == "es" {
 			continue
 		}
 		v := make([]string, len(t.Words))
 		for i, w := range t.Words {
-			v[i] = st(w)
+			v[i] = textnorm.Stem(l, w)
 		}
 		add(v)
 	}
@@ -135,7 +136,7 @@ func (q Query) AnyWords() Query {
 func (q Query) WithLanguages(langs []string) Query {
 	q.langs = nil
 	for _, l := range langs {
-		if _, ok := stemmers[l]; ok && l != "en" && l != "es" && !slices.Contains(q.langs, l) {
+		if textnorm.Stems(l) && l != "en" && l != "es" && !slices.Contains(q.langs, l) {
 			q.langs = append(q.langs, l)
 		}
 	}
@@ -395,8 +396,8 @@ func (p *parser) filter(key, value string) {
 		}
 		f.Year = y
 	case "lang":
-		lang, ok := languages[Fold(value)]
-		if v := Fold(value); !ok && len(v) == 2 && v[0] >= 'a' && v[0] <= 'z' && v[1] >= 'a' && v[1] <= 'z' {
+		lang, ok := languages[textnorm.Fold(value)]
+		if v := textnorm.Fold(value); !ok && len(v) == 2 && v[0] >= 'a' && v[0] <= 'z' && v[1] >= 'a' && v[1] <= 'z' {
 			lang, ok = v, true // any ISO 639-1 code
 		}
 		if !ok {

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	"hindsight/ingest"
+	"hindsight/importer"
 	"hindsight/store"
 )
 
@@ -52,21 +52,27 @@ type Report struct {
 // what is missing, so running it on every start is safe: a seed that a user
 // has since edited or archived is left as it is.
 func Load(ctx context.Context, st *store.Store) (Report, error) {
-	var r Report
-	fams, pats, err := Catalogue()
+	r, err := LoadCatalogue(ctx, st)
 	if err != nil {
-		return r, err
-	}
-	if r.PatternsAdded, err = st.LoadCatalogue(ctx, fams, pats); err != nil {
 		return r, err
 	}
 	entries, err := manifest()
 	if err != nil {
 		return r, err
 	}
+	// A seed restricted to some groups (by an export imported here) is
+	// still there.
+	ctx = store.WithEveryGroup(ctx)
 	for _, e := range entries {
-		_, err := st.GetPostmortem(ctx, e.Slug)
+		cur, err := st.GetPostmortem(ctx, e.Slug)
 		if err == nil {
+			raw, err := FS.ReadFile("documents/" + e.File)
+			if err != nil {
+				return r, fmt.Errorf("seed %s: %w", e.File, err)
+			}
+			if cur.SourceText != string(raw) {
+				continue // not loaded from the seed: imported (from an export) or written here
+			}
 			// Seeded by an earlier version and never edited since: it takes
 			// the reviewed tags, each citing its sentence.
 			revised, err := st.ReviseCuratedTags(ctx, e.Slug, e.tags(), "The curated tags were reviewed: each cites the sentence that shows it.")
@@ -85,12 +91,31 @@ func Load(ctx context.Context, st *store.Store) (Report, error) {
 		if err != nil {
 			return r, err
 		}
-		if err := st.ImportPostmortem(ctx, &p); err != nil {
+		err = st.ImportPostmortem(ctx, &p)
+		var dup *store.DuplicateError
+		if errors.As(err, &dup) {
+			continue // its text was imported (server import) under another slug
+		}
+		if err != nil {
 			return r, fmt.Errorf("seed %s: %w", e.File, err)
 		}
 		r.PostmortemsAdded++
 	}
 	return r, nil
+}
+
+// LoadCatalogue puts the pattern catalogue into st, adding only what is
+// missing, and none of the seed postmortems: server import loads only it,
+// so that an export's own copies of the seeds are what a new database
+// gets.
+func LoadCatalogue(ctx context.Context, st *store.Store) (Report, error) {
+	var r Report
+	fams, pats, err := Catalogue()
+	if err != nil {
+		return r, err
+	}
+	r.PatternsAdded, err = st.LoadCatalogue(ctx, fams, pats)
+	return r, err
 }
 
 func manifest() ([]entry, error) {
@@ -113,11 +138,10 @@ func (e entry) postmortem() (store.Postmortem, error) {
 	if err != nil {
 		return store.Postmortem{}, fmt.Errorf("seed %s: %w", e.File, err)
 	}
-	d, err := ingest.Clean(raw, e.File)
+	_, p, err := importer.Read(raw, e.File)
 	if err != nil {
 		return store.Postmortem{}, fmt.Errorf("seed %s: %w", e.File, err)
 	}
-	p := store.ImportedPostmortem(d, string(raw))
 	p.Slug = e.Slug
 	p.Title = e.Title
 	p.Organization = e.Organization

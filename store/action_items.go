@@ -36,8 +36,12 @@ type ActionItem struct {
 	TicketURL    string
 	// ChecklistItemID is the checklist item it was made from, 0 if none.
 	ChecklistItemID int64
-	CreatedAt       time.Time
-	UpdatedAt       time.Time
+	// FromChecklist names, on import, the checklist item it was made from
+	// by pattern and text (ids differ between databases): the import sets
+	// ChecklistItemID from it.
+	FromChecklist ChecklistRef
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
 	// Version counts its saves: an edit based on an older one is refused.
 	Version int
 }
@@ -111,6 +115,7 @@ func (s *Store) CreateActionItem(ctx context.Context, a *ActionItem) error {
 				return fmt.Errorf("checklist item %d is already an action item: %w", a.ChecklistItemID, ErrConflict)
 			}
 		}
+		tx.audit(auditNote{kind: "action_item.create", postmortemID: a.PostmortemID, what: "added the action item “" + a.Title + "”"})
 		return insertActionItem(ctx, tx, a, s.Now().UTC().Truncate(time.Second))
 	})
 	if err != nil {
@@ -142,6 +147,10 @@ func (s *Store) UpdateActionItem(ctx context.Context, id int64, upd ActionItemUp
 		if upd.Version != 0 && upd.Version != a.Version {
 			return ErrStaleVersion
 		}
+		n := auditNote{kind: "action_item.edit", postmortemID: a.PostmortemID}
+		if upd == (ActionItemUpdate{Status: upd.Status}) && upd.Status != nil && *upd.Status == "done" {
+			n.kind = "action_item.complete"
+		}
 		for _, f := range []struct {
 			dst *string
 			src *string
@@ -151,6 +160,11 @@ func (s *Store) UpdateActionItem(ctx context.Context, id int64, upd ActionItemUp
 				*f.dst = *f.src
 			}
 		}
+		n.what = fmt.Sprintf("saved the action item “%s” (%s, %s)", a.Title, a.Status, a.Priority)
+		if n.kind == "action_item.complete" {
+			n.what = "completed the action item “" + a.Title + "”"
+		}
+		tx.audit(n)
 		a.UpdatedAt = s.Now().UTC().Truncate(time.Second)
 		a.Version++
 		_, err = tx.ExecContext(ctx, `UPDATE action_items SET title = ?, owner = ?, kind = ?, priority = ?, status = ?,
@@ -172,6 +186,13 @@ func insertActionItem(ctx context.Context, tx *writeTx, a *ActionItem, now time.
 		a.Status = StatusOpen
 	}
 	a.CreatedAt, a.UpdatedAt, a.Version = now, now, 1
+	if a.ChecklistItemID == 0 && a.FromChecklist.Pattern != "" {
+		id, err := checklistItemID(ctx, tx, a.FromChecklist.Pattern, a.FromChecklist.Item)
+		if err != nil {
+			return err
+		}
+		a.ChecklistItemID = id
+	}
 	var from any
 	if a.ChecklistItemID != 0 {
 		from = a.ChecklistItemID

@@ -22,15 +22,66 @@ type AuditEntry struct {
 	Client     string
 }
 
-// RecordAudit appends e to the audit trail, timed now.
-func (s *Store) RecordAudit(ctx context.Context, e AuditEntry) error {
-	err := s.inTx(ctx, func(tx *writeTx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO audit_log (at, actor, via, kind, postmortem, what, client) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			s.now(), e.Actor, e.Via, e.Kind, e.Postmortem, e.What, e.Client)
-		return err
-	})
+// Actor is who makes a write and from where: its audit entry's actor,
+// how they were known (Via) and their client address; API says the write
+// came through the JSON API.
+type Actor struct {
+	Name, Via, Client string
+	API               bool
+}
+
+type actorKey struct{}
+
+// WithActor returns ctx carrying a: every write made with it records its
+// audit entry (who, when, what, from where) in the write's own
+// transaction, so a write is never without its entry nor an entry without
+// its write. Writes made without an actor (the catalogue and the seeds
+// loaded at start-up, a store's own maintenance) record none.
+func WithActor(ctx context.Context, a Actor) context.Context {
+	return context.WithValue(ctx, actorKey{}, a)
+}
+
+// auditNote is what a write method says of its write, for its audit
+// entry; inTx adds who, when and from where.
+type auditNote struct {
+	kind, what string
+	// postmortem is the slug it touched, or postmortemID its id, when it
+	// touched one.
+	postmortem   string
+	postmortemID int64
+	// signer is the name the write is signed with (a revision's author,
+	// a tick's name), the actor when the request named no one.
+	signer string
+}
+
+// audit notes what the transaction's write did; a write method calls it
+// once it knows the write will be made (a no-op records nothing).
+func (tx *writeTx) audit(n auditNote) { tx.note = &n }
+
+// recordAudit writes the transaction's audit entry, if its write noted one
+// and ctx names an actor.
+func (s *Store) recordAudit(ctx context.Context, tx *writeTx) error {
+	a, ok := ctx.Value(actorKey{}).(Actor)
+	if !ok || tx.note == nil {
+		return nil
+	}
+	n := tx.note
+	actor := a.Name
+	if actor == "" {
+		actor = n.signer
+	}
+	if actor == "" {
+		actor = "(no name)"
+	}
+	what := n.what
+	if a.API {
+		what += " through the API"
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO audit_log (at, actor, via, kind, postmortem, what, client)
+		VALUES (?, ?, ?, ?, COALESCE((SELECT slug FROM postmortems WHERE id = ?), ?), ?, ?)`,
+		s.now(), actor, a.Via, n.kind, n.postmortemID, n.postmortem, what, a.Client)
 	if err != nil {
-		return fmt.Errorf("record audit %s: %w", e.Kind, err)
+		return fmt.Errorf("record audit %s: %w", n.kind, err)
 	}
 	return nil
 }

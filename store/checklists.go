@@ -37,6 +37,75 @@ func (s *Store) ChecklistTicks(ctx context.Context, postmortemID int64) (map[int
 	return out, rows.Err()
 }
 
+// CheckedItem is a postmortem's tick of a checklist item, naming the item
+// by its pattern and text, as an export writes it (ids differ between
+// databases).
+type CheckedItem struct {
+	Pattern string
+	Item    string
+	Done    bool
+	By      string
+	At      time.Time
+}
+
+// ChecklistRef names a checklist item by its pattern and text.
+type ChecklistRef struct{ Pattern, Item string }
+
+// ListCheckedItems returns a postmortem's ticks, by pattern and item order.
+func (s *Store) ListCheckedItems(ctx context.Context, postmortemID int64) ([]CheckedItem, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT i.pattern_slug, i.text, t.done, t.changed_by, t.changed_at
+		FROM checklist_ticks t JOIN checklist_items i ON i.id = t.item_id
+		WHERE t.postmortem_id = ? ORDER BY i.pattern_slug, i.position, i.id`, postmortemID)
+	if err != nil {
+		return nil, fmt.Errorf("list checked items: %w", err)
+	}
+	defer rows.Close()
+	var out []CheckedItem
+	for rows.Next() {
+		var c CheckedItem
+		var at string
+		if err := rows.Scan(&c.Pattern, &c.Item, &c.Done, &c.By, &at); err != nil {
+			return nil, fmt.Errorf("list checked items: %w", err)
+		}
+		c.At = parseTime(at)
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// checklistItemID finds the checklist item of pattern with text, a current
+// one before a removed one.
+func checklistItemID(ctx context.Context, q queryRower, pattern, text string) (int64, error) {
+	var id int64
+	err := q.QueryRowContext(ctx, `SELECT id FROM checklist_items WHERE pattern_slug = ? AND text = ?
+		ORDER BY removed_at != '', id LIMIT 1`, pattern, text).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, fmt.Errorf("checklist item %q of %s: %w", text, pattern, ErrNotFound)
+	}
+	return id, err
+}
+
+// insertCheckedItems records an imported postmortem's ticks.
+func insertCheckedItems(ctx context.Context, tx *writeTx, p *Postmortem, now time.Time) error {
+	for _, c := range p.Checklist {
+		id, err := checklistItemID(ctx, tx, c.Pattern, c.Item)
+		if err != nil {
+			return err
+		}
+		at := c.At
+		if at.IsZero() {
+			at = now
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO checklist_ticks (postmortem_id, item_id, done, changed_by, changed_at)
+			VALUES (?, ?, ?, ?, ?) ON CONFLICT (postmortem_id, item_id)
+			DO UPDATE SET done = excluded.done, changed_by = excluded.changed_by, changed_at = excluded.changed_at`,
+			p.ID, id, c.Done, c.By, formatTime(at)); err != nil {
+			return fmt.Errorf("tick %q of %s: %w", c.Item, c.Pattern, err)
+		}
+	}
+	return nil
+}
+
 // TickChange sets one checklist item done or not done.
 type TickChange struct {
 	ItemID int64
@@ -49,7 +118,13 @@ type TickChange struct {
 func (s *Store) TickChecklist(ctx context.Context, postmortemID int64, by string, changes []TickChange) error {
 	err := s.inTx(ctx, func(tx *writeTx) error {
 		now := s.now()
+		var ticked, unticked int
 		for _, c := range changes {
+			if c.Done {
+				ticked++
+			} else {
+				unticked++
+			}
 			if err := checkItemOfPostmortem(ctx, tx, postmortemID, c.ItemID); err != nil {
 				return err
 			}
@@ -59,6 +134,10 @@ func (s *Store) TickChecklist(ctx context.Context, postmortemID int64, by string
 				postmortemID, c.ItemID, c.Done, by, now); err != nil {
 				return err
 			}
+		}
+		if len(changes) > 0 {
+			tx.audit(auditNote{kind: "checklist.tick", postmortemID: postmortemID, signer: by,
+				what: fmt.Sprintf("ticked %d and unticked %d checklist items", ticked, unticked)})
 		}
 		return nil
 	})
@@ -112,6 +191,7 @@ func (s *Store) AddChecklistItem(ctx context.Context, patternSlug, text, phase s
 			return err
 		}
 		it.ID, err = res.LastInsertId()
+		tx.audit(auditNote{kind: "checklist.add", what: fmt.Sprintf("added item %d to the checklist of %s: “%s” (%s)", it.ID, patternSlug, text, phase)})
 		return err
 	})
 	if err != nil {
@@ -136,6 +216,7 @@ func (s *Store) UpdateChecklistItem(ctx context.Context, id int64, version int, 
 		if version != 0 && version != cur {
 			return ErrStaleVersion
 		}
+		tx.audit(auditNote{kind: "checklist.edit", what: fmt.Sprintf("reworded checklist item %d: “%s” (%s)", id, text, phase)})
 		_, err = tx.ExecContext(ctx, `UPDATE checklist_items SET text = ?, phase = ?, updated_at = ?, version = version + 1 WHERE id = ?`,
 			text, phase, s.now(), id)
 		return err
@@ -151,17 +232,19 @@ func (s *Store) UpdateChecklistItem(ctx context.Context, id int64, version int, 
 // put back with RestoreChecklistItem.
 func (s *Store) RemoveChecklistItem(ctx context.Context, id int64) error {
 	now := s.now()
-	return s.execChecklistItem(ctx, id, `UPDATE checklist_items SET removed_at = ?, updated_at = ?, version = version + 1 WHERE id = ?`, now, now, id)
+	return s.execChecklistItem(ctx, id, auditNote{kind: "checklist.remove", what: fmt.Sprintf("removed checklist item %d", id)},
+		`UPDATE checklist_items SET removed_at = ?, updated_at = ?, version = version + 1 WHERE id = ?`, now, now, id)
 }
 
 // RestoreChecklistItem puts a removed item back on its checklist.
 func (s *Store) RestoreChecklistItem(ctx context.Context, id int64) error {
-	return s.execChecklistItem(ctx, id, `UPDATE checklist_items SET removed_at = '', updated_at = ?, version = version + 1 WHERE id = ?`, s.now(), id)
+	return s.execChecklistItem(ctx, id, auditNote{kind: "checklist.restore", what: fmt.Sprintf("put checklist item %d back", id)},
+		`UPDATE checklist_items SET removed_at = '', updated_at = ?, version = version + 1 WHERE id = ?`, s.now(), id)
 }
 
 // execChecklistItem runs one write on checklist item id, through the write
-// queue like every write.
-func (s *Store) execChecklistItem(ctx context.Context, id int64, query string, args ...any) error {
+// queue like every write, noted n in the audit trail.
+func (s *Store) execChecklistItem(ctx context.Context, id int64, n auditNote, query string, args ...any) error {
 	err := s.inTx(ctx, func(tx *writeTx) error {
 		res, err := tx.ExecContext(ctx, query, args...)
 		if err != nil {
@@ -170,6 +253,7 @@ func (s *Store) execChecklistItem(ctx context.Context, id int64, query string, a
 		if n, _ := res.RowsAffected(); n == 0 {
 			return ErrNotFound
 		}
+		tx.audit(n)
 		return nil
 	})
 	if err != nil {
@@ -190,6 +274,11 @@ func (s *Store) MoveChecklistItem(ctx context.Context, id int64, up bool) error 
 		if err != nil {
 			return err
 		}
+		dir := "down"
+		if up {
+			dir = "up"
+		}
+		tx.audit(auditNote{kind: "checklist.move", what: fmt.Sprintf("moved item %d of the checklist of %s %s", id, slug, dir)})
 		// Renumber the whole checklist first, so positions are distinct and
 		// a swap of two positions is a move by one.
 		rows, err := tx.QueryContext(ctx, `SELECT id, phase, removed_at = '' FROM checklist_items WHERE pattern_slug = ? ORDER BY position, id`, slug)

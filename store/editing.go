@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -54,14 +55,27 @@ func (s *Store) UpdatePostmortem(ctx context.Context, slug string, expectedVersi
 		if cur.Version != expectedVersion {
 			return fmt.Errorf("at version %d, edit based on %d: %w", cur.Version, expectedVersion, ErrStaleVersion)
 		}
+		saves := !cur.Fields().Equal(upd.Fields) || join != 0
+		what := fmt.Sprintf("saved version %d of “%s”", cur.Version+1, upd.Fields.Title)
+		if !saves {
+			what = "changed who may read “" + cur.Title + "”"
+		}
+		if restrict {
+			to := "everyone"
+			if g := encodeRestriction(*upd.RestrictedTo); g != "" {
+				to = "the groups " + strings.Join(decodeRestriction(g), ", ")
+			}
+			what += ", now open to " + to
+		}
+		tx.audit(auditNote{kind: "postmortem.edit", postmortem: slug, signer: upd.Author, what: what})
 		if restrict {
 			if _, err := tx.ExecContext(ctx, `UPDATE postmortems SET restricted_to = ? WHERE id = ?`,
 				encodeRestriction(*upd.RestrictedTo), cur.ID); err != nil {
 				return err
 			}
-			if cur.Fields().Equal(upd.Fields) && join == 0 {
-				return nil
-			}
+		}
+		if !saves {
+			return nil
 		}
 		next, err := s.savePostmortem(ctx, tx, cur, upd.Fields, revisionMeta{Action: ActionEdit, Author: upd.Author, Note: upd.Note})
 		if err != nil {
@@ -97,6 +111,8 @@ func (s *Store) RestoreRevision(ctx context.Context, slug string, version, expec
 		if cur.Fields().Equal(rev.Fields) {
 			return nil
 		}
+		tx.audit(auditNote{kind: "postmortem.restore", postmortem: slug, signer: author,
+			what: fmt.Sprintf("restored version %d of “%s” as version %d", version, cur.Title, cur.Version+1)})
 		_, err = s.savePostmortem(ctx, tx, cur, rev.Fields, revisionMeta{Action: ActionRestore, RestoredFrom: version, Author: author, Note: note})
 		return err
 	})
@@ -259,6 +275,11 @@ func (s *Store) setArchived(ctx context.Context, slug, at string) error {
 		}
 		if err != nil || (was == "") == (at == "") {
 			return err
+		}
+		if at != "" {
+			tx.audit(auditNote{kind: "postmortem.archive", postmortem: slug, what: "archived " + slug})
+		} else {
+			tx.audit(auditNote{kind: "postmortem.unarchive", postmortem: slug, what: "brought " + slug + " back into lists"})
 		}
 		return archivePostmortem(ctx, tx, id, group, at)
 	})

@@ -103,7 +103,8 @@ func (s *Store) EachPostmortem(ctx context.Context, f PostmortemFilter) iter.Seq
 	}
 }
 
-// ExportSlugs lists the live postmortems a reader without groups may see,
+// ExportSlugs lists the live postmortems ctx's reader may see (every one
+// through WithEveryGroup),
 // each variant group's main version before its other versions, oldest
 // first.
 func (s *Store) ExportSlugs(ctx context.Context) ([]string, error) {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"iter"
 	"strings"
@@ -123,6 +124,9 @@ type itemQuery struct {
 	aArgs, pArgs   []any
 	overdue        string
 	overdueArgs    []any
+	// today is the date it is where the postmortem p's team is (an SQL
+	// expression whose arguments are overdueArgs).
+	today string
 }
 
 func (s *Store) actionItemQuery(ctx context.Context, f ActionItemFilter, now time.Time) (itemQuery, error) {
@@ -132,7 +136,7 @@ func (s *Store) actionItemQuery(ctx context.Context, f ActionItemFilter, now tim
 		return q, err
 	}
 	q.overdue = `(a.status IN ('open', 'in-progress') AND a.due_date != '' AND a.due_date < ` + today + `)`
-	q.overdueArgs = todayArgs
+	q.overdueArgs, q.today = todayArgs, today
 	// Restricted postmortems the reader may not see do not exist for them:
 	// neither do their action items.
 	q.pConds = []string{`p.archived_at = ''`, visibleSQL(ctx, "p")}
@@ -176,10 +180,10 @@ func (s *Store) actionItemQuery(ctx context.Context, f ActionItemFilter, now tim
 }
 
 // joinFrom is the FROM and WHERE for counting: every item joined to its
-// postmortem, both read from covering indexes.
-func (q itemQuery) joinFrom() (string, []any) {
-	conds := append(append([]string{}, q.pConds...), q.aConds...)
-	return `FROM postmortems p INDEXED BY postmortems_followups JOIN action_items a INDEXED BY action_items_followups ON a.postmortem_id = p.id
+// postmortem, walked along index (of postmortems) and more conditions.
+func (q itemQuery) joinFrom(index string, more ...string) (string, []any) {
+	conds := append(append(more, q.pConds...), q.aConds...)
+	return `FROM postmortems p INDEXED BY ` + index + ` JOIN action_items a INDEXED BY action_items_followups ON a.postmortem_id = p.id
 		WHERE ` + strings.Join(conds, " AND "), append(append([]any{}, q.pArgs...), q.aArgs...)
 }
 
@@ -224,9 +228,11 @@ func (s *Store) ListActionItems(ctx context.Context, f ActionItemFilter, now tim
 	if err != nil {
 		return nil, t, fmt.Errorf("list action items: %w", err)
 	}
-	from, args := q.joinFrom()
-	err = s.db.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(`+q.overdue+`), 0), coalesce(sum(a.due_date != ''), 0) `+from,
-		append(append([]any{}, q.overdueArgs...), args...)...).Scan(&t.Matching, &t.Overdue, &t.dated)
+	if countedByStatus(f) {
+		t, err = s.keptActionItemTotals(ctx, q, f, now)
+	} else {
+		t, err = q.countItems(ctx, s.db, f)
+	}
 	if err != nil {
 		return nil, t, fmt.Errorf("list action items: %w", err)
 	}
@@ -241,6 +247,33 @@ func (s *Store) ListActionItems(ctx context.Context, f ActionItemFilter, now tim
 		out = append(out, e)
 	}
 	return out, t, nil
+}
+
+// countItems counts the items q selects, and the overdue and dated ones
+// among them, from the items.
+func (q itemQuery) countItems(ctx context.Context, db *sql.DB, f ActionItemFilter) (ActionItemTotals, error) {
+	var t ActionItemTotals
+	from, args := q.joinFrom(`postmortems_followups`)
+	// The most selective filter leads, along its own index.
+	walk := func(items string) {
+		conds := append(append([]string{}, q.aConds...), q.pConds...)
+		from = `FROM action_items a INDEXED BY ` + items + ` CROSS JOIN postmortems p INDEXED BY postmortems_followups ON p.id = a.postmortem_id
+			WHERE ` + strings.Join(conds, " AND ")
+		args = append(append([]any{}, q.aArgs...), q.pArgs...)
+	}
+	switch {
+	case f.Pattern != "" || f.Service != "": // their postmortems' items, by postmortem
+		walk(`action_items_followups`)
+	case f.Org != "":
+		from, args = q.joinFrom(`postmortems_org_nocase`)
+	case f.Owner != "":
+		walk(`action_items_owner`)
+	case f.Kind != "":
+		walk(`action_items_kind`)
+	}
+	err := db.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(`+q.overdue+`), 0), coalesce(sum(a.due_date != ''), 0) `+from,
+		append(append([]any{}, q.overdueArgs...), args...)...).Scan(&t.Matching, &t.Overdue, &t.dated)
+	return t, err
 }
 
 // EachActionItem yields every action item of live postmortems that matches

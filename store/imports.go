@@ -16,8 +16,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"hindsight/classify"
-	"hindsight/ingest"
 	"hindsight/markdown"
 )
 
@@ -29,6 +27,16 @@ func (e *DuplicateError) Error() string {
 	return fmt.Sprintf("this text was already imported as %q", e.Slug)
 }
 func (e *DuplicateError) Unwrap() error { return ErrConflict }
+
+// SlugTakenError is returned when an import asks for a slug (an export's
+// file does) that a postmortem with other content holds: nothing is
+// overwritten. It is an ErrConflict.
+type SlugTakenError struct{ Slug string }
+
+func (e *SlugTakenError) Error() string {
+	return fmt.Sprintf("the slug %q is taken here by another postmortem; nothing was overwritten", e.Slug)
+}
+func (e *SlugTakenError) Unwrap() error { return ErrConflict }
 
 // FieldErrors says, per field (named as in the JSON mirror and the forms),
 // what is wrong with a postmortem. It is an ErrInvalid.
@@ -112,6 +120,13 @@ func ValidatePostmortem(p *Postmortem) FieldErrors {
 	for _, t := range p.Tags {
 		if !ValidRole(t.Role) {
 			errs["patterns"] = fmt.Sprintf("The role of %s must be one of %s.", t.PatternSlug, strings.Join(Roles, ", "))
+			break
+		}
+	}
+	for _, t := range p.Suggested {
+		if !ValidRole(t.Role) || t.Confidence < 0 || t.Confidence > 1 ||
+			!slices.Contains([]string{"", SuggestionPending, SuggestionConfirmed, SuggestionDismissed}, t.Status) {
+			errs["suggested"] = fmt.Sprintf("The suggestion of %s needs a role, a confidence from 0 to 1 and a status (suggested, confirmed or dismissed).", t.PatternSlug)
 			break
 		}
 	}
@@ -234,7 +249,19 @@ func (s *Store) ImportPostmortem(ctx context.Context, p *Postmortem) error {
 		return fmt.Errorf("import postmortem %q: %w", p.Title, err)
 	}
 	suggestTags(c, p)
-	err = s.inTx(ctx, func(tx *writeTx) error { return s.importPostmortem(ctx, tx, p) })
+	err = s.inTx(ctx, func(tx *writeTx) error {
+		if err := s.importPostmortem(ctx, tx, p); err != nil {
+			return err
+		}
+		// Written from fields (the JSON API) it is created; converted
+		// from a document, imported.
+		n := auditNote{kind: "postmortem.create", postmortem: p.Slug, what: "created “" + p.Title + "”", signer: p.SavedBy}
+		if p.SourceText != "" {
+			n.kind, n.what = "postmortem.import", "imported “"+p.Title+"”"
+		}
+		tx.audit(n)
+		return nil
+	})
 	if err != nil {
 		return fmt.Errorf("import postmortem %q: %w", p.Title, err)
 	}
@@ -297,6 +324,14 @@ func (s *Store) ImportPostmortems(ctx context.Context, ps []*Postmortem) (errs [
 			}
 			written = append(written, p)
 		}
+		switch len(written) {
+		case 0:
+		case 1:
+			tx.audit(auditNote{kind: "postmortem.import", postmortem: written[0].Slug, what: "imported “" + written[0].Title + "”"})
+		default:
+			tx.audit(auditNote{kind: "postmortem.import", what: fmt.Sprintf("imported %d postmortems, from “%s” to “%s”",
+				len(written), written[0].Title, written[len(written)-1].Title)})
+		}
 		// Their fingerprints and search index rows go in last, all
 		// together (see insertPrints and indexImported).
 		if err := insertPrints(ctx, tx, written...); err != nil {
@@ -348,7 +383,28 @@ func (s *Store) importPostmortem(ctx context.Context, tx *writeTx, p *Postmortem
 }
 
 // checkImport refuses a text already imported, and checks the references.
+// A postmortem that asks for a slug already taken is a duplicate when the
+// one there has the same content (an export imported where it came from,
+// or twice), and refused otherwise.
 func checkImport(ctx context.Context, tx *writeTx, p *Postmortem) error {
+	if p.Slug != "" {
+		cur, err := postmortemForUpdate(ctx, tx, p.Slug)
+		switch {
+		case err == nil && cur.Fields().Equal(p.Fields()):
+			return &DuplicateError{Slug: p.Slug}
+		case err == nil:
+			return &SlugTakenError{Slug: p.Slug}
+		case !errors.Is(err, ErrNotFound):
+			return err
+		}
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM postmortems WHERE slug = ?`, p.Slug).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 || reservedSlugs[p.Slug] {
+			return &SlugTakenError{Slug: p.Slug} // by one the importer may not see
+		}
+	}
 	if p.SourceText != "" {
 		slug, err := findImported(ctx, tx, p.SourceText)
 		if err == nil {
@@ -397,10 +453,13 @@ func (s *Store) indexImported(ctx context.Context, tx *writeTx, ps []*Postmortem
 // and picks the variant kind when none was given.
 func checkReferences(ctx context.Context, tx *writeTx, p *Postmortem) error {
 	errs := FieldErrors{}
-	if len(p.Tags) > 0 {
-		slugs := make([]string, len(p.Tags))
-		for i, t := range p.Tags {
-			slugs[i] = t.PatternSlug
+	if len(p.Tags)+len(p.Suggested) > 0 {
+		var slugs []string
+		for _, t := range p.Tags {
+			slugs = append(slugs, t.PatternSlug)
+		}
+		for _, t := range p.Suggested {
+			slugs = append(slugs, t.PatternSlug)
 		}
 		list, err := json.Marshal(slugs)
 		if err != nil {
@@ -431,103 +490,33 @@ func checkReferences(ctx context.Context, tx *writeTx, p *Postmortem) error {
 			}
 		}
 	}
+	for _, a := range p.ActionItems {
+		if a.FromChecklist.Pattern == "" {
+			continue
+		}
+		_, err := checklistItemID(ctx, tx, a.FromChecklist.Pattern, a.FromChecklist.Item)
+		if errors.Is(err, ErrNotFound) {
+			errs["action_items"] = fmt.Sprintf("The checklist of %q has no item %q for the action item %q to come from.", a.FromChecklist.Pattern, a.FromChecklist.Item, a.Title)
+			break
+		}
+		if err != nil {
+			return err
+		}
+	}
+	for _, c := range p.Checklist {
+		_, err := checklistItemID(ctx, tx, c.Pattern, c.Item)
+		if errors.Is(err, ErrNotFound) {
+			errs["checklist"] = fmt.Sprintf("The checklist of %q has no item %q.", c.Pattern, c.Item)
+			break
+		}
+		if err != nil {
+			return err
+		}
+	}
 	if len(errs) > 0 {
 		return errs
 	}
 	return nil
-}
-
-// Roles as import files write them, beyond the canonical names.
-var roleAliases = map[string]string{
-	"lesson": RoleMissingDefence, "missing-defense": RoleMissingDefence, "missing defence": RoleMissingDefence,
-	"defence": RoleMissingDefence, "contributing-factor": RoleContributing, "contributing factor": RoleContributing,
-	"sustaining": RoleAmplifier,
-}
-
-// minDetectRunes is the shortest text whose language is guessed: on a few
-// words, trigram detection answers confidently and wrongly ("Body text."
-// reads as Uyghur).
-const minDetectRunes = 200
-
-// ImportedPostmortem turns a cleaned draft and the verbatim text it came
-// from into a postmortem ready for ImportPostmortem. Front-matter roles and
-// severities are read leniently ("lesson", "sev1"); anything still wrong is
-// left for validation to report. A draft that does not say its language
-// gets the one its text is written in, when that can be told.
-func ImportedPostmortem(d ingest.Draft, source string) Postmortem {
-	if d.Language == "" {
-		text := d.Summary + "\n\n" + d.Body
-		for _, f := range []string{ingest.SectionImpact, ingest.SectionTrigger, ingest.SectionResolution} {
-			text += "\n\n" + d.Sections[f]
-		}
-		if utf8.RuneCountInString(text) >= minDetectRunes {
-			d.Language = classify.DetectLanguage(d.Title + "\n" + text)
-		}
-	}
-	p := Postmortem{
-		Title:        d.Title,
-		Organization: d.Organization,
-		Severity:     NormalizeSeverity(d.Severity),
-		Language:     d.Language,
-		Summary:      d.Summary,
-		Body:         d.Body,
-		Services:     d.Services,
-		Authors:      d.Authors,
-		Impact:       d.Sections[ingest.SectionImpact],
-		Trigger:      d.Sections[ingest.SectionTrigger],
-		Contributing: d.Sections[ingest.SectionContributing],
-		Detection:    d.Sections[ingest.SectionDetection],
-		Resolution:   d.Sections[ingest.SectionResolution],
-		Timeline:     d.Sections[ingest.SectionTimeline],
-		WentWell:     d.Sections[ingest.SectionWentWell],
-		WentWrong:    d.Sections[ingest.SectionWentWrong],
-		GotLucky:     d.Sections[ingest.SectionGotLucky],
-		SourceURL:    d.SourceURL,
-		SourceText:   source,
-		VariantOf:    d.Meta.VariantOf,
-		VariantKind:  normalizeKind(d.Meta.VariantKind),
-	}
-	if !d.IncidentDate.IsZero() {
-		p.IncidentDate = d.IncidentDate.Format(time.DateOnly)
-	}
-	if !d.PublishedDate.IsZero() {
-		p.PublishedDate = d.PublishedDate.Format(time.DateOnly)
-	}
-	for _, t := range d.Meta.Patterns {
-		p.Tags = append(p.Tags, Tag{PatternSlug: t.Slug, Role: normalizeRole(t.Role)})
-	}
-	for _, a := range d.ActionItems {
-		status := StatusOpen
-		if a.Done {
-			status = StatusDone
-		}
-		p.ActionItems = append(p.ActionItems, ActionItem{Title: a.Title, Kind: a.Kind, Status: status})
-	}
-	for _, c := range d.Comments {
-		posted := ""
-		switch {
-		case c.Date.IsZero():
-		case c.Date.Hour() == 0 && c.Date.Minute() == 0:
-			posted = c.Date.Format("2 January 2006") // a date without a time
-		default:
-			posted = c.Date.Format("2 January 2006, 15:04")
-		}
-		p.Comments = append(p.Comments, Comment{Author: c.Author, Posted: posted, Text: c.Text})
-	}
-	return p
-}
-
-// normalizeRole maps the ways people write a role onto Roles; an empty role
-// means the pattern is a contributing factor.
-func normalizeRole(role string) string {
-	r := strings.ToLower(strings.TrimSpace(role))
-	if r == "" {
-		return RoleContributing
-	}
-	if a, ok := roleAliases[r]; ok {
-		return a
-	}
-	return r
 }
 
 // NormalizeSeverity reads "sev1", "SEV-1" or "1" as SEV1.
@@ -540,12 +529,4 @@ func NormalizeSeverity(s string) string {
 		return v
 	}
 	return strings.TrimSpace(s)
-}
-
-func normalizeKind(k string) string {
-	switch k = strings.ToLower(strings.TrimSpace(k)); k {
-	case "repost", "copy", "reworded", "spun":
-		return KindRewrite
-	}
-	return k
 }

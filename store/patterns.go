@@ -451,6 +451,9 @@ func (s *Store) LoadCatalogue(ctx context.Context, fams []Family, pats []Pattern
 			}
 		}
 		added = len(fresh)
+		if added > 0 {
+			tx.audit(auditNote{kind: "catalogue.load", what: fmt.Sprintf("added %d patterns to the catalogue", added)})
+		}
 		return nil
 	})
 	if err != nil {

@@ -11,9 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
-	"golang.org/x/text/unicode/norm"
+	"hindsight/textnorm"
 )
 
 // Variant kinds: how a member of a variant group relates to the write-up.
@@ -90,6 +89,9 @@ type Postmortem struct {
 	Languages   []string  // languages of the whole group, sorted
 	ActionItems []ActionItem
 	Comments    []Comment
+	// Checklist are the ticks an import brings (GetPostmortem leaves it
+	// empty: see ListCheckedItems).
+	Checklist []CheckedItem
 
 	// print is the text's fingerprint when a batch import computed it
 	// ahead, on every core; otherwise the write computes it.
@@ -542,6 +544,7 @@ func (s *Store) CreatePostmortem(ctx context.Context, p *Postmortem) error {
 		if err := s.createPostmortem(ctx, tx, p); err != nil {
 			return err
 		}
+		tx.audit(auditNote{kind: "postmortem.create", postmortem: p.Slug, what: "created “" + p.Title + "”", signer: p.SavedBy})
 		return insertPrints(ctx, tx, p)
 	})
 	if err != nil {
@@ -632,6 +635,9 @@ func (s *Store) createPostmortem(ctx context.Context, tx *writeTx, p *Postmortem
 			p.ID, i+1, c.Author, c.Posted, c.Text); err != nil {
 			return err
 		}
+	}
+	if err := insertCheckedItems(ctx, tx, p, now); err != nil {
+		return err
 	}
 	return insertRevision(ctx, tx, *p, revisionMeta{Action: ActionCreate, Author: p.SavedBy, Note: p.SaveNote}, now)
 }
@@ -732,24 +738,6 @@ func uniqueSlug(ctx context.Context, tx *writeTx, want, title string) (string, e
 // postmortems.
 var reservedSlugs = map[string]bool{"new": true}
 
-var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
-
-// Slugify turns a title into a readable URL path segment: lower-case ASCII
-// words joined by hyphens, accents dropped, at most 80 characters.
-func Slugify(title string) string {
-	var b strings.Builder
-	for _, r := range norm.NFD.String(strings.ToLower(title)) {
-		if unicode.Is(unicode.Mn, r) {
-			continue
-		}
-		b.WriteRune(r)
-	}
-	s := strings.Trim(nonSlug.ReplaceAllString(b.String(), "-"), "-")
-	if len(s) > 80 {
-		s = strings.TrimRight(s[:80], "-")
-	}
-	if s == "" {
-		s = "postmortem"
-	}
-	return s
-}
+// Slugify turns a title into a readable URL path segment: folded ASCII
+// words joined by hyphens, at most 80 characters (textnorm.Slug).
+func Slugify(title string) string { return textnorm.Slug(title) }

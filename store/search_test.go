@@ -224,13 +224,13 @@ func TestSearchFacets(t *testing.T) {
 	t.Parallel()
 	st, _ := newSearchStore(t)
 	_, res := searchSlugs(t, st, "retry storm", 20)
-	want := map[string][]store.Facet{
-		"Organizations": {{"Acme Payments", "Acme Payments", 1}, {"Banco Ejemplo", "Banco Ejemplo", 1}, {"Facebook", "Facebook", 1}},
-		"Years":         {{"2023", "2023", 1}, {"2022", "2022", 1}, {"2010", "2010", 1}},
-		"Languages":     {{"es", "es", 3}, {"en", "en", 2}},
-		"Severities":    {{"SEV1", "SEV1", 2}, {"SEV2", "SEV2", 1}},
+	want := map[string][]search.Facet{
+		"Organizations": {{Value: "Acme Payments", Label: "Acme Payments", Count: 1}, {Value: "Banco Ejemplo", Label: "Banco Ejemplo", Count: 1}, {Value: "Facebook", Label: "Facebook", Count: 1}},
+		"Years":         {{Value: "2023", Label: "2023", Count: 1}, {Value: "2022", Label: "2022", Count: 1}, {Value: "2010", Label: "2010", Count: 1}},
+		"Languages":     {{Value: "es", Label: "es", Count: 3}, {Value: "en", Label: "en", Count: 2}},
+		"Severities":    {{Value: "SEV1", Label: "SEV1", Count: 2}, {Value: "SEV2", Label: "SEV2", Count: 1}},
 	}
-	got := map[string][]store.Facet{
+	got := map[string][]search.Facet{
 		"Organizations": res.Facets.Organizations, "Years": res.Facets.Years,
 		"Languages": res.Facets.Languages, "Severities": res.Facets.Severities,
 	}
@@ -239,8 +239,8 @@ func TestSearchFacets(t *testing.T) {
 			t.Errorf("%s = %v, want %v", name, got[name], w)
 		}
 	}
-	if i := slices.IndexFunc(res.Facets.Patterns, func(f store.Facet) bool { return f.Value == "retry-storm" }); i != 0 ||
-		res.Facets.Patterns[0] != (store.Facet{Value: "retry-storm", Label: "Retry storm", Count: 3}) {
+	if i := slices.IndexFunc(res.Facets.Patterns, func(f search.Facet) bool { return f.Value == "retry-storm" }); i != 0 ||
+		res.Facets.Patterns[0] != (search.Facet{Value: "retry-storm", Label: "Retry storm", Count: 3}) {
 		t.Errorf("Patterns = %v, want Retry storm first with 3", res.Facets.Patterns)
 	}
 	if len(res.Patterns) != 1 || res.Patterns[0].Slug != "retry-storm" || res.Patterns[0].Definition == "" {
@@ -626,7 +626,7 @@ func TestSearchAgreesWithSQL(t *testing.T) {
 				}
 				for _, f := range []struct {
 					name      string
-					got, want []store.Facet
+					got, want []search.Facet
 				}{
 					{"Patterns", res.Facets.Patterns, want.Facets.Patterns},
 					{"Organizations", res.Facets.Organizations, want.Facets.Organizations},
@@ -856,7 +856,7 @@ func searchOracleAs(t *testing.T, db *sql.DB, q search.Query, limit, offset int,
 		if err := rows.Scan(&kind, &value, &n, &label, &id); err != nil {
 			t.Fatal(err)
 		}
-		f := store.Facet{Value: value, Label: cmp.Or(label, value), Count: int(n)}
+		f := search.Facet{Value: value, Label: cmp.Or(label, value), Count: int(n)}
 		switch kind {
 		case "hit":
 			page = append(page, pageRow{id: id, rank: n, date: label})
@@ -885,12 +885,12 @@ func searchOracleAs(t *testing.T, db *sql.DB, q search.Query, limit, offset int,
 		}
 		return cmp.Or(strings.Compare(b.date, a.date), cmp.Compare(b.id, a.id))
 	})
-	byCount := func(a, b store.Facet) int { return cmp.Or(b.Count-a.Count, strings.Compare(a.Label, b.Label)) }
+	byCount := func(a, b search.Facet) int { return cmp.Or(b.Count-a.Count, strings.Compare(a.Label, b.Label)) }
 	slices.SortFunc(res.Facets.Patterns, byCount)
 	slices.SortFunc(res.Facets.Organizations, byCount)
-	slices.SortFunc(res.Facets.Years, func(a, b store.Facet) int { return strings.Compare(b.Value, a.Value) })
+	slices.SortFunc(res.Facets.Years, func(a, b search.Facet) int { return strings.Compare(b.Value, a.Value) })
 	slices.SortFunc(res.Facets.Languages, byCount)
-	slices.SortFunc(res.Facets.Severities, func(a, b store.Facet) int { return strings.Compare(a.Value, b.Value) })
+	slices.SortFunc(res.Facets.Severities, func(a, b search.Facet) int { return strings.Compare(a.Value, b.Value) })
 	for _, r := range page {
 		h := store.SearchHit{Postmortem: store.Postmortem{ID: r.id}}
 		if q.HasText() {

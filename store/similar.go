@@ -398,6 +398,7 @@ func (s *Store) RecordRejection(ctx context.Context, r Rejection) error {
 	err := s.inTx(ctx, func(tx *writeTx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO rejected_suggestions (postmortem_id, title, pattern_slug, phrases, score, rejected_at)
 			VALUES (?, ?, ?, ?, ?, ?)`, pmID, r.Title, r.PatternSlug, strings.Join(r.Phrases, "\n"), r.Score, s.now())
+		tx.audit(auditNote{kind: "tags.reject", postmortem: r.PostmortemSlug, what: "rejected the suggested pattern " + r.PatternSlug + " for “" + r.Title + "”"})
 		return err
 	})
 	if err != nil {

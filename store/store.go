@@ -37,13 +37,17 @@ type Store struct {
 	// indexing is set once the search index is ready: from then on every
 	// transaction reindexes the postmortems it changed before committing.
 	indexing bool
+	// countingInsights is set once the insight counts exist: from then on
+	// every transaction folds the variant groups it changed into them
+	// before committing (foldInsights).
+	countingInsights bool
 	// gen is the data's generation and watch looks for other processes'
 	// writes (cache.go); the caches keep values derived from the data for
 	// one generation.
 	gen         atomic.Uint64
 	watch       versionWatch
 	derived     *Cache[any]
-	facets      *Cache[*facetTable]
+	facets      *Cache[*search.Table]
 	synonyms    *Cache[*search.Synonyms]
 	classifiers *Cache[*classify.Classifier]
 
@@ -92,7 +96,7 @@ func Open(ctx context.Context, path string, opts ...OpenOption) (*Store, error) 
 	}
 	s := &Store{db: db, Now: time.Now, writer: make(chan struct{}, 1)}
 	s.derived = NewCache[any](s, derivedMax, nil)
-	s.facets = NewCache[*facetTable](s, 1, nil)
+	s.facets = NewCache[*search.Table](s, 1, nil)
 	s.synonyms = NewCache[*search.Synonyms](s, 1, nil)
 	s.classifiers = NewCache[*classify.Classifier](s, 1, nil)
 	if err := s.open(ctx); err != nil {
@@ -109,8 +113,8 @@ func Open(ctx context.Context, path string, opts ...OpenOption) (*Store, error) 
 	return s, nil
 }
 
-// open brings the database up to date: migrations, the search index and
-// the one-off jobs.
+// open brings the database up to date: migrations, the search index, the
+// one-off jobs and the insight counts.
 func (s *Store) open(ctx context.Context) error {
 	if err := s.migrate(ctx); err != nil {
 		return err
@@ -126,6 +130,10 @@ func (s *Store) open(ctx context.Context) error {
 	}
 	if err := s.runOnce(ctx, "source-hashes", s.hashSourceTexts); err != nil {
 		return fmt.Errorf("hash imported texts: %w", err)
+	}
+	s.countingInsights = true
+	if err := s.foldPendingInsights(ctx); err != nil {
+		return fmt.Errorf("count insights: %w", err)
 	}
 	return nil
 }
@@ -159,8 +167,9 @@ func (s *Store) Close() error {
 }
 
 // inTx runs fn in a transaction, committing only if fn returns nil. Before
-// committing it reindexes for search the postmortems fn changed, so the
-// index is always in step with the data.
+// committing it writes the audit entry fn noted (writeTx.audit), so a
+// write and its entry commit or fail together, and reindexes for search
+// the postmortems fn changed, so the index is always in step with the data.
 func (s *Store) inTx(ctx context.Context, fn func(tx *writeTx) error) error {
 	select {
 	case s.writer <- struct{}{}:
@@ -176,6 +185,17 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *writeTx) error) error {
 	tx := &writeTx{Tx: sqlTx, stmts: map[string]*sql.Stmt{}}
 	if err := fn(tx); err != nil {
 		return err
+	}
+	if err := s.recordAudit(ctx, tx); err != nil {
+		return err
+	}
+	if s.countingInsights {
+		if err := s.foldInsights(ctx, tx); err != nil {
+			return fmt.Errorf("insight counts: %w", err)
+		}
+		if err := foldFollowUps(ctx, tx); err != nil {
+			return fmt.Errorf("follow-up counts: %w", err)
+		}
 	}
 	if s.indexing {
 		if err := indexStale(ctx, tx); err != nil {
@@ -197,6 +217,7 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *writeTx) error) error {
 type writeTx struct {
 	*sql.Tx
 	stmts map[string]*sql.Stmt
+	note  *auditNote // what the write did, for its audit entry
 }
 
 func (tx *writeTx) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
@@ -264,7 +285,7 @@ func anys[T any](vs []T) []any {
 }
 
 // queryColumn runs query, which selects one column, and returns its values.
-func queryColumn[T any](ctx context.Context, db *sql.DB, query string, args ...any) ([]T, error) {
+func queryColumn[T any](ctx context.Context, db querier, query string, args ...any) ([]T, error) {
 	rows, err := db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err

@@ -7,13 +7,14 @@ import (
 
 	"hindsight/seeds"
 	"hindsight/store"
+	"hindsight/store/storetest"
 )
 
 // newSeededStore opens a fresh copy of a database holding the seeds in
 // t.TempDir().
 func newSeededStore(t testing.TB) (*store.Store, string) {
 	t.Helper()
-	return openCopy(t, seededTemplate)
+	return openCopy(t, storetest.Seeded)
 }
 
 func TestOpenTwiceAppliesMigrationsOnce(t *testing.T) {

@@ -86,11 +86,19 @@ func (s *Store) insertSuggestedTags(ctx context.Context, tx *writeTx, p *Postmor
 	now := s.now()
 	for i := range p.Suggested {
 		t := &p.Suggested[i]
-		t.PostmortemID, t.Status, t.SuggestedAt = p.ID, SuggestionPending, now
+		// An export's suggestions keep what became of them.
+		t.PostmortemID = p.ID
+		if t.Status == "" {
+			t.Status = SuggestionPending
+		}
+		if t.SuggestedAt == "" {
+			t.SuggestedAt = now
+		}
 		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO suggested_tags
-				(postmortem_id, pattern_slug, role, confidence, reason, evidence, phrases, status, suggested_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			p.ID, t.PatternSlug, t.Role, t.Confidence, t.Reason, t.Evidence, strings.Join(t.Phrases, "\n"), t.Status, now); err != nil {
+				(postmortem_id, pattern_slug, role, confidence, reason, evidence, phrases, status, suggested_at, reviewed_at, reviewed_by)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			p.ID, t.PatternSlug, t.Role, t.Confidence, t.Reason, t.Evidence, strings.Join(t.Phrases, "\n"), t.Status, t.SuggestedAt,
+			t.ReviewedAt, t.ReviewedBy); err != nil {
 			return fmt.Errorf("suggested tag %s: %w", t.PatternSlug, err)
 		}
 	}
@@ -131,6 +139,63 @@ func (s *Store) ListSuggestedTags(ctx context.Context, postmortemID int64) ([]Su
 		out = append(out, t)
 	}
 	return out, rows.Err()
+}
+
+// ListReviewedSuggestions returns the suggestions of a postmortem that
+// someone confirmed or dismissed, in the order they were reviewed.
+func (s *Store) ListReviewedSuggestions(ctx context.Context, postmortemID int64) ([]SuggestedTag, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+suggestedColumns+`
+		FROM suggested_tags st JOIN patterns pa ON pa.slug = st.pattern_slug
+		WHERE st.postmortem_id = ? AND st.status != 'suggested'
+		ORDER BY st.reviewed_at, st.pattern_slug`, postmortemID)
+	if err != nil {
+		return nil, fmt.Errorf("list reviewed suggestions of postmortem %d: %w", postmortemID, err)
+	}
+	defer rows.Close()
+	var out []SuggestedTag
+	for rows.Next() {
+		t, err := scanSuggestedTag(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list reviewed suggestions of postmortem %d: %w", postmortemID, err)
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+// ExportExtras is what an export writes of a postmortem beside what
+// GetPostmortem reads: its checklist ticks, its reviewed suggestions, and
+// the checklist items its action items were made from.
+type ExportExtras struct {
+	Ticks    []CheckedItem
+	Reviewed []SuggestedTag
+	// ActionItemSources are, in the order of p.ActionItems, the checklist
+	// item each was made from (zero when none).
+	ActionItemSources []ChecklistRef
+}
+
+// GetExportExtras reads p's ExportExtras.
+func (s *Store) GetExportExtras(ctx context.Context, p Postmortem) (ExportExtras, error) {
+	var x ExportExtras
+	var err error
+	if x.Ticks, err = s.ListCheckedItems(ctx, p.ID); err != nil {
+		return x, err
+	}
+	if x.Reviewed, err = s.ListReviewedSuggestions(ctx, p.ID); err != nil {
+		return x, err
+	}
+	for _, a := range p.ActionItems {
+		var ref ChecklistRef
+		if a.ChecklistItemID != 0 {
+			it, err := s.GetChecklistItem(ctx, a.ChecklistItemID)
+			if err != nil {
+				return x, err
+			}
+			ref = ChecklistRef{Pattern: it.PatternSlug, Item: it.Text}
+		}
+		x.ActionItemSources = append(x.ActionItemSources, ref)
+	}
+	return x, nil
 }
 
 // reviewQueueMax bounds the review queue's page: the oldest suggestions
@@ -217,6 +282,8 @@ func (s *Store) ConfirmSuggestedTag(ctx context.Context, slug, pattern, by strin
 		if err := markReviewed(ctx, tx, t, SuggestionConfirmed, by, s.now()); err != nil {
 			return err
 		}
+		tx.audit(auditNote{kind: "tags.confirm", postmortem: slug, signer: by,
+			what: fmt.Sprintf("confirmed the suggested pattern %s (%s) for “%s”", t.PatternSlug, RoleLabel(t.Role), cur.Title)})
 		f := cur.Fields()
 		for _, have := range f.Tags {
 			if have.PatternSlug == t.PatternSlug && have.Role == t.Role {
@@ -256,6 +323,8 @@ func (s *Store) DismissSuggestedTag(ctx context.Context, slug, pattern, by strin
 		if err := markReviewed(ctx, tx, t, SuggestionDismissed, by, now); err != nil {
 			return err
 		}
+		tx.audit(auditNote{kind: "tags.dismiss", postmortem: slug, signer: by,
+			what: fmt.Sprintf("dismissed the suggested pattern %s (%s) for “%s”", t.PatternSlug, RoleLabel(t.Role), title)})
 		_, err = tx.ExecContext(ctx, `INSERT INTO rejected_suggestions (postmortem_id, title, pattern_slug, phrases, score, rejected_at)
 			VALUES (?, ?, ?, ?, ?, ?)`, id, title, t.PatternSlug, strings.Join(t.Phrases, "\n"), t.Confidence, now)
 		return err
@@ -333,6 +402,7 @@ func (s *Store) ReviseCuratedTags(ctx context.Context, slug string, tags []Tag, 
 		}
 		f := cur.Fields()
 		f.Tags = tags
+		tx.audit(auditNote{kind: "tags.revise", postmortem: slug, what: note})
 		if _, err := s.savePostmortem(ctx, tx, cur, f, revisionMeta{Action: ActionEdit, Author: "Hindsight", Note: note}); err != nil {
 			return err
 		}

@@ -73,6 +73,7 @@ func (s *Store) CreateToken(ctx context.Context, name, role, by string) (Token, 
 			return err
 		}
 		t.ID, err = res.LastInsertId()
+		tx.audit(auditNote{kind: "token.create", signer: by, what: fmt.Sprintf("created token %q with role %s", name, role)})
 		return err
 	})
 	if err != nil {
@@ -155,6 +156,7 @@ func (s *Store) RevokeToken(ctx context.Context, name string) error {
 		if n, _ := res.RowsAffected(); n == 0 {
 			return ErrNotFound
 		}
+		tx.audit(auditNote{kind: "token.revoke", what: fmt.Sprintf("revoked token %q", name)})
 		return nil
 	})
 	if err != nil {

@@ -8,14 +8,23 @@ import (
 	"path/filepath"
 
 	"hindsight/handlers"
+	"hindsight/ingest"
 	"hindsight/store"
 )
 
-// exportDir writes every live postmortem everyone may read into dir, one
-// Markdown file each (slug.md, as /postmortems/{slug}.md gives it), main
-// versions before the variants that name them, and prints a total.
-// Restricted postmortems are left out.
+// exportDir writes every live postmortem into dir, restricted ones too (it
+// is the administrator's command), one Markdown file each (as
+// /postmortems/{slug}.md gives it), main versions before the variants that
+// name them, and prints a total. It writes only into a new or empty
+// folder. A file larger than import reads (ingest.MaxSize) is written all
+// the same, named in the report, and the command fails.
 func exportDir(ctx context.Context, st *store.Store, dir string, out io.Writer) error {
+	ctx = store.WithEveryGroup(ctx)
+	// Into an empty folder only: files of an earlier export, numbered
+	// otherwise, would be imported with these.
+	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
+		return fmt.Errorf("export: %s is not empty; export into a new or empty folder", dir)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -23,6 +32,7 @@ func exportDir(ctx context.Context, st *store.Store, dir string, out io.Writer) 
 	if err != nil {
 		return err
 	}
+	tooLarge := 0
 	for i, slug := range slugs {
 		p, err := st.GetPostmortem(ctx, slug)
 		if err != nil {
@@ -31,10 +41,22 @@ func exportDir(ctx context.Context, st *store.Store, dir string, out io.Writer) 
 		// A numbered name keeps main versions first in name order, which
 		// is the order import reads a folder in.
 		name := filepath.Join(dir, fmt.Sprintf("%06d-%s.md", i+1, slug))
-		if err := os.WriteFile(name, []byte(handlers.PostmortemMarkdown(p)), 0o644); err != nil {
+		x, err := st.GetExportExtras(ctx, p)
+		if err != nil {
+			return err
+		}
+		md := handlers.PostmortemMarkdown(p, x)
+		if len(md) > ingest.MaxSize {
+			tooLarge++
+			fmt.Fprintf(out, "too large to import (%d bytes, the limit is %d MB): %s\n", len(md), ingest.MaxSize>>20, filepath.Base(name))
+		}
+		if err := os.WriteFile(name, []byte(md), 0o644); err != nil {
 			return err
 		}
 	}
 	fmt.Fprintf(out, "%d postmortems exported to %s\n", len(slugs), dir)
+	if tooLarge > 0 {
+		return fmt.Errorf("export: %d of the files are larger than import reads", tooLarge)
+	}
 	return nil
 }

@@ -7,11 +7,12 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
-	"runtime/metrics"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"hindsight/internal/peakmem"
 )
 
 // TestSlowBodiesDoNotTakeSlots holds 64 connections that send their
@@ -29,7 +30,7 @@ func TestSlowBodiesDoNotTakeSlots(t *testing.T) {
 	addr := freeAddr(t)
 	base, stop, logs := startServer(t, []string{"-addr", addr, "-db", db}, nil)
 	defer stop()
-	peak := sampleMemory(t)
+	peak := peakmem.Sample(t)
 
 	// A server in service has its pages read before: load each once, so
 	// that what is timed below is the wait, not a first render under the
@@ -161,40 +162,5 @@ func TestSlowBodiesDoNotTakeSlots(t *testing.T) {
 	}
 	if t.Failed() {
 		t.Logf("server log:\n%s", logs)
-	}
-}
-
-// sampleMemory samples the memory the Go runtime has mapped (heap, stacks,
-// runtime structures; the race detector's shadow memory is not in it)
-// every 20 ms until the test ends, and returns a func giving the peak.
-func sampleMemory(t *testing.T) func() uint64 {
-	var mu sync.Mutex
-	var peak uint64
-	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}}
-	read := func() {
-		metrics.Read(s)
-		mu.Lock()
-		peak = max(peak, s[0].Value.Uint64())
-		mu.Unlock()
-	}
-	done := make(chan struct{})
-	go func() {
-		tick := time.NewTicker(20 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-				read()
-			}
-		}
-	}()
-	t.Cleanup(func() { close(done) })
-	return func() uint64 {
-		read()
-		mu.Lock()
-		defer mu.Unlock()
-		return peak
 	}
 }

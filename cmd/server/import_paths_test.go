@@ -32,15 +32,90 @@ type importedFields struct {
 	DurationMinutes                              int
 	ActionItems                                  []string
 	Comments                                     []store.Comment
+	Evidence                                     []string
+	Suggested                                    []store.SuggestedTag
+	Ticks                                        []store.CheckedItem
+	RestrictedTo                                 []string
 }
 
-func fieldsOf(p store.Postmortem) importedFields {
+func fieldsOf(t *testing.T, st *store.Store, p store.Postmortem) importedFields {
+	t.Helper()
 	out := importedFields{Fields: p.Fields(), Slug: p.Slug, PublishedDate: p.PublishedDate, SourceText: p.SourceText,
-		VariantKind: p.VariantKind, DurationMinutes: p.DurationMinutes, Comments: p.Comments}
+		VariantKind: p.VariantKind, DurationMinutes: p.DurationMinutes, Comments: p.Comments, RestrictedTo: p.RestrictedTo}
 	for _, a := range p.ActionItems {
-		out.ActionItems = append(out.ActionItems, a.Kind+" "+a.Status+" "+a.Title)
+		out.ActionItems = append(out.ActionItems, strings.Join([]string{a.Kind, a.Status, a.Title, a.Owner, a.Priority, a.DueDate, a.TicketURL}, " | "))
+	}
+	for _, tg := range p.Tags {
+		out.Evidence = append(out.Evidence, tg.PatternSlug+":"+tg.Role+" "+tg.Evidence)
+	}
+	for _, sg := range p.Suggested {
+		sg.PostmortemID = 0
+		if sg.ReviewedAt == "" {
+			sg.SuggestedAt = "" // the classifier's, made at import: the clock differs
+		}
+		out.Suggested = append(out.Suggested, sg)
+	}
+	x, err := st.GetExportExtras(t.Context(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out.Ticks = x.Ticks
+	for _, sg := range x.Reviewed {
+		sg.PostmortemID = 0
+		out.Suggested = append(out.Suggested, sg)
 	}
 	return out
+}
+
+// exportedDoc writes a postmortem that uses every field of the export
+// format as /postmortems/{slug}.md gives it, and returns the file's path.
+func exportedDoc(t *testing.T) string {
+	t.Helper()
+	st, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "src.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := seeds.Load(t.Context(), st); err != nil {
+		t.Fatal(err)
+	}
+	p := store.Postmortem{Title: "Checkout outage: retries", Organization: "Acme", IncidentDate: "2024-03-05", Severity: "SEV2",
+		Language: "en", Services: "checkout, Payments API", Authors: "Ana, Bo", Summary: "Retries overloaded payments.\n\nTwice.",
+		Body: "## Background\n\nThe checkout calls payments.", Impact: "No one could pay.", Trigger: "A deploy raised the timeout.",
+		Timeline: "14:02 deploy starts\n14:09 alert fires", TimeZone: "Europe/Madrid",
+		StartedAt: "2024-03-05T14:02:00+01:00", ResolvedAt: "2024-03-05T16:40:00+01:00",
+		Tags:      []store.Tag{{PatternSlug: "retry-storm", Role: "trigger", Evidence: "Every client retried at once."}},
+		Suggested: []store.SuggestedTag{{PatternSlug: "feedback-loop", Role: "amplifier", Confidence: 0.5}},
+		ActionItems: []store.ActionItem{{Title: "Cap retries", Owner: "ana", Kind: "prevent", Priority: "P1", Status: "in-progress",
+			DueDate: "2024-04-01", TicketURL: "https://t.example.com/1"}},
+		Comments: []store.Comment{{Author: "reader", Posted: "6 March 2024", Text: "Thanks."}},
+	}
+	if err := st.ImportPostmortem(t.Context(), &p); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.DismissSuggestedTag(t.Context(), p.Slug, "feedback-loop", "reviewer"); err != nil {
+		t.Fatal(err)
+	}
+	items, err := st.Checklist(t.Context(), "retry-storm")
+	if err != nil || len(items) == 0 {
+		t.Fatalf("retry-storm checklist: %v", err)
+	}
+	if err := st.TickChecklist(t.Context(), p.ID, "bo", []store.TickChange{{ItemID: items[0].ID, Done: true}}); err != nil {
+		t.Fatal(err)
+	}
+	p, err = st.GetPostmortem(t.Context(), p.Slug)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := st.GetExportExtras(t.Context(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "exported.md")
+	if err := os.WriteFile(path, []byte(handlers.PostmortemMarkdown(p, x)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // TestImportPathsAgree imports the same documents through the three import
@@ -54,6 +129,7 @@ func TestImportPathsAgree(t *testing.T) {
 		filepath.Join("..", "..", "ingest", "testdata", "layouts", "notion.md"),
 		filepath.Join("..", "..", "ingest", "testdata", "layouts", "confluence.html"),
 		filepath.Join("..", "..", "ingest", "testdata", "layouts", "gdocs.md"),
+		exportedDoc(t),
 	}
 	// A real document too, when the evaluation corpus is beside the checkout.
 	corpus := cmp.Or(os.Getenv("HINDSIGHT_CORPUS"), filepath.Join("..", "..", "..", "shared", "corpus"))
@@ -86,6 +162,12 @@ func TestImportPathsAgree(t *testing.T) {
 			if cli.Fields.Summary == "" || cli.Fields.Title == "" || cli.Fields.Trigger == "" {
 				t.Errorf("no title, summary or root cause: %+v", cli)
 			}
+			// The export's own fields came through, the same way.
+			if name == "exported.md" && (len(cli.Ticks) != 1 || len(cli.Suggested) != 1 || cli.Suggested[0].Status != store.SuggestionDismissed ||
+				len(cli.ActionItems) != 1 || !strings.Contains(cli.ActionItems[0], "ana") || cli.Fields.StartedAt == "" ||
+				cli.Fields.Services == "" || cli.Slug != "checkout-outage-retries" || len(cli.Comments) != 1) {
+				t.Errorf("the export's fields are not all there: %+v", cli)
+			}
 		})
 	}
 }
@@ -116,7 +198,7 @@ func importByCommand(t *testing.T, name string, raw []byte) importedFields {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fieldsOf(p)
+	return fieldsOf(t, st, p)
 }
 
 func newImportApp(t *testing.T) (http.Handler, *store.Store) {
@@ -174,7 +256,7 @@ func importByForm(t *testing.T, name string, raw []byte) importedFields {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fieldsOf(p)
+	return fieldsOf(t, st, p)
 }
 
 var apiTypes = map[string]string{".md": "text/markdown", ".txt": "text/plain", ".html": "text/html"}
@@ -192,7 +274,7 @@ func importByAPI(t *testing.T, name string, raw []byte) importedFields {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fieldsOf(p)
+	return fieldsOf(t, st, p)
 }
 
 // formValues reads what a browser would submit from the form posting to

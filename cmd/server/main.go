@@ -142,7 +142,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.IntVar(&c.clientInFlight, "client-inflight", clientInFlight,
 		"expensive requests one client address may have served at once before 429; -1 means a quarter of -max-inflight, 0 no cap (env HINDSIGHT_CLIENT_INFLIGHT)")
 	fs.IntVar(&c.clientWrites, "client-writes", clientWrites,
-		"writes (POST) one client address may send a minute before 429; 0 means no cap (env HINDSIGHT_CLIENT_WRITES)")
+		"writes (POST, PUT) one client address may send a minute before 429; 0 means no cap (env HINDSIGHT_CLIENT_WRITES)")
 	proxies := fs.String("trusted-proxies", getenv("HINDSIGHT_TRUSTED_PROXIES"),
 		"comma-separated IPs or CIDR prefixes of reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (env HINDSIGHT_TRUSTED_PROXIES)")
 	if c.replicas, err = replica.ParseURLs(getenv("HINDSIGHT_REPLICA")); err != nil {
@@ -434,7 +434,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		handlerOpts = append(handlerOpts, handlers.Collector(rep.Collector()))
 	}
 	defer st.Close()
-	rep, err := seeds.Load(ctx, st)
+	load := seeds.Load
+	if cfg.importDir != "" {
+		// The catalogue only: the server adds the seed postmortems missing
+		// when it starts, so a folder imported into a new database (an
+		// export, which holds its own copies of them) is what it gets.
+		load = seeds.LoadCatalogue
+	}
+	rep, err := load(ctx, st)
 	if err != nil {
 		return fmt.Errorf("load seeds: %w", err)
 	}
@@ -444,16 +451,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if cfg.exportDir != "" {
 		return exportDir(ctx, st, cfg.exportDir, stdout)
 	}
+	// The command line's writes are in the audit trail as its user's.
+	cli := store.WithActor(ctx, store.Actor{Name: cliUser(getenv), Via: "cli"})
 	if cfg.importDir != "" {
-		err := importDir(ctx, st, cfg.importDir, stdout)
-		if aerr := st.RecordAudit(ctx, store.AuditEntry{Actor: cliUser(getenv), Via: "cli", Kind: "postmortem.import",
-			What: "imported the folder " + cfg.importDir}); aerr != nil && err == nil {
-			err = aerr
-		}
-		return err
+		return importDir(cli, st, cfg.importDir, stdout)
 	}
 	if cfg.token != nil {
-		return cfg.token.run(ctx, st, cliUser(getenv), stdout)
+		return cfg.token.run(cli, st, cliUser(getenv), stdout)
 	}
 
 	opts := append(handlerOpts, handlers.MaxInFlight(cfg.maxInFlight),

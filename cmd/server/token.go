@@ -60,17 +60,9 @@ func (tc *tokenCommand) run(ctx context.Context, st *store.Store, by string, out
 		if err != nil {
 			return err
 		}
-		if err := st.RecordAudit(ctx, store.AuditEntry{Actor: by, Via: "cli", Kind: "token.create",
-			What: fmt.Sprintf("created token %q with role %s", t.Name, t.Role)}); err != nil {
-			return err
-		}
 		fmt.Fprintf(out, "Created token %q with role %s. Its secret is shown only now; send it as \"Authorization: Bearer SECRET\":\n%s\n", t.Name, t.Role, secret)
 	case "revoke":
 		if err := st.RevokeToken(ctx, tc.name); err != nil {
-			return err
-		}
-		if err := st.RecordAudit(ctx, store.AuditEntry{Actor: by, Via: "cli", Kind: "token.revoke",
-			What: fmt.Sprintf("revoked token %q", tc.name)}); err != nil {
 			return err
 		}
 		fmt.Fprintf(out, "Revoked token %q.\n", tc.name)

@@ -72,7 +72,8 @@
       e.preventDefault();
       // The form as the browser would send it, button included, encoded
       // as a plain submission is (the import review is multipart), to where the button posts: its own
-      // formaction, else the form's action attribute (the form.action
+      // formaction (each step of the postmortem form has its route), else
+      // the form's action attribute (in the import review the form.action
       // property is shadowed by the buttons named "action").
       var data = new FormData(pmForm, b);
       var body = pmForm.enctype === "multipart/form-data" ? data : new URLSearchParams(data);

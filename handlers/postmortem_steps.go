@@ -1,0 +1,161 @@
+package handlers
+
+import (
+	"net/http"
+)
+
+// The steps of the postmortem form that save nothing: Preview, More rows
+// of the timeline, Suggest patterns and, in its panel, Accept, Reject and
+// Link as a variant. Each is a submit button of the form posting to its own
+// route (its formaction, under the form's jobURL), and each answers with
+// the form again (200), every value as typed. The save buttons post to the
+// form's own URL (createPostmortem, updatePostmortem).
+
+// submittedForm reads a submitted postmortem form into the page it is
+// shown on again: the edit form of the postmortem at {slug} when the route
+// names one, else the create form. When it cannot, it has answered and
+// reports false.
+func (h *Handler) submittedForm(w http.ResponseWriter, r *http.Request) (postmortemFormPage, bool) {
+	if slug := r.PathValue("slug"); slug != "" {
+		cur, err := h.store.GetPostmortem(r.Context(), slug)
+		if err != nil {
+			h.error(w, r, err)
+			return postmortemFormPage{}, false
+		}
+		f, err := h.readPostmortemForm(w, r)
+		if err != nil {
+			h.error(w, r, err)
+			return postmortemFormPage{}, false
+		}
+		if len(cur.Variants) > 0 {
+			f.VariantOf, f.VariantKind = "", "" // only a postmortem alone in its group can join another
+		}
+		page, err := h.editFormPage(r, f, cur)
+		if err != nil {
+			h.error(w, r, err)
+			return postmortemFormPage{}, false
+		}
+		return page, true
+	}
+	f, err := h.readPostmortemForm(w, r)
+	if err != nil {
+		h.error(w, r, err)
+		return postmortemFormPage{}, false
+	}
+	page, err := h.postmortemFormPage(r, f, "Write a postmortem")
+	if err != nil {
+		h.error(w, r, err)
+		return postmortemFormPage{}, false
+	}
+	return page, true
+}
+
+// formStep is the step a submission to the form's own URL names the way
+// the form's buttons once did (action=preview, rows or suggest; accept,
+// reject or link_variant), as scripts may still post it; nil for a save.
+// r's form must be parsed.
+func (h *Handler) formStep(r *http.Request) http.HandlerFunc {
+	v := r.PostForm
+	switch {
+	case v.Get("accept") != "":
+		return h.acceptSuggestion
+	case v.Get("reject") != "":
+		return h.rejectSuggestion
+	case v.Get("link_variant") != "":
+		return h.linkVariant
+	}
+	switch v.Get("action") {
+	case "preview":
+		return h.previewPostmortem
+	case "rows":
+		return h.moreTimelineRows
+	case "suggest":
+		return h.suggestPatterns
+	}
+	return nil
+}
+
+// previewPostmortem shows the postmortem as its page would, above the
+// form; nothing is checked or saved.
+func (h *Handler) previewPostmortem(w http.ResponseWriter, r *http.Request) {
+	page, ok := h.submittedForm(w, r)
+	if !ok {
+		return
+	}
+	preview := previewOf(page.Postmortem.Slug, page.Form.fields(), page.Families)
+	page.Preview = &preview
+	page.Title = "Preview: " + page.Title
+	page.Form.Errors = formErrors{}
+	h.render(w, r, http.StatusOK, "postmortem-form", page)
+}
+
+// moreTimelineRows is "More rows" of the timeline without JavaScript: the
+// same form with five more empty rows; nothing is checked or saved.
+func (h *Handler) moreTimelineRows(w http.ResponseWriter, r *http.Request) {
+	page, ok := h.submittedForm(w, r)
+	if !ok {
+		return
+	}
+	page.Form.BlankRows = max(page.Form.BlankRows, blankTimelineRows) + 5
+	page.Form.Errors = formErrors{}
+	h.render(w, r, http.StatusOK, "postmortem-form", page)
+}
+
+// suggestPatterns is "Suggest patterns": the form with the panel of the
+// patterns its text shows and the postmortems it may be a version of.
+func (h *Handler) suggestPatterns(w http.ResponseWriter, r *http.Request) {
+	page, ok := h.submittedForm(w, r)
+	if !ok {
+		return
+	}
+	if err := h.suggestInForm(r, &page, ""); err != nil {
+		h.error(w, r, err)
+		return
+	}
+	h.render(w, r, http.StatusOK, "postmortem-form", page)
+}
+
+// acceptSuggestion ticks the suggested pattern in its role (accept is
+// "pattern:role") and shows the panel again.
+func (h *Handler) acceptSuggestion(w http.ResponseWriter, r *http.Request) {
+	page, ok := h.submittedForm(w, r)
+	if !ok {
+		return
+	}
+	acceptInForm(&page, r.PostForm.Get("accept"))
+	if err := h.suggestInForm(r, &page, ""); err != nil {
+		h.error(w, r, err)
+		return
+	}
+	h.render(w, r, http.StatusOK, "postmortem-form", page)
+}
+
+// rejectSuggestion records the rejection of the suggested pattern reject,
+// so the phrases behind it can be tuned, and shows the panel without it.
+func (h *Handler) rejectSuggestion(w http.ResponseWriter, r *http.Request) {
+	page, ok := h.submittedForm(w, r)
+	if !ok {
+		return
+	}
+	if err := h.suggestInForm(r, &page, r.PostForm.Get("reject")); err != nil {
+		h.error(w, r, err)
+		return
+	}
+	h.render(w, r, http.StatusOK, "postmortem-form", page)
+}
+
+// linkVariant makes the form a variant of the postmortem the panel found
+// it may be a version of (link_variant is "slug:kind") and shows the
+// panel again.
+func (h *Handler) linkVariant(w http.ResponseWriter, r *http.Request) {
+	page, ok := h.submittedForm(w, r)
+	if !ok {
+		return
+	}
+	linkInForm(&page, r.PostForm.Get("link_variant"))
+	if err := h.suggestInForm(r, &page, ""); err != nil {
+		h.error(w, r, err)
+		return
+	}
+	h.render(w, r, http.StatusOK, "postmortem-form", page)
+}

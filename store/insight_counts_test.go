@@ -1,0 +1,253 @@
+package store_test
+
+import (
+	"database/sql"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+	"time"
+
+	"hindsight/store"
+)
+
+// TestInsightCountsFollowEveryWrite: after every few of a random mix of
+// creates, edits (severity, dates, times, tags, restrictions, variant
+// groups), archives, restores, checklist ticks, action items and imports,
+// the counts kept on write equal a recount from the base tables, and the
+// figures insights show from them equal the figures recounted, for readers
+// in no group, in a group and in another, whatever the kept counts answer.
+func TestInsightCountsFollowEveryWrite(t *testing.T) {
+	t.Parallel()
+	st, _ := newSeededStore(t)
+	ctx := t.Context()
+	pats, err := st.PatternCatalogue(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(15, 190))
+	sevs := []string{"", "SEV1", "SEV2", "SEV3", "SEV5"}
+	roles := []string{store.RoleTrigger, store.RoleAmplifier, store.RoleMissingDefence, store.RoleContributing}
+	security := store.WithReaderGroups(ctx, []string{"security"})
+	var slugs []string
+	fields := func(p *store.Postmortem) {
+		p.Severity = sevs[rng.IntN(len(sevs))]
+		p.Organization = []string{"Example Corp", "example CORP", "Initech", ""}[rng.IntN(4)]
+		p.TimeZone = []string{"", "Pacific/Auckland", "America/Los_Angeles"}[rng.IntN(3)]
+		p.IncidentDate = ""
+		if rng.IntN(6) != 0 {
+			p.IncidentDate = fmt.Sprintf("20%02d-%02d-%02d", 18+rng.IntN(5), 1+rng.IntN(12), 1+rng.IntN(28))
+		}
+		p.StartedAt, p.DetectedAt, p.MitigatedAt, p.ResolvedAt = "", "", "", ""
+		if rng.IntN(3) != 0 {
+			p.StartedAt = "2024-03-05T10:00:00Z"
+			p.DetectedAt = fmt.Sprintf("2024-03-05T10:%02d:00Z", rng.IntN(60))
+			p.ResolvedAt = fmt.Sprintf("2024-03-%02dT11:00:00Z", 5+rng.IntN(20)) // up to 20 days: past a week too
+		}
+		p.Tags = nil
+		for _, i := range rng.Perm(len(pats))[:rng.IntN(4)] {
+			p.Tags = append(p.Tags, store.Tag{PatternSlug: pats[i].Slug, Role: roles[rng.IntN(len(roles))]})
+		}
+	}
+	pick := func() (store.Postmortem, bool) {
+		if len(slugs) == 0 {
+			return store.Postmortem{}, false
+		}
+		p, err := st.GetPostmortem(security, slugs[rng.IntN(len(slugs))])
+		return p, err == nil
+	}
+	check := func(step int) {
+		t.Helper()
+		if err := st.CheckInsightCounts(ctx); err != nil {
+			t.Fatalf("after step %d: %v", step, err)
+		}
+		for _, reader := range [][]string{nil, {"security"}, {"finance"}} {
+			rctx := store.WithReaderGroups(ctx, reader)
+			for _, f := range []store.InsightFilter{{}, {Severity: "SEV2"}, {From: "2019-01-01", To: "2021-12-31"}, {Severity: "SEV1", To: "2020-12-31"},
+				{Org: "EXAMPLE corp"}, {Org: "Initech"}, {Org: "Initech", Severity: "SEV2"}, {From: "2019-03-01"}} {
+				kept, err := st.Insights(rctx, f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				recount, err := st.RecountInsights(rctx, f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(kept, recount) {
+					t.Fatalf("after step %d, reader %v, filter %+v:\nkept    %+v\nrecount %+v", step, reader, f, kept, recount)
+				}
+			}
+			// Follow-ups, on days where the time zones disagree on the date
+			// and on the month.
+			for _, now := range []time.Time{time.Date(2024, 3, 15, 23, 30, 0, 0, time.UTC), time.Date(2024, 3, 31, 12, 0, 0, 0, time.UTC),
+				time.Date(2024, 3, 1, 3, 0, 0, 0, time.UTC)} {
+				for _, f := range []store.ActionItemFilter{{}, {Status: store.StatusUnfinished}, {Status: "open"}, {Status: "done"},
+					{Overdue: true}, {Status: "in-progress", Overdue: true}, {Owner: "ADA"}, {Owner: "bob", Overdue: true},
+					{Kind: "prevent", Priority: "P2"}, {Org: "initech"}, {Org: "Example corp", Overdue: true},
+					{Pattern: pats[0].Slug}, {Pattern: pats[1].Slug, Status: "open"}} {
+					f.Limit = -1
+					_, kept, err := st.ListActionItems(rctx, f, now)
+					if err != nil {
+						t.Fatal(err)
+					}
+					recount, err := st.RecountActionItems(rctx, f, now)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if kept != recount {
+						t.Fatalf("after step %d, reader %v, follow-ups %+v at %v: kept %+v, recount %+v", step, reader, f, now, kept, recount)
+					}
+				}
+			}
+		}
+	}
+	for step := range 200 {
+		switch op := rng.IntN(12); {
+		case op < 3 || len(slugs) < 5: // create, sometimes restricted, sometimes a variant
+			p := newDraft(fmt.Sprintf("Generated %d", step))
+			fields(&p)
+			if rng.IntN(5) == 0 {
+				p.RestrictedTo = []string{"security"}
+			}
+			if len(slugs) > 0 && rng.IntN(4) == 0 {
+				p.VariantOf, p.VariantKind = slugs[rng.IntN(len(slugs))], "rewrite"
+			}
+			err := st.CreatePostmortem(security, &p)
+			if err != nil && p.VariantOf != "" { // archived since: alone, then
+				p.VariantOf, p.VariantKind = "", ""
+				err = st.CreatePostmortem(security, &p)
+			}
+			if err != nil {
+				t.Fatalf("step %d: create: %v", step, err)
+			}
+			slugs = append(slugs, p.Slug)
+		case op == 3: // import a batch
+			var batch []*store.Postmortem
+			for i := range 3 {
+				p := newDraft(fmt.Sprintf("Imported %d-%d", step, i))
+				fields(&p)
+				p.SourceText = fmt.Sprintf("imported text %d %d", step, i)
+				batch = append(batch, &p)
+			}
+			if _, err := st.ImportPostmortems(ctx, batch); err != nil {
+				t.Fatalf("step %d: import: %v", step, err)
+			}
+			for _, p := range batch {
+				if p.Slug != "" {
+					slugs = append(slugs, p.Slug)
+				}
+			}
+		case op == 4: // edit facts and tags, sometimes the restriction
+			p, ok := pick()
+			if !ok {
+				continue
+			}
+			upd := store.PostmortemUpdate{Fields: p.Fields(), Author: "test"}
+			q := p
+			fields(&q)
+			upd.Fields = q.Fields()
+			if rng.IntN(4) == 0 {
+				r := []string{}
+				if len(p.RestrictedTo) == 0 {
+					r = []string{"security"}
+				}
+				upd.RestrictedTo = &r
+			}
+			if _, err := st.UpdatePostmortem(security, p.Slug, p.Version, upd); err != nil {
+				t.Fatalf("step %d: edit: %v", step, err)
+			}
+		case op == 5: // archive or restore
+			p, ok := pick()
+			if !ok {
+				continue
+			}
+			if rng.IntN(2) == 0 {
+				err = st.ArchivePostmortem(security, p.Slug)
+			} else {
+				err = st.UnarchivePostmortem(security, p.Slug)
+			}
+			if err != nil {
+				t.Fatalf("step %d: archive or restore: %v", step, err)
+			}
+		case op == 6 || op == 7: // tick or untick checklist steps of its patterns
+			p, ok := pick()
+			if !ok || len(p.Tags) == 0 {
+				continue
+			}
+			items, err := st.Checklist(ctx, p.Tags[rng.IntN(len(p.Tags))].PatternSlug)
+			if err != nil || len(items) == 0 {
+				continue
+			}
+			var ch []store.TickChange
+			for _, it := range items[:1+rng.IntN(len(items))] {
+				ch = append(ch, store.TickChange{ItemID: it.ID, Done: rng.IntN(3) != 0})
+			}
+			if err := st.TickChecklist(security, p.ID, "test", ch); err != nil {
+				t.Fatalf("step %d: tick: %v", step, err)
+			}
+		default: // an action item, or one's status
+			p, ok := pick()
+			if !ok {
+				continue
+			}
+			if len(p.ActionItems) > 0 && rng.IntN(3) != 0 {
+				status := []string{"open", "done", "wont-do", "in-progress"}[rng.IntN(4)]
+				due := time.Date(2024, 3, 1+rng.IntN(30), 0, 0, 0, 0, time.UTC).Format(time.DateOnly)
+				a := p.ActionItems[rng.IntN(len(p.ActionItems))]
+				if _, err := st.UpdateActionItem(security, a.ID, store.ActionItemUpdate{Status: &status, DueDate: &due}); err != nil {
+					t.Fatalf("step %d: action item: %v", step, err)
+				}
+				continue
+			}
+			a := store.ActionItem{PostmortemID: p.ID, Title: "Follow-up", Owner: []string{"", "ada", "Bob"}[rng.IntN(3)],
+				Kind: []string{"prevent", "process"}[rng.IntN(2)], Priority: []string{"P1", "P2"}[rng.IntN(2)],
+				Status: []string{"open", "done", "in-progress"}[rng.IntN(3)]}
+			if rng.IntN(5) != 0 { // around the days the counts are read at
+				a.DueDate = time.Date(2024, 2, 20+rng.IntN(50), 0, 0, 0, 0, time.UTC).Format(time.DateOnly)
+			}
+			if err := st.CreateActionItem(security, &a); err != nil {
+				t.Fatalf("step %d: new action item: %v", step, err)
+			}
+		}
+		if step%4 == 3 {
+			check(step)
+		}
+	}
+}
+
+// TestInsightCountsFoldOtherWriters: rows written by another program (the
+// bench adds action items and incident times straight into the file) are
+// counted by the next start.
+func TestInsightCountsFoldOtherWriters(t *testing.T) {
+	t.Parallel()
+	st, path := newSeededStore(t)
+	st.Close()
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`UPDATE postmortems SET severity = 'SEV1', started_at = incident_date || 'T10:00:00Z', detected_at = incident_date || 'T10:20:00Z' WHERE incident_date != ''`,
+		`INSERT INTO action_items (postmortem_id, title, kind, status, created_at, updated_at) SELECT id, 'x', 'prevent', 'done', '', '' FROM postmortems`,
+	} {
+		if _, err := db.ExecContext(t.Context(), q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	st, err = store.Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.CheckInsightCounts(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	in, err := st.Insights(t.Context(), store.InsightFilter{Severity: "SEV1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.Incidents == 0 || in.Detect.N == 0 {
+		t.Errorf("SEV1 incidents %d, with a detection time %d: the rows written while the store was closed are not counted", in.Incidents, in.Detect.N)
+	}
+}

@@ -1,0 +1,206 @@
+// Package textnorm is Hindsight's one text normaliser: how a letter folds
+// (lower case, accents stripped), how a word is stemmed in a language, and
+// how a title becomes a URL slug. The search index, the queries against it,
+// the classifier and the slugs all go through it, so they agree on what a
+// word is.
+package textnorm
+
+import (
+	"regexp"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/kljensen/snowball/english"
+	"github.com/kljensen/snowball/french"
+	"github.com/kljensen/snowball/hungarian"
+	"github.com/kljensen/snowball/norwegian"
+	"github.com/kljensen/snowball/russian"
+	"github.com/kljensen/snowball/spanish"
+	"github.com/kljensen/snowball/swedish"
+	"golang.org/x/text/unicode/norm"
+)
+
+// Fold lower-cases s and strips accents, keeping everything else.
+func Fold(s string) string {
+	b := make([]byte, 0, len(s))
+	for _, r := range s {
+		if unicode.Is(unicode.Mn, r) {
+			continue
+		}
+		b = AppendFolded(b, r)
+	}
+	return string(b)
+}
+
+// AppendFolded appends the lower-case, accent-free form of r. A combining
+// accent (decomposed input) is the caller's to drop: it belongs to the
+// letter before it.
+func AppendFolded(b []byte, r rune) []byte {
+	if r < utf8.RuneSelf {
+		if 'A' <= r && r <= 'Z' {
+			r += 'a' - 'A'
+		}
+		return append(b, byte(r))
+	}
+	r = unicode.ToLower(r)
+	if f, ok := folds[r]; ok {
+		return append(b, f...)
+	}
+	return utf8.AppendRune(b, r)
+}
+
+// folds is the one folding table: every lower-case Latin letter of
+// Latin-1, Latin Extended-A and B and Latin Extended Additional to its
+// base letters. Most are what Unicode's canonical decomposition (x/text's
+// NFD) leaves once the accents are dropped; the letters that do not
+// decompose (ø, ł, ß, æ, …) are spelled out.
+var folds = func() map[rune]string {
+	m := map[rune]string{
+		'ß': "ss", 'æ': "ae", 'œ': "oe", 'ø': "o", 'đ': "d", 'ħ': "h", 'ı': "i",
+		'ŀ': "l", 'ł': "l", 'ŉ': "n", 'ŧ': "t",
+	}
+	for _, block := range [][2]rune{{0xC0, 0x24F}, {0x1E00, 0x1EFF}} {
+		for r := block[0]; r <= block[1]; r++ {
+			lr := unicode.ToLower(r)
+			if _, ok := m[lr]; ok || lr != r {
+				continue // upper case: folded through its lower case
+			}
+			var base []byte
+			for _, c := range norm.NFD.String(string(r)) {
+				if !unicode.Is(unicode.Mn, c) {
+					base = utf8.AppendRune(base, c)
+				}
+			}
+			if len(base) == 1 && 'a' <= base[0] && base[0] <= 'z' {
+				m[r] = string(base)
+			} else if f, ok := m[[]rune(string(base))[0]]; ok && utf8.RuneCount(base) == 1 {
+				m[r] = f // ǿ is ø with an accent: o
+			}
+		}
+	}
+	return m
+}()
+
+// IsCJK reports whether r is written without spaces between words: Chinese
+// characters, Japanese kana and Korean Hangul.
+func IsCJK(r rune) bool {
+	return r >= 0x1100 && (unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) ||
+		unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r))
+}
+
+// isCJKWord reports whether a folded word is CJK text.
+func isCJKWord(w string) bool {
+	if len(w) == 0 || w[0] < utf8.RuneSelf {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(w)
+	return IsCJK(r)
+}
+
+// Stem returns the stem of a folded word in lang (an ISO 639-1 code). Every
+// language the Snowball stemmers know is stemmed; a word of another
+// language, a CJK word and an English stop word stay as they are.
+func Stem(lang, w string) string {
+	st, ok := stemmers[lang]
+	if !ok || isCJKWord(w) {
+		return w
+	}
+	return cache.of(lang, w, st)
+}
+
+// Stems reports whether text in lang is stemmed.
+func Stems(lang string) bool {
+	_, ok := stemmers[lang]
+	return ok
+}
+
+// stemmers are the Snowball stemmers by ISO 639-1 code.
+var stemmers = map[string]func(string) string{
+	"en": func(w string) string { return english.Stem(w, false) },
+	"es": stemSpanish,
+	"fr": snowball(french.Stem),
+	"ru": snowball(russian.Stem),
+	"sv": snowball(swedish.Stem),
+	"no": snowball(norwegian.Stem),
+	"nb": snowball(norwegian.Stem),
+	"nn": snowball(norwegian.Stem),
+	"hu": snowball(hungarian.Stem),
+}
+
+// snowball folds what a Snowball stemmer returns: some put accents back.
+func snowball(stem func(string, bool) string) func(string) string {
+	return func(w string) string { return Fold(stem(w, false)) }
+}
+
+// stemSpanish stems a folded word. The Spanish stemmer expects accents on some
+// suffixes ("-ación"), so folded input ("realimentacion") would keep them;
+// putting the accent back first makes "realimentación" and "realimentacion"
+// reach the same stem, and the result is folded again.
+func stemSpanish(w string) string {
+	for _, s := range accentedSuffixes {
+		if strings.HasSuffix(w, s.folded) {
+			w = w[:len(w)-len(s.folded)] + s.accented
+			break
+		}
+	}
+	return Fold(spanish.Stem(w, false))
+}
+
+// accentedSuffixes are the Spanish stemmer's derivational suffixes that carry
+// an accent. Verb endings with accents ("-ía") are left alone: restoring them
+// would also change common nouns ("latencia").
+var accentedSuffixes = []struct{ folded, accented string }{
+	{"logias", "logías"},
+	{"logia", "logía"},
+	{"acion", "ación"},
+	{"ucion", "ución"},
+}
+
+// cache is the one word cache: stems by language and word, kept across
+// texts. Snowball is most of the cost of indexing or classifying a
+// postmortem, and postmortems share a small vocabulary. It stops growing at
+// cacheMax words, so odd input cannot make it grow for ever.
+var cache = stemCache{m: map[stemKey]string{}}
+
+const cacheMax = 1 << 17
+
+type stemKey struct{ lang, word string }
+
+type stemCache struct {
+	mu sync.RWMutex
+	m  map[stemKey]string
+}
+
+func (c *stemCache) of(lang, w string, stem func(string) string) string {
+	c.mu.RLock()
+	s, ok := c.m[stemKey{lang, w}]
+	c.mu.RUnlock()
+	if ok {
+		return s
+	}
+	s = stem(w)
+	c.mu.Lock()
+	if len(c.m) < cacheMax {
+		// w may be a slice of a whole text: keep a copy.
+		c.m[stemKey{lang, strings.Clone(w)}] = s
+	}
+	c.mu.Unlock()
+	return s
+}
+
+var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
+
+// Slug turns a title into the words of a URL: folded, every run of other
+// characters one hyphen, at most 80 bytes; "postmortem" when nothing is left.
+func Slug(title string) string {
+	s := strings.Trim(nonSlug.ReplaceAllString(Fold(title), "-"), "-")
+	if len(s) > 80 {
+		s = strings.TrimRight(s[:80], "-")
+	}
+	if s == "" {
+		s = "postmortem"
+	}
+	return s
+}

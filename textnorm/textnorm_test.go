@@ -1,0 +1,71 @@
+package textnorm_test
+
+import (
+	"testing"
+
+	"hindsight/textnorm"
+)
+
+func TestFold(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{"Realimentación", "realimentacion"},
+		{"ÀÉÎÕÜ ñ ç", "aeiou n c"},
+		{"Straße", "strasse"},
+		{"e\u0301xito", "exito"}, // decomposed accent
+		{"Œuvre", "oeuvre"},
+		{"日本", "日本"},
+		// Letters without a decomposition are spelled out.
+		{"Ørsted Łódź Đakovo Ħal æther ı", "orsted lodz dakovo hal aether i"},
+		// Latin Extended-A, B and Additional fold like Latin-1.
+		{"Ąćęńśźż Čeština", "acenszz cestina"},
+		{"Ǎǐǒǔ ǿ ǣ", "aiou o ae"},
+		{"Tiếng Việt", "tieng viet"},
+		// Other scripts are only lower-cased.
+		{"Ошибка Σφάλμα", "ошибка σφάλμα"},
+	}
+	for _, tt := range tests {
+		if got := textnorm.Fold(tt.in); got != tt.want {
+			t.Errorf("Fold(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestStem(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ lang, word, want string }{
+		{"en", "retries", "retri"},
+		{"en", "having", "having"}, // stop words stay
+		{"es", "realimentacion", "realiment"},
+		{"es", "tecnologias", "tecnolog"},
+		{"fr", "connexions", "connex"},
+		{"de", "verbindungen", "verbindungen"}, // no stemmer: as it is
+		{"en", "数据库", "数据库"},
+	}
+	for _, tt := range tests {
+		if got := textnorm.Stem(tt.lang, tt.word); got != tt.want {
+			t.Errorf("Stem(%q, %q) = %q, want %q", tt.lang, tt.word, got, tt.want)
+		}
+		// The cached answer is the same.
+		if got := textnorm.Stem(tt.lang, tt.word); got != tt.want {
+			t.Errorf("Stem(%q, %q) again = %q, want %q", tt.lang, tt.word, got, tt.want)
+		}
+	}
+}
+
+func TestSlug(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ title, want string }{
+		{"Más detalles sobre la caída de hoy", "mas-detalles-sobre-la-caida-de-hoy"},
+		{"  Retry storm: API   down!  ", "retry-storm-api-down"},
+		{"Straße in Ørsted", "strasse-in-orsted"},
+		{"数据库", "postmortem"},
+		{"", "postmortem"},
+		{"a-very long title that keeps going well past the eighty bytes a slug may hold at most", "a-very-long-title-that-keeps-going-well-past-the-eighty-bytes-a-slug-may-hold-at"},
+	}
+	for _, tt := range tests {
+		if got := textnorm.Slug(tt.title); got != tt.want {
+			t.Errorf("Slug(%q) = %q, want %q", tt.title, got, tt.want)
+		}
+	}
+}
