@@ -223,7 +223,7 @@ func (s *Store) postmortemsByID(ctx context.Context, ids []int64) (map[int64]*Po
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("load search hits: %w", err)
 	}
-	if err := s.attachTags(ctx, ps); err != nil {
+	if err := attachTags(ctx, s.db, ps); err != nil {
 		return nil, err
 	}
 	if err := s.attachLanguages(ctx, ps); err != nil {
