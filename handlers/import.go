@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 
+	"hindsight/importer"
 	"hindsight/ingest"
 	"hindsight/store"
 )
@@ -183,7 +184,7 @@ func (h *Handler) readImportReview(w http.ResponseWriter, r *http.Request) (impo
 	// The source is cleaned again for what the form does not carry: the
 	// reader comments and the action items. A source that no longer cleans
 	// was tampered with.
-	in.draft, err = ingest.Clean(src, in.filename)
+	in.draft, in.p, err = importer.Read(src, in.filename)
 	if err != nil {
 		h.importFailed(w, r, "", err)
 		return importReview{}, false
@@ -193,7 +194,6 @@ func (h *Handler) readImportReview(w http.ResponseWriter, r *http.Request) (impo
 		h.error(w, r, err)
 		return importReview{}, false
 	}
-	in.p = store.ImportedPostmortem(in.draft, in.source)
 	in.form, in.extras, err = im.validate(r.Context(), r.PostForm, &in.p)
 	if err != nil {
 		h.error(w, r, err)
@@ -207,7 +207,7 @@ func (h *Handler) readImportReview(w http.ResponseWriter, r *http.Request) (impo
 // reviewPage assembles the review of a draft; suggest fills the "Suggest
 // patterns" panel.
 func (h *Handler) reviewPage(r *http.Request, f postmortemForm, x importExtras, d ingest.Draft, source, name string, suggest bool) (importReviewPage, error) {
-	imported := store.ImportedPostmortem(d, "")
+	imported := importer.Postmortem(d, "")
 	form, err := h.postmortemFormPage(r, f, "Review the import")
 	if err != nil {
 		return importReviewPage{}, err

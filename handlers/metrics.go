@@ -63,7 +63,7 @@ func newMetrics(st *store.Store, log *slog.Logger, maxInFlight int, extra []prom
 	for _, c := range append([]prometheus.Collector{
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		st.Collector(),
+		storeCollector{st: st, pool: collectors.NewDBStatsCollector(st.DB(), "hindsight")},
 		m.requests, m.duration, m.inFlight, m.shed, m.search, limit,
 	}, extra...) {
 		if err := reg.Register(c); err != nil {
@@ -135,4 +135,54 @@ func (m *metrics) observe(r *http.Request, route string, status int, seconds flo
 	method := methodOf(r)
 	m.requests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
 	m.duration.WithLabelValues(route, method).Observe(seconds)
+}
+
+var (
+	postmortemsDesc = prometheus.NewDesc("hindsight_postmortems",
+		"Live (not archived) postmortems, counting every language version and copy.", nil, nil)
+	incidentsDesc = prometheus.NewDesc("hindsight_incidents",
+		"Live incidents: variant groups of postmortems, as lists show them.", nil, nil)
+	openActionItemsDesc = prometheus.NewDesc("hindsight_action_items_open",
+		"Action items of live postmortems that are open or in progress.", nil, nil)
+	overdueActionItemsDesc = prometheus.NewDesc("hindsight_action_items_overdue",
+		"Open or in-progress action items of live postmortems past their due date in the postmortem's time zone.", nil, nil)
+)
+
+// storeCollector collects the database's metrics: the connection pool's
+// statistics (go_sql_*{db_name="hindsight"}) and the size of the
+// collection, counted when scraped so the figures are never stale.
+type storeCollector struct {
+	st   *store.Store
+	pool prometheus.Collector
+}
+
+func (c storeCollector) Describe(ch chan<- *prometheus.Desc) {
+	c.pool.Describe(ch)
+	ch <- postmortemsDesc
+	ch <- incidentsDesc
+	ch <- openActionItemsDesc
+	ch <- overdueActionItemsDesc
+}
+
+func (c storeCollector) Collect(ch chan<- prometheus.Metric) {
+	c.pool.Collect(ch)
+	// A scrape must not hang on a locked or sick database; the counts are
+	// dropped from that scrape instead.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	size, err := c.st.CountSize(ctx)
+	var items store.ActionItemTotals
+	if err == nil {
+		items, err = c.st.CountActionItems(ctx, c.st.Now())
+	}
+	for _, m := range []struct {
+		desc *prometheus.Desc
+		n    int
+	}{{postmortemsDesc, size.Postmortems}, {incidentsDesc, size.Incidents}, {openActionItemsDesc, items.Matching}, {overdueActionItemsDesc, items.Overdue}} {
+		if err != nil {
+			ch <- prometheus.NewInvalidMetric(m.desc, err)
+			continue
+		}
+		ch <- prometheus.MustNewConstMetric(m.desc, prometheus.GaugeValue, float64(m.n))
+	}
 }

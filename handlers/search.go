@@ -99,13 +99,13 @@ func facetGroups(res store.SearchResult) []facetGroup {
 	q := res.Query
 	groups := []struct {
 		name, key string
-		facets    []store.Facet
-		label     func(store.Facet) string
+		facets    []search.Facet
+		label     func(search.Facet) string
 	}{
 		{"Pattern", "pattern", res.Facets.Patterns, nil},
 		{"Organization", "org", res.Facets.Organizations, nil},
 		{"Year", "year", res.Facets.Years, nil},
-		{"Language", "lang", res.Facets.Languages, func(f store.Facet) string { return languageName(f.Value) }},
+		{"Language", "lang", res.Facets.Languages, func(f search.Facet) string { return languageName(f.Value) }},
 		{"Severity", "sev", res.Facets.Severities, nil},
 	}
 	var out []facetGroup
@@ -180,7 +180,7 @@ type (
 	}
 )
 
-func apiFacets(fs []store.Facet) []apiFacet {
+func apiFacets(fs []search.Facet) []apiFacet {
 	out := []apiFacet{}
 	for _, f := range fs {
 		out = append(out, apiFacet{Value: f.Value, Label: f.Label, Count: f.Count})

@@ -46,6 +46,24 @@ func TestHeadings(t *testing.T) {
 	}
 }
 
+func TestText(t *testing.T) {
+	for _, tt := range []struct {
+		src, want string
+	}{
+		{`Drop traffic first [\[SRE-22\]](https://sre.google/x).`, "Drop traffic first [SRE-22]."},
+		{"becomes *vulnerable*, not **only**", "becomes vulnerable, not only"},
+		{`a "metric" & B < C`, `a "metric" & B < C`},
+		{"<img src=x onerror=alert(1)>Stop", "Stop"},
+		{"## Impact\n\nCheckout *failed*.\n\n- one\n- two", "Impact Checkout failed. one two"},
+		{"See <https://example.com/pm> and ![a chart](x.png)", "See https://example.com/pm and a chart"},
+		{"```\nkubectl drain\n```\nthen `max_connections` &amp; more", "kubectl drain then max_connections & more"},
+	} {
+		if got := markdown.Text(tt.src); got != tt.want {
+			t.Errorf("Text(%q) = %q, want %q", tt.src, got, tt.want)
+		}
+	}
+}
+
 func TestInline(t *testing.T) {
 	for _, tt := range []struct {
 		src, want string

@@ -9,6 +9,8 @@ import (
 
 	"github.com/kljensen/snowball/english"
 	"github.com/kljensen/snowball/spanish"
+
+	"hindsight/markdown"
 )
 
 // Fragment is a piece of a snippet; Match marks text the query matched, so a
@@ -16,6 +18,29 @@ import (
 type Fragment struct {
 	Text  string
 	Match bool
+}
+
+// snippetHead is how much of a hit's text a snippet is first looked
+// for in. Finding the matches means folding and comparing every word, and a
+// page of long write-ups holds hundreds of kilobytes: the opening part
+// usually has them, and only when it has none is the whole text read.
+const snippetHead = 4 << 10
+
+// MarkdownSnippet cuts a search hit's snippet for q, of about 240 runes,
+// from md, Markdown written in lang, as text (markdown.Text).
+func MarkdownSnippet(md, lang string, q Query) []Fragment {
+	if len(md) <= snippetHead || !q.HasText() {
+		return Snippet(markdown.Text(md), lang, q, 240)
+	}
+	cut := snippetHead
+	for cut > 0 && !utf8.RuneStart(md[cut]) {
+		cut--
+	}
+	frags := Snippet(markdown.Text(md[:cut]), lang, q, 240)
+	if slices.ContainsFunc(frags, func(f Fragment) bool { return f.Match }) {
+		return frags
+	}
+	return Snippet(markdown.Text(md), lang, q, 240)
 }
 
 // Snippet picks the window of about maxRunes runes of text (written in lang,

@@ -144,3 +144,40 @@ func TestSnippetMarksSynonymsCJKAndTyping(t *testing.T) {
 		})
 	}
 }
+
+func TestMarkdownSnippet(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("Nothing to see in this paragraph at all. ", 200) // past the first 4 KB looked in
+	tests := []struct {
+		name, md, query string
+		marked          string // the first match marked
+		has, hasNot     string // in the snippet's text
+	}{
+		{"markdown dropped", "## What happened\n\nThe *load balancer* closed [keep-alive](https://example.com/ka) connections.", "keep-alive", "keep-alive", "load balancer closed", "https"},
+		{"emphasis dropped, word kept", "The load balancer _also_ needs max_connections raised.", `"load balancer also needs"`, "load balancer also needs", "balancer also needs max_connections", "_also_"},
+		{"match past the head", long + "Then the **failover** started.", "failover", "failover", "failover", "**"},
+		{"no words", "# Title\n\nSome `code` here.", "org:acme", "", "Title Some code here.", "`"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			frags := search.MarkdownSnippet(tt.md, "en", search.Parse(tt.query))
+			var text strings.Builder
+			var marked []string
+			for _, f := range frags {
+				text.WriteString(f.Text)
+				if f.Match {
+					marked = append(marked, f.Text)
+				}
+				if strings.ContainsAny(f.Text, "#*[]`") {
+					t.Errorf("snippet keeps Markdown: %q", f.Text)
+				}
+			}
+			if tt.marked == "" && len(marked) > 0 || tt.marked != "" && (len(marked) == 0 || !strings.EqualFold(marked[0], tt.marked)) {
+				t.Errorf("marked = %q, want %q first", marked, tt.marked)
+			}
+			if got := text.String(); !strings.Contains(got, tt.has) || strings.Contains(got, tt.hasNot) {
+				t.Errorf("snippet = %q, want %q in it and not %q", got, tt.has, tt.hasNot)
+			}
+		})
+	}
+}

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	"hindsight/ingest"
+	"hindsight/importer"
 	"hindsight/store"
 )
 
@@ -138,11 +138,10 @@ func (e entry) postmortem() (store.Postmortem, error) {
 	if err != nil {
 		return store.Postmortem{}, fmt.Errorf("seed %s: %w", e.File, err)
 	}
-	d, err := ingest.Clean(raw, e.File)
+	_, p, err := importer.Read(raw, e.File)
 	if err != nil {
 		return store.Postmortem{}, fmt.Errorf("seed %s: %w", e.File, err)
 	}
-	p := store.ImportedPostmortem(d, string(raw))
 	p.Slug = e.Slug
 	p.Title = e.Title
 	p.Organization = e.Organization

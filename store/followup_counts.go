@@ -65,29 +65,31 @@ func foldFollowUps(ctx context.Context, tx *writeTx) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM followup_postmortems WHERE postmortem_id IN (SELECT value FROM json_each(?))`, list); err != nil {
 		return err
 	}
+	var shares [][2]any
 	for id, rows := range perPM {
 		js, err := json.Marshal(rows)
 		if err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO followup_postmortems (postmortem_id, counts) VALUES (?, ?)`, id, string(js)); err != nil {
-			return err
+		shares = append(shares, [2]any{id, string(js)})
+	}
+	if err := inBatches(ctx, tx, shares, `INSERT INTO followup_postmortems (postmortem_id, counts) SELECT value->>0, value->>1 FROM json_each(?)`); err != nil {
+		return err
+	}
+	var changes [][4]any
+	for k, n := range delta {
+		if n != 0 {
+			changes = append(changes, [4]any{k.status, k.zone, k.month, n})
 		}
 	}
-	for k, n := range delta {
-		if n == 0 {
-			continue
-		}
-		var total int
-		if err := tx.QueryRowContext(ctx, `INSERT INTO followup_counts (status, time_zone, due, n) VALUES (?, ?, ?, ?)
-				ON CONFLICT DO UPDATE SET n = n + excluded.n RETURNING n`, k.status, k.zone, k.month, n).Scan(&total); err != nil {
-			return err
-		}
-		if total == 0 {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM followup_counts WHERE status = ? AND time_zone = ? AND due = ?`, k.status, k.zone, k.month); err != nil {
-				return err
-			}
-		}
+	if err := inBatches(ctx, tx, changes, `INSERT INTO followup_counts (status, time_zone, due, n)
+			SELECT value->>0, value->>1, value->>2, value->>3 FROM json_each(?) WHERE true
+			ON CONFLICT DO UPDATE SET n = n + excluded.n`); err != nil {
+		return err
+	}
+	if err := inBatches(ctx, tx, changes, `DELETE FROM followup_counts WHERE n = 0 AND (status, time_zone, due) IN
+			(SELECT value->>0, value->>1, value->>2 FROM json_each(?))`); err != nil {
+		return err
 	}
 	_, err = tx.ExecContext(ctx, `DELETE FROM followup_dirty`)
 	return err

@@ -8,17 +8,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
-	"regexp"
 	"slices"
-	"sort"
 	"strings"
-	"time"
-	"unicode/utf8"
 
-	"hindsight/classify"
-	"hindsight/ingest"
-	"hindsight/markdown"
+	"hindsight/postmortem"
 )
 
 // DuplicateError is returned when the text being imported is already held:
@@ -44,128 +37,41 @@ func (e *SlugTakenError) Unwrap() error { return ErrConflict }
 // what is wrong with a postmortem. It is an ErrInvalid.
 type FieldErrors map[string]string
 
-func (e FieldErrors) Error() string {
-	keys := make([]string, 0, len(e))
-	for k := range e {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = k + ": " + e[k]
-	}
-	return strings.Join(parts, "; ")
-}
+// Error lists the fields and their messages, as postmortem.Errors does.
+func (e FieldErrors) Error() string { return postmortem.Errors(e).Error() }
 
 func (e FieldErrors) Unwrap() error { return ErrInvalid }
 
-var (
-	languageRe = regexp.MustCompile(`^[a-z]{2}$`)
-	slugRe     = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)*$`)
-	severities = []string{"", "SEV1", "SEV2", "SEV3", "SEV4", "SEV5"}
-	kinds      = []string{"", KindOriginal, KindTranslation, KindRewrite}
-)
-
 // ValidatePostmortem checks the fields a writer, an import or an API client
-// sets, and returns nil when they are all acceptable. Checks that need the
-// database (do the patterns and variant_of exist?) are made by
-// ImportPostmortem.
+// sets with postmortem.Validate, and returns nil when they are all
+// acceptable. Checks that need the database (do the patterns and
+// variant_of exist?) are made by ImportPostmortem.
 func ValidatePostmortem(p *Postmortem) FieldErrors {
-	errs := FieldErrors{}
-	if strings.TrimSpace(p.Title) == "" {
-		errs["title"] = "Give the postmortem a title."
-	} else if utf8.RuneCountInString(p.Title) > 300 {
-		errs["title"] = "Keep the title under 300 characters."
-	}
-	if strings.TrimSpace(strings.Join(p.writeUp(), "")) == "" {
-		errs["body"] = "The write-up is empty."
-	}
-	// Markdown past a limit of the renderer is refused here rather than
-	// rendered into a page of megabytes on every view.
-	for field, v := range p.markdownFields() {
-		if err := markdown.Check(v); err != nil {
-			errs[field] = "This text cannot be shown as a page: it " + err.Error() + "."
-		}
-	}
-	if utf8.RuneCountInString(p.Organization) > 200 {
-		errs["organization"] = "Keep the organization under 200 characters."
-	}
-	for field, v := range map[string]string{"incident_date": p.IncidentDate, "published_date": p.PublishedDate} {
-		if v == "" {
-			continue
-		}
-		if _, err := time.Parse(time.DateOnly, v); err != nil {
-			errs[field] = "Write the date as YYYY-MM-DD."
-		}
-	}
-	if p.DurationMinutes < 0 || p.DurationMinutes > 60*24*365 {
-		errs["duration_minutes"] = "The duration must be a number of minutes between 0 and a year."
-	}
-	if !slices.Contains(severities, p.Severity) {
-		errs["severity"] = "The severity is one of SEV1 to SEV5, or empty when unknown."
-	}
-	if p.Language != "" && !languageRe.MatchString(p.Language) {
-		errs["language"] = "The language is a two-letter ISO 639-1 code such as en or es."
-	}
-	if p.SourceURL != "" {
-		u, err := url.Parse(p.SourceURL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			errs["source_url"] = "The source must be an http or https address."
-		}
-	}
-	if !slices.Contains(kinds, p.VariantKind) {
-		errs["variant_kind"] = "The kind of version is original, translation or rewrite."
-	}
-	if p.VariantOf != "" && !slugRe.MatchString(p.VariantOf) {
-		errs["variant_of"] = "Name the other version by its slug."
-	}
-	for _, t := range p.Tags {
-		if !ValidRole(t.Role) {
-			errs["patterns"] = fmt.Sprintf("The role of %s must be one of %s.", t.PatternSlug, strings.Join(Roles, ", "))
-			break
-		}
-	}
-	for _, t := range p.Suggested {
-		if !ValidRole(t.Role) || t.Confidence < 0 || t.Confidence > 1 ||
-			!slices.Contains([]string{"", SuggestionPending, SuggestionConfirmed, SuggestionDismissed}, t.Status) {
-			errs["suggested"] = fmt.Sprintf("The suggestion of %s needs a role, a confidence from 0 to 1 and a status (suggested, confirmed or dismissed).", t.PatternSlug)
-			break
-		}
-	}
-	for i, a := range p.ActionItems {
-		if msg := checkActionItem(a); msg != "" {
-			errs["action_items"] = fmt.Sprintf("Action item %d: %s", i+1, msg)
-			break
-		}
-	}
-	if len(errs) == 0 {
-		return nil
-	}
-	return errs
+	return FieldErrors(postmortem.Validate(p.domainFields()))
 }
 
-func checkActionItem(a ActionItem) string {
-	switch {
-	case strings.TrimSpace(a.Title) == "":
-		return "give it a title."
-	case !slices.Contains([]string{KindMitigate, KindPrevent, KindProcess}, a.Kind):
-		return "its type is mitigate, prevent or process."
-	case !slices.Contains([]string{"", "P0", "P1", "P2", "P3"}, a.Priority):
-		return "its priority is P0, P1, P2 or P3."
-	case !slices.Contains([]string{"", StatusOpen, StatusInProgress, StatusDone, StatusWontDo}, a.Status):
-		return "its status is open, in-progress, done or wont-do."
+// domainFields are the values postmortem.Validate checks.
+func (p *Postmortem) domainFields() postmortem.Fields {
+	f := postmortem.Fields{
+		Title: p.Title, Organization: p.Organization, Summary: p.Summary, Services: p.Services, Authors: p.Authors,
+		Severity: p.Severity, Language: p.Language, SourceURL: p.SourceURL,
+		IncidentDate: p.IncidentDate, PublishedDate: p.PublishedDate,
+		StartedAt: p.StartedAt, DetectedAt: p.DetectedAt, MitigatedAt: p.MitigatedAt, ResolvedAt: p.ResolvedAt,
+		DurationMinutes: p.DurationMinutes, VariantOf: p.VariantOf, VariantKind: p.VariantKind,
+		Body: p.Body, Impact: p.Impact, Trigger: p.Trigger, Contributing: p.Contributing, Detection: p.Detection,
+		Resolution: p.Resolution, Timeline: p.Timeline, WentWell: p.WentWell, WentWrong: p.WentWrong, GotLucky: p.GotLucky,
 	}
-	if a.DueDate != "" {
-		if _, err := time.Parse(time.DateOnly, a.DueDate); err != nil {
-			return "write its due date as YYYY-MM-DD."
-		}
+	for _, t := range p.Tags {
+		f.Tags = append(f.Tags, postmortem.Tag{Pattern: t.PatternSlug, Role: t.Role})
 	}
-	if a.TicketURL != "" {
-		if u, err := url.Parse(a.TicketURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return "its ticket must be an http or https address."
-		}
+	for _, t := range p.Suggested {
+		f.Suggested = append(f.Suggested, postmortem.Suggestion{Pattern: t.PatternSlug, Role: t.Role, Confidence: t.Confidence, Status: t.Status})
 	}
-	return ""
+	for _, a := range p.ActionItems {
+		f.ActionItems = append(f.ActionItems, postmortem.ActionItem{Title: a.Title, Kind: a.Kind, Priority: a.Priority,
+			Status: a.Status, DueDate: a.DueDate, TicketURL: a.TicketURL})
+	}
+	return f
 }
 
 // hashSource identifies a verbatim source text.
@@ -246,7 +152,7 @@ func (s *Store) ImportPostmortem(ctx context.Context, p *Postmortem) error {
 	if errs := ValidatePostmortem(p); errs != nil {
 		return fmt.Errorf("import postmortem: %w", errs)
 	}
-	c, err := s.classifier(ctx)
+	c, err := s.Classifier(ctx)
 	if err != nil {
 		return fmt.Errorf("import postmortem %q: %w", p.Title, err)
 	}
@@ -283,7 +189,7 @@ func (s *Store) ImportPostmortems(ctx context.Context, ps []*Postmortem) (errs [
 	}
 	// Fingerprinting and classifying need no database: do them on every
 	// core first, for those the caller has not prepared.
-	c, err := s.classifier(ctx)
+	c, err := s.Classifier(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("import %d postmortems: %w", len(ps), err)
 	}
@@ -485,10 +391,10 @@ func checkReferences(ctx context.Context, tx *writeTx, p *Postmortem) error {
 			errs["variant_of"] = fmt.Sprintf("There is no postmortem %q to be a version of.", p.VariantOf)
 		case err != nil:
 			return err
-		case p.VariantKind == "" || p.VariantKind == KindOriginal:
-			p.VariantKind = KindRewrite
+		case p.VariantKind == "" || p.VariantKind == postmortem.KindOriginal:
+			p.VariantKind = postmortem.KindRewrite
 			if p.Language != "" && p.Language != lang {
-				p.VariantKind = KindTranslation
+				p.VariantKind = postmortem.KindTranslation
 			}
 		}
 	}
@@ -521,147 +427,14 @@ func checkReferences(ctx context.Context, tx *writeTx, p *Postmortem) error {
 	return nil
 }
 
-// Roles as import files write them, beyond the canonical names.
-var roleAliases = map[string]string{
-	"lesson": RoleMissingDefence, "missing-defense": RoleMissingDefence, "missing defence": RoleMissingDefence,
-	"defence": RoleMissingDefence, "contributing-factor": RoleContributing, "contributing factor": RoleContributing,
-	"sustaining": RoleAmplifier,
-}
-
-// minDetectRunes is the shortest text whose language is guessed: on a few
-// words, trigram detection answers confidently and wrongly ("Body text."
-// reads as Uyghur).
-const minDetectRunes = 200
-
-// ImportedPostmortem turns a cleaned draft and the verbatim text it came
-// from into a postmortem ready for ImportPostmortem. Front-matter roles and
-// severities are read leniently ("lesson", "sev1"); anything still wrong is
-// left for validation to report. A draft that does not say its language
-// gets the one its text is written in, when that can be told.
-func ImportedPostmortem(d ingest.Draft, source string) Postmortem {
-	if d.Language == "" {
-		text := d.Summary + "\n\n" + d.Body
-		for _, f := range []string{ingest.SectionImpact, ingest.SectionTrigger, ingest.SectionResolution} {
-			text += "\n\n" + d.Sections[f]
-		}
-		if utf8.RuneCountInString(text) >= minDetectRunes {
-			d.Language = classify.DetectLanguage(d.Title + "\n" + text)
-		}
-	}
-	p := Postmortem{
-		Title:        d.Title,
-		Organization: d.Organization,
-		Severity:     NormalizeSeverity(d.Severity),
-		Language:     d.Language,
-		Summary:      d.Summary,
-		Body:         d.Body,
-		Services:     d.Services,
-		Authors:      d.Authors,
-		Impact:       d.Sections[ingest.SectionImpact],
-		Trigger:      d.Sections[ingest.SectionTrigger],
-		Contributing: d.Sections[ingest.SectionContributing],
-		Detection:    d.Sections[ingest.SectionDetection],
-		Resolution:   d.Sections[ingest.SectionResolution],
-		Timeline:     d.Sections[ingest.SectionTimeline],
-		WentWell:     d.Sections[ingest.SectionWentWell],
-		WentWrong:    d.Sections[ingest.SectionWentWrong],
-		GotLucky:     d.Sections[ingest.SectionGotLucky],
-		SourceURL:    d.SourceURL,
-		SourceText:   source,
-		VariantOf:    d.Meta.VariantOf,
-		VariantKind:  normalizeKind(d.Meta.VariantKind),
-	}
-	if !d.IncidentDate.IsZero() {
-		p.IncidentDate = d.IncidentDate.Format(time.DateOnly)
-	}
-	if !d.PublishedDate.IsZero() {
-		p.PublishedDate = d.PublishedDate.Format(time.DateOnly)
-	}
-	for _, t := range d.Meta.Patterns {
-		p.Tags = append(p.Tags, Tag{PatternSlug: t.Slug, Role: normalizeRole(t.Role)})
-	}
-	p.Slug, p.RestrictedTo, p.DurationMinutes = d.Slug, d.RestrictedTo, d.DurationMinutes
-	p.StartedAt, p.DetectedAt, p.MitigatedAt, p.ResolvedAt = d.StartedAt, d.DetectedAt, d.MitigatedAt, d.ResolvedAt
-	if p.StartedAt != "" || p.DetectedAt != "" || p.MitigatedAt != "" || p.ResolvedAt != "" {
-		p.TimeZone = d.TimeZone
-	}
-	evidence := map[string]string{}
-	for _, e := range d.Records.Evidence {
-		evidence[e.Pattern+":"+normalizeRole(e.Role)] = e.Evidence
-	}
-	for i, t := range p.Tags {
-		p.Tags[i].Evidence = evidence[t.PatternSlug+":"+t.Role]
-	}
-	if d.Records.Given["suggested"] {
-		// The file says what was suggested: the classifier is not asked.
-		p.Suggested = []SuggestedTag{}
-	}
-	for _, sg := range d.Records.Suggested {
-		p.Suggested = append(p.Suggested, SuggestedTag{PatternSlug: sg.Pattern, Role: normalizeRole(sg.Role), Confidence: sg.Confidence,
-			Reason: sg.Reason, Evidence: sg.Evidence, Phrases: sg.Phrases, Status: sg.Status, SuggestedAt: sg.SuggestedAt,
-			ReviewedAt: sg.ReviewedAt, ReviewedBy: sg.ReviewedBy})
-	}
-	for _, c := range d.Records.Checklist {
-		at, _ := time.Parse(time.RFC3339, c.At)
-		p.Checklist = append(p.Checklist, CheckedItem{Pattern: c.Pattern, Item: c.Item, Done: c.Done, By: c.By, At: at})
-	}
-	for _, a := range d.ActionItems {
-		status := a.Status
-		switch {
-		case status != "":
-		case a.Done:
-			status = StatusDone
-		default:
-			status = StatusOpen
-		}
-		p.ActionItems = append(p.ActionItems, ActionItem{Title: a.Title, Kind: a.Kind, Status: status,
-			Owner: a.Owner, Priority: a.Priority, DueDate: a.DueDate, TicketURL: a.TicketURL,
-			FromChecklist: ChecklistRef{Pattern: a.FromChecklist.Pattern, Item: a.FromChecklist.Item}})
-	}
-	for _, c := range d.Comments {
-		posted := c.Posted
-		switch {
-		case posted != "":
-		case c.Date.IsZero():
-		case c.Date.Hour() == 0 && c.Date.Minute() == 0:
-			posted = c.Date.Format("2 January 2006") // a date without a time
-		default:
-			posted = c.Date.Format("2 January 2006, 15:04")
-		}
-		p.Comments = append(p.Comments, Comment{Author: c.Author, Posted: posted, Text: c.Text})
-	}
-	return p
-}
-
-// normalizeRole maps the ways people write a role onto Roles; an empty role
-// means the pattern is a contributing factor.
-func normalizeRole(role string) string {
-	r := strings.ToLower(strings.TrimSpace(role))
-	if r == "" {
-		return RoleContributing
-	}
-	if a, ok := roleAliases[r]; ok {
-		return a
-	}
-	return r
-}
-
 // NormalizeSeverity reads "sev1", "SEV-1" or "1" as SEV1.
 func NormalizeSeverity(s string) string {
 	v := strings.ToUpper(strings.NewReplacer("-", "", " ", "").Replace(strings.TrimSpace(s)))
 	if len(v) == 1 && v[0] >= '1' && v[0] <= '5' {
 		v = "SEV" + v
 	}
-	if slices.Contains(severities, v) {
+	if postmortem.Has(postmortem.Severities, v) {
 		return v
 	}
 	return strings.TrimSpace(s)
-}
-
-func normalizeKind(k string) string {
-	switch k = strings.ToLower(strings.TrimSpace(k)); k {
-	case "repost", "copy", "reworded", "spun":
-		return KindRewrite
-	}
-	return k
 }

@@ -7,16 +7,17 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
-	"hindsight/ingest"
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 
 func TestValidatePostmortem(t *testing.T) {
 	t.Parallel()
 	valid := func() store.Postmortem {
-		return store.Postmortem{Title: "Routers overloaded", Body: "The routers were overloaded."}
+		return store.Postmortem{Title: "Routers overloaded", Summary: "Routers overloaded", Body: "The routers were overloaded."}
 	}
 	for _, tt := range []struct {
 		name   string
@@ -31,7 +32,9 @@ func TestValidatePostmortem(t *testing.T) {
 			p.ActionItems = []store.ActionItem{{Title: "Add routers", Kind: "mitigate", Priority: "P1", DueDate: "2009-10-01"}}
 		}, nil},
 		{"TitleRequired", func(p *store.Postmortem) { p.Title = "  " }, []string{"title"}},
-		{"BodyRequired", func(p *store.Postmortem) { p.Body = "" }, []string{"body"}},
+		{"SummaryRequired", func(p *store.Postmortem) { p.Summary = "" }, []string{"summary"}},
+		{"WriteUpOptional", func(p *store.Postmortem) { p.Body = "" }, nil},
+		{"TitleTooLong", func(p *store.Postmortem) { p.Title = strings.Repeat("é", postmortem.MaxTitleRunes+1) }, []string{"title"}},
 		{"BadDates", func(p *store.Postmortem) { p.IncidentDate, p.PublishedDate = "01/09/2009", "2009-02-30" }, []string{"incident_date", "published_date"}},
 		{"BadSeverity", func(p *store.Postmortem) { p.Severity = "major" }, []string{"severity"}},
 		{"BadLanguage", func(p *store.Postmortem) { p.Language = "english" }, []string{"language"}},
@@ -70,7 +73,7 @@ func TestImportPostmortem(t *testing.T) {
 		t.Fatal(err)
 	}
 	source := "---\ntitle: Routers overloaded\n---\nThe request routers were overloaded.\n"
-	p := store.Postmortem{Title: "Routers overloaded", Body: "The request routers were overloaded.", SourceText: source,
+	p := store.Postmortem{Title: "Routers overloaded", Summary: "Routers overloaded", Body: "The request routers were overloaded.", SourceText: source,
 		Tags:     []store.Tag{{PatternSlug: "cascading-overload", Role: "amplifier"}},
 		Comments: []store.Comment{{Author: "ann", Posted: "2 June 2021, 10:00", Text: "Thanks"}}}
 
@@ -90,7 +93,7 @@ func TestImportPostmortem(t *testing.T) {
 		}
 	})
 	t.Run("Duplicate", func(t *testing.T) {
-		again := store.Postmortem{Title: "Another title", Body: "x", SourceText: source}
+		again := store.Postmortem{Title: "Another title", Summary: "Another title", Body: "x", SourceText: source}
 		err := st.ImportPostmortem(ctx, &again)
 		var dup *store.DuplicateError
 		if !errors.As(err, &dup) || dup.Slug != "routers-overloaded" || !errors.Is(err, store.ErrConflict) {
@@ -103,7 +106,7 @@ func TestImportPostmortem(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		again := store.Postmortem{Title: "Dreamwidth", Body: "x", SourceText: string(raw)}
+		again := store.Postmortem{Title: "Dreamwidth", Summary: "Dreamwidth", Body: "x", SourceText: string(raw)}
 		var dup *store.DuplicateError
 		if err := st.ImportPostmortem(ctx, &again); !errors.As(err, &dup) || dup.Slug != "dreamwidth-2020-05-25-site-interruptions" {
 			t.Fatalf("err = %v, want the Dreamwidth seed as duplicate", err)
@@ -114,8 +117,8 @@ func TestImportPostmortem(t *testing.T) {
 		p     store.Postmortem
 		field string
 	}{
-		{"UnknownPattern", store.Postmortem{Title: "A", Body: "b", SourceText: "a1", Tags: []store.Tag{{PatternSlug: "no-such-pattern", Role: "trigger"}}}, "patterns"},
-		{"UnknownVariantOf", store.Postmortem{Title: "A", Body: "b", SourceText: "a2", VariantOf: "no-such-postmortem"}, "variant_of"},
+		{"UnknownPattern", store.Postmortem{Title: "A", Summary: "A", Body: "b", SourceText: "a1", Tags: []store.Tag{{PatternSlug: "no-such-pattern", Role: "trigger"}}}, "patterns"},
+		{"UnknownVariantOf", store.Postmortem{Title: "A", Summary: "A", Body: "b", SourceText: "a2", VariantOf: "no-such-postmortem"}, "variant_of"},
 		{"Invalid", store.Postmortem{Body: "b", SourceText: "a3"}, "title"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -133,8 +136,8 @@ func TestImportPostmortem(t *testing.T) {
 	t.Run("VariantKindFromLanguage", func(t *testing.T) {
 		for _, tt := range []struct {
 			lang, want string
-		}{{"es", store.KindTranslation}, {"en", store.KindRewrite}} {
-			v := store.Postmortem{Title: "Routers " + tt.lang, Body: "b", Language: tt.lang, VariantOf: "routers-overloaded", SourceText: "v-" + tt.lang}
+		}{{"es", postmortem.KindTranslation}, {"en", postmortem.KindRewrite}} {
+			v := store.Postmortem{Title: "Routers " + tt.lang, Summary: "Routers " + tt.lang, Body: "b", Language: tt.lang, VariantOf: "routers-overloaded", SourceText: "v-" + tt.lang}
 			if err := st.ImportPostmortem(ctx, &v); err != nil {
 				t.Fatal(err)
 			}
@@ -149,31 +152,6 @@ func TestImportPostmortem(t *testing.T) {
 	})
 }
 
-func TestImportedPostmortem(t *testing.T) {
-	t.Parallel()
-	raw := "---\ntitle: T\nseverity: sev-1\nincident_date: 2020-05-25\nvariant_of: a-b\nvariant_kind: repost\npatterns: feedback-loop:lesson, retry-storm\n---\nuser1\n\n2021-06-02\n\nBody text.\n\nuser2\n\n2021-06-03\n\nA comment.\n\nuser3\n\nJune 4, 2021 at 9:05am\n\nAnother."
-	d, err := ingest.Clean([]byte(raw), "x.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := store.ImportedPostmortem(d, raw)
-	want := store.Postmortem{
-		Title: "T", Severity: "SEV1", IncidentDate: "2020-05-25", Summary: "Body text.", Body: "Body text.", SourceText: raw,
-		VariantOf: "a-b", VariantKind: store.KindRewrite,
-		Tags: []store.Tag{{PatternSlug: "feedback-loop", Role: store.RoleMissingDefence}, {PatternSlug: "retry-storm", Role: store.RoleContributing}},
-		Comments: []store.Comment{
-			{Author: "user2", Posted: "3 June 2021", Text: "A comment."},
-			{Author: "user3", Posted: "4 June 2021, 09:05", Text: "Another."},
-		},
-	}
-	if !reflect.DeepEqual(p, want) {
-		t.Errorf("postmortem =\n%+v\nwant\n%+v", p, want)
-	}
-	if got := store.NormalizeSeverity("Major"); got != "Major" {
-		t.Errorf("NormalizeSeverity(Major) = %q, want it left for validation", got)
-	}
-}
-
 // TestImportedTextsWithoutHash: texts imported before source_hash existed
 // get their hash on the next Open, once, so that importing them again is
 // still refused; of two copies of one text, the first keeps the hash.
@@ -182,8 +160,8 @@ func TestImportedTextsWithoutHash(t *testing.T) {
 	st, path := newEmptyStore(t)
 	ctx := t.Context()
 	for _, p := range []*store.Postmortem{
-		{Title: "Old import", Body: "x", SourceText: "the original file"},
-		{Title: "Its copy", Body: "y", SourceText: "another file"},
+		{Title: "Old import", Summary: "Old import", Body: "x", SourceText: "the original file"},
+		{Title: "Its copy", Summary: "Its copy", Body: "y", SourceText: "another file"},
 	} {
 		if err := st.ImportPostmortem(ctx, p); err != nil {
 			t.Fatal(err)
@@ -215,7 +193,7 @@ func TestImportedTextsWithoutHash(t *testing.T) {
 		t.Errorf("FindImported = %q, %v; want old-import", slug, err)
 	}
 	var dup *store.DuplicateError
-	err = again.ImportPostmortem(ctx, &store.Postmortem{Title: "Again", Body: "z", SourceText: "the original file"})
+	err = again.ImportPostmortem(ctx, &store.Postmortem{Title: "Again", Summary: "Again", Body: "z", SourceText: "the original file"})
 	if !errors.As(err, &dup) || dup.Slug != "old-import" {
 		t.Errorf("importing the text again: err = %v, want a DuplicateError naming old-import", err)
 	}

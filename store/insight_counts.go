@@ -46,14 +46,16 @@ func (s *Store) foldInsights(ctx context.Context, tx *writeTx) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM insight_groups WHERE group_id IN (SELECT value FROM json_each(?))`, list); err != nil {
 		return err
 	}
+	var shares [][2]any
 	for g, rows := range perGroup {
 		js, err := json.Marshal(rows)
 		if err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO insight_groups (group_id, counts) VALUES (?, ?)`, g, string(js)); err != nil {
-			return err
-		}
+		shares = append(shares, [2]any{g, string(js)})
+	}
+	if err := inBatches(ctx, tx, shares, `INSERT INTO insight_groups (group_id, counts) SELECT value->>0, value->>1 FROM json_each(?)`); err != nil {
+		return err
 	}
 	kept := tally{}
 	for k, n := range delta {
@@ -64,21 +66,23 @@ func (s *Store) foldInsights(ctx context.Context, tx *writeTx) error {
 			kept[c] += n
 		}
 	}
+	var changes [][7]any
 	for k, n := range kept {
-		if n == 0 {
-			continue
+		if n != 0 {
+			changes = append(changes, [7]any{k.kind, k.org, k.sev, k.year, k.a, k.b, n})
 		}
-		var total int
-		if err := tx.QueryRowContext(ctx, `INSERT INTO insight_counts (kind, org, severity, year, a, b, n) VALUES (?, ?, ?, ?, ?, ?, ?)
-				ON CONFLICT DO UPDATE SET n = n + excluded.n RETURNING n`, k.kind, k.org, k.sev, k.year, k.a, k.b, n).Scan(&total); err != nil {
-			return err
-		}
-		if total == 0 {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM insight_counts WHERE kind = ? AND org = ? AND severity = ? AND year = ? AND a = ? AND b = ?`,
-				k.kind, k.org, k.sev, k.year, k.a, k.b); err != nil {
-				return err
-			}
-		}
+	}
+	// Added in one statement per batch of rows (a statement per count took
+	// seconds for a first count of 2,000 postmortems), then the counts that
+	// came to nothing removed.
+	if err := inBatches(ctx, tx, changes, `INSERT INTO insight_counts (kind, org, severity, year, a, b, n)
+			SELECT value->>0, value->>1, value->>2, value->>3, value->>4, value->>5, value->>6 FROM json_each(?) WHERE true
+			ON CONFLICT DO UPDATE SET n = n + excluded.n`); err != nil {
+		return err
+	}
+	if err := inBatches(ctx, tx, changes, `DELETE FROM insight_counts WHERE n = 0 AND (kind, org, severity, year, a, b) IN
+			(SELECT value->>0, value->>1, value->>2, value->>3, value->>4, value->>5 FROM json_each(?))`); err != nil {
+		return err
 	}
 	_, err = tx.ExecContext(ctx, `DELETE FROM insight_dirty`)
 	return err
@@ -106,6 +110,23 @@ func decodeGroupCounts(js string, fn func(countKey, int)) error {
 		}
 		n, _ := strconv.Atoi(r[6])
 		fn(countKey{r[0], r[1], r[2], r[3], r[4], r[5]}, n)
+	}
+	return nil
+}
+
+// inBatches runs query, which reads its rows from a JSON array (json_each),
+// over rows, 20,000 at a time.
+func inBatches[T any](ctx context.Context, tx *writeTx, rows []T, query string) error {
+	for len(rows) > 0 {
+		n := min(len(rows), 20000)
+		js, err := json.Marshal(rows[:n])
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, query, string(js)); err != nil {
+			return err
+		}
+		rows = rows[n:]
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package store_test
+package importer_test
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"hindsight/bench/corpus"
-	"hindsight/ingest"
+	"hindsight/importer"
 	"hindsight/seeds"
 	"hindsight/store"
 )
@@ -28,11 +28,10 @@ func BenchmarkImportPostmortems(b *testing.B) {
 	}
 	gen := corpus.New(1, pats)
 	prepare := func(d corpus.Doc) *store.Postmortem {
-		c, err := ingest.Clean(d.Data, d.Name)
+		_, p, err := importer.Read(d.Data, d.Name)
 		if err != nil {
 			b.Fatal(err)
 		}
-		p := store.ImportedPostmortem(c, string(d.Data))
 		p.PrepareImport()
 		return &p
 	}

@@ -1,0 +1,159 @@
+// Package importer is where a document someone imports becomes a
+// postmortem: ingest cleans the text into a draft, and the draft is mapped
+// here onto what the store writes. It is the one package that knows both.
+package importer
+
+import (
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"hindsight/classify"
+	"hindsight/ingest"
+	"hindsight/postmortem"
+	"hindsight/store"
+)
+
+// Read cleans a document (named name, for its format) and maps it: the
+// draft, for what a review shows of the cleaning, and the postmortem to
+// import. A document that cannot be read is an *ingest.InputError.
+func Read(raw []byte, name string) (ingest.Draft, store.Postmortem, error) {
+	d, err := ingest.Clean(raw, name)
+	if err != nil {
+		return ingest.Draft{}, store.Postmortem{}, err
+	}
+	return d, Postmortem(d, string(raw)), nil
+}
+
+// Roles as import files write them, beyond the canonical names.
+var roleAliases = map[string]string{
+	"lesson": postmortem.RoleMissingDefence, "missing-defense": postmortem.RoleMissingDefence, "missing defence": postmortem.RoleMissingDefence,
+	"defence": postmortem.RoleMissingDefence, "contributing-factor": postmortem.RoleContributing, "contributing factor": postmortem.RoleContributing,
+	"sustaining": postmortem.RoleAmplifier,
+}
+
+// minDetectRunes is the shortest text whose language is guessed: on a few
+// words, trigram detection answers confidently and wrongly ("Body text."
+// reads as Uyghur).
+const minDetectRunes = 200
+
+// Postmortem turns a cleaned draft and the verbatim text it came
+// from into a postmortem ready for store.ImportPostmortem. Front-matter roles and
+// severities are read leniently ("lesson", "sev1"); anything still wrong is
+// left for validation to report. A draft that does not say its language
+// gets the one its text is written in, when that can be told.
+func Postmortem(d ingest.Draft, source string) store.Postmortem {
+	if d.Language == "" {
+		text := d.Summary + "\n\n" + d.Body
+		for _, f := range []string{ingest.SectionImpact, ingest.SectionTrigger, ingest.SectionResolution} {
+			text += "\n\n" + d.Sections[f]
+		}
+		if utf8.RuneCountInString(text) >= minDetectRunes {
+			d.Language = classify.DetectLanguage(d.Title + "\n" + text)
+		}
+	}
+	p := store.Postmortem{
+		Title:        d.Title,
+		Organization: d.Organization,
+		Severity:     store.NormalizeSeverity(d.Severity),
+		Language:     d.Language,
+		Summary:      d.Summary,
+		Body:         d.Body,
+		Services:     d.Services,
+		Authors:      d.Authors,
+		Impact:       d.Sections[ingest.SectionImpact],
+		Trigger:      d.Sections[ingest.SectionTrigger],
+		Contributing: d.Sections[ingest.SectionContributing],
+		Detection:    d.Sections[ingest.SectionDetection],
+		Resolution:   d.Sections[ingest.SectionResolution],
+		Timeline:     d.Sections[ingest.SectionTimeline],
+		WentWell:     d.Sections[ingest.SectionWentWell],
+		WentWrong:    d.Sections[ingest.SectionWentWrong],
+		GotLucky:     d.Sections[ingest.SectionGotLucky],
+		SourceURL:    d.SourceURL,
+		SourceText:   source,
+		VariantOf:    d.Meta.VariantOf,
+		VariantKind:  normalizeKind(d.Meta.VariantKind),
+	}
+	if !d.IncidentDate.IsZero() {
+		p.IncidentDate = d.IncidentDate.Format(time.DateOnly)
+	}
+	if !d.PublishedDate.IsZero() {
+		p.PublishedDate = d.PublishedDate.Format(time.DateOnly)
+	}
+	for _, t := range d.Meta.Patterns {
+		p.Tags = append(p.Tags, store.Tag{PatternSlug: t.Slug, Role: normalizeRole(t.Role)})
+	}
+	p.Slug, p.RestrictedTo, p.DurationMinutes = d.Slug, d.RestrictedTo, d.DurationMinutes
+	p.StartedAt, p.DetectedAt, p.MitigatedAt, p.ResolvedAt = d.StartedAt, d.DetectedAt, d.MitigatedAt, d.ResolvedAt
+	if p.StartedAt != "" || p.DetectedAt != "" || p.MitigatedAt != "" || p.ResolvedAt != "" {
+		p.TimeZone = d.TimeZone
+	}
+	evidence := map[string]string{}
+	for _, e := range d.Records.Evidence {
+		evidence[e.Pattern+":"+normalizeRole(e.Role)] = e.Evidence
+	}
+	for i, t := range p.Tags {
+		p.Tags[i].Evidence = evidence[t.PatternSlug+":"+t.Role]
+	}
+	if d.Records.Given["suggested"] {
+		// The file says what was suggested: the classifier is not asked.
+		p.Suggested = []store.SuggestedTag{}
+	}
+	for _, sg := range d.Records.Suggested {
+		p.Suggested = append(p.Suggested, store.SuggestedTag{PatternSlug: sg.Pattern, Role: normalizeRole(sg.Role), Confidence: sg.Confidence,
+			Reason: sg.Reason, Evidence: sg.Evidence, Phrases: sg.Phrases, Status: sg.Status, SuggestedAt: sg.SuggestedAt,
+			ReviewedAt: sg.ReviewedAt, ReviewedBy: sg.ReviewedBy})
+	}
+	for _, c := range d.Records.Checklist {
+		at, _ := time.Parse(time.RFC3339, c.At)
+		p.Checklist = append(p.Checklist, store.CheckedItem{Pattern: c.Pattern, Item: c.Item, Done: c.Done, By: c.By, At: at})
+	}
+	for _, a := range d.ActionItems {
+		status := a.Status
+		switch {
+		case status != "":
+		case a.Done:
+			status = postmortem.StatusDone
+		default:
+			status = postmortem.StatusOpen
+		}
+		p.ActionItems = append(p.ActionItems, store.ActionItem{Title: a.Title, Kind: a.Kind, Status: status,
+			Owner: a.Owner, Priority: a.Priority, DueDate: a.DueDate, TicketURL: a.TicketURL,
+			FromChecklist: store.ChecklistRef{Pattern: a.FromChecklist.Pattern, Item: a.FromChecklist.Item}})
+	}
+	for _, c := range d.Comments {
+		posted := c.Posted
+		switch {
+		case posted != "":
+		case c.Date.IsZero():
+		case c.Date.Hour() == 0 && c.Date.Minute() == 0:
+			posted = c.Date.Format("2 January 2006") // a date without a time
+		default:
+			posted = c.Date.Format("2 January 2006, 15:04")
+		}
+		p.Comments = append(p.Comments, store.Comment{Author: c.Author, Posted: posted, Text: c.Text})
+	}
+	return p
+}
+
+// normalizeRole maps the ways people write a role onto postmortem.Roles; an empty role
+// means the pattern is a contributing factor.
+func normalizeRole(role string) string {
+	r := strings.ToLower(strings.TrimSpace(role))
+	if r == "" {
+		return postmortem.RoleContributing
+	}
+	if a, ok := roleAliases[r]; ok {
+		return a
+	}
+	return r
+}
+
+func normalizeKind(k string) string {
+	switch k = strings.ToLower(strings.TrimSpace(k)); k {
+	case "repost", "copy", "reworded", "spun":
+		return postmortem.KindRewrite
+	}
+	return k
+}
