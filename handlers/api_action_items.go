@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 
@@ -49,7 +50,7 @@ func (a apiActionItem) values() url.Values {
 		v.Set("priority", "P2")
 	}
 	if a.Status == "" {
-		v.Set("status", store.StatusOpen)
+		v.Set("status", postmortem.StatusOpen)
 	}
 	return v
 }

@@ -157,7 +157,8 @@ func TestPostmortemMarkdownIntoAnotherInstance(t *testing.T) {
 		Title: `"Quoted": the vault's keys leaked`, Organization: "Ünïcode GmbH", IncidentDate: "2024-03-05",
 		PublishedDate: "2024-03-09", Severity: "SEV1", Language: "es", Services: "vault, Auth API", Authors: "Ana, Zoë",
 		SourceURL: "https://example.com/pm?a=1&b=2", Summary: "Primer párrafo.\n\nSegundo: con \"comillas\".",
-		Body:   "## Qué pasó\n\nEl **texto** con `código`.\n\n- uno\n- dos\n\n```\n  sangrado\n```",
+		Body: "## Qué pasó\n\nEl **texto** con `código`.\n\n- uno\n- dos\n\n```\n  sangrado\n```\n\n" +
+			"Our export marks sections with lines like this one:\n\n<!-- hindsight:impact -->\n## Impact",
 		Impact: "Nadie pudo entrar.", Trigger: "Un cambio de configuración.", Contributing: "Sin canario.",
 		Detection: "Un cliente avisó.", Resolution: "Se revirtió.", WentWell: "Las alertas.", WentWrong: "Los paneles.",
 		GotLucky: "Era domingo.",
@@ -203,6 +204,9 @@ func TestPostmortemMarkdownIntoAnotherInstance(t *testing.T) {
 		t.Fatalf("member's %s: %d", path, rec.Code)
 	}
 	md := rec.Body.String()
+	if !strings.Contains(md, "\nsection_marker: hindsight-1\n") {
+		t.Errorf("the write-up holds a marker line, but the export does not mark sections otherwise:\n%s", md)
+	}
 
 	send := func(who person) *httptest.ResponseRecorder {
 		req := httptest.NewRequest("POST", "/api/postmortems", strings.NewReader(md))

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 
@@ -96,9 +97,9 @@ func (h *Handler) listFollowUps(w http.ResponseWriter, r *http.Request) {
 		Filter:     f,
 		Options:    opts,
 		Patterns:   pats,
-		Statuses:   append([]option{{store.StatusUnfinished, "Not finished (open or in progress)", ""}}, actionStatuses...),
-		Kinds:      actionKinds,
-		Priorities: actionPriorities,
+		Statuses:   append([]option{{Value: store.StatusUnfinished, Label: "Not finished (open or in progress)"}}, postmortem.ActionStatuses...),
+		Kinds:      postmortem.ActionKinds,
+		Priorities: postmortem.ActionPriorities,
 		Page:       page,
 		Pages:      pageCount(totals.Matching, followUpPageSize),
 		URL:        r.URL,

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 
@@ -274,7 +275,7 @@ func TestImportSave(t *testing.T) {
 			t.Errorf("source text = %q, want the original verbatim", p.SourceText)
 		}
 		if p.Body != "The queue grew for hours\nafter the deploy." || p.IncidentDate != "2021-06-01" || p.PublishedDate != "2021-06-02" ||
-			p.DurationMinutes != 95 || len(p.Tags) != 2 || p.VariantKind != store.KindOriginal {
+			p.DurationMinutes != 95 || len(p.Tags) != 2 || p.VariantKind != postmortem.KindOriginal {
 			t.Errorf("stored %+v", p)
 		}
 		revs, err := st.ListRevisions(t.Context(), p.ID)
@@ -464,7 +465,7 @@ func TestAPICreatePostmortem(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.VariantKind != store.KindTranslation || len(p.Variants) != 1 {
+	if p.VariantKind != postmortem.KindTranslation || len(p.Variants) != 1 {
 		t.Errorf("the Spanish variant is %q with variants %+v", p.VariantKind, p.Variants)
 	}
 	md, err := st.GetPostmortem(t.Context(), "dns-record-deleted")

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"hindsight/markdown"
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 
@@ -352,10 +353,10 @@ func insightBlocks(in store.Insights, fams []store.Family) []insightBlock {
 	out = append(out, b)
 
 	// Roles behind severe incidents.
-	roles := []string{store.RoleTrigger, store.RoleAmplifier, store.RoleMissingDefence, store.RoleContributing, store.RoleMitigation}
+	roles := []string{postmortem.RoleTrigger, postmortem.RoleAmplifier, postmortem.RoleMissingDefence, postmortem.RoleContributing, postmortem.RoleMitigation}
 	var roleSeries []legendEntry
 	for i, r := range roles {
-		roleSeries = append(roleSeries, legendEntry{seriesClass(i), store.RoleLabel(r)})
+		roleSeries = append(roleSeries, legendEntry{seriesClass(i), postmortem.RoleLabel(r)})
 	}
 	top := in.Roles[:min(len(in.Roles), 10)]
 	names := make([]string, len(top))
@@ -466,7 +467,7 @@ func insightBlocks(in store.Insights, fams []store.Family) []insightBlock {
 	}
 	stepNames := make([]string, len(stepRows))
 	for i, r := range stepRows {
-		stepNames[i] = shorten(r.pattern.Name+": "+markdown.Plain(r.step.Text), 46)
+		stepNames[i] = shorten(r.pattern.Name+": "+markdown.Text(r.step.Text), 46)
 	}
 	b = insightBlock{Heading: "Checklist steps taken per pattern",
 		Note:  "For the three patterns with the most incidents: each step of the pattern's remediation checklist, and how many of the pattern's incidents ticked it.",
@@ -484,7 +485,7 @@ func insightBlocks(in store.Insights, fams []store.Family) []insightBlock {
 			})}
 	b.Table = chartTable{Caption: "Incidents that ticked each checklist step", Head: []string{"Pattern", "Step", "Ticked"}, Prose: true}
 	for _, r := range stepRows {
-		b.Table.Rows = append(b.Table.Rows, []string{r.pattern.Name, markdown.Plain(r.step.Text),
+		b.Table.Rows = append(b.Table.Rows, []string{r.pattern.Name, markdown.Text(r.step.Text),
 			fmt.Sprintf("%d of %d incidents", r.step.Ticked, r.pattern.Incidents)})
 	}
 	out = append(out, b)

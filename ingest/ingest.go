@@ -141,8 +141,15 @@ func Clean(raw []byte, filename string) (Draft, error) {
 		if err := d.applyFrontMatter(fm); err != nil {
 			return Draft{}, err
 		}
+		tag := DefaultMarkerTag
+		if v := fm.fields["section_marker"]; v != "" {
+			if !markerTagRe.MatchString(v) {
+				return Draft{}, fmErr("line %d: section_marker %q is not lower-case letters, digits and hyphens", fm.lines["section_marker"], clip(v, 40))
+			}
+			tag = v
+		}
 		d.Exported = true
-		d.exportedBody(body)
+		d.exportedBody(tag, body)
 		return d, nil
 	}
 	if hasFM {

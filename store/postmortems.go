@@ -12,14 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"hindsight/postmortem"
 	"hindsight/textnorm"
-)
-
-// Variant kinds: how a member of a variant group relates to the write-up.
-const (
-	KindOriginal    = "original"
-	KindTranslation = "translation"
-	KindRewrite     = "rewrite"
 )
 
 // Postmortem is one incident write-up.
@@ -153,14 +147,6 @@ func (p *Postmortem) writeUp() []string {
 func (p *Postmortem) writeUpFields() []*string {
 	return []*string{&p.Body, &p.Impact, &p.Trigger, &p.Contributing, &p.Detection, &p.Resolution,
 		&p.Timeline, &p.WentWell, &p.WentWrong, &p.GotLucky}
-}
-
-// markdownFields are the fields written in Markdown, by their form and
-// JSON names.
-func (p *Postmortem) markdownFields() map[string]string {
-	return map[string]string{"summary": p.Summary, "body": p.Body, "impact": p.Impact, "trigger": p.Trigger,
-		"contributing": p.Contributing, "detection": p.Detection, "resolution": p.Resolution, "timeline": p.Timeline,
-		"went_well": p.WentWell, "went_wrong": p.WentWrong, "got_lucky": p.GotLucky}
 }
 
 // Archived reports whether the postmortem is hidden from lists.
@@ -547,8 +533,12 @@ func listComments(ctx context.Context, q querier, id int64) ([]Comment, error) {
 // CreatePostmortem stores p with its tags, action items, comments, first
 // revision and fingerprint, in one transaction. It fills ID, Slug (from the title when empty), GroupID,
 // Version and the timestamps. When p.VariantOf names a postmortem, p joins
-// its variant group; otherwise p starts a group of its own.
+// its variant group; otherwise p starts a group of its own. Fields that
+// postmortem.Validate refuses are FieldErrors, and nothing is written.
 func (s *Store) CreatePostmortem(ctx context.Context, p *Postmortem) error {
+	if errs := ValidatePostmortem(p); errs != nil {
+		return fmt.Errorf("create postmortem: %w", errs)
+	}
 	err := s.inTx(ctx, func(tx *writeTx) error {
 		if err := s.createPostmortem(ctx, tx, p); err != nil {
 			return err
@@ -569,7 +559,7 @@ func (s *Store) createPostmortem(ctx context.Context, tx *writeTx, p *Postmortem
 		p.Language = "en"
 	}
 	if p.VariantKind == "" {
-		p.VariantKind = KindOriginal
+		p.VariantKind = postmortem.KindOriginal
 	}
 	if p.DurationMinutes == 0 {
 		setDuration(p)
@@ -690,7 +680,7 @@ func insertTags(ctx context.Context, tx *writeTx, id int64, tags []Tag) error {
 	}
 	rows := make([][3]string, len(tags))
 	for i, t := range tags {
-		if !ValidRole(t.Role) {
+		if !postmortem.ValidRole(t.Role) {
 			return fmt.Errorf("tag %s: role %q: %w", t.PatternSlug, t.Role, ErrInvalid)
 		}
 		rows[i] = [3]string{t.PatternSlug, t.Role, t.Evidence}

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"testing"
 
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 
@@ -38,7 +39,7 @@ func TestGetPostmortemReadsOneMoment(t *testing.T) {
 		for i := range 40 {
 			f := p.Fields()
 			s := saves[i%2]
-			f.Summary, f.Tags = s.summary, []store.Tag{{PatternSlug: s.tag, Role: store.RoleTrigger}}
+			f.Summary, f.Tags = s.summary, []store.Tag{{PatternSlug: s.tag, Role: postmortem.RoleTrigger}}
 			saved, err := st.UpdatePostmortem(ctx, chat, version, store.PostmortemUpdate{Fields: f, Author: "test"})
 			if err != nil {
 				t.Error(err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"hindsight/classify"
+	"hindsight/postmortem"
 	"hindsight/seeds"
 	"hindsight/store"
 )
@@ -58,11 +59,11 @@ func TestFindSimilarSeedVariants(t *testing.T) {
 	for _, tt := range []struct{ stored, incoming string }{{seed000, seed001}, {seed001, seed000}} {
 		t.Run(tt.stored[:3]+"_holds", func(t *testing.T) {
 			st, _ := newEmptyStore(t)
-			held := store.Postmortem{Title: "Facebook outage", Organization: "Facebook", Body: seedText(t, tt.stored)}
+			held := store.Postmortem{Title: "Facebook outage", Summary: "Facebook outage", Organization: "Facebook", Body: seedText(t, tt.stored)}
 			if err := st.CreatePostmortem(t.Context(), &held); err != nil {
 				t.Fatal(err)
 			}
-			other := store.Postmortem{Title: "Dreamwidth", Body: seedText(t, seed003)}
+			other := store.Postmortem{Title: "Dreamwidth", Summary: "Dreamwidth", Body: seedText(t, seed003)}
 			if err := st.CreatePostmortem(t.Context(), &other); err != nil {
 				t.Fatal(err)
 			}
@@ -70,7 +71,7 @@ func TestFindSimilarSeedVariants(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := similarSlugs(sims, store.KindRewrite); !slices.Equal(got, []string{held.Slug}) {
+			if got := similarSlugs(sims, postmortem.KindRewrite); !slices.Equal(got, []string{held.Slug}) {
 				t.Errorf("rewrites = %v (all: %+v), want [%s]", got, sims, held.Slug)
 			}
 		})
@@ -102,7 +103,7 @@ func TestFindSimilarExcludesOwnGroup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := similarSlugs(sims, store.KindRewrite)
+	got := similarSlugs(sims, postmortem.KindRewrite)
 	slices.Sort(got)
 	if want := []string{"facebook-2010-09-23-outage", "facebook-2010-09-23-outage-rewrite"}; !slices.Equal(got, want) {
 		t.Errorf("rewrites = %v, want %v", got, want)
@@ -119,9 +120,9 @@ func TestFindSimilarExcludesOwnGroup(t *testing.T) {
 func TestFindSimilarTranslations(t *testing.T) {
 	t.Parallel()
 	st, _ := newEmptyStore(t)
-	en := store.Postmortem{Title: "More Details on Today's Outage", Organization: "Facebook", IncidentDate: "2010-09-23", Body: seedText(t, seed000)}
-	gm := store.Postmortem{Title: "More on today's Gmail issue", Organization: "Google", IncidentDate: "2009-09-01", Body: seedText(t, seed004)}
-	archived := store.Postmortem{Title: "Old copy", Organization: "Facebook", IncidentDate: "2010-09-23", Body: seedText(t, seed001), ArchivedAt: "2024-01-01T00:00:00Z"}
+	en := store.Postmortem{Title: "More Details on Today's Outage", Summary: "More Details on Today's Outage", Organization: "Facebook", IncidentDate: "2010-09-23", Body: seedText(t, seed000)}
+	gm := store.Postmortem{Title: "More on today's Gmail issue", Summary: "More on today's Gmail issue", Organization: "Google", IncidentDate: "2009-09-01", Body: seedText(t, seed004)}
+	archived := store.Postmortem{Title: "Old copy", Summary: "Old copy", Organization: "Facebook", IncidentDate: "2010-09-23", Body: seedText(t, seed001), ArchivedAt: "2024-01-01T00:00:00Z"}
 	for _, p := range []*store.Postmortem{&en, &gm, &archived} {
 		if err := st.CreatePostmortem(t.Context(), p); err != nil {
 			t.Fatal(err)
@@ -148,7 +149,7 @@ func TestFindSimilarTranslations(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := similarSlugs(sims, store.KindTranslation); !slices.Equal(got, tt.want) {
+			if got := similarSlugs(sims, postmortem.KindTranslation); !slices.Equal(got, tt.want) {
 				t.Errorf("translations = %v (all: %+v), want %v", got, sims, tt.want)
 			}
 		})
@@ -160,7 +161,7 @@ func TestFindSimilarTranslations(t *testing.T) {
 func TestFingerprintsBackfilled(t *testing.T) {
 	t.Parallel()
 	st, path := newEmptyStore(t)
-	p := store.Postmortem{Title: "Facebook", Body: seedText(t, seed000)}
+	p := store.Postmortem{Title: "Facebook", Summary: "Facebook", Body: seedText(t, seed000)}
 	if err := st.CreatePostmortem(t.Context(), &p); err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +186,7 @@ func TestFingerprintsBackfilled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := similarSlugs(sims, store.KindRewrite); !slices.Equal(got, []string{p.Slug}) {
+	if got := similarSlugs(sims, postmortem.KindRewrite); !slices.Equal(got, []string{p.Slug}) {
 		t.Errorf("after backfill: rewrites = %v, want [%s]", got, p.Slug)
 	}
 
@@ -211,7 +212,7 @@ func TestFingerprintsBackfilled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := similarSlugs(sims, store.KindRewrite); len(got) != 0 {
+	if got := similarSlugs(sims, postmortem.KindRewrite); len(got) != 0 {
 		t.Errorf("backfill ran again on the next start: rewrites = %v, want none", got)
 	}
 }
@@ -270,7 +271,7 @@ func TestRecordRejection(t *testing.T) {
 func TestFingerprintFollowsUpdates(t *testing.T) {
 	t.Parallel()
 	st, path := newEmptyStore(t)
-	p := store.Postmortem{Title: "Outage", Body: seedText(t, seed003)}
+	p := store.Postmortem{Title: "Outage", Summary: "Outage", Body: seedText(t, seed003)}
 	if err := st.CreatePostmortem(t.Context(), &p); err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +288,7 @@ func TestFingerprintFollowsUpdates(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := similarSlugs(sims, store.KindRewrite); !slices.Equal(got, tt.want) {
+		if got := similarSlugs(sims, postmortem.KindRewrite); !slices.Equal(got, tt.want) {
 			t.Errorf("after the edit: rewrites = %v, want %v", got, tt.want)
 		}
 	}
@@ -326,7 +327,7 @@ func TestFingerprintFollowsUpdates(t *testing.T) {
 func TestCJKFactsReadAgain(t *testing.T) {
 	t.Parallel()
 	st, path := newEmptyStore(t)
-	ko := store.Postmortem{Title: "Gmail 장애", Language: "ko", Organization: "Google", IncidentDate: "2009-09-01",
+	ko := store.Postmortem{Title: "Gmail 장애", Summary: "Gmail 장애", Language: "ko", Organization: "Google", IncidentDate: "2009-09-01",
 		Body: "2009년 9월 1일 오후 12:30경 Gmail 요청 라우터가 과부하 상태가 되었고 IMAP/POP 접속은 계속 동작했습니다. Gmail은 99.9% 이상 가용합니다."}
 	if err := st.CreatePostmortem(t.Context(), &ko); err != nil {
 		t.Fatal(err)
@@ -355,7 +356,7 @@ func TestCJKFactsReadAgain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := similarSlugs(sims, store.KindTranslation); !slices.Equal(got, []string{ko.Slug}) {
+	if got := similarSlugs(sims, postmortem.KindTranslation); !slices.Equal(got, []string{ko.Slug}) {
 		t.Errorf("translations = %v (all %+v), want [%s]", got, sims, ko.Slug)
 	}
 }

@@ -9,13 +9,7 @@ import (
 	"sync"
 
 	"hindsight/classify"
-)
-
-// Statuses of a suggested tag.
-const (
-	SuggestionPending   = "suggested"
-	SuggestionConfirmed = "confirmed"
-	SuggestionDismissed = "dismissed"
+	"hindsight/postmortem"
 )
 
 // SuggestedTag is a pattern the classifier found in an imported postmortem:
@@ -101,7 +95,7 @@ func (s *Store) insertSuggestedTags(ctx context.Context, tx *writeTx, p *Postmor
 		// An export's suggestions keep what became of them.
 		t.PostmortemID = p.ID
 		if t.Status == "" {
-			t.Status = SuggestionPending
+			t.Status = postmortem.SuggestionPending
 		}
 		if t.SuggestedAt == "" {
 			t.SuggestedAt = now
@@ -295,11 +289,11 @@ func (s *Store) ConfirmSuggestedTag(ctx context.Context, slug, pattern, by strin
 		if err != nil {
 			return err
 		}
-		if err := markReviewed(ctx, tx, t, SuggestionConfirmed, by, s.now()); err != nil {
+		if err := markReviewed(ctx, tx, t, postmortem.SuggestionConfirmed, by, s.now()); err != nil {
 			return err
 		}
 		tx.audit(auditNote{kind: "tags.confirm", postmortem: slug, signer: by,
-			what: fmt.Sprintf("confirmed the suggested pattern %s (%s) for “%s”", t.PatternSlug, RoleLabel(t.Role), cur.Title)})
+			what: fmt.Sprintf("confirmed the suggested pattern %s (%s) for “%s”", t.PatternSlug, postmortem.RoleLabel(t.Role), cur.Title)})
 		f := cur.Fields()
 		for _, have := range f.Tags {
 			if have.PatternSlug == t.PatternSlug && have.Role == t.Role {
@@ -308,7 +302,7 @@ func (s *Store) ConfirmSuggestedTag(ctx context.Context, slug, pattern, by strin
 		}
 		f.Tags = append(f.Tags, Tag{PatternSlug: t.PatternSlug, Role: t.Role, Evidence: t.Evidence})
 		_, err = s.savePostmortem(ctx, tx, cur, f, revisionMeta{Action: ActionEdit, Author: by,
-			Note: fmt.Sprintf("Confirmed the classifier's suggestion: %s (%s)", t.PatternName, RoleLabel(t.Role))})
+			Note: fmt.Sprintf("Confirmed the classifier's suggestion: %s (%s)", t.PatternName, postmortem.RoleLabel(t.Role))})
 		return err
 	})
 	if err != nil {
@@ -336,11 +330,11 @@ func (s *Store) DismissSuggestedTag(ctx context.Context, slug, pattern, by strin
 			return err
 		}
 		now := s.now()
-		if err := markReviewed(ctx, tx, t, SuggestionDismissed, by, now); err != nil {
+		if err := markReviewed(ctx, tx, t, postmortem.SuggestionDismissed, by, now); err != nil {
 			return err
 		}
 		tx.audit(auditNote{kind: "tags.dismiss", postmortem: slug, signer: by,
-			what: fmt.Sprintf("dismissed the suggested pattern %s (%s) for “%s”", t.PatternSlug, RoleLabel(t.Role), title)})
+			what: fmt.Sprintf("dismissed the suggested pattern %s (%s) for “%s”", t.PatternSlug, postmortem.RoleLabel(t.Role), title)})
 		_, err = tx.ExecContext(ctx, `INSERT INTO rejected_suggestions (postmortem_id, title, pattern_slug, phrases, score, rejected_at)
 			VALUES (?, ?, ?, ?, ?, ?)`, id, title, t.PatternSlug, strings.Join(t.Phrases, "\n"), t.Confidence, now)
 		return err

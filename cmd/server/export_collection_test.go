@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"hindsight/postmortem"
 	"hindsight/seeds"
 	"hindsight/store"
 )
@@ -183,9 +184,9 @@ func genCollection(t *testing.T, st *store.Store, n int) []string {
 		}
 		if i%7 == 3 {
 			p.VariantOf = mains[i-1]
-			p.VariantKind = store.KindRewrite
+			p.VariantKind = postmortem.KindRewrite
 			if i%2 == 1 {
-				p.Language, p.VariantKind = "es", store.KindTranslation
+				p.Language, p.VariantKind = "es", postmortem.KindTranslation
 				p.Title = fmt.Sprintf("Incidente %03d: la caché cayó", i)
 			}
 		}

@@ -20,6 +20,7 @@ import (
 	"golang.org/x/net/html/atom"
 
 	"hindsight/handlers"
+	"hindsight/postmortem"
 	"hindsight/seeds"
 	"hindsight/store"
 )
@@ -163,7 +164,7 @@ func TestImportPathsAgree(t *testing.T) {
 				t.Errorf("no title, summary or root cause: %+v", cli)
 			}
 			// The export's own fields came through, the same way.
-			if name == "exported.md" && (len(cli.Ticks) != 1 || len(cli.Suggested) != 1 || cli.Suggested[0].Status != store.SuggestionDismissed ||
+			if name == "exported.md" && (len(cli.Ticks) != 1 || len(cli.Suggested) != 1 || cli.Suggested[0].Status != postmortem.SuggestionDismissed ||
 				len(cli.ActionItems) != 1 || !strings.Contains(cli.ActionItems[0], "ana") || cli.Fields.StartedAt == "" ||
 				cli.Fields.Services == "" || cli.Slug != "checkout-outage-retries" || len(cli.Comments) != 1) {
 				t.Errorf("the export's fields are not all there: %+v", cli)

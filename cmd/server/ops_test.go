@@ -300,7 +300,7 @@ func TestBackupWhileServingAndRestore(t *testing.T) {
 				return
 			default:
 			}
-			p := store.Postmortem{Title: probeTitle(i), Organization: "Backup Test", Body: strings.Repeat("A line of the write-up. ", 200)}
+			p := store.Postmortem{Title: probeTitle(i), Summary: probeTitle(i), Organization: "Backup Test", Body: strings.Repeat("A line of the write-up. ", 200)}
 			if err := st.CreatePostmortem(t.Context(), &p); err != nil {
 				writerDone <- err
 				return
