@@ -1,7 +1,6 @@
 package classify_test
 
 import (
-	"bufio"
 	"cmp"
 	"fmt"
 	"maps"
@@ -12,38 +11,14 @@ import (
 	"testing"
 
 	"hindsight/classify"
+	"hindsight/internal/corpustest"
 )
 
-// corpusDir is the evaluation corpus beside the checkout (../shared/corpus
-// from the repository root; HINDSIGHT_CORPUS names another place, for a
-// checkout that is not beside it). It is data, never part of the project.
-var corpusDir = cmp.Or(os.Getenv("HINDSIGHT_CORPUS"), filepath.Join("..", "..", "shared", "corpus"))
+// corpusDir is the evaluation corpus (corpustest.Path).
+var corpusDir = corpustest.Path()
 
 // corpusLabel is one row of labels-tune.tsv or labels-heldout.tsv.
 type corpusLabel struct{ file, pattern, role, evidence string }
-
-func readTSV(t *testing.T, path string) [][]string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var rows [][]string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64*1024), 1024*1024)
-	for sc.Scan() {
-		line := strings.TrimRight(sc.Text(), "\r")
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		rows = append(rows, strings.Split(line, "\t"))
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return rows
-}
 
 // loadCorpusLabels reads a label file into file -> expected patterns ("-"
 // rows give a file with no pattern).
@@ -53,7 +28,7 @@ func loadCorpusLabels(t *testing.T, path string) map[string][]corpusLabel {
 	if _, err := os.Stat(path); err != nil {
 		return out
 	}
-	for _, r := range readTSV(t, path) {
+	for _, r := range corpustest.ReadTSV(t, path) {
 		if len(r) < 3 {
 			t.Fatalf("%s: row %q: want file, pattern, role, evidence", path, strings.Join(r, "\t"))
 		}
@@ -201,14 +176,9 @@ func fmtRatio(a, b int) string {
 // half (an upper bound: the classifier was tuned on it) and the held-out
 // half (the honest figure, never tuned on). Run it with -v to see both.
 func TestCorpusEvaluation(t *testing.T) {
-	if _, err := os.Stat(corpusDir); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("evaluation corpus %s is missing: %v", corpusDir, err)
-		}
-		t.Skipf("evaluation corpus %s is absent (%v); the evaluation needs ../shared/corpus beside the checkout", corpusDir, err)
-	}
+	corpustest.Dir(t)
 	split := map[string]string{}
-	for _, r := range readTSV(t, "testdata/corpus/split.tsv") {
+	for _, r := range corpustest.ReadTSV(t, "testdata/corpus/split.tsv") {
 		split[r[0]] = r[1]
 	}
 	tune := loadCorpusLabels(t, "testdata/corpus/labels-tune.tsv")
@@ -267,12 +237,7 @@ func TestCorpusEvaluation(t *testing.T) {
 // first MaxShown suggestions of every tuning file scoring 0.30 or more,
 // those of one confidence must be right about that often (within 0.10).
 func TestCalibration(t *testing.T) {
-	if _, err := os.Stat(corpusDir); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("evaluation corpus %s is missing: %v", corpusDir, err)
-		}
-		t.Skipf("evaluation corpus %s is absent (%v)", corpusDir, err)
-	}
+	corpustest.Dir(t)
 	c := classify.Compile(testCatalogue(t))
 	type band struct{ right, shown int }
 	bands := map[float64]*band{}
@@ -329,15 +294,10 @@ func kappa(c counts, n int) (k float64, ok bool) {
 // people. What it asserts is that the second file is well formed: every row
 // names a tuning file, a catalogue slug and a role, and quotes its file.
 func TestLabellerAgreement(t *testing.T) {
-	if _, err := os.Stat(corpusDir); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("evaluation corpus %s is missing: %v", corpusDir, err)
-		}
-		t.Skipf("evaluation corpus %s is absent (%v); the agreement needs ../shared/corpus beside the checkout", corpusDir, err)
-	}
+	corpustest.Dir(t)
 	const secondPath = "testdata/corpus/labels-tune-second.tsv"
 	split := map[string]string{}
-	for _, r := range readTSV(t, "testdata/corpus/split.tsv") {
+	for _, r := range corpustest.ReadTSV(t, "testdata/corpus/split.tsv") {
 		split[r[0]] = r[1]
 	}
 	slugs := map[string]bool{"-": true}
@@ -346,7 +306,7 @@ func TestLabellerAgreement(t *testing.T) {
 	}
 	roles := []string{classify.RoleTrigger, classify.RoleAmplifier, classify.RoleContributing, classify.RoleMissingDefence, classify.RoleMitigation}
 	texts := map[string]string{}
-	for _, r := range readTSV(t, secondPath) {
+	for _, r := range corpustest.ReadTSV(t, secondPath) {
 		if len(r) != 4 {
 			t.Errorf("%s: row %q: want file, pattern, role, evidence", secondPath, strings.Join(r, "\t"))
 			continue

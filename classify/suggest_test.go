@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"hindsight/classify"
+	"hindsight/seeds/seedtest"
 )
 
 func find(sugs []classify.Suggestion, slug string) (classify.Suggestion, bool) {
@@ -99,7 +100,7 @@ func TestSuggestEvidence(t *testing.T) {
 
 func TestSuggestDeterministic(t *testing.T) {
 	pats := testCatalogue(t)
-	doc := classify.Document{Body: readSeed(t, seed003)}
+	doc := classify.Document{Body: seedtest.Document(t, "003")}
 	first := classify.Compile(pats).Suggest(doc)
 	for range 5 {
 		again := classify.Compile(pats).Suggest(doc)

@@ -152,7 +152,7 @@ func (s *Store) ImportPostmortem(ctx context.Context, p *Postmortem) error {
 	if errs := ValidatePostmortem(p); errs != nil {
 		return fmt.Errorf("import postmortem: %w", errs)
 	}
-	c, err := s.classifier(ctx)
+	c, err := s.Classifier(ctx)
 	if err != nil {
 		return fmt.Errorf("import postmortem %q: %w", p.Title, err)
 	}
@@ -189,7 +189,7 @@ func (s *Store) ImportPostmortems(ctx context.Context, ps []*Postmortem) (errs [
 	}
 	// Fingerprinting and classifying need no database: do them on every
 	// core first, for those the caller has not prepared.
-	c, err := s.classifier(ctx)
+	c, err := s.Classifier(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("import %d postmortems: %w", len(ps), err)
 	}

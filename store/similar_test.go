@@ -9,7 +9,7 @@ import (
 
 	"hindsight/classify"
 	"hindsight/postmortem"
-	"hindsight/seeds"
+	"hindsight/seeds/seedtest"
 	"hindsight/store"
 )
 
@@ -25,23 +25,6 @@ func newEmptyStore(t testing.TB) (*store.Store, string) {
 	return st, path
 }
 
-func seedText(t *testing.T, file string) string {
-	t.Helper()
-	b, err := seeds.FS.ReadFile("documents/" + file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
-const (
-	seed000 = "000_69f044c53e47aa85.txt"
-	seed001 = "001_06b369280e90b647.txt"
-	seed002 = "002_f8897bf4b61b4476.txt"
-	seed003 = "003_d02c9b3c5e33dc49.txt"
-	seed004 = "004_eece9959d577922d.txt"
-)
-
 func similarSlugs(sims []store.Similar, kind string) []string {
 	var out []string
 	for _, s := range sims {
@@ -56,18 +39,18 @@ func similarSlugs(sims []store.Similar, kind string) []string {
 // write-up offers it as a variant of the other copy, both ways.
 func TestFindSimilarSeedVariants(t *testing.T) {
 	t.Parallel()
-	for _, tt := range []struct{ stored, incoming string }{{seed000, seed001}, {seed001, seed000}} {
+	for _, tt := range []struct{ stored, incoming string }{{"000", "001"}, {"001", "000"}} {
 		t.Run(tt.stored[:3]+"_holds", func(t *testing.T) {
 			st, _ := newEmptyStore(t)
-			held := store.Postmortem{Title: "Facebook outage", Summary: "Facebook outage", Organization: "Facebook", Body: seedText(t, tt.stored)}
+			held := store.Postmortem{Title: "Facebook outage", Summary: "Facebook outage", Organization: "Facebook", Body: seedtest.Document(t, tt.stored)}
 			if err := st.CreatePostmortem(t.Context(), &held); err != nil {
 				t.Fatal(err)
 			}
-			other := store.Postmortem{Title: "Dreamwidth", Summary: "Dreamwidth", Body: seedText(t, seed003)}
+			other := store.Postmortem{Title: "Dreamwidth", Summary: "Dreamwidth", Body: seedtest.Document(t, "003")}
 			if err := st.CreatePostmortem(t.Context(), &other); err != nil {
 				t.Fatal(err)
 			}
-			sims, err := st.FindSimilar(t.Context(), store.SimilarQuery{Text: seedText(t, tt.incoming), Language: "en"})
+			sims, err := st.FindSimilar(t.Context(), store.SimilarQuery{Text: seedtest.Document(t, tt.incoming), Language: "en"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -81,7 +64,7 @@ func TestFindSimilarSeedVariants(t *testing.T) {
 func TestFindSimilarUnrelated(t *testing.T) {
 	t.Parallel()
 	st, _ := newSeededStore(t)
-	sims, err := st.FindSimilar(t.Context(), store.SimilarQuery{Text: seedText(t, seed004), Language: "en",
+	sims, err := st.FindSimilar(t.Context(), store.SimilarQuery{Text: seedtest.Document(t, "004"), Language: "en",
 		Exclude: "gmail-2009-09-01-request-router-overload"})
 	if err != nil {
 		t.Fatal(err)
@@ -98,7 +81,7 @@ func TestFindSimilarUnrelated(t *testing.T) {
 func TestFindSimilarExcludesOwnGroup(t *testing.T) {
 	t.Parallel()
 	st, _ := newSeededStore(t)
-	q := store.SimilarQuery{Text: seedText(t, seed001), Language: "en"}
+	q := store.SimilarQuery{Text: seedtest.Document(t, "001"), Language: "en"}
 	sims, err := st.FindSimilar(t.Context(), q)
 	if err != nil {
 		t.Fatal(err)
@@ -120,9 +103,9 @@ func TestFindSimilarExcludesOwnGroup(t *testing.T) {
 func TestFindSimilarTranslations(t *testing.T) {
 	t.Parallel()
 	st, _ := newEmptyStore(t)
-	en := store.Postmortem{Title: "More Details on Today's Outage", Summary: "More Details on Today's Outage", Organization: "Facebook", IncidentDate: "2010-09-23", Body: seedText(t, seed000)}
-	gm := store.Postmortem{Title: "More on today's Gmail issue", Summary: "More on today's Gmail issue", Organization: "Google", IncidentDate: "2009-09-01", Body: seedText(t, seed004)}
-	archived := store.Postmortem{Title: "Old copy", Summary: "Old copy", Organization: "Facebook", IncidentDate: "2010-09-23", Body: seedText(t, seed001), ArchivedAt: "2024-01-01T00:00:00Z"}
+	en := store.Postmortem{Title: "More Details on Today's Outage", Summary: "More Details on Today's Outage", Organization: "Facebook", IncidentDate: "2010-09-23", Body: seedtest.Document(t, "000")}
+	gm := store.Postmortem{Title: "More on today's Gmail issue", Summary: "More on today's Gmail issue", Organization: "Google", IncidentDate: "2009-09-01", Body: seedtest.Document(t, "004")}
+	archived := store.Postmortem{Title: "Old copy", Summary: "Old copy", Organization: "Facebook", IncidentDate: "2010-09-23", Body: seedtest.Document(t, "001"), ArchivedAt: "2024-01-01T00:00:00Z"}
 	for _, p := range []*store.Postmortem{&en, &gm, &archived} {
 		if err := st.CreatePostmortem(t.Context(), p); err != nil {
 			t.Fatal(err)
@@ -133,14 +116,14 @@ func TestFindSimilarTranslations(t *testing.T) {
 		q    store.SimilarQuery
 		want []string
 	}{
-		{"Spanish text sharing numbers and names", store.SimilarQuery{Text: seedText(t, seed002), Language: "es"}, []string{en.Slug}},
+		{"Spanish text sharing numbers and names", store.SimilarQuery{Text: seedtest.Document(t, "002"), Language: "es"}, []string{en.Slug}},
 		{"German text with the same organization and date", store.SimilarQuery{Text: "Heute war Facebook für viele Nutzer nicht erreichbar.", Language: "de",
 			Organization: "facebook", IncidentDate: "2010-09-23"}, []string{en.Slug}},
 		{"same organization, other date", store.SimilarQuery{Text: "Heute war Facebook nicht erreichbar.", Language: "de",
 			Organization: "Facebook", IncidentDate: "2011-01-01"}, nil},
 		// Another incident of the organization tells of its products and
 		// numbers again; the dates tell the incidents apart.
-		{"same organization and facts, other date", store.SimilarQuery{Text: seedText(t, seed002), Language: "es",
+		{"same organization and facts, other date", store.SimilarQuery{Text: seedtest.Document(t, "002"), Language: "es",
 			Organization: "Facebook", IncidentDate: "2011-01-01"}, nil},
 	}
 	for _, tt := range tests {
@@ -161,7 +144,7 @@ func TestFindSimilarTranslations(t *testing.T) {
 func TestFingerprintsBackfilled(t *testing.T) {
 	t.Parallel()
 	st, path := newEmptyStore(t)
-	p := store.Postmortem{Title: "Facebook", Summary: "Facebook", Body: seedText(t, seed000)}
+	p := store.Postmortem{Title: "Facebook", Summary: "Facebook", Body: seedtest.Document(t, "000")}
 	if err := st.CreatePostmortem(t.Context(), &p); err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +165,7 @@ func TestFingerprintsBackfilled(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer again.Close()
-	sims, err := again.FindSimilar(t.Context(), store.SimilarQuery{Text: seedText(t, seed001), Language: "en"})
+	sims, err := again.FindSimilar(t.Context(), store.SimilarQuery{Text: seedtest.Document(t, "001"), Language: "en"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +191,7 @@ func TestFingerprintsBackfilled(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer third.Close()
-	sims, err = third.FindSimilar(t.Context(), store.SimilarQuery{Text: seedText(t, seed001), Language: "en"})
+	sims, err = third.FindSimilar(t.Context(), store.SimilarQuery{Text: seedtest.Document(t, "001"), Language: "en"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,19 +254,19 @@ func TestRecordRejection(t *testing.T) {
 func TestFingerprintFollowsUpdates(t *testing.T) {
 	t.Parallel()
 	st, path := newEmptyStore(t)
-	p := store.Postmortem{Title: "Outage", Summary: "Outage", Body: seedText(t, seed003)}
+	p := store.Postmortem{Title: "Outage", Summary: "Outage", Body: seedtest.Document(t, "003")}
 	if err := st.CreatePostmortem(t.Context(), &p); err != nil {
 		t.Fatal(err)
 	}
 	f := p.Fields()
-	f.Body = seedText(t, seed000)
+	f.Body = seedtest.Document(t, "000")
 	if _, err := st.UpdatePostmortem(t.Context(), p.Slug, p.Version, store.PostmortemUpdate{Fields: f, Author: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, tt := range []struct {
 		text string
 		want []string
-	}{{seedText(t, seed001), []string{p.Slug}}, {seedText(t, seed003), nil}} {
+	}{{seedtest.Document(t, "001"), []string{p.Slug}}, {seedtest.Document(t, "003"), nil}} {
 		sims, err := st.FindSimilar(t.Context(), store.SimilarQuery{Text: tt.text, Language: "en"})
 		if err != nil {
 			t.Fatal(err)

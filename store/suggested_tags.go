@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 
 	"hindsight/classify"
 	"hindsight/postmortem"
@@ -37,33 +36,22 @@ type ReviewItem struct {
 	Suggestions                             []SuggestedTag
 }
 
-// suggester compiles the classifier from the catalogue once, the first time
-// an import needs it (the seeds load the catalogue after Open).
-type suggester struct {
-	mu sync.Mutex
-	c  *classify.Classifier
-}
-
-func (s *Store) classifier(ctx context.Context) (*classify.Classifier, error) {
-	s.suggest.mu.Lock()
-	defer s.suggest.mu.Unlock()
-	if s.suggest.c != nil {
-		return s.suggest.c, nil
-	}
-	pats, err := s.PatternPhrases(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if len(pats) == 0 {
-		return nil, nil // no catalogue yet: nothing to suggest
-	}
-	in := make([]classify.Pattern, len(pats))
-	for i, p := range pats {
-		in[i] = classify.Pattern{Slug: p.Slug, Name: p.Name, Family: p.Family,
-			PhrasesEN: p.PhrasesEN, PhrasesES: p.PhrasesES, Weak: []string{p.WeakWords}}
-	}
-	s.suggest.c = classify.Compile(in)
-	return s.suggest.c, nil
+// Classifier returns the classifier compiled from the catalogue's phrases
+// for the current data (cache.go), or nil while there is no catalogue (the
+// seeds load it after Open).
+func (s *Store) Classifier(ctx context.Context) (*classify.Classifier, error) {
+	return s.classifiers.Get(ctx, "", func() (*classify.Classifier, error) {
+		pats, err := s.PatternPhrases(ctx)
+		if err != nil || len(pats) == 0 {
+			return nil, err
+		}
+		in := make([]classify.Pattern, len(pats))
+		for i, p := range pats {
+			in[i] = classify.Pattern{Slug: p.Slug, Name: p.Name, Family: p.Family,
+				PhrasesEN: p.PhrasesEN, PhrasesES: p.PhrasesES, Weak: []string{p.WeakWords}}
+		}
+		return classify.Compile(in), nil
+	})
 }
 
 // suggestTags fills p.Suggested with the classifier's confident suggestions

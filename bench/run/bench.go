@@ -261,6 +261,10 @@ func run(ctx context.Context, cfg config, out io.Writer) error {
 		rep.cold = append(rep.cold, cold)
 	}
 	rep.pageBytes /= max(len(staticPaths), 1)
+	barePaths := make([]string, len(staticPaths))
+	for i, p := range staticPaths {
+		barePaths[i] = "/bare" + p
+	}
 
 	self, err := os.Executable()
 	if err != nil {
@@ -288,6 +292,7 @@ func run(ctx context.Context, cfg config, out io.Writer) error {
 	}{
 		{"postmortem page", getter(client, srv.base, w.postmortems)},
 		{"static ceiling", getter(client, ceiling.base, staticPaths)},
+		{"bare handler ceiling", getter(client, ceiling.base, barePaths)},
 		{"filtered list", getter(client, srv.base, w.lists)},
 		{"pattern page", getter(client, srv.base, w.patterns)},
 		{"search", getter(client, srv.base, w.searches)},

@@ -244,8 +244,9 @@ func (s *server) memory() (peak, now int64, err error) {
 	return peak, now, nil
 }
 
-// staticCmd serves a folder with the standard library's file server: the
-// ceiling for serving the same HTML.
+// staticCmd serves a folder with the standard library's file server, and
+// its HTML files from memory through a bare handler under /bare/: the
+// ceilings for serving the same HTML.
 func staticCmd(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("static", flag.ContinueOnError)
 	dir := fs.String("dir", ".", "folder to serve")
@@ -255,6 +256,29 @@ func staticCmd(ctx context.Context, args []string) error {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/", http.FileServer(http.Dir(*dir)))
+	// The bare ceiling: the same bytes, kept in memory and written by a
+	// plain net/http handler, as the app writes a kept page.
+	files, err := filepath.Glob(filepath.Join(*dir, "*.html"))
+	if err != nil {
+		return err
+	}
+	pages := map[string][]byte{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		pages["/bare/"+filepath.Base(f)] = b
+	}
+	mux.HandleFunc("/bare/", func(w http.ResponseWriter, r *http.Request) {
+		b, ok := pages[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write(b)
+	})
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
 	srv := &http.Server{Addr: *addr, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go func() {

@@ -83,6 +83,13 @@ func (r report) print(out io.Writer) {
 		}
 	}
 	for _, c := range levels {
+		a, ok1 := r.find("postmortem page", c)
+		b, ok2 := r.find("bare handler ceiling", c)
+		if ok1 && ok2 {
+			fmt.Fprintf(out, "| postmortem page vs bare handler (req/s) | %d | %.0f | %.0f | %.2f |\n", c, a.rate(), b.rate(), a.rate()/b.rate())
+		}
+	}
+	for _, c := range levels {
 		a, ok1 := r.find("search", c)
 		f, ok2 := r.find("FTS ceiling", c)
 		if ok1 && ok2 {
@@ -106,6 +113,9 @@ func (r report) print(out io.Writer) {
 	}
 	if pp, sp := r.peak("postmortem page"), r.peak("static ceiling"); sp > 0 {
 		row("postmortem page vs static ceiling (peak throughput)", "≥ 50 %", fmt.Sprintf("%.0f %% (%.0f vs %.0f req/s)", 100*pp/sp, pp, sp), pp >= 0.5*sp)
+	}
+	if pp, bp := r.peak("postmortem page"), r.peak("bare handler ceiling"); bp > 0 {
+		row("postmortem page vs bare net/http handler (peak throughput)", "≥ 80 %", fmt.Sprintf("%.0f %% (%.0f vs %.0f req/s)", 100*pp/bp, pp, bp), pp >= 0.8*bp)
 	}
 	if a, ok := r.find("search", 16); ok {
 		row("search p95 at 16 clients", "≤ 20 ms", ms(a.pct(0.95))+" ms", a.pct(0.95) <= 20*time.Millisecond)

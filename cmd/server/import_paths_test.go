@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/base64"
 	"io"
 	"log/slog"
@@ -20,6 +19,7 @@ import (
 	"golang.org/x/net/html/atom"
 
 	"hindsight/handlers"
+	"hindsight/internal/corpustest"
 	"hindsight/postmortem"
 	"hindsight/seeds"
 	"hindsight/store"
@@ -133,7 +133,7 @@ func TestImportPathsAgree(t *testing.T) {
 		exportedDoc(t),
 	}
 	// A real document too, when the evaluation corpus is beside the checkout.
-	corpus := cmp.Or(os.Getenv("HINDSIGHT_CORPUS"), filepath.Join("..", "..", "..", "shared", "corpus"))
+	corpus := corpustest.Path()
 	if real := filepath.Join(corpus, "azure-20190130-1.txt"); fileExists(real) {
 		docs = append(docs, real, filepath.Join(corpus, "google-compute-16004.txt"))
 	} else if os.Getenv("CI") == "true" {
