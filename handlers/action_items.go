@@ -36,6 +36,15 @@ var actionItemSpecs = []aiSpec{
 	{"ticket_url", "Ticket URL", "A link to the issue tracker, if there is one.", "url", postmortem.MaxURLRunes, false, func(f *actionItemForm) *string { return &f.TicketURL }},
 }
 
+// update is the form as a change of every field of the item, based on
+// the version it was loaded at.
+func (f actionItemForm) update() store.ActionItemUpdate {
+	return store.ActionItemUpdate{
+		Title: &f.Title, Owner: &f.Owner, Kind: &f.Kind, Priority: &f.Priority, Status: &f.Status,
+		DueDate: &f.DueDate, TicketURL: &f.TicketURL, Version: f.Version,
+	}
+}
+
 // Field returns the named field for the input partials.
 func (f actionItemForm) Field(name string) field {
 	return fieldOf(actionItemSpecs, name, f.Prefix+"ai-", &f, f.Errors)
@@ -219,10 +228,7 @@ func (h *Handler) updateActionItem(w http.ResponseWriter, r *http.Request) {
 		h.render(w, r, http.StatusUnprocessableEntity, "action-item", h.actionItemPage(r, p, a, f))
 		return
 	}
-	_, err = h.store.UpdateActionItem(r.Context(), a.ID, store.ActionItemUpdate{
-		Title: &f.Title, Owner: &f.Owner, Kind: &f.Kind, Priority: &f.Priority, Status: &f.Status,
-		DueDate: &f.DueDate, TicketURL: &f.TicketURL, Version: f.Version,
-	})
+	_, err = h.store.UpdateActionItem(r.Context(), a.ID, f.update())
 	if errors.Is(err, store.ErrStaleVersion) {
 		// Someone saved it meanwhile: show their values beside the
 		// writer's, keep the writer's in the form, now based on theirs.

@@ -46,6 +46,13 @@ func TestPostmortemMarkdownRoundTrip(t *testing.T) {
 			t.Fatalf("GET %s.md: %d %s", p.Slug, rec.Code, rec.Header().Get("Content-Type"))
 		}
 		md := rec.Body.String()
+		if p.Slug == tricky.Slug {
+			// The import review says the file was read as an export.
+			body, ctype := multipartBody(t, nil, p.Slug+".md", []byte(md))
+			if rec := post(t, dst.h, "/import", ctype, body); rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), "read as a Hindsight export") {
+				t.Errorf("the import review of %s.md: %d, or it does not say it read an export", p.Slug, rec.Code)
+			}
+		}
 		res := post(t, dst.h, "/api/postmortems", "text/markdown", bytes.NewBufferString(md))
 		if res.Code != http.StatusCreated {
 			t.Fatalf("import %s.md: %d %s\n%s", p.Slug, res.Code, res.Body, md)

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -247,6 +248,14 @@ func insightFilterFromQuery(q url.Values) (store.InsightFilter, []string) {
 	return f, errs
 }
 
+// organizationOptions are the organizations a filter form offers: those of
+// every incident, from the insight counts kept on write (listing them from
+// the postmortems reads every row on a first request).
+func (h *Handler) organizationOptions(ctx context.Context) (store.FilterOptions, error) {
+	all, err := h.store.Insights(ctx, store.InsightFilter{})
+	return store.FilterOptions{Organizations: all.Organizations}, err
+}
+
 func (h *Handler) showInsights(w http.ResponseWriter, r *http.Request) {
 	f, errs := insightFilterFromQuery(r.URL.Query())
 	in, err := h.store.Insights(r.Context(), f)
@@ -254,15 +263,11 @@ func (h *Handler) showInsights(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	// The organizations to choose from are those of every incident, read
-	// from the same kept counts (listing them from the postmortems would
-	// read every row on a first request).
-	all, err := h.store.Insights(r.Context(), store.InsightFilter{})
+	opts, err := h.organizationOptions(r.Context())
 	if err != nil {
 		h.error(w, r, err)
 		return
 	}
-	opts := store.FilterOptions{Organizations: all.Organizations}
 	fams, err := h.store.ListFamilies(r.Context())
 	if err != nil {
 		h.error(w, r, err)

@@ -79,10 +79,7 @@ type Draft struct {
 	// Records are the front matter's structured lists beyond action items
 	// and comments.
 	Records Records
-	// Exported is set for a file export wrote (ExportKey): its fields are
-	// all in it, nothing was guessed.
-	Exported bool
-	Body     string // clean Markdown
+	Body    string // clean Markdown
 	// Sections holds the template sections found in the text, by field
 	// name (SectionImpact, …), Markdown each.
 	Sections    map[string]string
@@ -148,8 +145,8 @@ func Clean(raw []byte, filename string) (Draft, error) {
 			}
 			tag = v
 		}
-		d.Exported = true
 		d.exportedBody(tag, body)
+		d.note("read as a Hindsight export (%s): every field is from its header and its marked sections, nothing was guessed", ExportKey)
 		return d, nil
 	}
 	if hasFM {
