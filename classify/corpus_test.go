@@ -1,7 +1,6 @@
 package classify_test
 
 import (
-	"bufio"
 	"cmp"
 	"fmt"
 	"maps"
@@ -12,38 +11,15 @@ import (
 	"testing"
 
 	"hindsight/classify"
+	"hindsight/internal/corpustest"
+	"hindsight/postmortem"
 )
 
-// corpusDir is the evaluation corpus beside the checkout (../shared/corpus
-// from the repository root; HINDSIGHT_CORPUS names another place, for a
-// checkout that is not beside it). It is data, never part of the project.
-var corpusDir = cmp.Or(os.Getenv("HINDSIGHT_CORPUS"), filepath.Join("..", "..", "shared", "corpus"))
+// corpusDir is the evaluation corpus (corpustest.Path).
+var corpusDir = corpustest.Path()
 
 // corpusLabel is one row of labels-tune.tsv or labels-heldout.tsv.
 type corpusLabel struct{ file, pattern, role, evidence string }
-
-func readTSV(t *testing.T, path string) [][]string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var rows [][]string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64*1024), 1024*1024)
-	for sc.Scan() {
-		line := strings.TrimRight(sc.Text(), "\r")
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		rows = append(rows, strings.Split(line, "\t"))
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return rows
-}
 
 // loadCorpusLabels reads a label file into file -> expected patterns ("-"
 // rows give a file with no pattern).
@@ -53,7 +29,7 @@ func loadCorpusLabels(t *testing.T, path string) map[string][]corpusLabel {
 	if _, err := os.Stat(path); err != nil {
 		return out
 	}
-	for _, r := range readTSV(t, path) {
+	for _, r := range corpustest.ReadTSV(t, path) {
 		if len(r) < 3 {
 			t.Fatalf("%s: row %q: want file, pattern, role, evidence", path, strings.Join(r, "\t"))
 		}
@@ -105,51 +81,69 @@ type halfResult struct {
 	lines      []string // per-file detail for the log
 }
 
-// evaluateHalf runs the classifier on every labelled file of a half and
-// compares the suggestions it shows by default with the labels, pattern by
-// pattern (roles are reported, not required to match).
-func evaluateHalf(t *testing.T, c *classify.Classifier, labels map[string][]corpusLabel) halfResult {
-	t.Helper()
-	res := halfResult{perPattern: map[string]*counts{}}
+// given is one pattern a labeller (or the classifier) gives a file; shown
+// is how a wrong one is listed in the per-file detail.
+type given struct{ slug, role, shown string }
+
+// score compares what one file was given (got) with its labels (want:
+// pattern -> role), pattern by pattern; roles are reported, not scored.
+func (res *halfResult) score(name string, want map[string]string, got []given) {
 	pc := func(slug string) *counts {
 		if res.perPattern[slug] == nil {
 			res.perPattern[slug] = &counts{}
 		}
 		return res.perPattern[slug]
 	}
+	res.files++
+	var tps, fps, fns []string
+	for _, g := range got {
+		role, ok := want[g.slug]
+		if !ok {
+			res.micro.fp++
+			pc(g.slug).fp++
+			fps = append(fps, g.shown)
+			continue
+		}
+		res.micro.tp++
+		pc(g.slug).tp++
+		res.roles.total++
+		if role == g.role {
+			res.roles.agree++
+		}
+		tps = append(tps, g.slug)
+	}
+	for slug := range want {
+		if !slices.ContainsFunc(got, func(g given) bool { return g.slug == slug }) {
+			res.micro.fn++
+			pc(slug).fn++
+			fns = append(fns, slug)
+		}
+	}
+	slices.Sort(fns)
+	res.lines = append(res.lines, fmt.Sprintf("  %s: right %v, wrong %v, missed %v", name, tps, fps, fns))
+}
+
+// wantOf is a file's labels as pattern -> role.
+func wantOf(labels []corpusLabel) map[string]string {
+	want := map[string]string{}
+	for _, l := range labels {
+		want[l.pattern] = l.role
+	}
+	return want
+}
+
+// evaluateHalf runs the classifier on every labelled file of a half and
+// compares the suggestions it shows by default with the labels, pattern by
+// pattern (roles are reported, not required to match).
+func evaluateHalf(t *testing.T, c *classify.Classifier, labels map[string][]corpusLabel) halfResult {
+	t.Helper()
+	res := halfResult{perPattern: map[string]*counts{}}
 	for _, name := range slices.Sorted(maps.Keys(labels)) {
-		res.files++
-		want := map[string]string{}
-		for _, l := range labels[name] {
-			want[l.pattern] = l.role
+		var got []given
+		for _, s := range classify.Shown(c.Suggest(corpusDocument(t, name))) {
+			got = append(got, given{s.Slug, s.Role, fmt.Sprintf("%s(%.2f)", s.Slug, s.Confidence)})
 		}
-		got := classify.Shown(c.Suggest(corpusDocument(t, name)))
-		var tps, fps, fns []string
-		for _, s := range got {
-			role, ok := want[s.Slug]
-			if !ok {
-				res.micro.fp++
-				pc(s.Slug).fp++
-				fps = append(fps, fmt.Sprintf("%s(%.2f)", s.Slug, s.Confidence))
-				continue
-			}
-			res.micro.tp++
-			pc(s.Slug).tp++
-			res.roles.total++
-			if role == s.Role {
-				res.roles.agree++
-			}
-			tps = append(tps, s.Slug)
-		}
-		for slug := range want {
-			if !slices.ContainsFunc(got, func(s classify.Suggestion) bool { return s.Slug == slug }) {
-				res.micro.fn++
-				pc(slug).fn++
-				fns = append(fns, slug)
-			}
-		}
-		slices.Sort(fns)
-		res.lines = append(res.lines, fmt.Sprintf("  %s: right %v, wrong %v, missed %v", name, tps, fps, fns))
+		res.score(name, wantOf(labels[name]), got)
 	}
 	return res
 }
@@ -183,14 +177,9 @@ func fmtRatio(a, b int) string {
 // half (an upper bound: the classifier was tuned on it) and the held-out
 // half (the honest figure, never tuned on). Run it with -v to see both.
 func TestCorpusEvaluation(t *testing.T) {
-	if _, err := os.Stat(corpusDir); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("evaluation corpus %s is missing: %v", corpusDir, err)
-		}
-		t.Skipf("evaluation corpus %s is absent (%v); the evaluation needs ../shared/corpus beside the checkout", corpusDir, err)
-	}
+	corpustest.Dir(t)
 	split := map[string]string{}
-	for _, r := range readTSV(t, "testdata/corpus/split.tsv") {
+	for _, r := range corpustest.ReadTSV(t, "testdata/corpus/split.tsv") {
 		split[r[0]] = r[1]
 	}
 	tune := loadCorpusLabels(t, "testdata/corpus/labels-tune.tsv")
@@ -249,12 +238,7 @@ func TestCorpusEvaluation(t *testing.T) {
 // first MaxShown suggestions of every tuning file scoring 0.30 or more,
 // those of one confidence must be right about that often (within 0.10).
 func TestCalibration(t *testing.T) {
-	if _, err := os.Stat(corpusDir); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("evaluation corpus %s is missing: %v", corpusDir, err)
-		}
-		t.Skipf("evaluation corpus %s is absent (%v)", corpusDir, err)
-	}
+	corpustest.Dir(t)
 	c := classify.Compile(testCatalogue(t))
 	type band struct{ right, shown int }
 	bands := map[float64]*band{}
@@ -283,4 +267,120 @@ func TestCalibration(t *testing.T) {
 			t.Errorf("confidence %.2f is off: the band is right %.2f of the time on the tuning half", conf, got)
 		}
 	}
+}
+
+// kappa is Cohen's kappa for one pattern over n files, from the counts of
+// files both labellers tag (tp), only the second tags (fp) and only the first
+// tags (fn); ok is false when chance agreement is total (nobody, or
+// everybody, tags the pattern) and kappa says nothing.
+func kappa(c counts, n int) (k float64, ok bool) {
+	both, second, first := float64(c.tp), float64(c.tp+c.fp), float64(c.tp+c.fn)
+	neither := float64(n) - both - float64(c.fp) - float64(c.fn)
+	N := float64(n)
+	po := (both + neither) / N
+	pe := (first*second + (N-first)*(N-second)) / (N * N)
+	if pe == 1 {
+		return 0, false
+	}
+	return (po - pe) / (1 - pe), true
+}
+
+// TestLabellerAgreement measures how far two careful people agree when they
+// label the same real postmortems: labels-tune-second.tsv was written blind
+// (without reading labels-tune.tsv, the rules or any classifier output) by a
+// second labeller of the tuning half. It scores the second labeller against
+// the first the way TestCorpusEvaluation scores the classifier (pattern
+// level, roles reported but not scored), and gives Cohen's kappa per
+// pattern. The figures are logged, not asserted: they are a measurement of
+// people. What it asserts is that the second file is well formed: every row
+// names a tuning file, a catalogue slug and a role, and quotes its file.
+func TestLabellerAgreement(t *testing.T) {
+	corpustest.Dir(t)
+	const secondPath = "testdata/corpus/labels-tune-second.tsv"
+	split := map[string]string{}
+	for _, r := range corpustest.ReadTSV(t, "testdata/corpus/split.tsv") {
+		split[r[0]] = r[1]
+	}
+	slugs := map[string]bool{"-": true}
+	for _, p := range testCatalogue(t) {
+		slugs[p.Slug] = true
+	}
+	roles := []string{postmortem.RoleTrigger, postmortem.RoleAmplifier, postmortem.RoleContributing, postmortem.RoleMissingDefence, postmortem.RoleMitigation}
+	texts := map[string]string{}
+	for _, r := range corpustest.ReadTSV(t, secondPath) {
+		if len(r) != 4 {
+			t.Errorf("%s: row %q: want file, pattern, role, evidence", secondPath, strings.Join(r, "\t"))
+			continue
+		}
+		file, pattern, role, evidence := r[0], r[1], r[2], r[3]
+		if split[file] != "tune" {
+			t.Errorf("%s labels %s, which split.tsv puts in %q, not the tuning half", secondPath, file, split[file])
+			continue
+		}
+		if !slugs[pattern] {
+			t.Errorf("%s: %s: %q is not a catalogue slug", secondPath, file, pattern)
+		}
+		if pattern == "-" {
+			continue
+		}
+		if !slices.Contains(roles, role) {
+			t.Errorf("%s: %s %s: role %q is not one of %v", secondPath, file, pattern, role, roles)
+		}
+		if _, ok := texts[file]; !ok {
+			b, err := os.ReadFile(filepath.Join(corpusDir, file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			texts[file] = strings.Join(strings.Fields(string(b)), " ")
+		}
+		if q := strings.Join(strings.Fields(evidence), " "); q == "" || !strings.Contains(texts[file], q) {
+			t.Errorf("%s: %s %s: the evidence %q is not in the file", secondPath, file, pattern, evidence)
+		}
+	}
+
+	first := loadCorpusLabels(t, "testdata/corpus/labels-tune.tsv")
+	second := loadCorpusLabels(t, secondPath)
+	if len(second) == 0 {
+		t.Fatalf("%s labels no file", secondPath)
+	}
+	res := halfResult{perPattern: map[string]*counts{}}
+	for _, name := range slices.Sorted(maps.Keys(second)) {
+		if _, ok := first[name]; !ok {
+			t.Errorf("%s is labelled by the second labeller but not in labels-tune.tsv", name)
+			continue
+		}
+		var got []given
+		for _, l := range second[name] {
+			got = append(got, given{l.pattern, l.role, l.pattern})
+		}
+		res.score(name, wantOf(first[name]), got)
+	}
+	t.Logf("second labeller against the first, file by file:\n%s", strings.Join(res.lines, "\n"))
+	t.Logf("%s", res.report("second labeller vs first, tuning"))
+
+	// Cohen's kappa per pattern over the res.files files (each file is a
+	// yes/no decision per pattern), and pooled over every pattern's decisions.
+	var b strings.Builder
+	fmt.Fprintf(&b, "Cohen's kappa per pattern over %d files (first tags / second tags / both):\n", res.files)
+	var pooled counts
+	for _, slug := range slices.Sorted(maps.Keys(slugs)) {
+		if slug == "-" {
+			continue
+		}
+		c := counts{}
+		if pc := res.perPattern[slug]; pc != nil {
+			c = *pc
+		}
+		pooled.tp, pooled.fp, pooled.fn = pooled.tp+c.tp, pooled.fp+c.fp, pooled.fn+c.fn
+		k, ok := kappa(c, res.files)
+		ks := "-"
+		if ok {
+			ks = fmt.Sprintf("%.2f", k)
+		}
+		fmt.Fprintf(&b, "  %-26s %5s  (%d / %d / %d)\n", slug, ks, c.tp+c.fn, c.tp+c.fp, c.tp)
+	}
+	if k, ok := kappa(pooled, res.files*(len(slugs)-1)); ok {
+		fmt.Fprintf(&b, "  pooled over all %d pattern decisions: kappa %.2f\n", res.files*(len(slugs)-1), k)
+	}
+	t.Logf("%s", b.String())
 }

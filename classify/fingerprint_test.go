@@ -5,29 +5,12 @@ import (
 	"testing"
 
 	"hindsight/classify"
-	"hindsight/seeds"
-)
-
-func readSeed(t *testing.T, name string) string {
-	t.Helper()
-	b, err := seeds.FS.ReadFile("documents/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
-const (
-	seed000 = "000_69f044c53e47aa85.txt"
-	seed001 = "001_06b369280e90b647.txt"
-	seed002 = "002_f8897bf4b61b4476.txt"
-	seed003 = "003_d02c9b3c5e33dc49.txt"
-	seed004 = "004_eece9959d577922d.txt"
+	"hindsight/seeds/seedtest"
 )
 
 func TestSimilaritySeedVariants(t *testing.T) {
-	a := classify.Fingerprint(readSeed(t, seed000))
-	b := classify.Fingerprint(readSeed(t, seed001))
+	a := classify.Fingerprint(seedtest.Document(t, "000"))
+	b := classify.Fingerprint(seedtest.Document(t, "001"))
 	sim := classify.Similarity(a, b)
 	t.Logf("000~001 similarity %.2f", sim)
 	if sim < classify.VariantThreshold {
@@ -58,7 +41,7 @@ func shareBand(a, b classify.Signature) bool {
 // the labelled postmortems look like variants.
 func TestSimilarityUnrelated(t *testing.T) {
 	texts := map[string]string{
-		seed000: readSeed(t, seed000), seed003: readSeed(t, seed003), seed004: readSeed(t, seed004), seed002: readSeed(t, seed002),
+		"000": seedtest.Document(t, "000"), "003": seedtest.Document(t, "003"), "004": seedtest.Document(t, "004"), "002": seedtest.Document(t, "002"),
 	}
 	for _, l := range loadLabelled(t) {
 		texts[l.name] = l.doc.Title + "\n" + l.doc.Body
@@ -84,7 +67,7 @@ func TestSimilarityUnrelated(t *testing.T) {
 }
 
 func TestSimilarityCopies(t *testing.T) {
-	text := readSeed(t, seed004)
+	text := seedtest.Document(t, "004")
 	full := classify.Fingerprint(text)
 	tests := []struct {
 		name string
@@ -119,7 +102,7 @@ func upper(s string) []byte {
 }
 
 func TestSignatureBytes(t *testing.T) {
-	sig := classify.Fingerprint(readSeed(t, seed003))
+	sig := classify.Fingerprint(seedtest.Document(t, "003"))
 	b := sig.Bytes()
 	got, err := classify.ParseSignature(b)
 	if err != nil {
@@ -137,11 +120,11 @@ func TestSignatureBytes(t *testing.T) {
 }
 
 func TestTranslationScore(t *testing.T) {
-	en := classify.ExtractFacts(readSeed(t, seed000))
+	en := classify.ExtractFacts(seedtest.Document(t, "000"))
 	en.Language = "en"
-	es := classify.ExtractFacts(readSeed(t, seed002))
+	es := classify.ExtractFacts(seedtest.Document(t, "002"))
 	es.Language = "es"
-	gm := classify.ExtractFacts(readSeed(t, seed004))
+	gm := classify.ExtractFacts(seedtest.Document(t, "004"))
 	gm.Language = "en"
 	tests := []struct {
 		name string
@@ -189,8 +172,8 @@ func TestFingerprintAndFacts(t *testing.T) {
 		"We saw IMAP fail.\nGmail Was Down For Everyone Today\nthe Gmail\nteam paged SRE at 12:30, after four retries\n",
 		"didn't\nrestart; keep-alive 2,5\n3 servers\n",
 	}
-	for _, name := range []string{seed000, seed001, seed002, seed003, seed004} {
-		texts = append(texts, readSeed(t, name))
+	for _, name := range []string{"000", "001", "002", "003", "004"} {
+		texts = append(texts, seedtest.Document(t, name))
 	}
 	for _, text := range texts {
 		sig, facts := classify.FingerprintAndFacts(text)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"hindsight/classify"
+	"hindsight/seeds/seedtest"
 )
 
 type labelled struct {
@@ -78,7 +79,7 @@ func loadSeeds(t *testing.T) []labelled {
 		}
 		name, rest, _ := strings.Cut(line, ":")
 		expect, optional, _ := strings.Cut(rest, "|")
-		out = append(out, labelled{name: name, doc: classify.Document{Body: readSeed(t, name)}, expect: slugList(expect), optional: slugList(optional)})
+		out = append(out, labelled{name: name, doc: classify.Document{Body: seedtest.Document(t, name)}, expect: slugList(expect), optional: slugList(optional)})
 	}
 	return out
 }

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 
@@ -27,28 +28,22 @@ type aiSpec = fieldSpec[actionItemForm]
 
 var actionItemSpecs = []aiSpec{
 	{"title", "What needs doing", "One concrete change, e.g. “Add a circuit breaker to the payments client”.", "text", 300, true, func(f *actionItemForm) *string { return &f.Title }},
-	{"owner", "Owner", "A person or a team.", "text", maxAuthorRunes, false, func(f *actionItemForm) *string { return &f.Owner }},
+	{"owner", "Owner", "A person or a team.", "text", postmortem.MaxAuthorRunes, false, func(f *actionItemForm) *string { return &f.Owner }},
 	{Name: "kind", Label: "Type", value: func(f *actionItemForm) *string { return &f.Kind }},
 	{Name: "priority", Label: "Priority", value: func(f *actionItemForm) *string { return &f.Priority }},
 	{Name: "status", Label: "Status", value: func(f *actionItemForm) *string { return &f.Status }},
 	{"due_date", "Due date", "", "date", 10, false, func(f *actionItemForm) *string { return &f.DueDate }},
-	{"ticket_url", "Ticket URL", "A link to the issue tracker, if there is one.", "url", maxURLRunes, false, func(f *actionItemForm) *string { return &f.TicketURL }},
+	{"ticket_url", "Ticket URL", "A link to the issue tracker, if there is one.", "url", postmortem.MaxURLRunes, false, func(f *actionItemForm) *string { return &f.TicketURL }},
 }
 
-var (
-	actionKinds = []option{
-		{store.KindMitigate, "Mitigate", "Reduce the impact if it happens again."},
-		{store.KindPrevent, "Prevent", "Stop it from happening again."},
-		{store.KindProcess, "Process", "Change how we work: runbooks, reviews, alerts, training."},
+// update is the form as a change of every field of the item, based on
+// the version it was loaded at.
+func (f actionItemForm) update() store.ActionItemUpdate {
+	return store.ActionItemUpdate{
+		Title: &f.Title, Owner: &f.Owner, Kind: &f.Kind, Priority: &f.Priority, Status: &f.Status,
+		DueDate: &f.DueDate, TicketURL: &f.TicketURL, Version: f.Version,
 	}
-	actionPriorities = []option{
-		{"P0", "P0 · now", ""}, {"P1", "P1 · soon", ""}, {"P2", "P2 · planned", ""}, {"P3", "P3 · when possible", ""},
-	}
-	actionStatuses = []option{
-		{store.StatusOpen, "Open", ""}, {store.StatusInProgress, "In progress", ""},
-		{store.StatusDone, "Done", ""}, {store.StatusWontDo, "Won't do", ""},
-	}
-)
+}
 
 // Field returns the named field for the input partials.
 func (f actionItemForm) Field(name string) field {
@@ -61,12 +56,12 @@ func (f actionItemForm) ErrorList() []errorLink {
 }
 
 // Kinds, Priorities and Statuses are the choices of the form's selects.
-func (f actionItemForm) Kinds() []option      { return actionKinds }
-func (f actionItemForm) Priorities() []option { return actionPriorities }
-func (f actionItemForm) Statuses() []option   { return actionStatuses }
+func (f actionItemForm) Kinds() []option      { return postmortem.ActionKinds }
+func (f actionItemForm) Priorities() []option { return postmortem.ActionPriorities }
+func (f actionItemForm) Statuses() []option   { return postmortem.ActionStatuses }
 
 func newActionItemForm() actionItemForm {
-	return actionItemForm{Kind: store.KindPrevent, Priority: "P2", Status: store.StatusOpen, Errors: formErrors{}}
+	return actionItemForm{Kind: postmortem.KindPrevent, Priority: "P2", Status: postmortem.StatusOpen, Errors: formErrors{}}
 }
 
 func actionItemFormOf(a store.ActionItem) actionItemForm {
@@ -78,22 +73,22 @@ func parseActionItemForm(v url.Values) actionItemForm {
 	f := actionItemForm{Errors: formErrors{}, ChecklistItem: v.Get("checklist_item")}
 	f.Version, _ = strconv.Atoi(v.Get("version"))
 	readFields(actionItemSpecs, v, &f, f.Errors)
-	if !hasOption(actionKinds, f.Kind) {
+	if !postmortem.Has(postmortem.ActionKinds, f.Kind) {
 		f.Errors.add("kind", "Choose whether it mitigates, prevents or changes a process.")
 	}
-	if !hasOption(actionPriorities, f.Priority) {
+	if !postmortem.Has(postmortem.ActionPriorities, f.Priority) {
 		f.Errors.add("priority", "Choose a priority from P0 to P3.")
 	}
-	if !hasOption(actionStatuses, f.Status) {
+	if !postmortem.Has(postmortem.ActionStatuses, f.Status) {
 		f.Errors.add("status", "Choose a status from the list.")
 	}
 	if f.DueDate != "" && f.Errors["due_date"] == "" {
-		if msg := checkDate(f.DueDate, "The due date"); msg != "" {
+		if msg := postmortem.CheckDate(f.DueDate, "The due date"); msg != "" {
 			f.Errors.add("due_date", msg)
 		}
 	}
 	if f.TicketURL != "" && f.Errors["ticket_url"] == "" {
-		if msg := checkURL(f.TicketURL, "The ticket URL"); msg != "" {
+		if msg := postmortem.CheckURL(f.TicketURL, "The ticket URL"); msg != "" {
 			f.Errors.add("ticket_url", msg)
 		}
 	}
@@ -233,10 +228,7 @@ func (h *Handler) updateActionItem(w http.ResponseWriter, r *http.Request) {
 		h.render(w, r, http.StatusUnprocessableEntity, "action-item", h.actionItemPage(r, p, a, f))
 		return
 	}
-	_, err = h.store.UpdateActionItem(r.Context(), a.ID, store.ActionItemUpdate{
-		Title: &f.Title, Owner: &f.Owner, Kind: &f.Kind, Priority: &f.Priority, Status: &f.Status,
-		DueDate: &f.DueDate, TicketURL: &f.TicketURL, Version: f.Version,
-	})
+	_, err = h.store.UpdateActionItem(r.Context(), a.ID, f.update())
 	if errors.Is(err, store.ErrStaleVersion) {
 		// Someone saved it meanwhile: show their values beside the
 		// writer's, keep the writer's in the form, now based on theirs.
@@ -277,7 +269,7 @@ func (h *Handler) completeActionItem(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	done := store.StatusDone
+	done := postmortem.StatusDone
 	if _, err := h.store.UpdateActionItem(r.Context(), a.ID, store.ActionItemUpdate{Status: &done}); err != nil {
 		h.error(w, r, err)
 		return

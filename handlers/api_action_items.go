@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 
@@ -49,7 +50,7 @@ func (a apiActionItem) values() url.Values {
 		v.Set("priority", "P2")
 	}
 	if a.Status == "" {
-		v.Set("status", store.StatusOpen)
+		v.Set("status", postmortem.StatusOpen)
 	}
 	return v
 }
@@ -179,10 +180,7 @@ func (h *Handler) apiUpdateActionItem(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, fmt.Errorf("update action item %d: %w", a.ID, apiActionItemErrors(f.Errors)))
 		return
 	}
-	saved, err := h.store.UpdateActionItem(r.Context(), a.ID, store.ActionItemUpdate{
-		Title: &f.Title, Owner: &f.Owner, Kind: &f.Kind, Priority: &f.Priority, Status: &f.Status,
-		DueDate: &f.DueDate, TicketURL: &f.TicketURL, Version: f.Version,
-	})
+	saved, err := h.store.UpdateActionItem(r.Context(), a.ID, f.update())
 	if errors.Is(err, store.ErrStaleVersion) {
 		cur, gerr := h.store.GetActionItem(r.Context(), a.ID)
 		if gerr != nil {

@@ -184,6 +184,23 @@ func TestAPIUpdatePostmortem(t *testing.T) {
 	if p, _ := st.GetPostmortem(t.Context(), gmail); p.Version != v0+1 {
 		t.Errorf("version %d after refused saves, want %d", p.Version, v0+1)
 	}
+
+	// Without an author, the name this browser remembers signs it (-auth
+	// none), as the form's field would be filled in with it.
+	byCookie := record(t, h, person{}, gmail)
+	byCookie["summary"] = "Saved by whoever the cookie names."
+	rec = sendJSON(t, h, person{}, "PUT", path, mustJSON(t, byCookie), "Cookie", "hindsight_author=Carla")
+	if rec.Code != 200 {
+		t.Fatalf("PUT with the cookie: %d\n%.800s", rec.Code, rec.Body)
+	}
+	revs, _ = st.ListRevisions(t.Context(), p.ID)
+	signed := false
+	for _, r := range revs {
+		signed = signed || (r.Version == v0+2 && r.Author == "Carla")
+	}
+	if !signed {
+		t.Errorf("revisions %+v: version %d is not signed by the remembered name", revs, v0+2)
+	}
 }
 
 // TestAPIWritesFollowRolesAndSigning: PUT and the action-item endpoints
@@ -410,5 +427,36 @@ func TestAPIActionItems(t *testing.T) {
 	}
 	if a, _ := st.GetActionItem(t.Context(), made.ID); a.Version != 2 || a.Status != "in-progress" {
 		t.Errorf("stored %+v after refused saves", a)
+	}
+}
+
+// TestAPIRecordSentBackSavesNothing: every record, sent back unchanged
+// with PUT (seeds, their variants, one with incident times in a time zone
+// and a timeline), is accepted and saves nothing: the form's reading of
+// the JSON gives back the stored fields.
+func TestAPIRecordSentBackSavesNothing(t *testing.T) {
+	t.Parallel()
+	h, _ := newApp(t)
+	list := decode[struct{ Items []struct{ Slug string } }](t, sendJSON(t, h, person{}, "GET", "/api/postmortems", ""))
+	slugs := []string{"facebook-2010-09-23-outage-es", "facebook-2010-09-23-outage-rewrite"}
+	for _, it := range list.Items {
+		slugs = append(slugs, it.Slug)
+	}
+	rec := sendJSON(t, h, person{}, "POST", "/api/postmortems", `{"title": "Cache stampede at login", "organization": "Example Corp",
+		"incident_date": "2024-02-01", "severity": "SEV2", "services": "login, cache", "summary": "Logins failed.",
+		"body": "Every entry expired.", "timeline": "10:00 expiry\n10:05 alerts", "started_at": "2024-02-01T10:00:00Z",
+		"detected_at": "2024-02-01T10:03:30Z", "resolved_at": "2024-02-01T10:20:00Z", "time_zone": "Europe/Madrid",
+		"patterns": [{"slug": "thundering-herd", "role": "trigger"}]}`)
+	if rec.Code != http.StatusCreated {
+		t.Fatalf("create: %d\n%.800s", rec.Code, rec.Body)
+	}
+	slugs = append(slugs, decode[struct{ Slug string }](t, rec).Slug)
+	for _, slug := range slugs {
+		read := record(t, h, person{}, slug)
+		rec := sendJSON(t, h, person{}, "PUT", "/api/postmortems/"+slug, mustJSON(t, read))
+		got := decode[map[string]any](t, rec)
+		if rec.Code != 200 || got["version"] != read["version"] {
+			t.Errorf("%s sent back: %d, version %v, want 200 at %v\n%.800s", slug, rec.Code, got["version"], read["version"], rec.Body)
+		}
 	}
 }

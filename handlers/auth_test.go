@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"hindsight/handlers"
+	"hindsight/seeds/seedtest"
 	"hindsight/store"
 )
 
@@ -810,7 +811,7 @@ func TestVariantOfRestrictedLooksUnknown(t *testing.T) {
 func TestImportOfRestrictedTextIsNoDuplicate(t *testing.T) {
 	t.Parallel()
 	h, st := newTeamApp(t)
-	text := strings.ReplaceAll(string(seedText(t, "004")), "\r\n", "\n")
+	text := strings.ReplaceAll(seedtest.Document(t, "004"), "\r\n", "\n")
 	slug, err := st.FindImported(t.Context(), text)
 	if err != nil {
 		t.Fatal(err)

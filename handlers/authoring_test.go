@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"hindsight/markdown"
-	"hindsight/store"
+	"hindsight/postmortem"
 )
 
 // send makes one request to h: a form POST when form is not nil, else a GET.
@@ -136,7 +136,7 @@ func TestCreatePostmortemThroughTheForm(t *testing.T) {
 		{"resolved", p.ResolvedAt, "2024-03-05T16:00:00-05:00"},
 		{"time zone", p.TimeZone, "America/New_York"},
 		{"services", p.Services, "checkout, payments"},
-		{"variant kind", p.VariantKind, store.KindOriginal},
+		{"variant kind", p.VariantKind, postmortem.KindOriginal},
 	} {
 		if c.got != c.want {
 			t.Errorf("%s = %q, want %q", c.name, c.got, c.want)
@@ -568,7 +568,7 @@ func TestActionItemsThroughForms(t *testing.T) {
 
 	body = follow(t, h, postForm(t, h, base+"/complete", url.Values{})).Body.String()
 	mustContain(t, body, "Marked done", "status-done")
-	if a, _ := st.GetActionItem(t.Context(), id); a.Status != store.StatusDone || a.Owner != "Grace" {
+	if a, _ := st.GetActionItem(t.Context(), id); a.Status != postmortem.StatusDone || a.Owner != "Grace" {
 		t.Errorf("after complete: %+v", a)
 	}
 	// Items are reached only through their own postmortem.
@@ -813,7 +813,7 @@ func TestVariantLinkFromTheForm(t *testing.T) {
 	slug := createViaForm(t, h, with(validForm(), "title", "Plus de détails sur la panne", "language", "fr",
 		"variant_of", "facebook-2010-09-23-outage", "variant_kind", "translation"))
 	p, _ := st.GetPostmortem(t.Context(), slug)
-	if p.Canonical || p.VariantKind != store.KindTranslation || len(p.Variants) != 3 {
+	if p.Canonical || p.VariantKind != postmortem.KindTranslation || len(p.Variants) != 3 {
 		t.Errorf("variant: canonical %v kind %q variants %d", p.Canonical, p.VariantKind, len(p.Variants))
 	}
 	mustContain(t, get(t, h, "/postmortems").Body.String(), "3 incidents", `<abbr title="Français">fr</abbr>`)
@@ -827,7 +827,7 @@ func TestVariantLinkFromTheForm(t *testing.T) {
 	form.Set("variant_kind", "rewrite")
 	form.Set("action", "save")
 	follow(t, h, postForm(t, h, "/postmortems/"+alone+"/edit", form))
-	if p, _ := st.GetPostmortem(t.Context(), alone); p.VariantKind != store.KindRewrite || p.Canonical {
+	if p, _ := st.GetPostmortem(t.Context(), alone); p.VariantKind != postmortem.KindRewrite || p.Canonical {
 		t.Errorf("linked on edit: kind %q canonical %v", p.VariantKind, p.Canonical)
 	}
 }

@@ -95,3 +95,51 @@ func BenchmarkPages(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCachedPageServed serves a kept postmortem page over loopback
+// HTTP, next to a bare net/http handler writing the same bytes: what the
+// app adds to serving a cached page (router, middleware, cache lookup).
+// Client and server share the process, as bench/run shares the machine.
+func BenchmarkCachedPageServed(b *testing.B) {
+	h, docs := benchApp(b, 50)
+	path := "/postmortems/" + docs[1].Slug
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+	if rec.Code != http.StatusOK {
+		b.Fatalf("GET %s: %d", path, rec.Code)
+	}
+	page := rec.Body.Bytes()
+	bare := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write(page)
+	})
+	for _, bb := range []struct {
+		name string
+		h    http.Handler
+	}{{"app", h}, {"bare", bare}} {
+		b.Run(bb.name, func(b *testing.B) {
+			srv := httptest.NewServer(bb.h)
+			defer srv.Close()
+			// httptest's server listens on 127.0.0.1, which the app
+			// answers for; keep-alive as browsers and bench/run do.
+			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+			defer client.CloseIdleConnections()
+			b.SetBytes(int64(len(page)))
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					resp, err := client.Get(srv.URL + path)
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					if resp.StatusCode != http.StatusOK {
+						b.Errorf("GET %s: %d", path, resp.StatusCode)
+						return
+					}
+				}
+			})
+		})
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"hindsight/markdown"
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 
@@ -125,7 +126,7 @@ func readTicks(r *http.Request) tickRequest {
 	}
 	slices.SortFunc(tr.Changes, func(a, b store.TickChange) int { return cmp.Compare(a.ItemID, b.ItemID) })
 	tr.Form = tickForm{Author: normalizeText(r.PostForm.Get("author"), false), Done: done}
-	if msg := checkText(tr.Form.Author, "Your name", false, maxAuthorRunes); msg != "" {
+	if msg := postmortem.CheckText(tr.Form.Author, "Your name", false, postmortem.MaxAuthorRunes); msg != "" {
 		tr.Form.Error = msg
 		return tr
 	}
@@ -315,7 +316,7 @@ func actionItemFromChecklist(it store.ChecklistItem) actionItemForm {
 	}
 	f.Title, f.ChecklistItem = string(title), fmt.Sprint(it.ID)
 	if it.Phase == store.PhaseDuring {
-		f.Kind = store.KindMitigate
+		f.Kind = postmortem.KindMitigate
 	}
 	return f
 }
@@ -340,8 +341,8 @@ var checklistItemSpecs = []ciSpec{
 }
 
 var checklistPhases = []option{
-	{store.PhaseDuring, "During the incident", ""},
-	{store.PhaseAfter, "Afterwards", ""},
+	{Value: store.PhaseDuring, Label: "During the incident"},
+	{Value: store.PhaseAfter, Label: "Afterwards"},
 }
 
 // Field returns the named field for the input partials.
@@ -356,7 +357,7 @@ func parseChecklistItemForm(r *http.Request, prefix string) checklistItemForm {
 	f := checklistItemForm{Errors: formErrors{}, Prefix: prefix}
 	f.Version, _ = strconv.Atoi(r.PostForm.Get("version"))
 	readFields(checklistItemSpecs, r.PostForm, &f, f.Errors)
-	if !hasOption(checklistPhases, f.Phase) {
+	if !postmortem.Has(checklistPhases, f.Phase) {
 		f.Errors.add("phase", "Choose whether it is done during the incident or afterwards.")
 	}
 	return f

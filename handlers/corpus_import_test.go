@@ -1,9 +1,7 @@
 package handlers_test
 
 import (
-	"bufio"
 	"bytes"
-	"cmp"
 	"encoding/json"
 	"net/http"
 	"os"
@@ -15,24 +13,13 @@ import (
 	"unicode"
 
 	"hindsight/handlers"
+	"hindsight/internal/corpustest"
 )
 
-// corpusDir is the evaluation corpus of real public postmortems, beside the
-// checkout (../shared/corpus from the repository's root; HINDSIGHT_CORPUS
-// names another place); it is read, never copied into the project.
-var corpusDir = cmp.Or(os.Getenv("HINDSIGHT_CORPUS"), filepath.Join("..", "..", "shared", "corpus"))
-
-// corpusFiles lists the corpus's postmortems, or skips the test when the
-// corpus is absent (and fails it in CI, where it must be there).
+// corpusFiles lists the corpus's postmortems (see corpustest.Dir).
 func corpusFiles(t *testing.T) []string {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(corpusDir, "*.txt"))
-	if len(files) == 0 {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("the evaluation corpus %s is missing", corpusDir)
-		}
-		t.Skipf("the evaluation corpus %s is absent; it belongs at ../shared/corpus beside the checkout (or set HINDSIGHT_CORPUS)", corpusDir)
-	}
+	files, _ := filepath.Glob(filepath.Join(corpustest.Dir(t), "*.txt"))
 	return files
 }
 
@@ -45,29 +32,15 @@ type corpusFacts struct {
 // rows; "-" is "the text does not say".
 func readFacts(t *testing.T, path string) map[string]corpusFacts {
 	t.Helper()
-	f, err := os.Open(path)
-	if os.IsNotExist(err) {
+	if _, err := os.Stat(path); os.IsNotExist(err) {
 		return nil
 	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	out := map[string]corpusFacts{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		c := strings.Split(line, "\t")
+	for _, c := range corpustest.ReadTSV(t, path) {
 		if len(c) != 5 {
-			t.Fatalf("%s: %q has %d columns, want 5", path, line, len(c))
+			t.Fatalf("%s: %q has %d columns, want 5", path, strings.Join(c, "\t"), len(c))
 		}
 		out[c[0]] = corpusFacts{org: c[1], date: c[2], lang: c[3], title: c[4]}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
 	}
 	return out
 }

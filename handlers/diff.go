@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"hindsight/postmortem"
 	"hindsight/store"
 	"hindsight/textdiff"
 )
@@ -208,7 +209,7 @@ func diffFields(a, b store.PostmortemFields, names map[string]string) []fieldCha
 		if name == "" {
 			name = slug
 		}
-		return name + " (" + store.RoleLabel(role) + ")"
+		return name + " (" + postmortem.RoleLabel(role) + ")"
 	}
 	var tc fieldChange
 	for k := range fa.Tags {

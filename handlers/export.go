@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"hindsight/ingest"
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 
@@ -89,7 +90,7 @@ func postmortemMarkdown(p store.Postmortem, x store.ExportExtras) string {
 			}
 		}
 	}
-	if p.VariantKind != store.KindOriginal {
+	if p.VariantKind != postmortem.KindOriginal {
 		line("variant_kind", p.VariantKind) // a main version may be a repost of a text held nowhere here
 	}
 	var tags, evidence []string
@@ -141,6 +142,15 @@ func postmortemMarkdown(p store.Postmortem, x store.ExportExtras) string {
 		}
 		list("comments", items)
 	}
+	// The sections' marker lines must be lines no text holds.
+	texts := []string{p.Body}
+	for _, s := range exportSections {
+		texts = append(texts, s.text(&p))
+	}
+	tag := ingest.MarkerTag(texts...)
+	if tag != ingest.DefaultMarkerTag {
+		line("section_marker", tag)
+	}
 	b.WriteString("---\n\n")
 	if p.Body != "" {
 		b.WriteString(p.Body)
@@ -148,7 +158,7 @@ func postmortemMarkdown(p store.Postmortem, x store.ExportExtras) string {
 	}
 	for _, s := range exportSections {
 		if text := s.text(&p); text != "" {
-			fmt.Fprintf(&b, "\n%s\n## %s\n\n%s\n", ingest.SectionMarker(s.field), s.heading, text)
+			fmt.Fprintf(&b, "\n%s\n## %s\n\n%s\n", ingest.SectionMarker(tag, s.field), s.heading, text)
 		}
 	}
 	return b.String()

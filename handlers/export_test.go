@@ -46,6 +46,13 @@ func TestPostmortemMarkdownRoundTrip(t *testing.T) {
 			t.Fatalf("GET %s.md: %d %s", p.Slug, rec.Code, rec.Header().Get("Content-Type"))
 		}
 		md := rec.Body.String()
+		if p.Slug == tricky.Slug {
+			// The import review says the file was read as an export.
+			body, ctype := multipartBody(t, nil, p.Slug+".md", []byte(md))
+			if rec := post(t, dst.h, "/import", ctype, body); rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), "read as a Hindsight export") {
+				t.Errorf("the import review of %s.md: %d, or it does not say it read an export", p.Slug, rec.Code)
+			}
+		}
 		res := post(t, dst.h, "/api/postmortems", "text/markdown", bytes.NewBufferString(md))
 		if res.Code != http.StatusCreated {
 			t.Fatalf("import %s.md: %d %s\n%s", p.Slug, res.Code, res.Body, md)
@@ -157,7 +164,8 @@ func TestPostmortemMarkdownIntoAnotherInstance(t *testing.T) {
 		Title: `"Quoted": the vault's keys leaked`, Organization: "Ünïcode GmbH", IncidentDate: "2024-03-05",
 		PublishedDate: "2024-03-09", Severity: "SEV1", Language: "es", Services: "vault, Auth API", Authors: "Ana, Zoë",
 		SourceURL: "https://example.com/pm?a=1&b=2", Summary: "Primer párrafo.\n\nSegundo: con \"comillas\".",
-		Body:   "## Qué pasó\n\nEl **texto** con `código`.\n\n- uno\n- dos\n\n```\n  sangrado\n```",
+		Body: "## Qué pasó\n\nEl **texto** con `código`.\n\n- uno\n- dos\n\n```\n  sangrado\n```\n\n" +
+			"Our export marks sections with lines like this one:\n\n<!-- hindsight:impact -->\n## Impact",
 		Impact: "Nadie pudo entrar.", Trigger: "Un cambio de configuración.", Contributing: "Sin canario.",
 		Detection: "Un cliente avisó.", Resolution: "Se revirtió.", WentWell: "Las alertas.", WentWrong: "Los paneles.",
 		GotLucky: "Era domingo.",
@@ -203,6 +211,9 @@ func TestPostmortemMarkdownIntoAnotherInstance(t *testing.T) {
 		t.Fatalf("member's %s: %d", path, rec.Code)
 	}
 	md := rec.Body.String()
+	if !strings.Contains(md, "\nsection_marker: hindsight-1\n") {
+		t.Errorf("the write-up holds a marker line, but the export does not mark sections otherwise:\n%s", md)
+	}
 
 	send := func(who person) *httptest.ResponseRecorder {
 		req := httptest.NewRequest("POST", "/api/postmortems", strings.NewReader(md))

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 
@@ -171,7 +172,7 @@ func (h *Handler) followUpsFeed(w http.ResponseWriter, r *http.Request) {
 		if it.Overdue {
 			title = "Overdue: " + title
 		}
-		summary := optionLabel(actionStatuses, it.Status) + " · " + optionLabel(actionKinds, it.Kind) + " · " + it.Priority
+		summary := postmortem.Label(postmortem.ActionStatuses, it.Status) + " · " + postmortem.Label(postmortem.ActionKinds, it.Kind) + " · " + it.Priority
 		if it.Owner != "" {
 			summary += " · owner " + it.Owner
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 
@@ -67,15 +68,11 @@ func (h *Handler) listFollowUps(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	// The organizations to choose from are those of the incidents, from
-	// the insight counts kept on write (listing them from the postmortems
-	// reads every row on a first request).
-	all, err := h.store.Insights(r.Context(), store.InsightFilter{})
+	opts, err := h.organizationOptions(r.Context())
 	if err != nil {
 		h.error(w, r, err)
 		return
 	}
-	opts := store.FilterOptions{Organizations: all.Organizations}
 	pats, err := h.store.PatternCatalogue(r.Context())
 	if err != nil {
 		h.error(w, r, err)
@@ -96,9 +93,9 @@ func (h *Handler) listFollowUps(w http.ResponseWriter, r *http.Request) {
 		Filter:     f,
 		Options:    opts,
 		Patterns:   pats,
-		Statuses:   append([]option{{store.StatusUnfinished, "Not finished (open or in progress)", ""}}, actionStatuses...),
-		Kinds:      actionKinds,
-		Priorities: actionPriorities,
+		Statuses:   append([]option{{Value: store.StatusUnfinished, Label: "Not finished (open or in progress)"}}, postmortem.ActionStatuses...),
+		Kinds:      postmortem.ActionKinds,
+		Priorities: postmortem.ActionPriorities,
 		Page:       page,
 		Pages:      pageCount(totals.Matching, followUpPageSize),
 		URL:        r.URL,

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"hindsight/handlers"
+	"hindsight/postmortem"
 	"hindsight/seeds"
 	"hindsight/store"
 )
@@ -46,8 +47,8 @@ var (
 	genOrgs     = []string{"Acme", "Globex", "Initech", "Umbrella", "Hooli"}
 	genZones    = []string{"", "Pacific/Auckland", "America/Los_Angeles", "Europe/Madrid"}
 	genOwners   = []string{"alice", "Bob", "team-sre", ""}
-	genStatuses = []string{store.StatusOpen, store.StatusInProgress, store.StatusDone, store.StatusWontDo, store.StatusOpen}
-	genKinds    = []string{store.KindMitigate, store.KindPrevent, store.KindProcess}
+	genStatuses = []string{postmortem.StatusOpen, postmortem.StatusInProgress, postmortem.StatusDone, postmortem.StatusWontDo, postmortem.StatusOpen}
+	genKinds    = []string{postmortem.KindMitigate, postmortem.KindPrevent, postmortem.KindProcess}
 	genServices = []string{"checkout, Payments API", "payments api", "search", "checkout,  login ", ""}
 )
 
@@ -153,7 +154,7 @@ func overdueAt(it genItem, now time.Time) bool {
 	if it.tz != "" {
 		loc, _ = time.LoadLocation(it.tz)
 	}
-	return (it.Status == store.StatusOpen || it.Status == store.StatusInProgress) && it.DueDate != "" &&
+	return (it.Status == postmortem.StatusOpen || it.Status == postmortem.StatusInProgress) && it.DueDate != "" &&
 		it.DueDate < now.In(loc).Format("2006-01-02")
 }
 
@@ -228,11 +229,11 @@ func TestFollowUps(t *testing.T) {
 		match func(genItem) bool
 	}{
 		{"", func(genItem) bool { return true }},
-		{"status=open", func(it genItem) bool { return it.Status == store.StatusOpen }},
+		{"status=open", func(it genItem) bool { return it.Status == postmortem.StatusOpen }},
 		{"status=unfinished", unfinished},
-		{"status=done", func(it genItem) bool { return it.Status == store.StatusDone }},
+		{"status=done", func(it genItem) bool { return it.Status == postmortem.StatusDone }},
 		{"owner=bob", func(it genItem) bool { return it.Owner == "Bob" }},
-		{"type=process", func(it genItem) bool { return it.Kind == store.KindProcess }},
+		{"type=process", func(it genItem) bool { return it.Kind == postmortem.KindProcess }},
 		{"priority=P0", func(it genItem) bool { return it.Priority == "P0" }},
 		{"pattern=" + c.items[3].patterns[0], func(it genItem) bool { return slices.Contains(it.patterns, c.items[3].patterns[0]) }},
 		{"service=Payments+API", func(it genItem) bool { return hasService(it.services, "payments api") }},
@@ -240,10 +241,10 @@ func TestFollowUps(t *testing.T) {
 		{"org=globex", func(it genItem) bool { return it.org == "Globex" }},
 		{"overdue=1", func(it genItem) bool { return overdueAt(it, now) }},
 		{"overdue=1&org=Acme&type=prevent", func(it genItem) bool {
-			return overdueAt(it, now) && it.org == "Acme" && it.Kind == store.KindPrevent
+			return overdueAt(it, now) && it.org == "Acme" && it.Kind == postmortem.KindPrevent
 		}},
 		{"overdue=1&status=in-progress&service=checkout", func(it genItem) bool {
-			return overdueAt(it, now) && it.Status == store.StatusInProgress && hasService(it.services, "checkout")
+			return overdueAt(it, now) && it.Status == postmortem.StatusInProgress && hasService(it.services, "checkout")
 		}},
 		{"status=bogus", func(genItem) bool { return false }},
 	} {
@@ -436,8 +437,8 @@ func TestFollowUpsAcrossMidnight(t *testing.T) {
 		{time.Date(2026, 3, 10, 7, 0, 0, 0, time.UTC), true},   // 00:00 on the 10th
 	} {
 		c := newCollection(t, 0, tt.now)
-		p := store.Postmortem{Title: "Late in California", Body: "Text.", TimeZone: "America/Los_Angeles",
-			ActionItems: []store.ActionItem{{Title: "Fix it", Kind: store.KindPrevent, DueDate: "2026-03-09"}}}
+		p := store.Postmortem{Title: "Late in California", Summary: "Late in California", Body: "Text.", TimeZone: "America/Los_Angeles",
+			ActionItems: []store.ActionItem{{Title: "Fix it", Kind: postmortem.KindPrevent, DueDate: "2026-03-09"}}}
 		if err := c.st.CreatePostmortem(t.Context(), &p); err != nil {
 			t.Fatal(err)
 		}
@@ -561,7 +562,7 @@ func TestRepeatIncidents(t *testing.T) {
 	t.Parallel()
 	c := newCollection(t, 0, time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC))
 	mk := func(title, org, services, date string, tags []store.Tag, items ...store.ActionItem) store.Postmortem {
-		p := store.Postmortem{Title: title, Organization: org, Services: services, IncidentDate: date, Body: "Text.",
+		p := store.Postmortem{Title: title, Summary: title, Organization: org, Services: services, IncidentDate: date, Body: "Text.",
 			Tags: tags, ActionItems: items}
 		if err := c.st.CreatePostmortem(t.Context(), &p); err != nil {
 			t.Fatal(err)
@@ -571,8 +572,8 @@ func TestRepeatIncidents(t *testing.T) {
 	retry := store.Tag{PatternSlug: "retry-storm", Role: "trigger"}
 	deploy := store.Tag{PatternSlug: "bad-deploy", Role: "trigger"}
 	dns := store.Tag{PatternSlug: "dns-failure", Role: "trigger"}
-	open := store.ActionItem{Title: "Add jitter to client retries", Kind: store.KindPrevent, Status: store.StatusInProgress}
-	done := store.ActionItem{Title: "Roll back faster", Kind: store.KindMitigate, Status: store.StatusDone}
+	open := store.ActionItem{Title: "Add jitter to client retries", Kind: postmortem.KindPrevent, Status: postmortem.StatusInProgress}
+	done := store.ActionItem{Title: "Roll back faster", Kind: postmortem.KindMitigate, Status: postmortem.StatusDone}
 	a := mk("Retry storm at Acme", "Acme", "checkout", "2020-01-01", []store.Tag{retry}, open)
 	b := mk("Deploy and retries at Other", "Other", "checkout, search", "2021-05-01", []store.Tag{retry, deploy}, done)
 	mk("Retries elsewhere", "Other2", "billing", "2019-01-01", []store.Tag{retry})          // nothing else in common
@@ -606,7 +607,7 @@ func TestRepeatIncidents(t *testing.T) {
 	}
 
 	// Once the follow-up is done, the warning goes.
-	st := store.StatusDone
+	st := postmortem.StatusDone
 	got, err := c.st.GetPostmortem(t.Context(), a.Slug)
 	if err != nil {
 		t.Fatal(err)
@@ -625,8 +626,8 @@ func TestFollowUpsCachedAcrossMidnight(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 3, 10, 6, 59, 0, 0, time.UTC) // 23:59 on the 9th in Los Angeles
 	c := newCollection(t, 0, now)
-	p := store.Postmortem{Title: "Late in California", Body: "Text.", TimeZone: "America/Los_Angeles",
-		ActionItems: []store.ActionItem{{Title: "Fix it", Kind: store.KindPrevent, DueDate: "2026-03-09"}}}
+	p := store.Postmortem{Title: "Late in California", Summary: "Late in California", Body: "Text.", TimeZone: "America/Los_Angeles",
+		ActionItems: []store.ActionItem{{Title: "Fix it", Kind: postmortem.KindPrevent, DueDate: "2026-03-09"}}}
 	if err := c.st.CreatePostmortem(t.Context(), &p); err != nil {
 		t.Fatal(err)
 	}

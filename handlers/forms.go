@@ -5,14 +5,13 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
-	"time"
 	"unicode"
 	"unicode/utf8"
 
 	"hindsight/markdown"
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 
@@ -107,7 +106,7 @@ func readFields[F any](specs []fieldSpec[F], v url.Values, form *F, errs formErr
 		}
 		val := normalizeText(v.Get(s.Name), s.multiline())
 		*s.value(form) = val
-		if msg := checkText(val, s.Label, s.multiline(), s.Max); msg != "" {
+		if msg := postmortem.CheckText(val, s.Label, s.multiline(), s.Max); msg != "" {
 			errs.add(s.Name, msg)
 		} else if val == "" && s.Required {
 			errs.add(s.Name, s.Label+" is required.")
@@ -177,49 +176,9 @@ func normalizeText(v string, multiline bool) string {
 	return strings.TrimLeft(strings.TrimRightFunc(v, unicode.IsSpace), "\n")
 }
 
-// checkText returns what is wrong with a text value, or "". label starts
-// the messages, e.g. "Title".
-func checkText(v, label string, multiline bool, maxRunes int) string {
-	if !utf8.ValidString(v) {
-		return label + " contains bytes that are not valid UTF-8 text; check what was pasted (the broken characters are shown as �)."
-	}
-	for _, r := range v {
-		if r == '\t' || (multiline && r == '\n') {
-			continue
-		}
-		if unicode.IsControl(r) {
-			if multiline {
-				return label + " contains control characters; remove them."
-			}
-			return label + " must be a single line of text."
-		}
-	}
-	if n := utf8.RuneCountInString(v); maxRunes > 0 && n > maxRunes {
-		return fmt.Sprintf("%s is too long: %d characters, at most %d.", label, n, maxRunes)
-	}
-	return ""
-}
-
 // displayText makes a value safe to send back in a form: invalid bytes
 // become U+FFFD, so the writer sees where they were.
 func displayText(v string) string { return strings.ToValidUTF8(v, "\uFFFD") }
-
-// checkURL accepts an absolute http or https URL.
-func checkURL(v, label string) string {
-	u, err := url.Parse(v)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return label + " must be a web address starting with http:// or https://."
-	}
-	return ""
-}
-
-// checkDate accepts YYYY-MM-DD.
-func checkDate(v, label string) string {
-	if _, err := time.Parse(time.DateOnly, v); err != nil {
-		return label + " must be a date like 2024-03-05."
-	}
-	return ""
-}
 
 // Without a sign-in proxy (the none mode) the author's name is remembered
 // in a cookie; it is only a convenience for prefilling forms, never a proof
@@ -236,7 +195,7 @@ func authorFromCookie(r *http.Request) string {
 		return ""
 	}
 	v, err := url.QueryUnescape(c.Value)
-	if err != nil || checkText(v, "", false, maxAuthorRunes) != "" {
+	if err != nil || postmortem.CheckText(v, "", false, postmortem.MaxAuthorRunes) != "" {
 		return ""
 	}
 	return v
@@ -293,23 +252,7 @@ func redirectWithFlash(w http.ResponseWriter, r *http.Request, to, msg string) {
 }
 
 // option is one choice of a select or radio group.
-type option struct {
-	Value, Label, Description string
-}
-
-// optionLabel is the label of value among opts, or value itself.
-func optionLabel(opts []option, value string) string {
-	for _, o := range opts {
-		if o.Value == value {
-			return o.Label
-		}
-	}
-	return value
-}
-
-func hasOption(opts []option, value string) bool {
-	return slices.ContainsFunc(opts, func(o option) bool { return o.Value == value })
-}
+type option = postmortem.Choice
 
 // selectField is a field drawn as a select or a radio group.
 type selectField struct {

@@ -15,7 +15,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"hindsight/classify"
 	"hindsight/store"
 )
 
@@ -26,12 +25,11 @@ type Handler struct {
 	pages  map[string]*template.Template
 	assets *assets
 	// rendered keeps the pages most read, while the data is unchanged.
-	rendered pageCache
+	rendered *store.Cache[cachedPage]
 	// now is the clock used to judge overdue action items.
 	now func() time.Time
 	mux http.Handler
-	// classifier suggests patterns; patternNames names them in answers.
-	classifier   *classify.Classifier
+	// patternNames names the suggested patterns in answers.
 	patternNames map[string]string
 
 	metrics *metrics
@@ -106,7 +104,7 @@ func Collector(c prometheus.Collector) Option {
 // fingerprints every static asset up front, so a broken template fails here
 // rather than in the middle of a request.
 func New(st *store.Store, log *slog.Logger, opts ...Option) (*Handler, error) {
-	h := &Handler{store: st, log: log, now: time.Now}
+	h := &Handler{store: st, log: log, now: time.Now, rendered: newPageCache(st)}
 	MaxInFlight(DefaultMaxInFlight())(h)
 	ClientLimits(-1, DefaultClientWrites)(h)
 	Auth(AuthConfig{Mode: "none"})(h)
@@ -125,7 +123,7 @@ func New(st *store.Store, log *slog.Logger, opts ...Option) (*Handler, error) {
 	if h.pages, err = parsePages(h.funcs()); err != nil {
 		return nil, err
 	}
-	if h.classifier, h.patternNames, err = compileClassifier(context.Background(), st); err != nil {
+	if h.patternNames, err = readPatternNames(context.Background(), st); err != nil {
 		return nil, err
 	}
 	if h.metrics, err = newMetrics(st, log, cap(h.slots), h.collectors); err != nil {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 
@@ -46,8 +47,8 @@ type revisionPage struct {
 
 // restoreSpecs are the fields of the restore form.
 var restoreSpecs = []fieldSpec[revisionPage]{
-	{specAuthor.Name, specAuthor.Label, "Recorded in the history with the restore.", "text", maxAuthorRunes, true, func(p *revisionPage) *string { return &p.Author }},
-	{specNote.Name, specNote.Label, "Optional, e.g. “undo the accidental deletion of the timeline”.", "text", maxLineRunes, false, func(p *revisionPage) *string { return &p.Note }},
+	{specAuthor.Name, specAuthor.Label, "Recorded in the history with the restore.", "text", postmortem.MaxAuthorRunes, true, func(p *revisionPage) *string { return &p.Author }},
+	{specNote.Name, specNote.Label, "Optional, e.g. “undo the accidental deletion of the timeline”.", "text", postmortem.MaxLineRunes, false, func(p *revisionPage) *string { return &p.Note }},
 }
 
 // Field returns the named field of the restore form.

@@ -10,6 +10,7 @@ import (
 
 	"hindsight/importer"
 	"hindsight/ingest"
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 
@@ -107,23 +108,19 @@ func (im *Importer) validate(ctx context.Context, v url.Values, p *store.Postmor
 	p.RestrictedTo = groupList(f.RestrictedTo)
 	p.PublishedDate, p.VariantOf, p.VariantKind = x.Published, f.VariantOf, f.VariantKind
 	p.SavedBy, p.SaveNote = f.Author, f.Note
-	if p.VariantOf == "" && !hasOption(variantKinds, p.VariantKind) {
+	if p.VariantOf == "" && !postmortem.Has(postmortem.VariantKinds, p.VariantKind) {
 		// A main version is an original, unless the file says it is a
 		// translation or a repost of a text held nowhere here.
-		p.VariantKind = store.KindOriginal
-	}
-	if x.Published != "" {
-		if msg := checkDate(x.Published, "The date of the write-up"); msg != "" {
-			f.Errors.add("published_date", msg)
-		}
+		p.VariantKind = postmortem.KindOriginal
 	}
 	if x.Duration != "" {
 		n, err := strconv.Atoi(x.Duration)
-		if err != nil || n < 0 {
-			f.Errors.add("duration_minutes", "The duration is a whole number of minutes.")
+		if err != nil {
+			f.Errors.add("duration_minutes", "The duration is a whole number of minutes, at most a year.")
 		}
 		p.DurationMinutes = n
 	}
+	f.validate(p) // what only imports carry: the write-up's date, the duration, action items
 	return f, x, nil
 }
 
@@ -132,9 +129,9 @@ func (im *Importer) validate(ctx context.Context, v url.Values, p *store.Postmor
 func (im *Importer) variantKindFor(ctx context.Context, slug, lang string) string {
 	target, err := im.store.GetPostmortem(ctx, slug)
 	if err == nil && target.Language != lang {
-		return store.KindTranslation
+		return postmortem.KindTranslation
 	}
-	return store.KindRewrite
+	return postmortem.KindRewrite
 }
 
 // values writes the form as a browser would submit it.

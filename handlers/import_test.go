@@ -8,12 +8,12 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"hindsight/postmortem"
+	"hindsight/seeds/seedtest"
 	"hindsight/store"
 )
 
@@ -99,7 +99,7 @@ func TestImportReview(t *testing.T) {
 		},
 		{
 			name:   "pasted seed with comments",
-			fields: map[string][]string{"text": {strings.ReplaceAll(string(seedText(t, "004")), "\n", "\r\n")}},
+			fields: map[string][]string{"text": {strings.ReplaceAll(seedtest.Document(t, "004"), "\n", "\r\n")}},
 			want: []string{"Reader comments, set apart", "Tekzel", "hunky-dory", "set apart 4 reader comment(s)",
 				"already imported as", "Go to the postmortem"},
 			notWant: []string{"uberduke", "Tekzel"},
@@ -128,19 +128,6 @@ func TestImportReview(t *testing.T) {
 }
 
 var bodyFieldRe = regexp.MustCompile(`(?s)<textarea id="f-body"[^>]*>(.*?)</textarea>`)
-
-func seedText(t *testing.T, prefix string) []byte {
-	t.Helper()
-	paths, _ := filepath.Glob(filepath.Join("..", "seeds", "documents", prefix+"_*.txt"))
-	if len(paths) != 1 {
-		t.Fatalf("seed %s not found", prefix)
-	}
-	raw, err := os.ReadFile(paths[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	return raw
-}
 
 func TestImportBadFiles(t *testing.T) {
 	t.Parallel()
@@ -274,7 +261,7 @@ func TestImportSave(t *testing.T) {
 			t.Errorf("source text = %q, want the original verbatim", p.SourceText)
 		}
 		if p.Body != "The queue grew for hours\nafter the deploy." || p.IncidentDate != "2021-06-01" || p.PublishedDate != "2021-06-02" ||
-			p.DurationMinutes != 95 || len(p.Tags) != 2 || p.VariantKind != store.KindOriginal {
+			p.DurationMinutes != 95 || len(p.Tags) != 2 || p.VariantKind != postmortem.KindOriginal {
 			t.Errorf("stored %+v", p)
 		}
 		revs, err := st.ListRevisions(t.Context(), p.ID)
@@ -464,7 +451,7 @@ func TestAPICreatePostmortem(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.VariantKind != store.KindTranslation || len(p.Variants) != 1 {
+	if p.VariantKind != postmortem.KindTranslation || len(p.Variants) != 1 {
 		t.Errorf("the Spanish variant is %q with variants %+v", p.VariantKind, p.Variants)
 	}
 	md, err := st.GetPostmortem(t.Context(), "dns-record-deleted")
@@ -563,7 +550,7 @@ func TestImportSuggestions(t *testing.T) {
 
 	t.Run("SeedCopyIsOfferedAsVariant", func(t *testing.T) {
 		// Seed 001 under another bait title: not the same text, the same write-up.
-		text := strings.Replace(string(seedText(t, "001")), "What is Wrong with My Facebook Account", "Facebook Down Again Today", 1)
+		text := strings.Replace(seedtest.Document(t, "001"), "What is Wrong with My Facebook Account", "Facebook Down Again Today", 1)
 		body, ct := multipartBody(t, map[string][]string{"text": {text}}, "", nil)
 		rec := post(t, h, "/import", ct, body)
 		if rec.Code != http.StatusOK {

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"hindsight/markdown"
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 
@@ -246,6 +248,14 @@ func insightFilterFromQuery(q url.Values) (store.InsightFilter, []string) {
 	return f, errs
 }
 
+// organizationOptions are the organizations a filter form offers: those of
+// every incident, from the insight counts kept on write (listing them from
+// the postmortems reads every row on a first request).
+func (h *Handler) organizationOptions(ctx context.Context) (store.FilterOptions, error) {
+	all, err := h.store.Insights(ctx, store.InsightFilter{})
+	return store.FilterOptions{Organizations: all.Organizations}, err
+}
+
 func (h *Handler) showInsights(w http.ResponseWriter, r *http.Request) {
 	f, errs := insightFilterFromQuery(r.URL.Query())
 	in, err := h.store.Insights(r.Context(), f)
@@ -253,15 +263,11 @@ func (h *Handler) showInsights(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	// The organizations to choose from are those of every incident, read
-	// from the same kept counts (listing them from the postmortems would
-	// read every row on a first request).
-	all, err := h.store.Insights(r.Context(), store.InsightFilter{})
+	opts, err := h.organizationOptions(r.Context())
 	if err != nil {
 		h.error(w, r, err)
 		return
 	}
-	opts := store.FilterOptions{Organizations: all.Organizations}
 	fams, err := h.store.FamilyCatalogue(r.Context())
 	if err != nil {
 		h.error(w, r, err)
@@ -352,10 +358,10 @@ func insightBlocks(in store.Insights, fams []store.Family) []insightBlock {
 	out = append(out, b)
 
 	// Roles behind severe incidents.
-	roles := []string{store.RoleTrigger, store.RoleAmplifier, store.RoleMissingDefence, store.RoleContributing, store.RoleMitigation}
+	roles := []string{postmortem.RoleTrigger, postmortem.RoleAmplifier, postmortem.RoleMissingDefence, postmortem.RoleContributing, postmortem.RoleMitigation}
 	var roleSeries []legendEntry
 	for i, r := range roles {
-		roleSeries = append(roleSeries, legendEntry{seriesClass(i), store.RoleLabel(r)})
+		roleSeries = append(roleSeries, legendEntry{seriesClass(i), postmortem.RoleLabel(r)})
 	}
 	top := in.Roles[:min(len(in.Roles), 10)]
 	names := make([]string, len(top))
@@ -466,7 +472,7 @@ func insightBlocks(in store.Insights, fams []store.Family) []insightBlock {
 	}
 	stepNames := make([]string, len(stepRows))
 	for i, r := range stepRows {
-		stepNames[i] = shorten(r.pattern.Name+": "+markdown.Plain(r.step.Text), 46)
+		stepNames[i] = shorten(r.pattern.Name+": "+markdown.Text(r.step.Text), 46)
 	}
 	b = insightBlock{Heading: "Checklist steps taken per pattern",
 		Note:  "For the three patterns with the most incidents: each step of the pattern's remediation checklist, and how many of the pattern's incidents ticked it.",
@@ -484,7 +490,7 @@ func insightBlocks(in store.Insights, fams []store.Family) []insightBlock {
 			})}
 	b.Table = chartTable{Caption: "Incidents that ticked each checklist step", Head: []string{"Pattern", "Step", "Ticked"}, Prose: true}
 	for _, r := range stepRows {
-		b.Table.Rows = append(b.Table.Rows, []string{r.pattern.Name, markdown.Plain(r.step.Text),
+		b.Table.Rows = append(b.Table.Rows, []string{r.pattern.Name, markdown.Text(r.step.Text),
 			fmt.Sprintf("%d of %d incidents", r.step.Ticked, r.pattern.Incidents)})
 	}
 	out = append(out, b)

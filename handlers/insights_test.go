@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 
@@ -116,7 +117,7 @@ func TestInsights(t *testing.T) {
 						}
 						for _, a := range p.ActionItems {
 							f.items++
-							if a.Status == store.StatusDone {
+							if a.Status == postmortem.StatusDone {
 								f.done++
 							}
 						}

@@ -25,6 +25,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"hindsight/handlers"
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 
@@ -154,8 +155,8 @@ func TestMetricsCountRestricted(t *testing.T) {
 	t.Parallel()
 	h, st, _, _ := newOpsApp(t)
 	before := scrape(t, h)
-	p := store.Postmortem{Title: "Vault key leak", RestrictedTo: []string{"security"},
-		ActionItems: []store.ActionItem{{Title: "Rotate the key", Kind: store.KindPrevent}}}
+	p := store.Postmortem{Title: "Vault key leak", Summary: "Vault key leak", RestrictedTo: []string{"security"},
+		ActionItems: []store.ActionItem{{Title: "Rotate the key", Kind: postmortem.KindPrevent}}}
 	if err := st.CreatePostmortem(t.Context(), &p); err != nil {
 		t.Fatal(err)
 	}
@@ -194,9 +195,9 @@ func TestMetrics(t *testing.T) {
 	get(t, h, "/no/such/page")
 	get(t, h, "/search?q=retry+storm")
 	get(t, h, "/api/search?q=keep-alive")
-	p := store.Postmortem{Title: "Metrics move", ActionItems: []store.ActionItem{
-		{Title: "Add a limit", Kind: store.KindPrevent},
-		{Title: "Already done", Kind: store.KindMitigate, Status: store.StatusDone},
+	p := store.Postmortem{Title: "Metrics move", Summary: "Metrics move", ActionItems: []store.ActionItem{
+		{Title: "Add a limit", Kind: postmortem.KindPrevent},
+		{Title: "Already done", Kind: postmortem.KindMitigate, Status: postmortem.StatusDone},
 	}}
 	if err := st.CreatePostmortem(t.Context(), &p); err != nil {
 		t.Fatal(err)

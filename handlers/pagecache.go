@@ -3,55 +3,47 @@ package handlers
 import (
 	"bytes"
 	"context"
+	"errors"
 	"net/http"
+	"strconv"
 	"strings"
-	"sync"
 	"time"
+
+	"hindsight/store"
 )
 
-// pageCache keeps rendered pages (postmortems, patterns, lists) while the
-// data they show is unchanged: rendering a 20 kB write-up costs a
+// The page cache keeps rendered pages (postmortems, patterns, lists)
+// while the data they show is unchanged: rendering a 20 kB write-up costs a
 // millisecond or more of queries, templates and Markdown, and serving the
-// same bytes again costs almost nothing. An entry holds for one data
-// version (store.DataVersion) and one day (pages show what is overdue).
-type pageCache struct {
-	mu      sync.Mutex
-	version int64
-	size    int
-	pages   map[string]cachedPage
+// same bytes again costs almost nothing. It is a store.Cache, under the
+// rule of every value derived from the data: an entry holds for one
+// generation of the data, and a hit reads no SQLite. The key holds the
+// quarter hour (pages show what is overdue).
+type cachedPage struct {
+	// The header values, made once: a hit sets them into the response's
+	// header as they are (net/http only reads them). Content-Length spares
+	// the chunked encoding of a body larger than the server's buffer.
+	contentType, contentLength []string
+	body                       []byte
 }
 
-type cachedPage struct {
-	contentType string
-	body        []byte
+func newCachedPage(contentType string, body []byte) cachedPage {
+	return cachedPage{contentType: []string{contentType}, contentLength: []string{strconv.Itoa(len(body))}, body: body}
+}
+
+// write sends the kept page.
+func (p cachedPage) write(w http.ResponseWriter) {
+	hd := w.Header()
+	hd["Content-Type"], hd["Content-Length"] = p.contentType, p.contentLength
+	w.Write(p.body)
 }
 
 // pageCacheBytes bounds the memory the cache holds; when full it starts
-// again empty, which is simple and, for a working set larger than this,
-// no worse than no cache.
+// again empty.
 const pageCacheBytes = 24 << 20
 
-func (c *pageCache) get(key string, version int64) (cachedPage, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if version != c.version {
-		c.pages, c.size, c.version = nil, 0, version
-	}
-	p, ok := c.pages[key]
-	return p, ok
-}
-
-func (c *pageCache) put(key string, version int64, p cachedPage) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if version != c.version {
-		return // the data changed while the page was rendered
-	}
-	if c.pages == nil || c.size+len(p.body) > pageCacheBytes {
-		c.pages, c.size = map[string]cachedPage{}, 0
-	}
-	c.pages[key] = p
-	c.size += len(p.body)
+func newPageCache(st *store.Store) *store.Cache[cachedPage] {
+	return store.NewCache(st, pageCacheBytes, func(p cachedPage) int { return len(p.body) })
 }
 
 // capture is a ResponseWriter that keeps what a handler writes.
@@ -73,7 +65,8 @@ func (c *capture) Write(b []byte) (int, error) { return c.body.Write(b) }
 // postmortems it lists). Never the reader themselves: see cached.
 func (h *Handler) pageKey(r *http.Request) string {
 	u := userOf(r)
-	return h.now().UTC().Truncate(15*time.Minute).Format(time.RFC3339) + " " + h.origin(r) + r.URL.RequestURI() + "\x00" + u.Role.String() + "\x00" +
+	quarter := h.now().Unix() / int64(15*time.Minute/time.Second)
+	return strconv.FormatInt(quarter, 10) + " " + h.origin(r) + r.URL.RequestURI() + "\x00" + u.Role.String() + "\x00" +
 		strings.Join(u.Groups, "\x01")
 }
 
@@ -104,46 +97,50 @@ func cacheable(r *http.Request) bool {
 
 // fromPageCache answers from the page cache, before shed: a kept page costs
 // next to nothing, so it is served even when the expensive requests are at
-// their cap. Pages get there through cached.
+// their cap. Pages get there through cached. Every other request looks for
+// other processes' writes at most once (store.CheckWritesOnce).
 func (h *Handler) fromPageCache(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !cacheable(r) {
-			next.ServeHTTP(w, r)
-			return
+		if cacheable(r) {
+			if p, ok := h.rendered.Lookup(h.pageKey(r)); ok {
+				p.write(w)
+				return
+			}
 		}
-		version, err := h.store.DataVersion(r.Context())
-		if err != nil {
-			h.error(w, r, err)
-			return
-		}
-		if p, ok := h.rendered.get(h.pageKey(r), version); ok {
-			w.Header().Set("Content-Type", p.contentType)
-			w.Write(p.body)
-			return
-		}
-		next.ServeHTTP(w, r)
+		next.ServeHTTP(w, r.WithContext(store.CheckWritesOnce(r.Context())))
 	})
 }
 
+// errNotKept carries a page that is not kept (its status is not 200).
+type errNotKept struct{ c *capture }
+
+func (errNotKept) Error() string { return "page not kept" }
+
 // cached keeps next's page in the page cache, for fromPageCache to serve
-// until the data changes.
+// until the data changes. Requests for a page being rendered wait for it.
 func (h *Handler) cached(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if !cacheable(r) {
 			next(w, impersonal(r))
 			return
 		}
-		version, err := h.store.DataVersion(r.Context())
-		if err != nil {
+		p, err := h.rendered.Get(r.Context(), h.pageKey(r), func() (cachedPage, error) {
+			c := &capture{header: w.Header(), status: http.StatusOK}
+			next(c, impersonal(r))
+			if c.status != http.StatusOK {
+				return cachedPage{}, errNotKept{c}
+			}
+			return newCachedPage(w.Header().Get("Content-Type"), c.body.Bytes()), nil
+		})
+		var notKept errNotKept
+		switch {
+		case errors.As(err, &notKept):
+			w.WriteHeader(notKept.c.status)
+			w.Write(notKept.c.body.Bytes())
+		case err != nil:
 			h.error(w, r, err)
-			return
+		default:
+			p.write(w)
 		}
-		c := &capture{header: w.Header(), status: http.StatusOK}
-		next(c, impersonal(r))
-		if c.status == http.StatusOK {
-			h.rendered.put(h.pageKey(r), version, cachedPage{contentType: w.Header().Get("Content-Type"), body: bytes.Clone(c.body.Bytes())})
-		}
-		w.WriteHeader(c.status)
-		w.Write(c.body.Bytes())
 	}
 }

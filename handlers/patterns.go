@@ -5,6 +5,7 @@ import (
 	"regexp"
 
 	"hindsight/markdown"
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 
@@ -100,7 +101,7 @@ func (h *Handler) showPattern(w http.ResponseWriter, r *http.Request) {
 			page.After = append(page.After, it)
 		}
 	}
-	for _, role := range store.Roles {
+	for _, role := range postmortem.Roles {
 		g := roleGroup{Role: role, Total: counts[role]}
 		for _, ref := range refs {
 			if ref.Role == role {

@@ -12,6 +12,7 @@ import (
 	_ "time/tzdata" // the time-zone select must work on hosts without zoneinfo
 
 	"hindsight/markdown"
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 
@@ -22,8 +23,7 @@ type postmortemFormPage struct {
 	Form       postmortemForm
 	FormAction string // where the save buttons post
 	// JobURL is where the steps that save nothing post (JobURL+"/preview",
-	// "/rows", "/suggest", "/accept", "/reject", "/link-variant"); empty
-	// in the import review, whose buttons post to FormAction.
+	// "/rows", "/suggest", "/accept", "/reject", "/link-variant").
 	JobURL  string
 	Editing bool
 	// Postmortem is the current saved state, when editing.
@@ -72,21 +72,19 @@ func (h *Handler) postmortemFormPage(r *http.Request, f postmortemForm, title st
 		FormAction:     "/postmortems",
 		JobURL:         "/postmortems/new",
 		CanJoinVariant: true,
-		Severities:     severities,
-		VariantKinds:   variantKinds,
+		Roles:          postmortem.RoleChoices,
+		Severities:     postmortem.Severities,
+		VariantKinds:   postmortem.VariantKinds,
 		TimeZones:      timeZones,
 	}
 	if !slices.Contains(timeZones, f.TimeZone) && f.TimeZone != "" {
 		page.TimeZones = append([]string{f.TimeZone}, timeZones...)
 	}
-	for _, role := range store.Roles {
-		page.Roles = append(page.Roles, option{Value: role, Label: store.RoleLabel(role)})
-	}
 	codes := make([]string, 0, len(languageNames)+1)
 	for code := range languageNames {
 		codes = append(codes, code)
 	}
-	if _, ok := languageNames[f.Language]; !ok && validLanguage(f.Language) {
+	if _, ok := languageNames[f.Language]; !ok && postmortem.ValidLanguage(f.Language) {
 		codes = append(codes, f.Language)
 	}
 	slices.Sort(codes)
@@ -173,7 +171,7 @@ func (h *Handler) createPostmortem(w http.ResponseWriter, r *http.Request) {
 		RestrictedTo:  f.restricted,
 	}
 	if p.VariantOf == "" {
-		p.VariantKind = store.KindOriginal
+		p.VariantKind = postmortem.KindOriginal
 	}
 	f.fields().ApplyTo(&p)
 	if err := h.store.CreatePostmortem(r.Context(), &p); err != nil {
@@ -226,7 +224,7 @@ func checkVariant(ctx context.Context, st *store.Store, f *postmortemForm, self 
 		return fmt.Errorf("check variant_of %q: %w", f.VariantOf, err)
 	case self.ID != 0 && target.GroupID == self.GroupID:
 		f.VariantOf = "" // already in that group: nothing to change
-	case f.VariantKind == store.KindTranslation && target.Language == f.Language:
+	case f.VariantKind == postmortem.KindTranslation && target.Language == f.Language:
 		f.Errors.add("variant_kind", fmt.Sprintf("A translation is in another language than the original (%s).", languageName(target.Language)))
 	}
 	return nil

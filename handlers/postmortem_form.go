@@ -11,18 +11,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"hindsight/postmortem"
 	"hindsight/store"
-)
-
-// Length limits of the postmortem form, in characters.
-const (
-	maxTitleRunes   = 200
-	maxLineRunes    = 500
-	maxSummaryRunes = 2000
-	maxSectionRunes = 100_000
-	maxBodyRunes    = 1_000_000
-	maxURLRunes     = 2000
-	maxAuthorRunes  = 100
 )
 
 // postmortemForm is the create/edit form as submitted: every value is kept
@@ -66,33 +56,33 @@ type pmSpec = fieldSpec[postmortemForm]
 
 // sectionSpecs are the sections of the SRE postmortem template.
 var sectionSpecs = []pmSpec{
-	{"impact", "Impact", "Who and what was affected, how badly and for how long: users, requests, revenue, data.", "markdown", maxSectionRunes, false, func(f *postmortemForm) *string { return &f.Impact }},
-	{"trigger", "Trigger", "The event that set the incident off: a deploy, a config push, a traffic spike, a failed disk.", "markdown", maxSectionRunes, false, func(f *postmortemForm) *string { return &f.Trigger }},
-	{"contributing", "Contributing factors", "What turned the trigger into an outage, or made it worse or longer.", "markdown", maxSectionRunes, false, func(f *postmortemForm) *string { return &f.Contributing }},
-	{"detection", "Detection", "How and when it was noticed: which alert, which customer, how long after it began.", "markdown", maxSectionRunes, false, func(f *postmortemForm) *string { return &f.Detection }},
-	{"resolution", "Resolution", "What was done to mitigate and then to fix it, and why that worked.", "markdown", maxSectionRunes, false, func(f *postmortemForm) *string { return &f.Resolution }},
-	{"timeline", "Or paste the timeline as lines", "Lines like “14:02 deploy of v42 starts” become rows when you preview or save. Text that is not such lines is kept as it is, as a free-form timeline.", "markdown", maxSectionRunes, false, func(f *postmortemForm) *string { return &f.Timeline }},
-	{"went_well", "What went well", "", "markdown", maxSectionRunes, false, func(f *postmortemForm) *string { return &f.WentWell }},
-	{"went_wrong", "What went wrong", "", "markdown", maxSectionRunes, false, func(f *postmortemForm) *string { return &f.WentWrong }},
-	{"got_lucky", "Where we got lucky", "", "markdown", maxSectionRunes, false, func(f *postmortemForm) *string { return &f.GotLucky }},
+	{"impact", postmortem.Labels["impact"], "Who and what was affected, how badly and for how long: users, requests, revenue, data.", "markdown", postmortem.MaxSectionRunes, false, func(f *postmortemForm) *string { return &f.Impact }},
+	{"trigger", postmortem.Labels["trigger"], "The event that set the incident off: a deploy, a config push, a traffic spike, a failed disk.", "markdown", postmortem.MaxSectionRunes, false, func(f *postmortemForm) *string { return &f.Trigger }},
+	{"contributing", postmortem.Labels["contributing"], "What turned the trigger into an outage, or made it worse or longer.", "markdown", postmortem.MaxSectionRunes, false, func(f *postmortemForm) *string { return &f.Contributing }},
+	{"detection", postmortem.Labels["detection"], "How and when it was noticed: which alert, which customer, how long after it began.", "markdown", postmortem.MaxSectionRunes, false, func(f *postmortemForm) *string { return &f.Detection }},
+	{"resolution", postmortem.Labels["resolution"], "What was done to mitigate and then to fix it, and why that worked.", "markdown", postmortem.MaxSectionRunes, false, func(f *postmortemForm) *string { return &f.Resolution }},
+	{"timeline", "Or paste the timeline as lines", "Lines like “14:02 deploy of v42 starts” become rows when you preview or save. Text that is not such lines is kept as it is, as a free-form timeline.", "markdown", postmortem.MaxSectionRunes, false, func(f *postmortemForm) *string { return &f.Timeline }},
+	{"went_well", postmortem.Labels["went_well"], "", "markdown", postmortem.MaxSectionRunes, false, func(f *postmortemForm) *string { return &f.WentWell }},
+	{"went_wrong", postmortem.Labels["went_wrong"], "", "markdown", postmortem.MaxSectionRunes, false, func(f *postmortemForm) *string { return &f.WentWrong }},
+	{"got_lucky", postmortem.Labels["got_lucky"], "", "markdown", postmortem.MaxSectionRunes, false, func(f *postmortemForm) *string { return &f.GotLucky }},
 }
 
 var (
-	specTitle        = pmSpec{"title", "Title", "", "text", maxTitleRunes, true, func(f *postmortemForm) *string { return &f.Title }}
-	specOrganization = pmSpec{"organization", "Organization", "", "text", maxLineRunes, false, func(f *postmortemForm) *string { return &f.Organization }}
-	specServices     = pmSpec{"services", "Services affected", "Comma-separated, e.g. checkout, payments API.", "text", maxLineRunes, false, func(f *postmortemForm) *string { return &f.Services }}
-	specAuthors      = pmSpec{"authors", "Authors of the postmortem", "Comma-separated names.", "text", maxLineRunes, false, func(f *postmortemForm) *string { return &f.Authors }}
-	specSourceURL    = pmSpec{"source_url", "Source URL", "Where the write-up was first published, if anywhere.", "url", maxURLRunes, false, func(f *postmortemForm) *string { return &f.SourceURL }}
+	specTitle        = pmSpec{"title", postmortem.Labels["title"], "", "text", postmortem.MaxTitleRunes, true, func(f *postmortemForm) *string { return &f.Title }}
+	specOrganization = pmSpec{"organization", postmortem.Labels["organization"], "", "text", postmortem.MaxOrganizationRunes, false, func(f *postmortemForm) *string { return &f.Organization }}
+	specServices     = pmSpec{"services", postmortem.Labels["services"], "Comma-separated, e.g. checkout, payments API.", "text", postmortem.MaxLineRunes, false, func(f *postmortemForm) *string { return &f.Services }}
+	specAuthors      = pmSpec{"authors", postmortem.Labels["authors"], "Comma-separated names.", "text", postmortem.MaxLineRunes, false, func(f *postmortemForm) *string { return &f.Authors }}
+	specSourceURL    = pmSpec{"source_url", postmortem.Labels["source_url"], "Where the write-up was first published, if anywhere.", "url", postmortem.MaxURLRunes, false, func(f *postmortemForm) *string { return &f.SourceURL }}
 	specIncidentDate = pmSpec{"incident_date", "Incident date", "Filled in from the start time when left empty.", "date", 10, false, func(f *postmortemForm) *string { return &f.IncidentDate }}
 	specStarted      = pmSpec{"started_at", "Started", "", "datetime-local", 19, false, func(f *postmortemForm) *string { return &f.Started }}
 	specDetected     = pmSpec{"detected_at", "Detected", "", "datetime-local", 19, false, func(f *postmortemForm) *string { return &f.Detected }}
 	specMitigated    = pmSpec{"mitigated_at", "Mitigated", "", "datetime-local", 19, false, func(f *postmortemForm) *string { return &f.Mitigated }}
 	specResolved     = pmSpec{"resolved_at", "Resolved", "", "datetime-local", 19, false, func(f *postmortemForm) *string { return &f.Resolved }}
-	specSummary      = pmSpec{"summary", "Summary", "Two or three sentences: what happened, to whom, and why.", "textarea", maxSummaryRunes, true, func(f *postmortemForm) *string { return &f.Summary }}
-	specBody         = pmSpec{"body", "Free-form write-up", "Anything that does not fit the sections above; imported postmortems keep their text here.", "markdown", maxBodyRunes, false, func(f *postmortemForm) *string { return &f.Body }}
-	specAuthor       = pmSpec{"author", "Your name", "Recorded in the history with this save, and remembered on this browser.", "text", maxAuthorRunes, true, func(f *postmortemForm) *string { return &f.Author }}
-	specRestricted   = pmSpec{"restricted_to", "Restricted to groups", "Comma-separated groups of your sign-in, e.g. “security”. Only their members can find or read this postmortem; leave it empty for everyone.", "text", maxLineRunes, false, func(f *postmortemForm) *string { return &f.RestrictedTo }}
-	specNote         = pmSpec{"note", "Note about this change", "Optional, shown in the history, e.g. “added the timeline”.", "text", maxLineRunes, false, func(f *postmortemForm) *string { return &f.Note }}
+	specSummary      = pmSpec{"summary", postmortem.Labels["summary"], "Two or three sentences: what happened, to whom, and why.", "textarea", postmortem.MaxSummaryRunes, true, func(f *postmortemForm) *string { return &f.Summary }}
+	specBody         = pmSpec{"body", postmortem.Labels["body"], "Anything that does not fit the sections above; imported postmortems keep their text here.", "markdown", postmortem.MaxBodyRunes, false, func(f *postmortemForm) *string { return &f.Body }}
+	specAuthor       = pmSpec{"author", "Your name", "Recorded in the history with this save, and remembered on this browser.", "text", postmortem.MaxAuthorRunes, true, func(f *postmortemForm) *string { return &f.Author }}
+	specRestricted   = pmSpec{"restricted_to", "Restricted to groups", "Comma-separated groups of your sign-in, e.g. “security”. Only their members can find or read this postmortem; leave it empty for everyone.", "text", postmortem.MaxLineRunes, false, func(f *postmortemForm) *string { return &f.RestrictedTo }}
+	specNote         = pmSpec{"note", "Note about this change", "Optional, shown in the history, e.g. “added the timeline”.", "text", postmortem.MaxLineRunes, false, func(f *postmortemForm) *string { return &f.Note }}
 
 	// Choices: read like the text fields, then checked against their options.
 	specSeverity    = pmSpec{Name: "severity", Label: "Severity", value: func(f *postmortemForm) *string { return &f.Severity }}
@@ -123,11 +113,11 @@ func (f postmortemForm) Field(name string) field {
 // dateWarning is a doubt about the incident date: a day outside the days
 // the incident's own times span (in their zone). It does not stop a save.
 func (f postmortemForm) dateWarning() string {
-	if checkDate(f.IncidentDate, "") != "" || len(f.Started) < 10 || checkDate(f.Started[:10], "") != "" {
+	if postmortem.CheckDate(f.IncidentDate, "") != "" || len(f.Started) < 10 || postmortem.CheckDate(f.Started[:10], "") != "" {
 		return ""
 	}
 	first, last := f.Started[:10], f.Started[:10]
-	if len(f.Resolved) >= 10 && checkDate(f.Resolved[:10], "") == "" && f.Resolved[:10] > last {
+	if len(f.Resolved) >= 10 && postmortem.CheckDate(f.Resolved[:10], "") == "" && f.Resolved[:10] > last {
 		last = f.Resolved[:10]
 	}
 	if f.IncidentDate >= first && f.IncidentDate <= last {
@@ -253,7 +243,7 @@ func (f postmortemForm) HasTag(pattern, role string) bool { return f.Tags[patter
 // family's section starts open.
 func (f postmortemForm) FamilyTagged(fam store.Family) bool {
 	for _, p := range fam.Patterns {
-		for _, role := range store.Roles {
+		for _, role := range postmortem.Roles {
 			if f.HasTag(p.Slug, role) {
 				return true
 			}
@@ -264,21 +254,6 @@ func (f postmortemForm) FamilyTagged(fam store.Family) bool {
 
 // ErrorList is the error summary, in form order.
 func (f postmortemForm) ErrorList() []errorLink { return errorList(postmortemSpecs, "f-", f.Errors) }
-
-// severities are the severity levels, each with what it means.
-var severities = []option{
-	{"SEV1", "SEV1 · Critical", "Most users cannot use the product, or data was lost or exposed. Everyone drops everything."},
-	{"SEV2", "SEV2 · Major", "A core feature is down or badly degraded for many users."},
-	{"SEV3", "SEV3 · Minor", "Partial degradation for some users; a workaround exists."},
-	{"SEV4", "SEV4 · Low", "Small or internal impact: a slow page, a delayed report, a noisy alert."},
-	{"SEV5", "SEV5 · Near miss", "No user impact: caught before it hurt, but worth learning from."},
-}
-
-// variantKinds are the ways a postmortem can be a variant of another.
-var variantKinds = []option{
-	{store.KindTranslation, "Translation", "The same write-up in another language."},
-	{store.KindRewrite, "Copy or rewrite", "A repost, a reworded copy or another version in the same language."},
-}
 
 // timeZones are offered for the incident's times. A zone outside the list
 // that a postmortem already uses is offered too.
@@ -310,54 +285,40 @@ func parsePostmortemForm(v url.Values, patterns map[string]bool, now time.Time) 
 		f.BlankRows = b
 	}
 	for _, t := range v["tags"] {
-		slug, role, _ := strings.Cut(t, ":")
-		if !patterns[slug] || !store.ValidRole(role) {
+		slug, _, _ := strings.Cut(t, ":")
+		if !patterns[slug] {
 			f.Errors.add("tags", "Choose patterns and roles from the list.")
 			continue
 		}
-		f.Tags[t] = true
+		f.Tags[t] = true // its role is postmortem.Validate's to check
 	}
-
-	if f.Severity != "" && !hasOption(severities, f.Severity) {
-		f.Errors.add("severity", "Choose a severity from SEV1 to SEV5, or none.")
-	}
-	if !validLanguage(f.Language) {
-		f.Errors.add("language", "Choose the language the postmortem is written in.")
-	}
-	if f.SourceURL != "" && f.Errors["source_url"] == "" {
-		if msg := checkURL(f.SourceURL, "The source URL"); msg != "" {
-			f.Errors.add("source_url", msg)
-		}
-	}
-	if f.IncidentDate != "" && f.Errors["incident_date"] == "" {
-		if msg := checkDate(f.IncidentDate, "The incident date"); msg != "" {
-			f.Errors.add("incident_date", msg)
-		} else if f.IncidentDate > now.AddDate(0, 0, 1).Format(time.DateOnly) {
-			f.Errors.add("incident_date", "The incident date is in the future.")
-		}
+	if f.IncidentDate != "" && postmortem.CheckDate(f.IncidentDate, "") == "" && f.IncidentDate > now.AddDate(0, 0, 1).Format(time.DateOnly) {
+		f.Errors.add("incident_date", "The incident date is in the future.")
 	}
 	f.checkTimes(now)
-	if f.VariantOf != "" && !hasOption(variantKinds, f.VariantKind) {
+	if f.VariantOf != "" && !postmortem.Has(postmortem.VariantKinds, f.VariantKind) {
 		f.Errors.add("variant_kind", "Say whether it is a translation or a copy.")
 	}
+	p := store.Postmortem{VariantOf: f.VariantOf, VariantKind: f.VariantKind}
+	f.fields().ApplyTo(&p)
+	f.validate(&p)
 	return f
 }
 
-func validLanguage(code string) bool {
-	if len(code) != 2 {
-		return false
-	}
-	for _, c := range code {
-		if c < 'a' || c > 'z' {
-			return false
+// validate checks p, the postmortem the form holds, with the one validator
+// the store applies to every write (postmortem.Validate), and notes what it
+// refuses under the form's field names.
+func (f *postmortemForm) validate(p *store.Postmortem) {
+	for name, msg := range store.ValidatePostmortem(p) {
+		if name == "patterns" {
+			name = "tags"
 		}
+		f.Errors.add(name, msg)
 	}
-	return true
 }
 
-// checkTimes parses the incident times in the chosen zone and checks their
-// order: nothing is detected, mitigated or resolved before it started, and
-// nothing resolved before it was detected or mitigated.
+// checkTimes parses the incident times in the chosen zone; their order is
+// postmortem.Validate's to check.
 func (f *postmortemForm) checkTimes(now time.Time) {
 	if f.TimeZone == "" {
 		f.TimeZone = "UTC"
@@ -387,20 +348,6 @@ func (f *postmortemForm) checkTimes(now time.Time) {
 		}
 		parsed[s.Name] = t
 		f.times[s.Name] = t.Format(time.RFC3339)
-	}
-	order := []struct{ later, earlier, msg string }{
-		{"detected_at", "started_at", "Detected cannot be before the incident started."},
-		{"mitigated_at", "started_at", "Mitigated cannot be before the incident started."},
-		{"resolved_at", "started_at", "Resolved cannot be before the incident started."},
-		{"resolved_at", "detected_at", "Resolved cannot be before the incident was detected."},
-		{"resolved_at", "mitigated_at", "Resolved cannot be before the incident was mitigated."},
-	}
-	for _, o := range order {
-		later, ok1 := parsed[o.later]
-		earlier, ok2 := parsed[o.earlier]
-		if ok1 && ok2 && later.Before(earlier) {
-			f.Errors.add(o.later, o.msg)
-		}
 	}
 	if start, ok := parsed["started_at"]; ok && f.IncidentDate == "" {
 		f.IncidentDate = start.Format(time.DateOnly)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"hindsight/classify"
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 
@@ -44,17 +45,10 @@ type similarView struct {
 	Linked  bool
 }
 
-// suggesting reports whether a submission of the import review asks for
-// suggestions, or acts on one, rather than a save.
-func suggesting(r *http.Request) bool {
-	v := r.PostForm
-	return v.Get("action") == "suggest" || v.Get("accept") != "" || v.Get("reject") != "" || v.Get("link_variant") != ""
-}
-
 // acceptInForm ticks the suggested pattern accept ("pattern:role").
 func acceptInForm(page *postmortemFormPage, accept string) {
 	slug, role, _ := strings.Cut(accept, ":")
-	if knownPatterns(page.Families)[slug] && store.ValidRole(role) {
+	if knownPatterns(page.Families)[slug] && postmortem.ValidRole(role) {
 		page.Form.Tags[accept] = true
 	}
 }
@@ -63,7 +57,7 @@ func acceptInForm(page *postmortemFormPage, accept string) {
 // may join a group.
 func linkInForm(page *postmortemFormPage, link string) {
 	slug, kind, _ := strings.Cut(link, ":")
-	if page.CanJoinVariant && (kind == store.KindRewrite || kind == store.KindTranslation) {
+	if page.CanJoinVariant && (kind == postmortem.KindRewrite || kind == postmortem.KindTranslation) {
 		page.Form.VariantOf, page.Form.VariantKind = slug, kind
 	}
 }
@@ -107,7 +101,7 @@ func (h *Handler) suggestInForm(r *http.Request, page *postmortemFormPage, rej s
 		if rejected[s.Slug] {
 			continue
 		}
-		sv := suggestionView{Slug: s.Slug, Name: h.patternNames[s.Slug], Role: s.Role, RoleLabel: store.RoleLabel(s.Role),
+		sv := suggestionView{Slug: s.Slug, Name: h.patternNames[s.Slug], Role: s.Role, RoleLabel: postmortem.RoleLabel(s.Role),
 			Percent: int(s.Confidence*100 + 0.5), Reason: s.Reason, Accepted: f.HasTag(s.Slug, s.Role)}
 		for _, e := range s.Evidence {
 			sv.Evidence = append(sv.Evidence, highlight(e))

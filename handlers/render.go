@@ -17,6 +17,7 @@ import (
 
 	"hindsight/ingest"
 	"hindsight/markdown"
+	"hindsight/postmortem"
 	"hindsight/store"
 	"hindsight/templates"
 )
@@ -94,8 +95,8 @@ func (h *Handler) funcs() template.FuncMap {
 		"section":   markdown.Section,
 		"headings":  markdown.Headings,
 		"asset":     h.assets.url,
-		"roleLabel": store.RoleLabel,
-		"roles":     func() []string { return store.Roles },
+		"roleLabel": postmortem.RoleLabel,
+		"roles":     func() []string { return postmortem.Roles },
 		"langName":  languageName,
 		"date":      humanDate,
 		"duration":  humanDuration,
@@ -105,10 +106,10 @@ func (h *Handler) funcs() template.FuncMap {
 		"pageURL": pageURL,
 		"add":     func(a, b int) int { return a + b },
 		// Authoring: labels of stored values, and selects built from a field.
-		"kindLabel":   func(v string) string { return optionLabel(actionKinds, v) },
-		"statusLabel": func(v string) string { return optionLabel(actionStatuses, v) },
+		"kindLabel":   func(v string) string { return postmortem.Label(postmortem.ActionKinds, v) },
+		"statusLabel": func(v string) string { return postmortem.Label(postmortem.ActionStatuses, v) },
 		"actionLabel": revisionActionLabel,
-		"severities":  func() []option { return severities },
+		"severities":  func() []option { return postmortem.Severities },
 		"lower":       strings.ToLower,
 		"choices":     func(f field, opts []option) selectField { return selectField{field: f, Options: opts} },
 		"dateTime":    func(t time.Time) string { return t.UTC().Format("2 January 2006, 15:04 UTC") },

@@ -1,7 +1,6 @@
 package handlers_test
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,32 +10,10 @@ import (
 	"time"
 
 	"hindsight/handlers"
+	"hindsight/internal/corpustest"
 	"hindsight/search"
 	"hindsight/store"
 )
-
-// readRows reads a tab-separated file, skipping blank lines and # comments.
-func readRows(t *testing.T, path string) [][]string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var rows [][]string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimRight(sc.Text(), "\r")
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		rows = append(rows, strings.Split(line, "\t"))
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return rows
-}
 
 // TestRankedSearch imports the real postmortems of the evaluation corpus the
 // way "server import" does (beside the seeds), runs the ranked search set
@@ -45,14 +22,9 @@ func readRows(t *testing.T, path string) [][]string {
 // half of the corpus split. Run it with -v to see them.
 func TestRankedSearch(t *testing.T) {
 	t.Parallel()
-	if _, err := os.Stat(corpusDir); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("evaluation corpus %s is missing: %v", corpusDir, err)
-		}
-		t.Skipf("evaluation corpus %s is absent (%v); the ranked search set needs ../shared/corpus beside the checkout", corpusDir, err)
-	}
+	corpusDir := corpustest.Dir(t)
 	half := map[string]string{}
-	for _, r := range readRows(t, filepath.Join("..", "classify", "testdata", "corpus", "split.tsv")) {
+	for _, r := range corpustest.ReadTSV(t, filepath.Join("..", "classify", "testdata", "corpus", "split.tsv")) {
 		half[r[0]] = r[1]
 	}
 	_, st := newApp(t)
@@ -82,7 +54,7 @@ func TestRankedSearch(t *testing.T) {
 			failed = append(failed, fmt.Sprintf("%s (%v)", name, err))
 			text := strings.TrimSpace(string(raw))
 			title, _, _ := strings.Cut(text, "\n")
-			p = store.Postmortem{Title: clipRunes(title, 120), Body: text, Language: "en", SourceText: string(raw)}
+			p = store.Postmortem{Title: clipRunes(title, 120), Summary: clipRunes(title, 120), Body: text, Language: "en", SourceText: string(raw)}
 		}
 		if err := st.ImportPostmortem(t.Context(), &p); err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -99,7 +71,7 @@ func TestRankedSearch(t *testing.T) {
 		misses         []string
 	}
 	scores := map[string]*score{"tune": {}, "heldout": {}}
-	for _, r := range readRows(t, filepath.Join("testdata", "ranked-search.tsv")) {
+	for _, r := range corpustest.ReadTSV(t, filepath.Join("testdata", "ranked-search.tsv")) {
 		if len(r) != 2 {
 			t.Fatalf("ranked-search.tsv: row %q: want a query and its files", strings.Join(r, "\t"))
 		}

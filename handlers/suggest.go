@@ -49,21 +49,19 @@ type (
 	}
 )
 
-// compileClassifier reads the catalogue's phrases from the store once: the
-// catalogue changes only when the seeds add patterns, before New.
-func compileClassifier(ctx context.Context, st *store.Store) (*classify.Classifier, map[string]string, error) {
+// readPatternNames reads the catalogue's pattern names, which suggestions
+// are shown with: the catalogue changes only when the seeds add patterns,
+// before New.
+func readPatternNames(ctx context.Context, st *store.Store) (map[string]string, error) {
 	pats, err := st.PatternPhrases(ctx)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	in := make([]classify.Pattern, len(pats))
 	names := make(map[string]string, len(pats))
-	for i, p := range pats {
-		in[i] = classify.Pattern{Slug: p.Slug, Name: p.Name, Family: p.Family,
-			PhrasesEN: p.PhrasesEN, PhrasesES: p.PhrasesES, Weak: []string{p.WeakWords}}
+	for _, p := range pats {
 		names[p.Slug] = p.Name
 	}
-	return classify.Compile(in), names, nil
+	return names, nil
 }
 
 // suggestBudget is the time suggesting patterns may take for one request.
@@ -78,7 +76,11 @@ var errSuggestBudget = fmt.Errorf("the text took longer than the time budget of 
 func (h *Handler) suggest(r *http.Request, doc classify.Document) ([]classify.Suggestion, error) {
 	ctx, cancel := context.WithTimeout(r.Context(), suggestBudget)
 	defer cancel()
-	sugs, err := h.classifier.SuggestContext(ctx, doc)
+	c, err := h.store.Classifier(ctx)
+	if err != nil || c == nil {
+		return nil, err // no catalogue: nothing to suggest
+	}
+	sugs, err := c.SuggestContext(ctx, doc)
 	if errors.Is(err, context.DeadlineExceeded) && r.Context().Err() == nil {
 		return nil, errSuggestBudget
 	}

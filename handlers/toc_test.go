@@ -14,7 +14,7 @@ func TestPostmortemTableOfContents(t *testing.T) {
 	t.Parallel()
 	h, st := newApp(t)
 	p := store.Postmortem{
-		Slug: "toc-probe", Title: "TOC probe", Language: "en",
+		Slug: "toc-probe", Title: "TOC probe", Summary: "TOC probe", Language: "en",
 		Body:     "# What happened\n\nText.\n\n## Detail\n\nMore.\n\n# What we *changed*\n\nEnd.",
 		Timeline: "# What happened\n\n- 10:00 page",
 	}

@@ -10,6 +10,7 @@ import (
 
 	"hindsight/classify"
 	"hindsight/ingest"
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 
@@ -26,9 +27,9 @@ func Read(raw []byte, name string) (ingest.Draft, store.Postmortem, error) {
 
 // Roles as import files write them, beyond the canonical names.
 var roleAliases = map[string]string{
-	"lesson": store.RoleMissingDefence, "missing-defense": store.RoleMissingDefence, "missing defence": store.RoleMissingDefence,
-	"defence": store.RoleMissingDefence, "contributing-factor": store.RoleContributing, "contributing factor": store.RoleContributing,
-	"sustaining": store.RoleAmplifier,
+	"lesson": postmortem.RoleMissingDefence, "missing-defense": postmortem.RoleMissingDefence, "missing defence": postmortem.RoleMissingDefence,
+	"defence": postmortem.RoleMissingDefence, "contributing-factor": postmortem.RoleContributing, "contributing factor": postmortem.RoleContributing,
+	"sustaining": postmortem.RoleAmplifier,
 }
 
 // minDetectRunes is the shortest text whose language is guessed: on a few
@@ -113,9 +114,9 @@ func Postmortem(d ingest.Draft, source string) store.Postmortem {
 		switch {
 		case status != "":
 		case a.Done:
-			status = store.StatusDone
+			status = postmortem.StatusDone
 		default:
-			status = store.StatusOpen
+			status = postmortem.StatusOpen
 		}
 		p.ActionItems = append(p.ActionItems, store.ActionItem{Title: a.Title, Kind: a.Kind, Status: status,
 			Owner: a.Owner, Priority: a.Priority, DueDate: a.DueDate, TicketURL: a.TicketURL,
@@ -136,12 +137,12 @@ func Postmortem(d ingest.Draft, source string) store.Postmortem {
 	return p
 }
 
-// normalizeRole maps the ways people write a role onto store.Roles; an empty role
+// normalizeRole maps the ways people write a role onto postmortem.Roles; an empty role
 // means the pattern is a contributing factor.
 func normalizeRole(role string) string {
 	r := strings.ToLower(strings.TrimSpace(role))
 	if r == "" {
-		return store.RoleContributing
+		return postmortem.RoleContributing
 	}
 	if a, ok := roleAliases[r]; ok {
 		return a
@@ -152,7 +153,7 @@ func normalizeRole(role string) string {
 func normalizeKind(k string) string {
 	switch k = strings.ToLower(strings.TrimSpace(k)); k {
 	case "repost", "copy", "reworded", "spun":
-		return store.KindRewrite
+		return postmortem.KindRewrite
 	}
 	return k
 }

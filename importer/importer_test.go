@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"hindsight/importer"
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 
@@ -17,8 +18,8 @@ func TestRead(t *testing.T) {
 	}
 	want := store.Postmortem{
 		Title: "T", Severity: "SEV1", IncidentDate: "2020-05-25", Summary: "Body text.", Body: "Body text.", SourceText: raw,
-		VariantOf: "a-b", VariantKind: store.KindRewrite,
-		Tags: []store.Tag{{PatternSlug: "feedback-loop", Role: store.RoleMissingDefence}, {PatternSlug: "retry-storm", Role: store.RoleContributing}},
+		VariantOf: "a-b", VariantKind: postmortem.KindRewrite,
+		Tags: []store.Tag{{PatternSlug: "feedback-loop", Role: postmortem.RoleMissingDefence}, {PatternSlug: "retry-storm", Role: postmortem.RoleContributing}},
 		Comments: []store.Comment{
 			{Author: "user2", Posted: "3 June 2021", Text: "A comment."},
 			{Author: "user3", Posted: "4 June 2021, 09:05", Text: "Another."},

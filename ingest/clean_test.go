@@ -3,8 +3,6 @@ package ingest_test
 import (
 	"bytes"
 	"errors"
-	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -14,20 +12,8 @@ import (
 	"unicode/utf8"
 
 	"hindsight/ingest"
+	"hindsight/seeds/seedtest"
 )
-
-func readSeed(tb testing.TB, prefix string) []byte {
-	tb.Helper()
-	paths, err := filepath.Glob(filepath.Join("..", "seeds", "documents", prefix+"_*.txt"))
-	if err != nil || len(paths) != 1 {
-		tb.Fatalf("seed %s: %v (found %d)", prefix, err, len(paths))
-	}
-	raw, err := os.ReadFile(paths[0])
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return raw
-}
 
 func day(s string) time.Time {
 	t, err := time.Parse(time.DateOnly, s)
@@ -94,7 +80,7 @@ func TestCleanSeeds(t *testing.T) {
 		},
 	} {
 		t.Run(tt.seed, func(t *testing.T) {
-			raw := readSeed(t, tt.seed)
+			raw := []byte(seedtest.Document(t, tt.seed))
 			d, err := ingest.Clean(raw, tt.seed+".txt")
 			if err != nil {
 				t.Fatalf("Clean: %v", err)
@@ -159,7 +145,7 @@ func clip(s string) string { return s[:min(len(s), 60)] }
 
 func TestCleanSeedParagraphs(t *testing.T) {
 	// Seed 004 is hard-wrapped at ~70 columns: its write-up has four paragraphs.
-	d, err := ingest.Clean(readSeed(t, "004"), "")
+	d, err := ingest.Clean([]byte(seedtest.Document(t, "004")), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +153,7 @@ func TestCleanSeedParagraphs(t *testing.T) {
 		t.Errorf("seed 004 has %d paragraphs, want 4:\n%s", got, d.Body)
 	}
 	// Seed 001 holds one paragraph per line: each becomes a Markdown paragraph.
-	d, err = ingest.Clean(readSeed(t, "001"), "")
+	d, err = ingest.Clean([]byte(seedtest.Document(t, "001")), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,7 +325,7 @@ func TestCleanHTML(t *testing.T) {
 
 func FuzzClean(f *testing.F) {
 	for _, p := range []string{"000", "001", "002", "003", "004"} {
-		f.Add(readSeed(f, p), "seed.txt")
+		f.Add([]byte(seedtest.Document(f, p)), "seed.txt")
 	}
 	f.Add([]byte("---\ntitle: x\npatterns:\n  - a:b\n---\n# T\n\nbody"), "x.md")
 	f.Add([]byte("<html><body><ul><li>a<ul><li>b</li></ul></li></ul><pre>x</pre></body></html>"), "x.html")
@@ -391,9 +377,9 @@ func nonSpace(s string) int {
 }
 
 func BenchmarkClean(b *testing.B) {
-	seed := readSeed(b, "003")
+	seed := []byte(seedtest.Document(b, "003"))
 	// A 20 kB write-up: the Gmail seed seven times over, its comments included.
-	long := bytes.Repeat(readSeed(b, "004"), 7)
+	long := bytes.Repeat([]byte(seedtest.Document(b, "004")), 7)
 	// The worst case found while fuzzing: a size-limit line full of avatars.
 	avatars := bytes.Repeat([]byte("x![[p profile]](http://a.example/u.png)"), ingest.MaxSize/40)
 	page := []byte("<html><head><title>Outage</title></head><body><nav>Home</nav><article>" +

@@ -45,7 +45,7 @@ func BenchmarkCleanExportDoubling(b *testing.B) {
 	head := "---\nhindsight_export: 1\ntitle: T\nsummary: S\n"
 	shapes := []struct{ name, head, unit, tail string }{
 		{"body", head + "---\n\n", "The retry storm overloaded the database after the deploy.\n\n", ""},
-		{"markers", head + "---\n\n", ingest.SectionMarker("impact") + "\n## Impact\n\nx\n", ""},
+		{"markers", head + "---\n\n", ingest.SectionMarker(ingest.DefaultMarkerTag, "impact") + "\n## Impact\n\nx\n", ""},
 		{"items", head + "action_items:\n", `  - {"title":"Cap retries","owner":"ana","type":"prevent","status":"open"}` + "\n", "---\n\nBody.\n"},
 		{"escapes", "---\nhindsight_export: 1\ntitle: T\nsummary: \"", `\n\"`, "\"\n---\n\nBody.\n"},
 	}
@@ -60,5 +60,26 @@ func BenchmarkCleanExportDoubling(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// BenchmarkMarkerTagDoubling picks the export's section marker for a text
+// that uses ever more of the candidates ("<!-- hindsight-1:", "-2", …):
+// one pass over the text whatever their number.
+func BenchmarkMarkerTagDoubling(b *testing.B) {
+	for size := 32 << 10; size <= 256<<10; size *= 2 {
+		var sb strings.Builder
+		sb.WriteString("<!-- hindsight:impact -->\n")
+		for i := 1; sb.Len() < size; i++ {
+			fmt.Fprintf(&sb, "<!-- hindsight-%d:impact -->\n", i)
+		}
+		text := sb.String()
+		b.Run(fmt.Sprintf("%dkB", size>>10), func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			b.ReportAllocs()
+			for b.Loop() {
+				ingest.MarkerTag(text)
+			}
+		})
 	}
 }

@@ -79,10 +79,7 @@ type Draft struct {
 	// Records are the front matter's structured lists beyond action items
 	// and comments.
 	Records Records
-	// Exported is set for a file export wrote (ExportKey): its fields are
-	// all in it, nothing was guessed.
-	Exported bool
-	Body     string // clean Markdown
+	Body    string // clean Markdown
 	// Sections holds the template sections found in the text, by field
 	// name (SectionImpact, …), Markdown each.
 	Sections    map[string]string
@@ -141,8 +138,15 @@ func Clean(raw []byte, filename string) (Draft, error) {
 		if err := d.applyFrontMatter(fm); err != nil {
 			return Draft{}, err
 		}
-		d.Exported = true
-		d.exportedBody(body)
+		tag := DefaultMarkerTag
+		if v := fm.fields["section_marker"]; v != "" {
+			if !markerTagRe.MatchString(v) {
+				return Draft{}, fmErr("line %d: section_marker %q is not lower-case letters, digits and hyphens", fm.lines["section_marker"], clip(v, 40))
+			}
+			tag = v
+		}
+		d.exportedBody(tag, body)
+		d.note("read as a Hindsight export (%s): every field is from its header and its marked sections, nothing was guessed", ExportKey)
 		return d, nil
 	}
 	if hasFM {

@@ -3,6 +3,7 @@ package ingest
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -21,8 +22,40 @@ const ExportVersion = "1"
 
 // SectionMarker is the line that starts the section field name (impact,
 // trigger, …) in an exported file; the heading line under it is the
-// section's label, for readers, and is not part of its text.
-func SectionMarker(field string) string { return "<!-- hindsight:" + field + " -->" }
+// section's label, for readers, and is not part of its text. tag is
+// "hindsight", or the front matter's section_marker when a text of the
+// postmortem holds such a line itself.
+func SectionMarker(tag, field string) string { return "<!-- " + tag + ":" + field + " -->" }
+
+// DefaultMarkerTag is the tag of section markers unless the front matter's
+// section_marker names another.
+const DefaultMarkerTag = "hindsight"
+
+// MarkerTag picks a tag of section markers that no line of texts uses: it
+// collects the tags the texts use in one pass, then takes the first free
+// one of hindsight, hindsight-1, hindsight-2, ….
+func MarkerTag(texts ...string) string {
+	used := map[string]bool{}
+	for _, t := range texts {
+		for {
+			i := strings.Index(t, "<!-- "+DefaultMarkerTag)
+			if i < 0 {
+				break
+			}
+			t = t[i+len("<!-- "):]
+			if end := strings.IndexByte(t, ':'); end >= 0 && end <= 60 {
+				used[t[:end]] = true
+			}
+		}
+	}
+	tag := DefaultMarkerTag
+	for i := 1; used[tag]; i++ {
+		tag = fmt.Sprintf("%s-%d", DefaultMarkerTag, i)
+	}
+	return tag
+}
+
+var markerTagRe = regexp.MustCompile(`^[a-z0-9-]{1,40}$`)
 
 // Limits of what a front matter may list: each item is one line, and the
 // lists are as long as a real postmortem's ever are, many times over.
@@ -227,13 +260,13 @@ func (d *Draft) decodeRecords(fm frontMatter) error {
 
 // exportedBody splits an exported file's text after its header into the
 // write-up and the sections, as written: nothing is cleaned or guessed.
-func (d *Draft) exportedBody(body string) {
+func (d *Draft) exportedBody(tag, body string) {
 	d.Format = FormatMarkdown
 	d.Sections = map[string]string{}
 	markers := map[string]string{}
 	for _, f := range []string{SectionImpact, SectionTrigger, SectionContributing, SectionDetection, SectionResolution,
 		SectionTimeline, SectionWentWell, SectionWentWrong, SectionGotLucky} {
-		markers[SectionMarker(f)] = f
+		markers[SectionMarker(tag, f)] = f
 	}
 	var cur *strings.Builder
 	var write strings.Builder

@@ -87,22 +87,19 @@ func render(src []byte, doc ast.Node) template.HTML {
 	return template.HTML(sanitizer.SanitizeBytes(buf.Bytes()))
 }
 
-// Text turns Markdown into plain text, for places that show text without
-// markup, such as an action item's title: link targets and emphasis marks
-// go, the words stay.
+// Text is Markdown as plain text, for places that take no markup: a page's
+// description, an action item's title, a chart's label, a search snippet.
+// Links keep their words and lose their targets, emphasis keeps its text,
+// raw HTML goes, blocks are separated by a space and runs of white space
+// become one. Past a limit of the renderer (see Check) the source is
+// returned as written, cut to MaxSourceBytes.
 func Text(src string) string {
 	if check(src) != nil {
-		return src
+		return src[:min(len(src), MaxSourceBytes)]
 	}
-	var buf bytes.Buffer
-	if err := converter.Convert([]byte(src), &buf); err != nil {
-		return src
-	}
-	return strings.TrimSpace(html.UnescapeString(textOnly.Sanitize(buf.String())))
+	source := []byte(src)
+	return textOf(converter.Parser().Parse(text.NewReader(source)), source)
 }
-
-// textOnly keeps the text of HTML and drops every tag.
-var textOnly = bluemonday.StrictPolicy()
 
 // Heading is one heading of a section, for a page's table of contents.
 type Heading struct {
@@ -152,7 +149,7 @@ func Headings(prefix, src string) []Heading {
 		}
 		if id, ok := h.AttributeString("id"); ok && h.Level == 3 {
 			if b, ok := id.([]byte); ok {
-				out = append(out, Heading{ID: string(b), Text: plainText(h, source)})
+				out = append(out, Heading{ID: string(b), Text: textOf(h, source)})
 			}
 		}
 		return ast.WalkSkipChildren, nil
@@ -160,11 +157,14 @@ func Headings(prefix, src string) []Heading {
 	return out
 }
 
-// plainText is the text of n without its markup.
-func plainText(n ast.Node, src []byte) string {
+// textOf is the text of n without its markup (see Text).
+func textOf(n ast.Node, src []byte) string {
 	var b strings.Builder
 	ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
+			if c.Type() == ast.TypeBlock {
+				b.WriteByte(' ')
+			}
 			return ast.WalkContinue, nil
 		}
 		switch t := c.(type) {
@@ -175,19 +175,17 @@ func plainText(n ast.Node, src []byte) string {
 			}
 		case *ast.String:
 			b.Write(t.Value)
+		case *ast.AutoLink:
+			b.Write(t.Label(src))
+		case *ast.CodeBlock, *ast.FencedCodeBlock:
+			lines := c.Lines()
+			for i := range lines.Len() {
+				seg := lines.At(i)
+				b.Write(seg.Value(src))
+			}
 		}
 		return ast.WalkContinue, nil
 	})
-	return strings.TrimSpace(b.String())
-}
-
-// Plain is a one-paragraph field (a checklist item) as text without its
-// markup, for a place that takes no HTML, such as a chart's label: links
-// keep their words, emphasis its text.
-func Plain(src string) string {
-	if check(src) != nil {
-		return src[:min(len(src), MaxSourceBytes)]
-	}
-	source := []byte(src)
-	return string(util.UnescapePunctuations([]byte(plainText(converter.Parser().Parse(text.NewReader(source)), source))))
+	plain := html.UnescapeString(string(util.UnescapePunctuations([]byte(b.String()))))
+	return strings.Join(strings.Fields(plain), " ")
 }

@@ -46,7 +46,7 @@ func TestHeadings(t *testing.T) {
 	}
 }
 
-func TestPlain(t *testing.T) {
+func TestText(t *testing.T) {
 	for _, tt := range []struct {
 		src, want string
 	}{
@@ -54,9 +54,12 @@ func TestPlain(t *testing.T) {
 		{"becomes *vulnerable*, not **only**", "becomes vulnerable, not only"},
 		{`a "metric" & B < C`, `a "metric" & B < C`},
 		{"<img src=x onerror=alert(1)>Stop", "Stop"},
+		{"## Impact\n\nCheckout *failed*.\n\n- one\n- two", "Impact Checkout failed. one two"},
+		{"See <https://example.com/pm> and ![a chart](x.png)", "See https://example.com/pm and a chart"},
+		{"```\nkubectl drain\n```\nthen `max_connections` &amp; more", "kubectl drain then max_connections & more"},
 	} {
-		if got := markdown.Plain(tt.src); got != tt.want {
-			t.Errorf("Plain(%q) = %q, want %q", tt.src, got, tt.want)
+		if got := markdown.Text(tt.src); got != tt.want {
+			t.Errorf("Text(%q) = %q, want %q", tt.src, got, tt.want)
 		}
 	}
 }

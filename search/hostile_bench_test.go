@@ -42,4 +42,23 @@ func BenchmarkParseAndSnippetDoubling(b *testing.B) {
 			})
 		}
 	}
+	// A hit's Markdown is read as text (markdown.Text) before its snippet
+	// is cut; with no match in its opening, all of it is.
+	miss := search.Parse("zebra")
+	markdownTexts := []struct{ name, unit string }{
+		{"prose", "The **retry storm** overloaded [the database](https://example.com/db) after the deploy.\n\n"},
+		{"list", "- retry\n  - storm\n"}, {"quotes", "> retry\n"}, {"emphasis", "*retry* _storm_ "},
+	}
+	for _, sh := range markdownTexts {
+		for size := 32 << 10; size <= 256<<10; size *= 2 {
+			md := strings.Repeat(sh.unit, size/len(sh.unit)+1)[:size]
+			b.Run(fmt.Sprintf("markdown-snippet-%s/%dkB", sh.name, size>>10), func(b *testing.B) {
+				b.SetBytes(int64(size))
+				b.ReportAllocs()
+				for b.Loop() {
+					search.MarkdownSnippet(md, "en", miss)
+				}
+			})
+		}
+	}
 }

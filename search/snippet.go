@@ -9,6 +9,8 @@ import (
 
 	"github.com/kljensen/snowball/english"
 	"github.com/kljensen/snowball/spanish"
+
+	"hindsight/markdown"
 )
 
 // Fragment is a piece of a snippet; Match marks text the query matched, so a
@@ -25,49 +27,20 @@ type Fragment struct {
 const snippetHead = 4 << 10
 
 // MarkdownSnippet cuts a search hit's snippet for q, of about 240 runes,
-// from md, Markdown written in lang, without the Markdown's marks.
+// from md, Markdown written in lang, as text (markdown.Text).
 func MarkdownSnippet(md, lang string, q Query) []Fragment {
 	if len(md) <= snippetHead || !q.HasText() {
-		return Snippet(plainText(md), lang, q, 240)
+		return Snippet(markdown.Text(md), lang, q, 240)
 	}
 	cut := snippetHead
 	for cut > 0 && !utf8.RuneStart(md[cut]) {
 		cut--
 	}
-	frags := Snippet(plainText(md[:cut]), lang, q, 240)
+	frags := Snippet(markdown.Text(md[:cut]), lang, q, 240)
 	if slices.ContainsFunc(frags, func(f Fragment) bool { return f.Match }) {
 		return frags
 	}
-	return Snippet(plainText(md), lang, q, 240)
-}
-
-// plainText drops what would show as noise in a snippet of Markdown: link
-// targets, image markers, emphasis, headings, quotes, code and table marks.
-// An underscore inside a word (max_connections) stays.
-func plainText(md string) string {
-	isWord := func(i int) bool {
-		return i >= 0 && i < len(md) && (md[i] >= 0x80 || md[i] >= '0' && md[i] <= '9' || md[i] >= 'A' && md[i] <= 'Z' || md[i] >= 'a' && md[i] <= 'z')
-	}
-	var b strings.Builder
-	b.Grow(len(md))
-	for i := 0; i < len(md); i++ {
-		c := md[i]
-		switch {
-		case c == '_' && !(isWord(i-1) && isWord(i+1)):
-			b.WriteByte(' ')
-		case c == ']' && strings.HasPrefix(md[i:], "]("):
-			if end := strings.IndexByte(md[i:], ')'); end > 0 {
-				i += end
-			}
-			b.WriteByte(' ')
-		case c == '!' && strings.HasPrefix(md[i:], "!["):
-		case strings.IndexByte("*#>`~|[", c) >= 0:
-			b.WriteByte(' ')
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
+	return Snippet(markdown.Text(md), lang, q, 240)
 }
 
 // Snippet picks the window of about maxRunes runes of text (written in lang,

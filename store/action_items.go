@@ -6,18 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
-)
 
-// Action item kinds and statuses.
-const (
-	KindMitigate = "mitigate"
-	KindPrevent  = "prevent"
-	KindProcess  = "process"
-
-	StatusOpen       = "open"
-	StatusInProgress = "in-progress"
-	StatusDone       = "done"
-	StatusWontDo     = "wont-do"
+	"hindsight/postmortem"
 )
 
 const actionItemFields = `id, postmortem_id, title, owner, kind, priority, status, due_date, ticket_url,
@@ -47,7 +37,9 @@ type ActionItem struct {
 }
 
 // Closed reports whether the item needs no more work.
-func (a ActionItem) Closed() bool { return a.Status == StatusDone || a.Status == StatusWontDo }
+func (a ActionItem) Closed() bool {
+	return a.Status == postmortem.StatusDone || a.Status == postmortem.StatusWontDo
+}
 
 // Overdue reports whether the item is still open at now past its due date
 // in the time zone tz of its postmortem (UTC when tz is empty).
@@ -56,8 +48,8 @@ func (a ActionItem) Overdue(now time.Time, tz string) bool {
 }
 
 // listActionItems returns a postmortem's action items, open ones first.
-func (s *Store) listActionItems(ctx context.Context, postmortemID int64) ([]ActionItem, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+actionItemFields+`
+func listActionItems(ctx context.Context, q querier, postmortemID int64) ([]ActionItem, error) {
+	rows, err := q.QueryContext(ctx, `SELECT `+actionItemFields+`
 		FROM action_items WHERE postmortem_id = ?
 		ORDER BY status IN ('done', 'wont-do'), priority, due_date = '', due_date, id`, postmortemID)
 	if err != nil {
@@ -183,7 +175,7 @@ func insertActionItem(ctx context.Context, tx *writeTx, a *ActionItem, now time.
 		a.Priority = "P2"
 	}
 	if a.Status == "" {
-		a.Status = StatusOpen
+		a.Status = postmortem.StatusOpen
 	}
 	a.CreatedAt, a.UpdatedAt, a.Version = now, now, 1
 	if a.ChecklistItemID == 0 && a.FromChecklist.Pattern != "" {

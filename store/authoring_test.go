@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 
@@ -19,7 +20,7 @@ func newDraft(title string) store.Postmortem {
 		StartedAt:    "2024-03-05T14:00:00-05:00",
 		ResolvedAt:   "2024-03-05T15:30:00-05:00",
 		TimeZone:     "America/New_York",
-		Tags:         []store.Tag{{PatternSlug: "retry-storm", Role: store.RoleTrigger}},
+		Tags:         []store.Tag{{PatternSlug: "retry-storm", Role: postmortem.RoleTrigger}},
 		SavedBy:      "Ada",
 		SaveNote:     "first draft",
 	}
@@ -67,7 +68,7 @@ func TestUpdatePostmortem(t *testing.T) {
 	mine := edit(p, func(f *store.PostmortemFields) { f.Impact = "Users saw errors for 90 minutes.\n" }, "Ada")
 	theirs := edit(p, func(f *store.PostmortemFields) {
 		f.Summary = "Their summary."
-		f.Tags = append(f.Tags, store.Tag{PatternSlug: "feedback-loop", Role: store.RoleAmplifier})
+		f.Tags = append(f.Tags, store.Tag{PatternSlug: "feedback-loop", Role: postmortem.RoleAmplifier})
 	}, "Grace")
 
 	t.Run("OK", func(t *testing.T) {
@@ -264,12 +265,12 @@ func TestJoinVariantGroupOnEdit(t *testing.T) {
 	if err := st.CreatePostmortem(t.Context(), &p); err != nil {
 		t.Fatal(err)
 	}
-	upd := store.PostmortemUpdate{Fields: p.Fields(), VariantOf: "facebook-2010-09-23-outage", VariantKind: store.KindTranslation, Author: "Ada"}
+	upd := store.PostmortemUpdate{Fields: p.Fields(), VariantOf: "facebook-2010-09-23-outage", VariantKind: postmortem.KindTranslation, Author: "Ada"}
 	got, err := st.UpdatePostmortem(t.Context(), p.Slug, 1, upd)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Canonical || got.VariantKind != store.KindTranslation || len(got.Variants) != 3 || !slices.Equal(got.Languages, []string{"en", "es", "fr"}) {
+	if got.Canonical || got.VariantKind != postmortem.KindTranslation || len(got.Variants) != 3 || !slices.Equal(got.Languages, []string{"en", "es", "fr"}) {
 		t.Errorf("joined: canonical %v, kind %q, variants %d, languages %v", got.Canonical, got.VariantKind, len(got.Variants), got.Languages)
 	}
 	if incidents, _, _ := st.CountPostmortems(t.Context()); incidents != 3 {
@@ -277,7 +278,7 @@ func TestJoinVariantGroupOnEdit(t *testing.T) {
 	}
 	// A member of a larger group cannot move out through the edit form.
 	fb, _ := st.GetPostmortem(t.Context(), "facebook-2010-09-23-outage")
-	upd = store.PostmortemUpdate{Fields: fb.Fields(), VariantOf: "gmail-2009-09-01-request-router-overload", VariantKind: store.KindRewrite}
+	upd = store.PostmortemUpdate{Fields: fb.Fields(), VariantOf: "gmail-2009-09-01-request-router-overload", VariantKind: postmortem.KindRewrite}
 	if _, err := st.UpdatePostmortem(t.Context(), fb.Slug, fb.Version, upd); !errors.Is(err, store.ErrInvalid) {
 		t.Errorf("moving a grouped postmortem: err = %v, want ErrInvalid", err)
 	}
@@ -290,17 +291,17 @@ func TestActionItems(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := store.ActionItem{PostmortemID: p.ID, Title: "Add load shedding", Owner: "sre", Kind: store.KindPrevent, Priority: "P1", DueDate: "2020-01-01"}
+	a := store.ActionItem{PostmortemID: p.ID, Title: "Add load shedding", Owner: "sre", Kind: postmortem.KindPrevent, Priority: "P1", DueDate: "2020-01-01"}
 	if err := st.CreateActionItem(t.Context(), &a); err != nil {
 		t.Fatal(err)
 	}
-	if a.ID == 0 || a.Status != store.StatusOpen {
+	if a.ID == 0 || a.Status != postmortem.StatusOpen {
 		t.Fatalf("created = %+v", a)
 	}
 	if !a.Overdue(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC), "") {
 		t.Error("open item due in 2020 is not overdue")
 	}
-	done := store.StatusDone
+	done := postmortem.StatusDone
 	owner := "Grace"
 	got, err := st.UpdateActionItem(t.Context(), a.ID, store.ActionItemUpdate{Status: &done, Owner: &owner})
 	if err != nil {
@@ -347,18 +348,18 @@ func TestChecklistTicksAndActionItems(t *testing.T) {
 		t.Errorf("ticking an item of an untagged pattern: err = %v, want ErrNotFound", err)
 	}
 
-	a := store.ActionItem{PostmortemID: p.ID, Title: "Do the first thing", Kind: store.KindMitigate, ChecklistItemID: items[0].ID}
+	a := store.ActionItem{PostmortemID: p.ID, Title: "Do the first thing", Kind: postmortem.KindMitigate, ChecklistItemID: items[0].ID}
 	if err := st.CreateActionItem(t.Context(), &a); err != nil {
 		t.Fatalf("action item from checklist: %v", err)
 	}
 	if got, _ := st.GetActionItem(t.Context(), a.ID); got.ChecklistItemID != items[0].ID {
 		t.Errorf("action item = %+v, want it linked to checklist item %d", got, items[0].ID)
 	}
-	again := store.ActionItem{PostmortemID: p.ID, Title: "Do the first thing", Kind: store.KindMitigate, ChecklistItemID: items[0].ID}
+	again := store.ActionItem{PostmortemID: p.ID, Title: "Do the first thing", Kind: postmortem.KindMitigate, ChecklistItemID: items[0].ID}
 	if err := st.CreateActionItem(t.Context(), &again); !errors.Is(err, store.ErrConflict) {
 		t.Errorf("second action item from the same checklist item: err = %v, want ErrConflict", err)
 	}
-	other := store.ActionItem{PostmortemID: gmail.ID, Title: "Not on its checklists", Kind: store.KindMitigate, ChecklistItemID: items[0].ID}
+	other := store.ActionItem{PostmortemID: gmail.ID, Title: "Not on its checklists", Kind: postmortem.KindMitigate, ChecklistItemID: items[0].ID}
 	if err := st.CreateActionItem(t.Context(), &other); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("action item from a checklist item of an untagged pattern: err = %v, want ErrNotFound", err)
 	}

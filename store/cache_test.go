@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 
@@ -53,8 +54,8 @@ func TestKeptResultsFollowWrites(t *testing.T) {
 		st   *store.Store
 	}{{"ThisStore", st}, {"OtherProcess", other}} {
 		t.Run(tt.name, func(t *testing.T) {
-			p := store.Postmortem{Title: "Resolver outage " + tt.name, Body: "Every lookup failed.", IncidentDate: "2021-03-04",
-				Tags: []store.Tag{{PatternSlug: "dns-failure", Role: store.RoleTrigger}}}
+			p := store.Postmortem{Title: "Resolver outage " + tt.name, Summary: "Resolver outage " + tt.name, Body: "Every lookup failed.", IncidentDate: "2021-03-04",
+				Tags: []store.Tag{{PatternSlug: "dns-failure", Role: postmortem.RoleTrigger}}}
 			errs, err := tt.st.ImportPostmortems(ctx, []*store.Postmortem{&p})
 			if err == nil {
 				err = errors.Join(errs...)
@@ -86,12 +87,12 @@ func TestImportPostmortemsBatch(t *testing.T) {
 	st, _ := newSeededStore(t)
 	ctx := t.Context()
 	ps := []*store.Postmortem{
-		{Title: "Queue stuck", Body: "The backlog grew.", SourceText: "queue stuck"},
-		{Title: "", Body: "No title."},
-		{Title: "Queue stuck again", Body: "Same file.", SourceText: "queue stuck"},
-		{Title: "Unknown pattern", Body: "x", Tags: []store.Tag{{PatternSlug: "no-such-pattern", Role: store.RoleTrigger}}},
-		{Title: "Translation", Body: "La cola creció.", Language: "es", VariantOf: "queue-stuck"},
-		{Title: "Orphan", Body: "x", VariantOf: "not-there"},
+		{Title: "Queue stuck", Summary: "Queue stuck", Body: "The backlog grew.", SourceText: "queue stuck"},
+		{Title: "", Summary: "No title.", Body: "No title."},
+		{Title: "Queue stuck again", Summary: "Queue stuck again", Body: "Same file.", SourceText: "queue stuck"},
+		{Title: "Unknown pattern", Summary: "Unknown pattern", Body: "x", Tags: []store.Tag{{PatternSlug: "no-such-pattern", Role: postmortem.RoleTrigger}}},
+		{Title: "Translation", Summary: "Translation", Body: "La cola creció.", Language: "es", VariantOf: "queue-stuck"},
+		{Title: "Orphan", Summary: "Orphan", Body: "x", VariantOf: "not-there"},
 	}
 	errs, err := st.ImportPostmortems(ctx, ps)
 	if err != nil {
@@ -111,7 +112,7 @@ func TestImportPostmortemsBatch(t *testing.T) {
 			t.Errorf("%q: err = %v", ps[i].Title, errs[i])
 		}
 	}
-	if ps[4].VariantKind != store.KindTranslation {
+	if ps[4].VariantKind != postmortem.KindTranslation {
 		t.Errorf("translation kind = %q", ps[4].VariantKind)
 	}
 	for _, slug := range []string{"queue-stuck-again", "unknown-pattern", "orphan"} {
@@ -137,13 +138,13 @@ func TestBatchImportIndexesAsRebuild(t *testing.T) {
 			Timeline: "10:00 deploy\n10:05 alerts", WentWell: "Fast rollback.", WentWrong: "Slow paging.",
 			GotLucky: "Low traffic.", Organization: "Example Corp", Services: "checkout, payments",
 			SourceText: "retry storm source",
-			Tags: []store.Tag{{PatternSlug: "retry-storm", Role: store.RoleTrigger},
-				{PatternSlug: "cascading-overload", Role: store.RoleAmplifier}},
+			Tags: []store.Tag{{PatternSlug: "retry-storm", Role: postmortem.RoleTrigger},
+				{PatternSlug: "cascading-overload", Role: postmortem.RoleAmplifier}},
 			ActionItems: []store.ActionItem{{Title: "Add jittered backoff", Kind: "prevent", Priority: "P1", Status: "open"}, {Title: "Page on error budget", Kind: "process", Priority: "P2", Status: "open"}},
 		},
-		{Title: "Tormenta de reintentos", Language: "es", Body: "Los clientes reintentaron sin espera.",
+		{Title: "Tormenta de reintentos", Summary: "Tormenta de reintentos", Language: "es", Body: "Los clientes reintentaron sin espera.",
 			Organization: "Ejemplo SA", SourceText: "tormenta"},
-		{Title: "Leap second", Body: "Clocks stepped back.", Language: "de", SourceText: "leap"},
+		{Title: "Leap second", Summary: "Leap second", Body: "Clocks stepped back.", Language: "de", SourceText: "leap"},
 	}
 	errs, err := st.ImportPostmortems(ctx, ps)
 	if err != nil {

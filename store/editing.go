@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"hindsight/postmortem"
 )
 
 // ErrStaleVersion is returned when a save is based on a version of the
@@ -37,8 +39,15 @@ type PostmortemUpdate struct {
 // one transaction. A save identical to the current content changes nothing,
 // whatever its version: a repeated submission of a save that already went
 // through is not a conflict. Otherwise a stale version fails with
-// ErrStaleVersion and nothing is written.
+// ErrStaleVersion and nothing is written; so do fields that
+// postmortem.Validate refuses, as FieldErrors.
 func (s *Store) UpdatePostmortem(ctx context.Context, slug string, expectedVersion int, upd PostmortemUpdate) (Postmortem, error) {
+	var edited Postmortem
+	upd.Fields.ApplyTo(&edited)
+	edited.VariantOf, edited.VariantKind = upd.VariantOf, upd.VariantKind
+	if errs := ValidatePostmortem(&edited); errs != nil {
+		return Postmortem{}, fmt.Errorf("update postmortem %q: %w", slug, errs)
+	}
 	err := s.inTx(ctx, func(tx *writeTx) error {
 		cur, err := postmortemForUpdate(ctx, tx, slug)
 		if err != nil {
@@ -240,7 +249,7 @@ func variantGroupToJoin(ctx context.Context, tx *writeTx, p Postmortem, of strin
 // joinVariantGroup moves p, alone in its group, into group as a variant of
 // kind, and drops its old, now empty group.
 func joinVariantGroup(ctx context.Context, tx *writeTx, p Postmortem, group int64, kind string) error {
-	if kind != KindTranslation && kind != KindRewrite {
+	if kind != postmortem.KindTranslation && kind != postmortem.KindRewrite {
 		return fmt.Errorf("variant kind %q: %w", kind, ErrInvalid)
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE variant_groups SET canonical_id = NULL WHERE id = ?`, p.GroupID); err != nil {

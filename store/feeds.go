@@ -40,7 +40,7 @@ func (s *Store) RecentPostmortems(ctx context.Context, pattern string, limit int
 	for i := range out {
 		ptrs[i] = &out[i]
 	}
-	if err := s.attachTags(ctx, ptrs); err != nil {
+	if err := attachTags(ctx, s.db, ptrs); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -66,7 +66,7 @@ func (s *Store) EachPostmortem(ctx context.Context, f PostmortemFilter) iter.Seq
 			for i := range buf {
 				ptrs[i] = &buf[i]
 			}
-			if err := s.attachTags(ctx, ptrs); err != nil {
+			if err := attachTags(ctx, s.db, ptrs); err != nil {
 				yield(Postmortem{}, err)
 				return false
 			}

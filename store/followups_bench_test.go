@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"hindsight/postmortem"
 	"hindsight/seeds"
 	"hindsight/store"
 )
@@ -27,10 +28,10 @@ func learningStore(b *testing.B, n int) *store.Store {
 		b.Fatal(err)
 	}
 	zones := []string{"", "Europe/Madrid", "America/Los_Angeles", "Pacific/Auckland"}
-	statuses := []string{store.StatusOpen, store.StatusInProgress, store.StatusDone, store.StatusWontDo}
+	statuses := []string{postmortem.StatusOpen, postmortem.StatusInProgress, postmortem.StatusDone, postmortem.StatusWontDo}
 	for i := range n {
 		start := time.Date(2010+i%15, time.Month(1+i%12), 1+i%28, 10, 0, 0, 0, time.UTC)
-		p := store.Postmortem{Title: fmt.Sprintf("Incident %d", i), Body: "Text.", Organization: fmt.Sprintf("Org %d", i%40),
+		p := store.Postmortem{Title: fmt.Sprintf("Incident %d", i), Summary: fmt.Sprintf("Incident %d", i), Body: "Text.", Organization: fmt.Sprintf("Org %d", i%40),
 			IncidentDate: start.Format("2006-01-02"), Severity: fmt.Sprintf("SEV%d", 1+i%5), TimeZone: zones[i%4],
 			Services: fmt.Sprintf("svc-%d, api", i%30), StartedAt: start.Format(time.RFC3339),
 			DetectedAt: start.Add(time.Duration(i%120) * time.Minute).Format(time.RFC3339),
@@ -40,7 +41,7 @@ func learningStore(b *testing.B, n int) *store.Store {
 			p.Tags = append(p.Tags, store.Tag{PatternSlug: pats[j].Slug, Role: "amplifier"})
 		}
 		for k := range i % 4 {
-			p.ActionItems = append(p.ActionItems, store.ActionItem{Title: fmt.Sprintf("Follow-up %d", k), Kind: store.KindPrevent,
+			p.ActionItems = append(p.ActionItems, store.ActionItem{Title: fmt.Sprintf("Follow-up %d", k), Kind: postmortem.KindPrevent,
 				Owner: fmt.Sprintf("owner-%d", (i+k)%50), Status: statuses[(i+k)%4], DueDate: start.AddDate(0, 0, 30*k).Format("2006-01-02")})
 		}
 		if err := st.CreatePostmortem(b.Context(), &p); err != nil {

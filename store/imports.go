@@ -8,15 +8,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
-	"regexp"
 	"slices"
-	"sort"
 	"strings"
-	"time"
-	"unicode/utf8"
 
-	"hindsight/markdown"
+	"hindsight/postmortem"
 )
 
 // DuplicateError is returned when the text being imported is already held:
@@ -42,128 +37,41 @@ func (e *SlugTakenError) Unwrap() error { return ErrConflict }
 // what is wrong with a postmortem. It is an ErrInvalid.
 type FieldErrors map[string]string
 
-func (e FieldErrors) Error() string {
-	keys := make([]string, 0, len(e))
-	for k := range e {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = k + ": " + e[k]
-	}
-	return strings.Join(parts, "; ")
-}
+// Error lists the fields and their messages, as postmortem.Errors does.
+func (e FieldErrors) Error() string { return postmortem.Errors(e).Error() }
 
 func (e FieldErrors) Unwrap() error { return ErrInvalid }
 
-var (
-	languageRe = regexp.MustCompile(`^[a-z]{2}$`)
-	slugRe     = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)*$`)
-	severities = []string{"", "SEV1", "SEV2", "SEV3", "SEV4", "SEV5"}
-	kinds      = []string{"", KindOriginal, KindTranslation, KindRewrite}
-)
-
 // ValidatePostmortem checks the fields a writer, an import or an API client
-// sets, and returns nil when they are all acceptable. Checks that need the
-// database (do the patterns and variant_of exist?) are made by
-// ImportPostmortem.
+// sets with postmortem.Validate, and returns nil when they are all
+// acceptable. Checks that need the database (do the patterns and
+// variant_of exist?) are made by ImportPostmortem.
 func ValidatePostmortem(p *Postmortem) FieldErrors {
-	errs := FieldErrors{}
-	if strings.TrimSpace(p.Title) == "" {
-		errs["title"] = "Give the postmortem a title."
-	} else if utf8.RuneCountInString(p.Title) > 300 {
-		errs["title"] = "Keep the title under 300 characters."
-	}
-	if strings.TrimSpace(strings.Join(p.writeUp(), "")) == "" {
-		errs["body"] = "The write-up is empty."
-	}
-	// Markdown past a limit of the renderer is refused here rather than
-	// rendered into a page of megabytes on every view.
-	for field, v := range p.markdownFields() {
-		if err := markdown.Check(v); err != nil {
-			errs[field] = "This text cannot be shown as a page: it " + err.Error() + "."
-		}
-	}
-	if utf8.RuneCountInString(p.Organization) > 200 {
-		errs["organization"] = "Keep the organization under 200 characters."
-	}
-	for field, v := range map[string]string{"incident_date": p.IncidentDate, "published_date": p.PublishedDate} {
-		if v == "" {
-			continue
-		}
-		if _, err := time.Parse(time.DateOnly, v); err != nil {
-			errs[field] = "Write the date as YYYY-MM-DD."
-		}
-	}
-	if p.DurationMinutes < 0 || p.DurationMinutes > 60*24*365 {
-		errs["duration_minutes"] = "The duration must be a number of minutes between 0 and a year."
-	}
-	if !slices.Contains(severities, p.Severity) {
-		errs["severity"] = "The severity is one of SEV1 to SEV5, or empty when unknown."
-	}
-	if p.Language != "" && !languageRe.MatchString(p.Language) {
-		errs["language"] = "The language is a two-letter ISO 639-1 code such as en or es."
-	}
-	if p.SourceURL != "" {
-		u, err := url.Parse(p.SourceURL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			errs["source_url"] = "The source must be an http or https address."
-		}
-	}
-	if !slices.Contains(kinds, p.VariantKind) {
-		errs["variant_kind"] = "The kind of version is original, translation or rewrite."
-	}
-	if p.VariantOf != "" && !slugRe.MatchString(p.VariantOf) {
-		errs["variant_of"] = "Name the other version by its slug."
-	}
-	for _, t := range p.Tags {
-		if !ValidRole(t.Role) {
-			errs["patterns"] = fmt.Sprintf("The role of %s must be one of %s.", t.PatternSlug, strings.Join(Roles, ", "))
-			break
-		}
-	}
-	for _, t := range p.Suggested {
-		if !ValidRole(t.Role) || t.Confidence < 0 || t.Confidence > 1 ||
-			!slices.Contains([]string{"", SuggestionPending, SuggestionConfirmed, SuggestionDismissed}, t.Status) {
-			errs["suggested"] = fmt.Sprintf("The suggestion of %s needs a role, a confidence from 0 to 1 and a status (suggested, confirmed or dismissed).", t.PatternSlug)
-			break
-		}
-	}
-	for i, a := range p.ActionItems {
-		if msg := checkActionItem(a); msg != "" {
-			errs["action_items"] = fmt.Sprintf("Action item %d: %s", i+1, msg)
-			break
-		}
-	}
-	if len(errs) == 0 {
-		return nil
-	}
-	return errs
+	return FieldErrors(postmortem.Validate(p.domainFields()))
 }
 
-func checkActionItem(a ActionItem) string {
-	switch {
-	case strings.TrimSpace(a.Title) == "":
-		return "give it a title."
-	case !slices.Contains([]string{KindMitigate, KindPrevent, KindProcess}, a.Kind):
-		return "its type is mitigate, prevent or process."
-	case !slices.Contains([]string{"", "P0", "P1", "P2", "P3"}, a.Priority):
-		return "its priority is P0, P1, P2 or P3."
-	case !slices.Contains([]string{"", StatusOpen, StatusInProgress, StatusDone, StatusWontDo}, a.Status):
-		return "its status is open, in-progress, done or wont-do."
+// domainFields are the values postmortem.Validate checks.
+func (p *Postmortem) domainFields() postmortem.Fields {
+	f := postmortem.Fields{
+		Title: p.Title, Organization: p.Organization, Summary: p.Summary, Services: p.Services, Authors: p.Authors,
+		Severity: p.Severity, Language: p.Language, SourceURL: p.SourceURL,
+		IncidentDate: p.IncidentDate, PublishedDate: p.PublishedDate,
+		StartedAt: p.StartedAt, DetectedAt: p.DetectedAt, MitigatedAt: p.MitigatedAt, ResolvedAt: p.ResolvedAt,
+		DurationMinutes: p.DurationMinutes, VariantOf: p.VariantOf, VariantKind: p.VariantKind,
+		Body: p.Body, Impact: p.Impact, Trigger: p.Trigger, Contributing: p.Contributing, Detection: p.Detection,
+		Resolution: p.Resolution, Timeline: p.Timeline, WentWell: p.WentWell, WentWrong: p.WentWrong, GotLucky: p.GotLucky,
 	}
-	if a.DueDate != "" {
-		if _, err := time.Parse(time.DateOnly, a.DueDate); err != nil {
-			return "write its due date as YYYY-MM-DD."
-		}
+	for _, t := range p.Tags {
+		f.Tags = append(f.Tags, postmortem.Tag{Pattern: t.PatternSlug, Role: t.Role})
 	}
-	if a.TicketURL != "" {
-		if u, err := url.Parse(a.TicketURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return "its ticket must be an http or https address."
-		}
+	for _, t := range p.Suggested {
+		f.Suggested = append(f.Suggested, postmortem.Suggestion{Pattern: t.PatternSlug, Role: t.Role, Confidence: t.Confidence, Status: t.Status})
 	}
-	return ""
+	for _, a := range p.ActionItems {
+		f.ActionItems = append(f.ActionItems, postmortem.ActionItem{Title: a.Title, Kind: a.Kind, Priority: a.Priority,
+			Status: a.Status, DueDate: a.DueDate, TicketURL: a.TicketURL})
+	}
+	return f
 }
 
 // hashSource identifies a verbatim source text.
@@ -244,7 +152,7 @@ func (s *Store) ImportPostmortem(ctx context.Context, p *Postmortem) error {
 	if errs := ValidatePostmortem(p); errs != nil {
 		return fmt.Errorf("import postmortem: %w", errs)
 	}
-	c, err := s.classifier(ctx)
+	c, err := s.Classifier(ctx)
 	if err != nil {
 		return fmt.Errorf("import postmortem %q: %w", p.Title, err)
 	}
@@ -281,7 +189,7 @@ func (s *Store) ImportPostmortems(ctx context.Context, ps []*Postmortem) (errs [
 	}
 	// Fingerprinting and classifying need no database: do them on every
 	// core first, for those the caller has not prepared.
-	c, err := s.classifier(ctx)
+	c, err := s.Classifier(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("import %d postmortems: %w", len(ps), err)
 	}
@@ -483,10 +391,10 @@ func checkReferences(ctx context.Context, tx *writeTx, p *Postmortem) error {
 			errs["variant_of"] = fmt.Sprintf("There is no postmortem %q to be a version of.", p.VariantOf)
 		case err != nil:
 			return err
-		case p.VariantKind == "" || p.VariantKind == KindOriginal:
-			p.VariantKind = KindRewrite
+		case p.VariantKind == "" || p.VariantKind == postmortem.KindOriginal:
+			p.VariantKind = postmortem.KindRewrite
 			if p.Language != "" && p.Language != lang {
-				p.VariantKind = KindTranslation
+				p.VariantKind = postmortem.KindTranslation
 			}
 		}
 	}
@@ -525,7 +433,7 @@ func NormalizeSeverity(s string) string {
 	if len(v) == 1 && v[0] >= '1' && v[0] <= '5' {
 		v = "SEV" + v
 	}
-	if slices.Contains(severities, v) {
+	if postmortem.Has(postmortem.Severities, v) {
 		return v
 	}
 	return strings.TrimSpace(s)

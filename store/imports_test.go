@@ -7,15 +7,17 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 
 func TestValidatePostmortem(t *testing.T) {
 	t.Parallel()
 	valid := func() store.Postmortem {
-		return store.Postmortem{Title: "Routers overloaded", Body: "The routers were overloaded."}
+		return store.Postmortem{Title: "Routers overloaded", Summary: "Routers overloaded", Body: "The routers were overloaded."}
 	}
 	for _, tt := range []struct {
 		name   string
@@ -30,7 +32,9 @@ func TestValidatePostmortem(t *testing.T) {
 			p.ActionItems = []store.ActionItem{{Title: "Add routers", Kind: "mitigate", Priority: "P1", DueDate: "2009-10-01"}}
 		}, nil},
 		{"TitleRequired", func(p *store.Postmortem) { p.Title = "  " }, []string{"title"}},
-		{"BodyRequired", func(p *store.Postmortem) { p.Body = "" }, []string{"body"}},
+		{"SummaryRequired", func(p *store.Postmortem) { p.Summary = "" }, []string{"summary"}},
+		{"WriteUpOptional", func(p *store.Postmortem) { p.Body = "" }, nil},
+		{"TitleTooLong", func(p *store.Postmortem) { p.Title = strings.Repeat("é", postmortem.MaxTitleRunes+1) }, []string{"title"}},
 		{"BadDates", func(p *store.Postmortem) { p.IncidentDate, p.PublishedDate = "01/09/2009", "2009-02-30" }, []string{"incident_date", "published_date"}},
 		{"BadSeverity", func(p *store.Postmortem) { p.Severity = "major" }, []string{"severity"}},
 		{"BadLanguage", func(p *store.Postmortem) { p.Language = "english" }, []string{"language"}},
@@ -69,7 +73,7 @@ func TestImportPostmortem(t *testing.T) {
 		t.Fatal(err)
 	}
 	source := "---\ntitle: Routers overloaded\n---\nThe request routers were overloaded.\n"
-	p := store.Postmortem{Title: "Routers overloaded", Body: "The request routers were overloaded.", SourceText: source,
+	p := store.Postmortem{Title: "Routers overloaded", Summary: "Routers overloaded", Body: "The request routers were overloaded.", SourceText: source,
 		Tags:     []store.Tag{{PatternSlug: "cascading-overload", Role: "amplifier"}},
 		Comments: []store.Comment{{Author: "ann", Posted: "2 June 2021, 10:00", Text: "Thanks"}}}
 
@@ -89,7 +93,7 @@ func TestImportPostmortem(t *testing.T) {
 		}
 	})
 	t.Run("Duplicate", func(t *testing.T) {
-		again := store.Postmortem{Title: "Another title", Body: "x", SourceText: source}
+		again := store.Postmortem{Title: "Another title", Summary: "Another title", Body: "x", SourceText: source}
 		err := st.ImportPostmortem(ctx, &again)
 		var dup *store.DuplicateError
 		if !errors.As(err, &dup) || dup.Slug != "routers-overloaded" || !errors.Is(err, store.ErrConflict) {
@@ -102,7 +106,7 @@ func TestImportPostmortem(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		again := store.Postmortem{Title: "Dreamwidth", Body: "x", SourceText: string(raw)}
+		again := store.Postmortem{Title: "Dreamwidth", Summary: "Dreamwidth", Body: "x", SourceText: string(raw)}
 		var dup *store.DuplicateError
 		if err := st.ImportPostmortem(ctx, &again); !errors.As(err, &dup) || dup.Slug != "dreamwidth-2020-05-25-site-interruptions" {
 			t.Fatalf("err = %v, want the Dreamwidth seed as duplicate", err)
@@ -113,8 +117,8 @@ func TestImportPostmortem(t *testing.T) {
 		p     store.Postmortem
 		field string
 	}{
-		{"UnknownPattern", store.Postmortem{Title: "A", Body: "b", SourceText: "a1", Tags: []store.Tag{{PatternSlug: "no-such-pattern", Role: "trigger"}}}, "patterns"},
-		{"UnknownVariantOf", store.Postmortem{Title: "A", Body: "b", SourceText: "a2", VariantOf: "no-such-postmortem"}, "variant_of"},
+		{"UnknownPattern", store.Postmortem{Title: "A", Summary: "A", Body: "b", SourceText: "a1", Tags: []store.Tag{{PatternSlug: "no-such-pattern", Role: "trigger"}}}, "patterns"},
+		{"UnknownVariantOf", store.Postmortem{Title: "A", Summary: "A", Body: "b", SourceText: "a2", VariantOf: "no-such-postmortem"}, "variant_of"},
 		{"Invalid", store.Postmortem{Body: "b", SourceText: "a3"}, "title"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -132,8 +136,8 @@ func TestImportPostmortem(t *testing.T) {
 	t.Run("VariantKindFromLanguage", func(t *testing.T) {
 		for _, tt := range []struct {
 			lang, want string
-		}{{"es", store.KindTranslation}, {"en", store.KindRewrite}} {
-			v := store.Postmortem{Title: "Routers " + tt.lang, Body: "b", Language: tt.lang, VariantOf: "routers-overloaded", SourceText: "v-" + tt.lang}
+		}{{"es", postmortem.KindTranslation}, {"en", postmortem.KindRewrite}} {
+			v := store.Postmortem{Title: "Routers " + tt.lang, Summary: "Routers " + tt.lang, Body: "b", Language: tt.lang, VariantOf: "routers-overloaded", SourceText: "v-" + tt.lang}
 			if err := st.ImportPostmortem(ctx, &v); err != nil {
 				t.Fatal(err)
 			}
@@ -156,8 +160,8 @@ func TestImportedTextsWithoutHash(t *testing.T) {
 	st, path := newEmptyStore(t)
 	ctx := t.Context()
 	for _, p := range []*store.Postmortem{
-		{Title: "Old import", Body: "x", SourceText: "the original file"},
-		{Title: "Its copy", Body: "y", SourceText: "another file"},
+		{Title: "Old import", Summary: "Old import", Body: "x", SourceText: "the original file"},
+		{Title: "Its copy", Summary: "Its copy", Body: "y", SourceText: "another file"},
 	} {
 		if err := st.ImportPostmortem(ctx, p); err != nil {
 			t.Fatal(err)
@@ -189,7 +193,7 @@ func TestImportedTextsWithoutHash(t *testing.T) {
 		t.Errorf("FindImported = %q, %v; want old-import", slug, err)
 	}
 	var dup *store.DuplicateError
-	err = again.ImportPostmortem(ctx, &store.Postmortem{Title: "Again", Body: "z", SourceText: "the original file"})
+	err = again.ImportPostmortem(ctx, &store.Postmortem{Title: "Again", Summary: "Again", Body: "z", SourceText: "the original file"})
 	if !errors.As(err, &dup) || dup.Slug != "old-import" {
 		t.Errorf("importing the text again: err = %v, want a DuplicateError naming old-import", err)
 	}

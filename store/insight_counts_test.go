@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 
@@ -27,7 +28,7 @@ func TestInsightCountsFollowEveryWrite(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(15, 190))
 	sevs := []string{"", "SEV1", "SEV2", "SEV3", "SEV5"}
-	roles := []string{store.RoleTrigger, store.RoleAmplifier, store.RoleMissingDefence, store.RoleContributing}
+	roles := []string{postmortem.RoleTrigger, postmortem.RoleAmplifier, postmortem.RoleMissingDefence, postmortem.RoleContributing}
 	security := store.WithReaderGroups(ctx, []string{"security"})
 	var slugs []string
 	fields := func(p *store.Postmortem) {

@@ -63,38 +63,6 @@ type Pattern struct {
 	Count int
 }
 
-// Tag roles: what part a pattern played in an incident.
-const (
-	RoleTrigger        = "trigger"
-	RoleAmplifier      = "amplifier"
-	RoleContributing   = "contributing"
-	RoleMissingDefence = "missing-defence"
-	RoleMitigation     = "mitigation"
-)
-
-// Roles lists the tag roles in the order pages show them.
-var Roles = []string{RoleTrigger, RoleAmplifier, RoleContributing, RoleMissingDefence, RoleMitigation}
-
-// RoleLabel is the human name of a tag role.
-func RoleLabel(role string) string {
-	switch role {
-	case RoleTrigger:
-		return "Trigger"
-	case RoleAmplifier:
-		return "Amplifier"
-	case RoleContributing:
-		return "Contributing factor"
-	case RoleMissingDefence:
-		return "Missing defence / lesson"
-	case RoleMitigation:
-		return "Mitigation"
-	}
-	return role
-}
-
-// ValidRole reports whether role is one of Roles.
-func ValidRole(role string) bool { return slices.Contains(Roles, role) }
-
 // countsSQL counts, per pattern, the live variant groups with a member
 // tagged with it. It walks the postmortems in id order through an index
 // that holds group_id and archived_at (the rows are wide: reading them

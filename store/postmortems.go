@@ -12,14 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"hindsight/postmortem"
 	"hindsight/textnorm"
-)
-
-// Variant kinds: how a member of a variant group relates to the write-up.
-const (
-	KindOriginal    = "original"
-	KindTranslation = "translation"
-	KindRewrite     = "rewrite"
 )
 
 // Postmortem is one incident write-up.
@@ -155,14 +149,6 @@ func (p *Postmortem) writeUpFields() []*string {
 		&p.Timeline, &p.WentWell, &p.WentWrong, &p.GotLucky}
 }
 
-// markdownFields are the fields written in Markdown, by their form and
-// JSON names.
-func (p *Postmortem) markdownFields() map[string]string {
-	return map[string]string{"summary": p.Summary, "body": p.Body, "impact": p.Impact, "trigger": p.Trigger,
-		"contributing": p.Contributing, "detection": p.Detection, "resolution": p.Resolution, "timeline": p.Timeline,
-		"went_well": p.WentWell, "went_wrong": p.WentWrong, "got_lucky": p.GotLucky}
-}
-
 // Archived reports whether the postmortem is hidden from lists.
 func (p Postmortem) Archived() bool { return p.ArchivedAt != "" }
 
@@ -202,7 +188,15 @@ func scanPostmortem(row scanner) (Postmortem, error) {
 // GetPostmortem returns a postmortem by slug with its tags, variants,
 // action items and comments.
 func (s *Store) GetPostmortem(ctx context.Context, slug string) (Postmortem, error) {
-	p, err := scanPostmortem(s.db.QueryRowContext(ctx, `SELECT `+postmortemColumns+`
+	// One read transaction: the postmortem, its tags, versions, action
+	// items, comments and suggestions as of one moment, even while a save
+	// replaces them.
+	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return Postmortem{}, fmt.Errorf("get postmortem %q: %w", slug, err)
+	}
+	defer tx.Rollback()
+	p, err := scanPostmortem(tx.QueryRowContext(ctx, `SELECT `+postmortemColumns+`
 		FROM postmortems p JOIN variant_groups g ON g.id = p.group_id WHERE p.slug = ?`, slug))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Postmortem{}, fmt.Errorf("get postmortem %q: %w", slug, ErrNotFound)
@@ -215,19 +209,19 @@ func (s *Store) GetPostmortem(ctx context.Context, slug string) (Postmortem, err
 		return Postmortem{}, fmt.Errorf("get postmortem %q: %w", slug, ErrNotFound)
 	}
 	one := []*Postmortem{&p}
-	if err := s.attachTags(ctx, one); err != nil {
+	if err := attachTags(ctx, tx, one); err != nil {
 		return Postmortem{}, err
 	}
-	if err := s.attachVariants(ctx, &p); err != nil {
+	if err := attachVariants(ctx, tx, &p); err != nil {
 		return Postmortem{}, err
 	}
-	if p.ActionItems, err = s.listActionItems(ctx, p.ID); err != nil {
+	if p.ActionItems, err = listActionItems(ctx, tx, p.ID); err != nil {
 		return Postmortem{}, err
 	}
-	if p.Comments, err = s.listComments(ctx, p.ID); err != nil {
+	if p.Comments, err = listComments(ctx, tx, p.ID); err != nil {
 		return Postmortem{}, err
 	}
-	if p.Suggested, err = s.ListSuggestedTags(ctx, p.ID); err != nil {
+	if p.Suggested, err = listSuggestedTags(ctx, tx, p.ID); err != nil {
 		return Postmortem{}, err
 	}
 	return p, nil
@@ -293,7 +287,7 @@ func (s *Store) ListPostmortems(ctx context.Context, f PostmortemFilter) ([]Post
 	for i := range out {
 		ptrs[i] = &out[i]
 	}
-	if err := s.attachTags(ctx, ptrs); err != nil {
+	if err := attachTags(ctx, s.db, ptrs); err != nil {
 		return nil, 0, err
 	}
 	if err := s.attachLanguages(ctx, ptrs); err != nil {
@@ -436,7 +430,8 @@ func (s *Store) countPostmortems(ctx context.Context, incidents, documents *int)
 	return nil
 }
 
-func (s *Store) attachTags(ctx context.Context, ps []*Postmortem) error {
+// attachTags fills the postmortems' Tags, read through q.
+func attachTags(ctx context.Context, q querier, ps []*Postmortem) error {
 	if len(ps) == 0 {
 		return nil
 	}
@@ -446,7 +441,7 @@ func (s *Store) attachTags(ctx context.Context, ps []*Postmortem) error {
 		byID[p.ID] = p
 		args[i] = p.ID
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT t.postmortem_id, t.pattern_slug, pa.name, t.role, t.evidence
+	rows, err := q.QueryContext(ctx, `SELECT t.postmortem_id, t.pattern_slug, pa.name, t.role, t.evidence
 		FROM tags t JOIN patterns pa ON pa.slug = t.pattern_slug
 		WHERE t.postmortem_id IN (`+placeholders(len(ps))+`)
 		ORDER BY t.postmortem_id, CASE t.role WHEN 'trigger' THEN 0 WHEN 'amplifier' THEN 1 WHEN 'contributing' THEN 2
@@ -493,8 +488,8 @@ func (s *Store) attachLanguages(ctx context.Context, ps []*Postmortem) error {
 	return rows.Err()
 }
 
-func (s *Store) attachVariants(ctx context.Context, p *Postmortem) error {
-	rows, err := s.db.QueryContext(ctx, `SELECT m.slug, m.title, m.language, m.variant_kind, g.canonical_id = m.id
+func attachVariants(ctx context.Context, q querier, p *Postmortem) error {
+	rows, err := q.QueryContext(ctx, `SELECT m.slug, m.title, m.language, m.variant_kind, g.canonical_id = m.id
 		FROM postmortems m JOIN variant_groups g ON g.id = m.group_id
 		WHERE m.group_id = ? AND m.id != ? AND m.archived_at = '' AND `+visibleSQL(ctx, "m")+`
 		ORDER BY g.canonical_id = m.id DESC, m.language, m.id`, p.GroupID, p.ID)
@@ -518,8 +513,8 @@ func (s *Store) attachVariants(ctx context.Context, p *Postmortem) error {
 	return rows.Err()
 }
 
-func (s *Store) listComments(ctx context.Context, id int64) ([]Comment, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT author, posted, text FROM source_comments WHERE postmortem_id = ? ORDER BY position`, id)
+func listComments(ctx context.Context, q querier, id int64) ([]Comment, error) {
+	rows, err := q.QueryContext(ctx, `SELECT author, posted, text FROM source_comments WHERE postmortem_id = ? ORDER BY position`, id)
 	if err != nil {
 		return nil, fmt.Errorf("list comments: %w", err)
 	}
@@ -538,8 +533,12 @@ func (s *Store) listComments(ctx context.Context, id int64) ([]Comment, error) {
 // CreatePostmortem stores p with its tags, action items, comments, first
 // revision and fingerprint, in one transaction. It fills ID, Slug (from the title when empty), GroupID,
 // Version and the timestamps. When p.VariantOf names a postmortem, p joins
-// its variant group; otherwise p starts a group of its own.
+// its variant group; otherwise p starts a group of its own. Fields that
+// postmortem.Validate refuses are FieldErrors, and nothing is written.
 func (s *Store) CreatePostmortem(ctx context.Context, p *Postmortem) error {
+	if errs := ValidatePostmortem(p); errs != nil {
+		return fmt.Errorf("create postmortem: %w", errs)
+	}
 	err := s.inTx(ctx, func(tx *writeTx) error {
 		if err := s.createPostmortem(ctx, tx, p); err != nil {
 			return err
@@ -560,7 +559,7 @@ func (s *Store) createPostmortem(ctx context.Context, tx *writeTx, p *Postmortem
 		p.Language = "en"
 	}
 	if p.VariantKind == "" {
-		p.VariantKind = KindOriginal
+		p.VariantKind = postmortem.KindOriginal
 	}
 	if p.DurationMinutes == 0 {
 		setDuration(p)
@@ -681,7 +680,7 @@ func insertTags(ctx context.Context, tx *writeTx, id int64, tags []Tag) error {
 	}
 	rows := make([][3]string, len(tags))
 	for i, t := range tags {
-		if !ValidRole(t.Role) {
+		if !postmortem.ValidRole(t.Role) {
 			return fmt.Errorf("tag %s: role %q: %w", t.PatternSlug, t.Role, ErrInvalid)
 		}
 		rows[i] = [3]string{t.PatternSlug, t.Role, t.Evidence}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"hindsight/search"
 )
@@ -224,7 +223,7 @@ func (s *Store) postmortemsByID(ctx context.Context, ids []int64) (map[int64]*Po
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("load search hits: %w", err)
 	}
-	if err := s.attachTags(ctx, ps); err != nil {
+	if err := attachTags(ctx, s.db, ps); err != nil {
 		return nil, err
 	}
 	if err := s.attachLanguages(ctx, ps); err != nil {
@@ -251,36 +250,18 @@ func snippetMarkdown(p Postmortem) string {
 	return p.Summary + "\n" + strings.Join(p.writeUp(), "\n")
 }
 
-// synonymsCache holds the compiled catalogue phrases: compiling stems every
-// phrase, which costs milliseconds, so it is done again only when the
-// catalogue's phrases or names change.
-type synonymsCache struct {
-	mu  sync.Mutex
-	key string
-	syn *search.Synonyms
-}
-
+// searchSynonyms returns the compiled catalogue phrases for the current
+// data (cache.go): compiling stems every phrase, which costs milliseconds.
 func (s *Store) searchSynonyms(ctx context.Context) (*search.Synonyms, error) {
-	var key string
-	err := s.db.QueryRowContext(ctx, `SELECT (SELECT count(*) || '/' || coalesce(max(rowid), 0) FROM pattern_phrases)
-		|| '/' || (SELECT count(*) || '/' || coalesce(sum(length(name)), 0) FROM patterns)`).Scan(&key)
-	if err != nil {
-		return nil, fmt.Errorf("search synonyms: %w", err)
-	}
-	c := &s.synonyms
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.syn != nil && c.key == key {
-		return c.syn, nil
-	}
-	pats, err := s.PatternPhrases(ctx)
-	if err != nil {
-		return nil, err
-	}
-	in := make([]search.PatternPhrases, len(pats))
-	for i, p := range pats {
-		in[i] = search.PatternPhrases{Slug: p.Slug, Name: p.Name, Phrases: slices.Concat(p.PhrasesEN, p.PhrasesES)}
-	}
-	c.syn, c.key = search.NewSynonyms(in), key
-	return c.syn, nil
+	return s.synonyms.Get(ctx, "", func() (*search.Synonyms, error) {
+		pats, err := s.PatternPhrases(ctx)
+		if err != nil {
+			return nil, err
+		}
+		in := make([]search.PatternPhrases, len(pats))
+		for i, p := range pats {
+			in[i] = search.PatternPhrases{Slug: p.Slug, Name: p.Name, Phrases: slices.Concat(p.PhrasesEN, p.PhrasesES)}
+		}
+		return search.NewSynonyms(in), nil
+	})
 }

@@ -9,7 +9,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"sync"
 
 	"hindsight/search"
 )
@@ -18,34 +17,10 @@ import (
 // memory; the store loads its table from the database and runs the
 // full-text match for it.
 
-// facetCache keeps the search table while the data is unchanged. Searches
-// wait for one build rather than each running its own.
-type facetCache struct {
-	mu      sync.Mutex
-	version int64
-	table   *search.Table
-}
-
-// facetTable returns the search table for the current data.
+// facetTable returns the search table for the current data (cache.go):
+// searches wait for one build rather than each running its own.
 func (s *Store) facetTable(ctx context.Context) (*search.Table, error) {
-	version, err := s.DataVersion(ctx)
-	if err != nil {
-		return nil, err
-	}
-	c := &s.facets
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.table != nil && c.version == version {
-		return c.table, nil
-	}
-	t, err := s.loadFacetTable(ctx)
-	if err != nil {
-		return nil, err
-	}
-	// Built after version was read, the table may be newer than version,
-	// never older: the next search then sees a new version and rebuilds.
-	c.table, c.version = t, version
-	return t, nil
+	return s.facets.Get(ctx, "", func() (*search.Table, error) { return s.loadFacetTable(ctx) })
 }
 
 // loadFacetTable reads the table in one read transaction, so that rows and

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"hindsight/postmortem"
 	"hindsight/search"
 )
 
@@ -173,7 +174,7 @@ func indexDocOf(p *Postmortem) indexDoc {
 // a long body dilutes a token further).
 func withSuggestedTokens(body string, sugs []SuggestedTag) string {
 	for _, t := range sugs {
-		if t.Status == "" || t.Status == SuggestionPending {
+		if t.Status == "" || t.Status == postmortem.SuggestionPending {
 			body += " " + search.PatternToken(t.PatternSlug)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"hindsight/postmortem"
 	"hindsight/search"
 	"hindsight/seeds"
 	"hindsight/store"
@@ -25,17 +26,17 @@ func searchFixtures() []store.Postmortem {
 			IncidentDate: "2023-03-14", Severity: "SEV2", Language: "en",
 			Summary: "A slow database made checkout calls time out; the mobile SDK retried every failed call immediately and the load tripled.",
 			Body:    "## What happened\n\nClients retried without backoff or jitter. Each retry added load, so more calls failed and were retried again.",
-			Tags:    []store.Tag{{PatternSlug: "retry-storm", Role: store.RoleAmplifier}},
+			Tags:    []store.Tag{{PatternSlug: "retry-storm", Role: postmortem.RoleAmplifier}},
 			ActionItems: []store.ActionItem{
-				{Title: "Add exponential backoff with jitter to the SDK", Kind: store.KindPrevent},
+				{Title: "Add exponential backoff with jitter to the SDK", Kind: postmortem.KindPrevent},
 			},
 		},
 		{
 			Slug: "acme-checkout-retry-storm-es", Title: "La API de pago, tumbada por sus propios clientes", Organization: "Acme Payments",
-			IncidentDate: "2023-03-14", Severity: "SEV2", Language: "es", VariantOf: "acme-checkout-retry-storm", VariantKind: store.KindTranslation,
+			IncidentDate: "2023-03-14", Severity: "SEV2", Language: "es", VariantOf: "acme-checkout-retry-storm", VariantKind: postmortem.KindTranslation,
 			Summary: "Una base de datos lenta hizo que las llamadas de pago expiraran; el SDK reintentaba cada llamada fallida y la carga se triplicó.",
 			Body:    "Los clientes reintentaban sin retroceso exponencial. Cada reintento añadía carga.",
-			Tags:    []store.Tag{{PatternSlug: "retry-storm", Role: store.RoleAmplifier}},
+			Tags:    []store.Tag{{PatternSlug: "retry-storm", Role: postmortem.RoleAmplifier}},
 		},
 		{
 			Slug: "banco-pagos-tormenta", Title: "Tormenta de reintentos en el servicio de pagos", Organization: "Banco Ejemplo",
@@ -43,8 +44,8 @@ func searchFixtures() []store.Postmortem {
 			Summary: "Los clientes seguían reintentando y el pool de conexiones de la base de datos se agotó.",
 			Body:    "Durante dos horas hubo agotamiento de conexiones: cada petición abría una conexión nueva y la configuración inválida del pool empeoró la situación.",
 			Tags: []store.Tag{
-				{PatternSlug: "retry-storm", Role: store.RoleAmplifier},
-				{PatternSlug: "connection-exhaustion", Role: store.RoleTrigger},
+				{PatternSlug: "retry-storm", Role: postmortem.RoleAmplifier},
+				{PatternSlug: "connection-exhaustion", Role: postmortem.RoleTrigger},
 			},
 		},
 		{
@@ -52,19 +53,19 @@ func searchFixtures() []store.Postmortem {
 			IncidentDate: "2021-06-30", Severity: "SEV2", Language: "en",
 			Summary: "Restarting the push gateway dropped every session; all phones came back within the same second.",
 			Body:    "The reconnect storm saturated the login service for forty minutes.",
-			Tags:    []store.Tag{{PatternSlug: "thundering-herd", Role: store.RoleTrigger}},
+			Tags:    []store.Tag{{PatternSlug: "thundering-herd", Role: postmortem.RoleTrigger}},
 		},
 		{
 			Slug: "acme-expired-certificate", Title: "Internal certificate expired on the payments mesh", Organization: "Acme Payments",
 			IncidentDate: "2023-08-01", Severity: "SEV3", Language: "en",
 			Summary: "An intermediate certificate of the internal CA expired and service-to-service TLS failed.",
-			Tags:    []store.Tag{{PatternSlug: "certificate-expiry", Role: store.RoleTrigger}},
+			Tags:    []store.Tag{{PatternSlug: "certificate-expiry", Role: postmortem.RoleTrigger}},
 		},
 		{
 			Slug: "archived-dns-outage", Title: "DNS resolver timeouts", Organization: "Acme Payments",
 			IncidentDate: "2023-01-05", Language: "en", ArchivedAt: "2024-01-01T00:00:00Z",
 			Summary: "The resolver fleet timed out after a bad certificate rotation.",
-			Tags:    []store.Tag{{PatternSlug: "dns-failure", Role: store.RoleTrigger}},
+			Tags:    []store.Tag{{PatternSlug: "dns-failure", Role: postmortem.RoleTrigger}},
 		},
 	}
 }
@@ -352,8 +353,8 @@ func TestSearchIndexFollowsWrites(t *testing.T) {
 	}
 
 	t.Run("Create", func(t *testing.T) {
-		p := store.Postmortem{Title: "Quokka fleet ran out of file descriptors", Language: "en",
-			ActionItems: []store.ActionItem{{Title: "Raise the wombat ulimit", Kind: store.KindPrevent}}}
+		p := store.Postmortem{Title: "Quokka fleet ran out of file descriptors", Summary: "Quokka fleet ran out of file descriptors", Language: "en",
+			ActionItems: []store.ActionItem{{Title: "Raise the wombat ulimit", Kind: postmortem.KindPrevent}}}
 		if err := st.CreatePostmortem(t.Context(), &p); err != nil {
 			t.Fatal(err)
 		}
@@ -474,17 +475,17 @@ func BenchmarkSearch(b *testing.B) {
 			}
 		}
 		p := store.Postmortem{
-			Slug:         fmt.Sprintf("bench-%d", i),
-			Title:        fmt.Sprintf("%s %s incident %d", terms[i%len(terms)], terms[(i/3)%len(terms)], i),
+			Slug:  fmt.Sprintf("bench-%d", i),
+			Title: fmt.Sprintf("%s %s incident %d", terms[i%len(terms)], terms[(i/3)%len(terms)], i), Summary: fmt.Sprintf("%s %s incident %d", terms[i%len(terms)], terms[(i/3)%len(terms)], i),
 			Organization: orgs[i%len(orgs)], IncidentDate: fmt.Sprintf("%d-01-01", 2010+i%14),
 			Language: []string{"en", "es"}[i%2], Body: body.String(),
-			Tags: []store.Tag{{PatternSlug: pats[i%len(pats)], Role: store.RoleTrigger}},
+			Tags: []store.Tag{{PatternSlug: pats[i%len(pats)], Role: postmortem.RoleTrigger}},
 		}
 		if err := st.CreatePostmortem(b.Context(), &p); err != nil {
 			b.Fatal(err)
 		}
 	}
-	write := store.Postmortem{Slug: "bench-write", Title: "Written between searches"}
+	write := store.Postmortem{Slug: "bench-write", Title: "Written between searches", Summary: "Written between searches"}
 	if err := st.CreatePostmortem(b.Context(), &write); err != nil {
 		b.Fatal(err)
 	}
@@ -527,8 +528,8 @@ func BenchmarkSearchAnyWords(b *testing.B) {
 			for i := range n {
 				p := store.Postmortem{
 					Slug:  fmt.Sprintf("bench-%d", i),
-					Title: []string{"retry storm", "database timeout", "config push", "k8s node drain"}[i%4] + fmt.Sprintf(" incident %d", i),
-					Body:  strings.Repeat([]string{"retries piled up ", "the db timed out ", "a bad configuration ", "kubernetes evicted pods "}[i%4], 20+i%7),
+					Title: []string{"retry storm", "database timeout", "config push", "k8s node drain"}[i%4] + fmt.Sprintf(" incident %d", i), Summary: []string{"retry storm", "database timeout", "config push", "k8s node drain"}[i%4] + fmt.Sprintf(" incident %d", i),
+					Body: strings.Repeat([]string{"retries piled up ", "the db timed out ", "a bad configuration ", "kubernetes evicted pods "}[i%4], 20+i%7),
 				}
 				if err := st.CreatePostmortem(b.Context(), &p); err != nil {
 					b.Fatal(err)
@@ -695,13 +696,13 @@ func addSearchCorpus(t *testing.T, st *store.Store, n int) {
 			p.IncidentDate = fmt.Sprintf("%d-%02d-%02d", 2010+r.IntN(12), 1+r.IntN(12), 1+r.IntN(3))
 		}
 		for range r.IntN(4) {
-			p.Tags = append(p.Tags, store.Tag{PatternSlug: pats[r.IntN(len(pats))].Slug, Role: store.Roles[r.IntN(len(store.Roles))]})
+			p.Tags = append(p.Tags, store.Tag{PatternSlug: pats[r.IntN(len(pats))].Slug, Role: postmortem.Roles[r.IntN(len(postmortem.Roles))]})
 		}
 		if len(originals) > 0 && r.IntN(4) == 0 {
 			o := originals[len(originals)-1-r.IntN(min(len(originals), 6))] // recent ones: groups of several
-			p.VariantOf, p.VariantKind = o.Slug, store.KindTranslation
+			p.VariantOf, p.VariantKind = o.Slug, postmortem.KindTranslation
 			if r.IntN(2) == 0 { // a repost: the same text, so the same rank
-				p.Title, p.Summary, p.Body, p.Language, p.VariantKind = o.Title, o.Summary, o.Body, o.Language, store.KindRewrite
+				p.Title, p.Summary, p.Body, p.Language, p.VariantKind = o.Title, o.Summary, o.Body, o.Language, postmortem.KindRewrite
 			}
 		}
 		if r.IntN(10) == 0 {
@@ -718,8 +719,8 @@ func addSearchCorpus(t *testing.T, st *store.Store, n int) {
 	// Two reposts of an archived original: they match any query the same.
 	for _, p := range []store.Postmortem{
 		{Slug: "tie-original", ArchivedAt: "2024-01-01T00:00:00Z"},
-		{Slug: "tie-repost", VariantOf: "tie-original", VariantKind: store.KindRewrite, IncidentDate: "2012-05-01"},
-		{Slug: "tie-repost-again", VariantOf: "tie-original", VariantKind: store.KindRewrite, IncidentDate: "2019-05-01"},
+		{Slug: "tie-repost", VariantOf: "tie-original", VariantKind: postmortem.KindRewrite, IncidentDate: "2012-05-01"},
+		{Slug: "tie-repost-again", VariantOf: "tie-original", VariantKind: postmortem.KindRewrite, IncidentDate: "2019-05-01"},
 	} {
 		p.Title, p.Summary, p.Body = "Quokka timeout", "The quokka service timed out.", "A database timeout."
 		if err := st.CreatePostmortem(t.Context(), &p); err != nil {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"hindsight/classify"
+	"hindsight/postmortem"
 )
 
 // fingerprintText is the part of a postmortem that variant detection
@@ -224,7 +225,7 @@ type Similar struct {
 	Title    string
 	Language string
 	Score    float64
-	Kind     string // KindRewrite (same write-up, reworded or copied) or KindTranslation
+	Kind     string // postmortem.KindRewrite (same write-up, reworded or copied) or postmortem.KindTranslation
 }
 
 // translationCandidates bounds how many postmortems sharing facts with a
@@ -258,7 +259,7 @@ func (s *Store) FindSimilar(ctx context.Context, q SimilarQuery) ([]Similar, err
 				continue // written by another version of the shingling; the next save rewrites it
 			}
 			if sim := classify.Similarity(sig, other); sim >= classify.VariantThreshold {
-				found[id] = Similar{Score: sim, Kind: KindRewrite}
+				found[id] = Similar{Score: sim, Kind: postmortem.KindRewrite}
 			}
 		}
 		rows.Close()
@@ -317,7 +318,7 @@ func (s *Store) findTranslations(ctx context.Context, q SimilarQuery, found map[
 		}
 		other.SetKeys(keys)
 		if score := classify.TranslationScore(facts, other); score >= classify.TranslationThreshold {
-			found[id] = Similar{Score: score, Kind: KindTranslation}
+			found[id] = Similar{Score: score, Kind: postmortem.KindTranslation}
 		}
 	}
 	return nil

@@ -8,7 +8,8 @@ import (
 	"testing"
 
 	"hindsight/classify"
-	"hindsight/seeds"
+	"hindsight/postmortem"
+	"hindsight/seeds/seedtest"
 	"hindsight/store"
 )
 
@@ -24,23 +25,6 @@ func newEmptyStore(t testing.TB) (*store.Store, string) {
 	return st, path
 }
 
-func seedText(t *testing.T, file string) string {
-	t.Helper()
-	b, err := seeds.FS.ReadFile("documents/" + file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
-const (
-	seed000 = "000_69f044c53e47aa85.txt"
-	seed001 = "001_06b369280e90b647.txt"
-	seed002 = "002_f8897bf4b61b4476.txt"
-	seed003 = "003_d02c9b3c5e33dc49.txt"
-	seed004 = "004_eece9959d577922d.txt"
-)
-
 func similarSlugs(sims []store.Similar, kind string) []string {
 	var out []string
 	for _, s := range sims {
@@ -55,22 +39,22 @@ func similarSlugs(sims []store.Similar, kind string) []string {
 // write-up offers it as a variant of the other copy, both ways.
 func TestFindSimilarSeedVariants(t *testing.T) {
 	t.Parallel()
-	for _, tt := range []struct{ stored, incoming string }{{seed000, seed001}, {seed001, seed000}} {
+	for _, tt := range []struct{ stored, incoming string }{{"000", "001"}, {"001", "000"}} {
 		t.Run(tt.stored[:3]+"_holds", func(t *testing.T) {
 			st, _ := newEmptyStore(t)
-			held := store.Postmortem{Title: "Facebook outage", Organization: "Facebook", Body: seedText(t, tt.stored)}
+			held := store.Postmortem{Title: "Facebook outage", Summary: "Facebook outage", Organization: "Facebook", Body: seedtest.Document(t, tt.stored)}
 			if err := st.CreatePostmortem(t.Context(), &held); err != nil {
 				t.Fatal(err)
 			}
-			other := store.Postmortem{Title: "Dreamwidth", Body: seedText(t, seed003)}
+			other := store.Postmortem{Title: "Dreamwidth", Summary: "Dreamwidth", Body: seedtest.Document(t, "003")}
 			if err := st.CreatePostmortem(t.Context(), &other); err != nil {
 				t.Fatal(err)
 			}
-			sims, err := st.FindSimilar(t.Context(), store.SimilarQuery{Text: seedText(t, tt.incoming), Language: "en"})
+			sims, err := st.FindSimilar(t.Context(), store.SimilarQuery{Text: seedtest.Document(t, tt.incoming), Language: "en"})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := similarSlugs(sims, store.KindRewrite); !slices.Equal(got, []string{held.Slug}) {
+			if got := similarSlugs(sims, postmortem.KindRewrite); !slices.Equal(got, []string{held.Slug}) {
 				t.Errorf("rewrites = %v (all: %+v), want [%s]", got, sims, held.Slug)
 			}
 		})
@@ -80,7 +64,7 @@ func TestFindSimilarSeedVariants(t *testing.T) {
 func TestFindSimilarUnrelated(t *testing.T) {
 	t.Parallel()
 	st, _ := newSeededStore(t)
-	sims, err := st.FindSimilar(t.Context(), store.SimilarQuery{Text: seedText(t, seed004), Language: "en",
+	sims, err := st.FindSimilar(t.Context(), store.SimilarQuery{Text: seedtest.Document(t, "004"), Language: "en",
 		Exclude: "gmail-2009-09-01-request-router-overload"})
 	if err != nil {
 		t.Fatal(err)
@@ -97,12 +81,12 @@ func TestFindSimilarUnrelated(t *testing.T) {
 func TestFindSimilarExcludesOwnGroup(t *testing.T) {
 	t.Parallel()
 	st, _ := newSeededStore(t)
-	q := store.SimilarQuery{Text: seedText(t, seed001), Language: "en"}
+	q := store.SimilarQuery{Text: seedtest.Document(t, "001"), Language: "en"}
 	sims, err := st.FindSimilar(t.Context(), q)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := similarSlugs(sims, store.KindRewrite)
+	got := similarSlugs(sims, postmortem.KindRewrite)
 	slices.Sort(got)
 	if want := []string{"facebook-2010-09-23-outage", "facebook-2010-09-23-outage-rewrite"}; !slices.Equal(got, want) {
 		t.Errorf("rewrites = %v, want %v", got, want)
@@ -119,9 +103,9 @@ func TestFindSimilarExcludesOwnGroup(t *testing.T) {
 func TestFindSimilarTranslations(t *testing.T) {
 	t.Parallel()
 	st, _ := newEmptyStore(t)
-	en := store.Postmortem{Title: "More Details on Today's Outage", Organization: "Facebook", IncidentDate: "2010-09-23", Body: seedText(t, seed000)}
-	gm := store.Postmortem{Title: "More on today's Gmail issue", Organization: "Google", IncidentDate: "2009-09-01", Body: seedText(t, seed004)}
-	archived := store.Postmortem{Title: "Old copy", Organization: "Facebook", IncidentDate: "2010-09-23", Body: seedText(t, seed001), ArchivedAt: "2024-01-01T00:00:00Z"}
+	en := store.Postmortem{Title: "More Details on Today's Outage", Summary: "More Details on Today's Outage", Organization: "Facebook", IncidentDate: "2010-09-23", Body: seedtest.Document(t, "000")}
+	gm := store.Postmortem{Title: "More on today's Gmail issue", Summary: "More on today's Gmail issue", Organization: "Google", IncidentDate: "2009-09-01", Body: seedtest.Document(t, "004")}
+	archived := store.Postmortem{Title: "Old copy", Summary: "Old copy", Organization: "Facebook", IncidentDate: "2010-09-23", Body: seedtest.Document(t, "001"), ArchivedAt: "2024-01-01T00:00:00Z"}
 	for _, p := range []*store.Postmortem{&en, &gm, &archived} {
 		if err := st.CreatePostmortem(t.Context(), p); err != nil {
 			t.Fatal(err)
@@ -132,14 +116,14 @@ func TestFindSimilarTranslations(t *testing.T) {
 		q    store.SimilarQuery
 		want []string
 	}{
-		{"Spanish text sharing numbers and names", store.SimilarQuery{Text: seedText(t, seed002), Language: "es"}, []string{en.Slug}},
+		{"Spanish text sharing numbers and names", store.SimilarQuery{Text: seedtest.Document(t, "002"), Language: "es"}, []string{en.Slug}},
 		{"German text with the same organization and date", store.SimilarQuery{Text: "Heute war Facebook für viele Nutzer nicht erreichbar.", Language: "de",
 			Organization: "facebook", IncidentDate: "2010-09-23"}, []string{en.Slug}},
 		{"same organization, other date", store.SimilarQuery{Text: "Heute war Facebook nicht erreichbar.", Language: "de",
 			Organization: "Facebook", IncidentDate: "2011-01-01"}, nil},
 		// Another incident of the organization tells of its products and
 		// numbers again; the dates tell the incidents apart.
-		{"same organization and facts, other date", store.SimilarQuery{Text: seedText(t, seed002), Language: "es",
+		{"same organization and facts, other date", store.SimilarQuery{Text: seedtest.Document(t, "002"), Language: "es",
 			Organization: "Facebook", IncidentDate: "2011-01-01"}, nil},
 	}
 	for _, tt := range tests {
@@ -148,7 +132,7 @@ func TestFindSimilarTranslations(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := similarSlugs(sims, store.KindTranslation); !slices.Equal(got, tt.want) {
+			if got := similarSlugs(sims, postmortem.KindTranslation); !slices.Equal(got, tt.want) {
 				t.Errorf("translations = %v (all: %+v), want %v", got, sims, tt.want)
 			}
 		})
@@ -160,7 +144,7 @@ func TestFindSimilarTranslations(t *testing.T) {
 func TestFingerprintsBackfilled(t *testing.T) {
 	t.Parallel()
 	st, path := newEmptyStore(t)
-	p := store.Postmortem{Title: "Facebook", Body: seedText(t, seed000)}
+	p := store.Postmortem{Title: "Facebook", Summary: "Facebook", Body: seedtest.Document(t, "000")}
 	if err := st.CreatePostmortem(t.Context(), &p); err != nil {
 		t.Fatal(err)
 	}
@@ -181,11 +165,11 @@ func TestFingerprintsBackfilled(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer again.Close()
-	sims, err := again.FindSimilar(t.Context(), store.SimilarQuery{Text: seedText(t, seed001), Language: "en"})
+	sims, err := again.FindSimilar(t.Context(), store.SimilarQuery{Text: seedtest.Document(t, "001"), Language: "en"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := similarSlugs(sims, store.KindRewrite); !slices.Equal(got, []string{p.Slug}) {
+	if got := similarSlugs(sims, postmortem.KindRewrite); !slices.Equal(got, []string{p.Slug}) {
 		t.Errorf("after backfill: rewrites = %v, want [%s]", got, p.Slug)
 	}
 
@@ -207,11 +191,11 @@ func TestFingerprintsBackfilled(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer third.Close()
-	sims, err = third.FindSimilar(t.Context(), store.SimilarQuery{Text: seedText(t, seed001), Language: "en"})
+	sims, err = third.FindSimilar(t.Context(), store.SimilarQuery{Text: seedtest.Document(t, "001"), Language: "en"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := similarSlugs(sims, store.KindRewrite); len(got) != 0 {
+	if got := similarSlugs(sims, postmortem.KindRewrite); len(got) != 0 {
 		t.Errorf("backfill ran again on the next start: rewrites = %v, want none", got)
 	}
 }
@@ -270,24 +254,24 @@ func TestRecordRejection(t *testing.T) {
 func TestFingerprintFollowsUpdates(t *testing.T) {
 	t.Parallel()
 	st, path := newEmptyStore(t)
-	p := store.Postmortem{Title: "Outage", Body: seedText(t, seed003)}
+	p := store.Postmortem{Title: "Outage", Summary: "Outage", Body: seedtest.Document(t, "003")}
 	if err := st.CreatePostmortem(t.Context(), &p); err != nil {
 		t.Fatal(err)
 	}
 	f := p.Fields()
-	f.Body = seedText(t, seed000)
+	f.Body = seedtest.Document(t, "000")
 	if _, err := st.UpdatePostmortem(t.Context(), p.Slug, p.Version, store.PostmortemUpdate{Fields: f, Author: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, tt := range []struct {
 		text string
 		want []string
-	}{{seedText(t, seed001), []string{p.Slug}}, {seedText(t, seed003), nil}} {
+	}{{seedtest.Document(t, "001"), []string{p.Slug}}, {seedtest.Document(t, "003"), nil}} {
 		sims, err := st.FindSimilar(t.Context(), store.SimilarQuery{Text: tt.text, Language: "en"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := similarSlugs(sims, store.KindRewrite); !slices.Equal(got, tt.want) {
+		if got := similarSlugs(sims, postmortem.KindRewrite); !slices.Equal(got, tt.want) {
 			t.Errorf("after the edit: rewrites = %v, want %v", got, tt.want)
 		}
 	}
@@ -326,7 +310,7 @@ func TestFingerprintFollowsUpdates(t *testing.T) {
 func TestCJKFactsReadAgain(t *testing.T) {
 	t.Parallel()
 	st, path := newEmptyStore(t)
-	ko := store.Postmortem{Title: "Gmail 장애", Language: "ko", Organization: "Google", IncidentDate: "2009-09-01",
+	ko := store.Postmortem{Title: "Gmail 장애", Summary: "Gmail 장애", Language: "ko", Organization: "Google", IncidentDate: "2009-09-01",
 		Body: "2009년 9월 1일 오후 12:30경 Gmail 요청 라우터가 과부하 상태가 되었고 IMAP/POP 접속은 계속 동작했습니다. Gmail은 99.9% 이상 가용합니다."}
 	if err := st.CreatePostmortem(t.Context(), &ko); err != nil {
 		t.Fatal(err)
@@ -355,7 +339,7 @@ func TestCJKFactsReadAgain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := similarSlugs(sims, store.KindTranslation); !slices.Equal(got, []string{ko.Slug}) {
+	if got := similarSlugs(sims, postmortem.KindTranslation); !slices.Equal(got, []string{ko.Slug}) {
 		t.Errorf("translations = %v (all %+v), want [%s]", got, sims, ko.Slug)
 	}
 }

@@ -13,6 +13,9 @@ import (
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
+
+	"hindsight/classify"
+	"hindsight/search"
 )
 
 var (
@@ -38,10 +41,15 @@ type Store struct {
 	// every transaction folds the variant groups it changed into them
 	// before committing (foldInsights).
 	countingInsights bool
-	synonyms         synonymsCache
-	facets           facetCache
-	derived          derivedCache
-	suggest          suggester
+	// gen is the data's generation and watch looks for other processes'
+	// writes (cache.go); the caches keep values derived from the data for
+	// one generation.
+	gen         atomic.Uint64
+	watch       versionWatch
+	derived     *Cache[any]
+	facets      *Cache[*search.Table]
+	synonyms    *Cache[*search.Synonyms]
+	classifiers *Cache[*classify.Classifier]
 
 	// writer admits one write transaction at a time. SQLite has one writer
 	// anyway; queueing here is first come, first served and bounded by the
@@ -87,36 +95,47 @@ func Open(ctx context.Context, path string, opts ...OpenOption) (*Store, error) 
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
 	s := &Store{db: db, Now: time.Now, writer: make(chan struct{}, 1)}
-	if err := s.migrate(ctx); err != nil {
+	s.derived = NewCache[any](s, derivedMax, nil)
+	s.facets = NewCache[*search.Table](s, 1, nil)
+	s.synonyms = NewCache[*search.Synonyms](s, 1, nil)
+	s.classifiers = NewCache[*classify.Classifier](s, 1, nil)
+	if err := s.open(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}
-	if err := s.openSearchIndex(ctx); err != nil {
-		db.Close()
-		return nil, err
-	}
-	if err := s.runOnce(ctx, "fingerprints", s.fingerprintMissing); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("backfill fingerprints: %w", err)
-	}
-	if err := s.runOnce(ctx, "cjk-facts", s.refingerprintCJK); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("read the facts of Korean, Chinese and Japanese texts again: %w", err)
-	}
-	if err := s.runOnce(ctx, "source-hashes", s.hashSourceTexts); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("hash imported texts: %w", err)
-	}
-	s.countingInsights = true
-	if err := s.foldPendingInsights(ctx); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("count insights: %w", err)
-	}
-	if err := s.derived.open(ctx, db); err != nil {
+	// The watch reserves the connection the steps above used: it holds a
+	// temporary database (which later steps may have opened) that would
+	// make a batch import's PRAGMA temp_store fail on it.
+	if err := s.openVersionWatch(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}
 	return s, nil
+}
+
+// open brings the database up to date: migrations, the search index, the
+// one-off jobs and the insight counts.
+func (s *Store) open(ctx context.Context) error {
+	if err := s.migrate(ctx); err != nil {
+		return err
+	}
+	if err := s.openSearchIndex(ctx); err != nil {
+		return err
+	}
+	if err := s.runOnce(ctx, "fingerprints", s.fingerprintMissing); err != nil {
+		return fmt.Errorf("backfill fingerprints: %w", err)
+	}
+	if err := s.runOnce(ctx, "cjk-facts", s.refingerprintCJK); err != nil {
+		return fmt.Errorf("read the facts of Korean, Chinese and Japanese texts again: %w", err)
+	}
+	if err := s.runOnce(ctx, "source-hashes", s.hashSourceTexts); err != nil {
+		return fmt.Errorf("hash imported texts: %w", err)
+	}
+	s.countingInsights = true
+	if err := s.foldPendingInsights(ctx); err != nil {
+		return fmt.Errorf("count insights: %w", err)
+	}
+	return nil
 }
 
 // dsn sets the pragmas on every pooled connection, not only the first one.
@@ -143,8 +162,8 @@ func dsn(path string, opts ...OpenOption) string {
 
 // Close closes the database.
 func (s *Store) Close() error {
-	s.derived.close()
-	return s.db.Close()
+	err := s.closeVersionWatch()
+	return errors.Join(err, s.db.Close())
 }
 
 // inTx runs fn in a transaction, committing only if fn returns nil. Before
@@ -187,6 +206,7 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *writeTx) error) error {
 		return err
 	}
 	s.lastCommit.Store(time.Now().UnixNano())
+	s.committed(ctx)
 	return nil
 }
 

@@ -6,16 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 
 	"hindsight/classify"
-)
-
-// Statuses of a suggested tag.
-const (
-	SuggestionPending   = "suggested"
-	SuggestionConfirmed = "confirmed"
-	SuggestionDismissed = "dismissed"
+	"hindsight/postmortem"
 )
 
 // SuggestedTag is a pattern the classifier found in an imported postmortem:
@@ -43,33 +36,22 @@ type ReviewItem struct {
 	Suggestions                             []SuggestedTag
 }
 
-// suggester compiles the classifier from the catalogue once, the first time
-// an import needs it (the seeds load the catalogue after Open).
-type suggester struct {
-	mu sync.Mutex
-	c  *classify.Classifier
-}
-
-func (s *Store) classifier(ctx context.Context) (*classify.Classifier, error) {
-	s.suggest.mu.Lock()
-	defer s.suggest.mu.Unlock()
-	if s.suggest.c != nil {
-		return s.suggest.c, nil
-	}
-	pats, err := s.PatternPhrases(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if len(pats) == 0 {
-		return nil, nil // no catalogue yet: nothing to suggest
-	}
-	in := make([]classify.Pattern, len(pats))
-	for i, p := range pats {
-		in[i] = classify.Pattern{Slug: p.Slug, Name: p.Name, Family: p.Family,
-			PhrasesEN: p.PhrasesEN, PhrasesES: p.PhrasesES, Weak: []string{p.WeakWords}}
-	}
-	s.suggest.c = classify.Compile(in)
-	return s.suggest.c, nil
+// Classifier returns the classifier compiled from the catalogue's phrases
+// for the current data (cache.go), or nil while there is no catalogue (the
+// seeds load it after Open).
+func (s *Store) Classifier(ctx context.Context) (*classify.Classifier, error) {
+	return s.classifiers.Get(ctx, "", func() (*classify.Classifier, error) {
+		pats, err := s.PatternPhrases(ctx)
+		if err != nil || len(pats) == 0 {
+			return nil, err
+		}
+		in := make([]classify.Pattern, len(pats))
+		for i, p := range pats {
+			in[i] = classify.Pattern{Slug: p.Slug, Name: p.Name, Family: p.Family,
+				PhrasesEN: p.PhrasesEN, PhrasesES: p.PhrasesES, Weak: []string{p.WeakWords}}
+		}
+		return classify.Compile(in), nil
+	})
 }
 
 // suggestTags fills p.Suggested with the classifier's confident suggestions
@@ -101,7 +83,7 @@ func (s *Store) insertSuggestedTags(ctx context.Context, tx *writeTx, p *Postmor
 		// An export's suggestions keep what became of them.
 		t.PostmortemID = p.ID
 		if t.Status == "" {
-			t.Status = SuggestionPending
+			t.Status = postmortem.SuggestionPending
 		}
 		if t.SuggestedAt == "" {
 			t.SuggestedAt = now
@@ -134,7 +116,11 @@ func scanSuggestedTag(row scanner) (SuggestedTag, error) {
 // ListSuggestedTags returns the unreviewed suggestions of a postmortem, most
 // confident first.
 func (s *Store) ListSuggestedTags(ctx context.Context, postmortemID int64) ([]SuggestedTag, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+suggestedColumns+`
+	return listSuggestedTags(ctx, s.db, postmortemID)
+}
+
+func listSuggestedTags(ctx context.Context, q querier, postmortemID int64) ([]SuggestedTag, error) {
+	rows, err := q.QueryContext(ctx, `SELECT `+suggestedColumns+`
 		FROM suggested_tags st JOIN patterns pa ON pa.slug = st.pattern_slug
 		WHERE st.postmortem_id = ? AND st.status = 'suggested'
 		ORDER BY st.confidence DESC, pa.position`, postmortemID)
@@ -291,11 +277,11 @@ func (s *Store) ConfirmSuggestedTag(ctx context.Context, slug, pattern, by strin
 		if err != nil {
 			return err
 		}
-		if err := markReviewed(ctx, tx, t, SuggestionConfirmed, by, s.now()); err != nil {
+		if err := markReviewed(ctx, tx, t, postmortem.SuggestionConfirmed, by, s.now()); err != nil {
 			return err
 		}
 		tx.audit(auditNote{kind: "tags.confirm", postmortem: slug, signer: by,
-			what: fmt.Sprintf("confirmed the suggested pattern %s (%s) for “%s”", t.PatternSlug, RoleLabel(t.Role), cur.Title)})
+			what: fmt.Sprintf("confirmed the suggested pattern %s (%s) for “%s”", t.PatternSlug, postmortem.RoleLabel(t.Role), cur.Title)})
 		f := cur.Fields()
 		for _, have := range f.Tags {
 			if have.PatternSlug == t.PatternSlug && have.Role == t.Role {
@@ -304,7 +290,7 @@ func (s *Store) ConfirmSuggestedTag(ctx context.Context, slug, pattern, by strin
 		}
 		f.Tags = append(f.Tags, Tag{PatternSlug: t.PatternSlug, Role: t.Role, Evidence: t.Evidence})
 		_, err = s.savePostmortem(ctx, tx, cur, f, revisionMeta{Action: ActionEdit, Author: by,
-			Note: fmt.Sprintf("Confirmed the classifier's suggestion: %s (%s)", t.PatternName, RoleLabel(t.Role))})
+			Note: fmt.Sprintf("Confirmed the classifier's suggestion: %s (%s)", t.PatternName, postmortem.RoleLabel(t.Role))})
 		return err
 	})
 	if err != nil {
@@ -332,11 +318,11 @@ func (s *Store) DismissSuggestedTag(ctx context.Context, slug, pattern, by strin
 			return err
 		}
 		now := s.now()
-		if err := markReviewed(ctx, tx, t, SuggestionDismissed, by, now); err != nil {
+		if err := markReviewed(ctx, tx, t, postmortem.SuggestionDismissed, by, now); err != nil {
 			return err
 		}
 		tx.audit(auditNote{kind: "tags.dismiss", postmortem: slug, signer: by,
-			what: fmt.Sprintf("dismissed the suggested pattern %s (%s) for “%s”", t.PatternSlug, RoleLabel(t.Role), title)})
+			what: fmt.Sprintf("dismissed the suggested pattern %s (%s) for “%s”", t.PatternSlug, postmortem.RoleLabel(t.Role), title)})
 		_, err = tx.ExecContext(ctx, `INSERT INTO rejected_suggestions (postmortem_id, title, pattern_slug, phrases, score, rejected_at)
 			VALUES (?, ?, ?, ?, ?, ?)`, id, title, t.PatternSlug, strings.Join(t.Phrases, "\n"), t.Confidence, now)
 		return err

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"hindsight/postmortem"
 	"hindsight/search"
 	"hindsight/store"
 )
@@ -53,14 +54,14 @@ func TestImportStoresSuggestedTags(t *testing.T) {
 		t.Fatalf("suggested = %v, want certificate-expiry", suggestedSlugs(got.Suggested))
 	}
 	for _, s := range got.Suggested {
-		if s.Status != store.SuggestionPending || s.Confidence <= 0 || s.Confidence > 1 || s.Reason == "" || s.Evidence == "" || s.PatternName == "" {
+		if s.Status != postmortem.SuggestionPending || s.Confidence <= 0 || s.Confidence > 1 || s.Reason == "" || s.Evidence == "" || s.PatternName == "" {
 			t.Errorf("suggestion %+v: want pending, a confidence in (0, 1], a reason, evidence and a name", s)
 		}
 	}
 
 	// Postmortems that come tagged keep their authors' tags alone.
 	tagged := certOutage("Tagged certificate outage")
-	tagged.Tags = []store.Tag{{PatternSlug: "certificate-expiry", Role: store.RoleTrigger}}
+	tagged.Tags = []store.Tag{{PatternSlug: "certificate-expiry", Role: postmortem.RoleTrigger}}
 	if err := st.ImportPostmortem(ctx, tagged); err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +100,7 @@ func TestImportStoresSuggestedTags(t *testing.T) {
 	}
 	// Pattern counts and lists stay the confirmed tags'.
 	confirmed, counts, err := st.PatternPostmortems(ctx, "certificate-expiry", 10)
-	if err != nil || len(confirmed) != 1 || counts[store.RoleTrigger] != 1 {
+	if err != nil || len(confirmed) != 1 || counts[postmortem.RoleTrigger] != 1 {
 		t.Errorf("PatternPostmortems = %v, %v, %v; want only the tagged import", confirmed, counts, err)
 	}
 

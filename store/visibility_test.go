@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"hindsight/postmortem"
 	"hindsight/search"
 	"hindsight/store"
 )
@@ -93,7 +94,7 @@ func TestVariantOfRestrictedIsUnknown(t *testing.T) {
 	for _, of := range []string{secret.Slug, "no-such-postmortem"} {
 		t.Run(of, func(t *testing.T) {
 			p := newDraft("Translation of " + of)
-			p.VariantOf, p.VariantKind = of, store.KindRewrite
+			p.VariantOf, p.VariantKind = of, postmortem.KindRewrite
 			if err := st.CreatePostmortem(outsider, &p); !errors.Is(err, store.ErrNotFound) {
 				t.Errorf("CreatePostmortem: %v, want ErrNotFound", err)
 			}
@@ -103,7 +104,7 @@ func TestVariantOfRestrictedIsUnknown(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err := st.UpdatePostmortem(outsider, alone.Slug, alone.Version, store.PostmortemUpdate{
-				Fields: alone.Fields(), VariantOf: of, VariantKind: store.KindRewrite, Author: "Ada", Note: "join"})
+				Fields: alone.Fields(), VariantOf: of, VariantKind: postmortem.KindRewrite, Author: "Ada", Note: "join"})
 			if !errors.Is(err, store.ErrNotFound) {
 				t.Errorf("UpdatePostmortem: %v, want ErrNotFound", err)
 			}
@@ -175,7 +176,7 @@ func TestGroupShownThroughVisibleMember(t *testing.T) {
 		t.Fatal(err)
 	}
 	open := newDraft("Vault key leak, public summary")
-	open.Language, open.VariantOf, open.VariantKind = "de", secret.Slug, store.KindTranslation
+	open.Language, open.VariantOf, open.VariantKind = "de", secret.Slug, postmortem.KindTranslation
 	if err := st.CreatePostmortem(member, &open); err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 
@@ -133,10 +134,10 @@ func (g *Generator) incident(i int) incident {
 			continue
 		}
 		seen[p] = true
-		role := store.RoleTrigger
+		role := postmortem.RoleTrigger
 		if len(in.tags) > 0 {
-			role = pick(r, []string{store.RoleAmplifier, store.RoleAmplifier, store.RoleContributing, store.RoleContributing,
-				store.RoleMissingDefence, store.RoleMitigation})
+			role = pick(r, []string{postmortem.RoleAmplifier, postmortem.RoleAmplifier, postmortem.RoleContributing, postmortem.RoleContributing,
+				postmortem.RoleMissingDefence, postmortem.RoleMitigation})
 		}
 		in.tags = append(in.tags, store.Tag{PatternSlug: p, Role: role})
 	}
@@ -165,15 +166,15 @@ func (g *Generator) Doc(i int) Doc {
 	if d > 0 {
 		// The first version after an original is usually a translation,
 		// the second the other kind.
-		first := store.KindTranslation
+		first := postmortem.KindTranslation
 		if rand.New(rand.NewPCG(g.seed^0x6b696e64, uint64(o))).Float64() < 0.35 {
-			first = store.KindRewrite
+			first = postmortem.KindRewrite
 		}
 		kind = first
 		if d == 2 {
-			kind = map[string]string{store.KindTranslation: store.KindRewrite, store.KindRewrite: store.KindTranslation}[first]
+			kind = map[string]string{postmortem.KindTranslation: postmortem.KindRewrite, postmortem.KindRewrite: postmortem.KindTranslation}[first]
 		}
-		if kind == store.KindTranslation {
+		if kind == postmortem.KindTranslation {
 			lang = map[string]string{"en": "es", "es": "en"}[in.lang]
 		}
 	}
@@ -188,7 +189,7 @@ func (g *Generator) Doc(i int) Doc {
 	for _, t := range in.tags {
 		doc.Patterns = append(doc.Patterns, t.PatternSlug)
 	}
-	doc.Title = w.title(kind == store.KindRewrite)
+	doc.Title = w.title(kind == postmortem.KindRewrite)
 	doc.Slug = store.Slugify(doc.Title)
 	if d > 0 {
 		// The original's title comes first from its writer's random stream.

@@ -6,6 +6,7 @@ import (
 
 	"hindsight/bench/corpus"
 	"hindsight/ingest"
+	"hindsight/postmortem"
 	"hindsight/seeds"
 	"hindsight/store"
 )
@@ -64,7 +65,7 @@ func TestShape(t *testing.T) {
 			t.Fatalf("doc %d: patterns %v, want %v", i, d.Meta.Patterns, doc.Patterns)
 		}
 		for _, p := range d.Meta.Patterns {
-			if !known[p.Slug] || !store.ValidRole(p.Role) {
+			if !known[p.Slug] || !postmortem.ValidRole(p.Role) {
 				t.Fatalf("doc %d: pattern %s:%s not in the catalogue", i, p.Slug, p.Role)
 			}
 			patterns[p.Slug] = true
@@ -77,7 +78,7 @@ func TestShape(t *testing.T) {
 			if d.Meta.VariantOf != doc.VariantOf {
 				t.Fatalf("doc %d: variant_of reads back as %q", i, d.Meta.VariantOf)
 			}
-			if doc.VariantKind == store.KindTranslation {
+			if doc.VariantKind == postmortem.KindTranslation {
 				translations++
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 
@@ -204,7 +205,7 @@ func (w *writer) body() string {
 	steps := 1 + w.r.IntN(3)
 	var causes, lessons []string
 	for _, t := range w.in.tags {
-		if t.Role == store.RoleMissingDefence {
+		if t.Role == postmortem.RoleMissingDefence {
 			lessons = append(lessons, w.fill(w.choose(lessonText), t.PatternSlug))
 			continue
 		}

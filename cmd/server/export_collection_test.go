@@ -2,9 +2,10 @@ package main
 
 import (
 	"bytes"
-	"context"
+	"cmp"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"hindsight/postmortem"
 	"hindsight/seeds"
 	"hindsight/store"
 )
@@ -184,9 +186,9 @@ func genCollection(t *testing.T, st *store.Store, n int) []string {
 		}
 		if i%7 == 3 {
 			p.VariantOf = mains[i-1]
-			p.VariantKind = store.KindRewrite
+			p.VariantKind = postmortem.KindRewrite
 			if i%2 == 1 {
-				p.Language, p.VariantKind = "es", store.KindTranslation
+				p.Language, p.VariantKind = "es", postmortem.KindTranslation
 				p.Title = fmt.Sprintf("Incidente %03d: la caché cayó", i)
 			}
 		}
@@ -252,12 +254,13 @@ func liveSlugs(t *testing.T, st *store.Store) []string {
 // field that differs), the seeds once, restricted postmortems included.
 // Importing the folder again changes nothing.
 func TestExportImportReproducesTheCollection(t *testing.T) {
+	t.Parallel()
 	n := 300
 	if testing.Short() {
 		n = 60
 	}
 	env := func(string) string { return "" }
-	ctx := context.Background()
+	ctx := t.Context()
 	dbA := filepath.Join(t.TempDir(), "a.db")
 	if err := run(ctx, []string{"-db", dbA, "token", "list"}, env, io.Discard, io.Discard); err != nil {
 		t.Fatal(err) // creates and seeds the database, as a first start does
@@ -337,4 +340,47 @@ func tail(s string) string {
 		}
 	}
 	return strings.Join(append(failed[:min(len(failed), 10)], lines[len(lines)-1]), "\n")
+}
+
+// The evaluation corpus's real write-ups, imported, exported and imported
+// into a new database, come back with every field equal.
+func TestExportImportCorpus(t *testing.T) {
+	t.Parallel()
+	corpus := cmp.Or(os.Getenv("HINDSIGHT_CORPUS"), filepath.Join("..", "..", "..", "shared", "corpus"))
+	if !fileExists(filepath.Join(corpus, "azure-20190130-1.txt")) {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("the evaluation corpus %s is missing", corpus)
+		}
+		t.Skipf("the evaluation corpus %s is absent (set HINDSIGHT_CORPUS)", corpus)
+	}
+	env := func(string) string { return "" }
+	dbA, dbB := filepath.Join(t.TempDir(), "a.db"), filepath.Join(t.TempDir(), "b.db")
+	out := filepath.Join(t.TempDir(), "export")
+	var log bytes.Buffer
+	for _, args := range [][]string{{"-db", dbA, "import", corpus}, {"-db", dbA, "export", out}, {"-db", dbB, "import", out}} {
+		log.Reset()
+		if err := run(t.Context(), args, env, &log, io.Discard); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, tail(log.String()))
+		}
+	}
+	a, err := store.Open(t.Context(), dbA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := store.Open(t.Context(), dbB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	want, got := liveSlugs(t, a), liveSlugs(t, b)
+	if len(want) < 80 || !slices.Equal(got, want) {
+		t.Fatalf("the copy holds %d postmortems, the source %d; missing %v, extra %v", len(got), len(want), missing(want, got), missing(got, want))
+	}
+	for _, slug := range want {
+		for _, d := range diffFields("", reflect.ValueOf(readExported(t, a, slug)), reflect.ValueOf(readExported(t, b, slug))) {
+			t.Errorf("%s: %.500s", slug, d)
+		}
+	}
+	t.Logf("%d postmortems of the corpus (and the seeds) exported and imported again, every field equal", len(want))
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"hindsight/store"
 )
@@ -94,6 +95,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 // server export writes into a new or empty folder only, and names a file
 // too large for import to read back, failing.
 func TestExportLimits(t *testing.T) {
+	t.Parallel()
 	env := func(string) string { return "" }
 	db := filepath.Join(t.TempDir(), "a.db")
 	full := writeFiles(t, map[string]string{"old.md": "an earlier export"})
@@ -106,9 +108,14 @@ func TestExportLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	para := strings.Repeat("The retry storm overloaded the database after the deploy. ", 15) + "\n\n"
-	big := strings.Repeat(para, 800<<10/len(para))
-	p := store.Postmortem{Title: "Huge", Summary: "Huge.", Body: big, Impact: big, Trigger: big}
+	// Within every limit of a postmortem's fields (a write-up under 1 MB,
+	// sections under 100,000 characters), past import's 2 MB: text of
+	// three bytes a character.
+	para := strings.Repeat("部署后重试风暴压垮了数据库。", 15) + "\n\n"
+	text := func(runes int) string { return strings.Repeat(para, runes/utf8.RuneCountInString(para)) }
+	section := text(99_000)
+	p := store.Postmortem{Title: "Huge", Summary: "Huge.", Body: text(330_000),
+		Impact: section, Trigger: section, Contributing: section, Detection: section}
 	if err := st.CreatePostmortem(t.Context(), &p); err != nil {
 		t.Fatal(err)
 	}

@@ -60,22 +60,7 @@ func TestSlowBodiesDoNotTakeSlots(t *testing.T) {
 		fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: %s\r\nContent-Length: 100000\r\n\r\n", tg.path, addr, tg.contentType)
 		conns = append(conns, c)
 	}
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		tick := time.NewTicker(200 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-				for _, c := range conns {
-					c.Write([]byte("x"))
-				}
-			}
-		}
-	}()
+	trickle(t, conns, 200*time.Millisecond, "x")
 	time.Sleep(500 * time.Millisecond) // every slow body has started
 
 	type call struct {
@@ -163,4 +148,25 @@ func TestSlowBodiesDoNotTakeSlots(t *testing.T) {
 	if t.Failed() {
 		t.Logf("server log:\n%s", logs)
 	}
+}
+
+// trickle writes data to every connection of conns every interval until
+// the test ends: a slow client that keeps its connection alive.
+func trickle(t *testing.T, conns []net.Conn, interval time.Duration, data string) {
+	done := make(chan struct{})
+	t.Cleanup(func() { close(done) })
+	go func() {
+		tick := time.NewTicker(interval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				for _, c := range conns {
+					c.Write([]byte(data))
+				}
+			}
+		}
+	}()
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/base64"
 	"io"
 	"log/slog"
@@ -20,6 +19,8 @@ import (
 	"golang.org/x/net/html/atom"
 
 	"hindsight/handlers"
+	"hindsight/internal/corpustest"
+	"hindsight/postmortem"
 	"hindsight/seeds"
 	"hindsight/store"
 )
@@ -132,7 +133,7 @@ func TestImportPathsAgree(t *testing.T) {
 		exportedDoc(t),
 	}
 	// A real document too, when the evaluation corpus is beside the checkout.
-	corpus := cmp.Or(os.Getenv("HINDSIGHT_CORPUS"), filepath.Join("..", "..", "..", "shared", "corpus"))
+	corpus := corpustest.Path()
 	if real := filepath.Join(corpus, "azure-20190130-1.txt"); fileExists(real) {
 		docs = append(docs, real, filepath.Join(corpus, "google-compute-16004.txt"))
 	} else if os.Getenv("CI") == "true" {
@@ -163,7 +164,7 @@ func TestImportPathsAgree(t *testing.T) {
 				t.Errorf("no title, summary or root cause: %+v", cli)
 			}
 			// The export's own fields came through, the same way.
-			if name == "exported.md" && (len(cli.Ticks) != 1 || len(cli.Suggested) != 1 || cli.Suggested[0].Status != store.SuggestionDismissed ||
+			if name == "exported.md" && (len(cli.Ticks) != 1 || len(cli.Suggested) != 1 || cli.Suggested[0].Status != postmortem.SuggestionDismissed ||
 				len(cli.ActionItems) != 1 || !strings.Contains(cli.ActionItems[0], "ana") || cli.Fields.StartedAt == "" ||
 				cli.Fields.Services == "" || cli.Slug != "checkout-outage-retries" || len(cli.Comments) != 1) {
 				t.Errorf("the export's fields are not all there: %+v", cli)

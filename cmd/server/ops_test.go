@@ -144,22 +144,7 @@ func TestSlowClientsDoNotBlockOthers(t *testing.T) {
 	}
 	// The slowloris connections trickle a header line now and then, as the
 	// attack does to look alive.
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		tick := time.NewTicker(300 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-				for _, c := range slowloris {
-					c.Write([]byte("X-Trickle: 1\r\n"))
-				}
-			}
-		}
-	}()
+	trickle(t, slowloris, 300*time.Millisecond, "X-Trickle: 1\r\n")
 
 	// Meanwhile, ordinary clients, each from its own address: every
 	// request answered.
@@ -300,7 +285,7 @@ func TestBackupWhileServingAndRestore(t *testing.T) {
 				return
 			default:
 			}
-			p := store.Postmortem{Title: probeTitle(i), Organization: "Backup Test", Body: strings.Repeat("A line of the write-up. ", 200)}
+			p := store.Postmortem{Title: probeTitle(i), Summary: probeTitle(i), Organization: "Backup Test", Body: strings.Repeat("A line of the write-up. ", 200)}
 			if err := st.CreatePostmortem(t.Context(), &p); err != nil {
 				writerDone <- err
 				return
