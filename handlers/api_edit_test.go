@@ -184,6 +184,23 @@ func TestAPIUpdatePostmortem(t *testing.T) {
 	if p, _ := st.GetPostmortem(t.Context(), gmail); p.Version != v0+1 {
 		t.Errorf("version %d after refused saves, want %d", p.Version, v0+1)
 	}
+
+	// Without an author, the name this browser remembers signs it (-auth
+	// none), as the form's field would be filled in with it.
+	byCookie := record(t, h, person{}, gmail)
+	byCookie["summary"] = "Saved by whoever the cookie names."
+	rec = sendJSON(t, h, person{}, "PUT", path, mustJSON(t, byCookie), "Cookie", "hindsight_author=Carla")
+	if rec.Code != 200 {
+		t.Fatalf("PUT with the cookie: %d\n%.800s", rec.Code, rec.Body)
+	}
+	revs, _ = st.ListRevisions(t.Context(), p.ID)
+	signed := false
+	for _, r := range revs {
+		signed = signed || (r.Version == v0+2 && r.Author == "Carla")
+	}
+	if !signed {
+		t.Errorf("revisions %+v: version %d is not signed by the remembered name", revs, v0+2)
+	}
 }
 
 // TestAPIWritesFollowRolesAndSigning: PUT and the action-item endpoints

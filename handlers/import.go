@@ -116,59 +116,18 @@ func importNote(filename string) string {
 // Invalid fields show the review again with 422; nothing is written unless
 // everything is.
 func (h *Handler) saveImport(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, maxImportRequest)
-	if err := parseUploadForm(r); err != nil {
-		h.importFailed(w, r, "", err)
+	in, ok := h.readImportReview(w, r)
+	if !ok {
 		return
 	}
-	src, err := base64.StdEncoding.DecodeString(r.PostFormValue("source"))
-	if err != nil {
-		h.importFailed(w, r, "", errDamagedForm)
+	// A step named the way the review's buttons once did (action=rows or
+	// suggest; accept, reject or link_variant), as scripts may still post
+	// it. The review never had a preview: action=preview saves, as it did.
+	if step := h.formStep(r); step != nil && r.PostForm.Get("action") != "preview" {
+		step(w, r)
 		return
 	}
-	name := r.PostFormValue("filename")
-	// The source is cleaned again for what the form does not carry: the
-	// reader comments and the action items. A source that no longer cleans
-	// was tampered with.
-	d, p, err := importer.Read(src, name)
-	if err != nil {
-		h.importFailed(w, r, "", err)
-		return
-	}
-	im, err := NewImporter(r.Context(), h.store, h.now())
-	if err != nil {
-		h.error(w, r, err)
-		return
-	}
-	f, x, err := im.validate(r.Context(), r.PostForm, &p)
-	if err != nil {
-		h.error(w, r, err)
-		return
-	}
-	p.RestrictedTo = h.restrictionOf(r, &f)
-	rememberAuthor(w, r, f.Author)
-	if f.Action == "rows" {
-		// "More rows" of the timeline, without JavaScript: the review
-		// again with five more empty rows; nothing is checked or saved.
-		f.BlankRows = max(f.BlankRows, blankTimelineRows) + 5
-		f.Errors = formErrors{}
-		page, err := h.reviewPage(r, f, x, d, string(src), name, false)
-		if err != nil {
-			h.error(w, r, err)
-			return
-		}
-		h.render(w, r, http.StatusOK, "import-review", page)
-		return
-	}
-	if suggesting(r) {
-		page, err := h.reviewPage(r, f, x, d, string(src), name, true)
-		if err != nil {
-			h.error(w, r, err)
-			return
-		}
-		h.render(w, r, http.StatusOK, "import-review", page)
-		return
-	}
+	f, p := in.form, in.p
 	if len(f.Errors) == 0 {
 		err := h.store.ImportPostmortem(r.Context(), &p)
 		var fields store.FieldErrors
@@ -188,7 +147,7 @@ func (h *Handler) saveImport(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	page, err := h.reviewPage(r, f, x, d, string(src), name, false)
+	page, err := h.reviewPage(r, f, in.extras, in.draft, in.source, in.filename, false)
 	if err != nil {
 		h.error(w, r, err)
 		return
@@ -197,20 +156,66 @@ func (h *Handler) saveImport(w http.ResponseWriter, r *http.Request) {
 	h.render(w, r, http.StatusUnprocessableEntity, "import-review", page)
 }
 
+// importReview is a submitted import review: the form as typed, the
+// fields only imports have, the draft cleaned again from the verbatim
+// source it carries, and the postmortem it would save.
+type importReview struct {
+	form             postmortemForm
+	extras           importExtras
+	draft            ingest.Draft
+	source, filename string
+	p                store.Postmortem
+}
+
+// readImportReview reads a submitted import review. When it cannot, it
+// has answered (the upload form with why, or an error) and reports false.
+func (h *Handler) readImportReview(w http.ResponseWriter, r *http.Request) (importReview, bool) {
+	r.Body = http.MaxBytesReader(w, r.Body, maxImportRequest)
+	if err := parseUploadForm(r); err != nil {
+		h.importFailed(w, r, "", err)
+		return importReview{}, false
+	}
+	src, err := base64.StdEncoding.DecodeString(r.PostFormValue("source"))
+	if err != nil {
+		h.importFailed(w, r, "", errDamagedForm)
+		return importReview{}, false
+	}
+	in := importReview{source: string(src), filename: r.PostFormValue("filename")}
+	// The source is cleaned again for what the form does not carry: the
+	// reader comments and the action items. A source that no longer cleans
+	// was tampered with.
+	in.draft, in.p, err = importer.Read(src, in.filename)
+	if err != nil {
+		h.importFailed(w, r, "", err)
+		return importReview{}, false
+	}
+	im, err := NewImporter(r.Context(), h.store, h.now())
+	if err != nil {
+		h.error(w, r, err)
+		return importReview{}, false
+	}
+	in.form, in.extras, err = im.validate(r.Context(), r.PostForm, &in.p)
+	if err != nil {
+		h.error(w, r, err)
+		return importReview{}, false
+	}
+	in.p.RestrictedTo = h.restrictionOf(r, &in.form)
+	rememberAuthor(w, r, in.form.Author)
+	return in, true
+}
+
 // reviewPage assembles the review of a draft; suggest fills the "Suggest
-// patterns" panel, acting on the writer's accept, reject or link.
+// patterns" panel.
 func (h *Handler) reviewPage(r *http.Request, f postmortemForm, x importExtras, d ingest.Draft, source, name string, suggest bool) (importReviewPage, error) {
 	imported := importer.Postmortem(d, "")
 	form, err := h.postmortemFormPage(r, f, "Review the import")
 	if err != nil {
 		return importReviewPage{}, err
 	}
-	form.FormAction, form.JobURL = "/import/save", ""
+	form.FormAction, form.JobURL = "/import/save", "/import"
 	form.Path = "/import"
 	if suggest {
-		acceptInForm(&form, r.PostForm.Get("accept"))
-		linkInForm(&form, r.PostForm.Get("link_variant"))
-		if err := h.suggestInForm(r, &form, r.PostForm.Get("reject")); err != nil {
+		if err := h.suggestInForm(r, &form, ""); err != nil {
 			return importReviewPage{}, err
 		}
 	}

@@ -23,8 +23,7 @@ type postmortemFormPage struct {
 	Form       postmortemForm
 	FormAction string // where the save buttons post
 	// JobURL is where the steps that save nothing post (JobURL+"/preview",
-	// "/rows", "/suggest", "/accept", "/reject", "/link-variant"); empty
-	// in the import review, whose buttons post to FormAction.
+	// "/rows", "/suggest", "/accept", "/reject", "/link-variant").
 	JobURL  string
 	Editing bool
 	// Postmortem is the current saved state, when editing.

@@ -2,20 +2,34 @@ package handlers
 
 import (
 	"net/http"
+	"strings"
 )
 
 // The steps of the postmortem form that save nothing: Preview, More rows
 // of the timeline, Suggest patterns and, in its panel, Accept, Reject and
 // Link as a variant. Each is a submit button of the form posting to its own
-// route (its formaction, under the form's jobURL), and each answers with
+// route (its formaction, under the form's JobURL), and each answers with
 // the form again (200), every value as typed. The save buttons post to the
-// form's own URL (createPostmortem, updatePostmortem).
+// form's own URL (createPostmortem, updatePostmortem, saveImport). The
+// import review has all these steps but Preview.
 
 // submittedForm reads a submitted postmortem form into the page it is
-// shown on again: the edit form of the postmortem at {slug} when the route
-// names one, else the create form. When it cannot, it has answered and
-// reports false.
+// shown on again: the review of an import (/import/…), the edit form of
+// the postmortem at {slug} when the route names one, else the create form.
+// When it cannot, it has answered and reports false.
 func (h *Handler) submittedForm(w http.ResponseWriter, r *http.Request) (postmortemFormPage, bool) {
+	if strings.HasPrefix(r.URL.Path, "/import/") {
+		in, ok := h.readImportReview(w, r)
+		if !ok {
+			return postmortemFormPage{}, false
+		}
+		page, err := h.reviewPage(r, in.form, in.extras, in.draft, in.source, in.filename, false)
+		if err != nil {
+			h.error(w, r, err)
+			return postmortemFormPage{}, false
+		}
+		return page.postmortemFormPage, true
+	}
 	if slug := r.PathValue("slug"); slug != "" {
 		cur, err := h.store.GetPostmortem(r.Context(), slug)
 		if err != nil {
@@ -48,6 +62,16 @@ func (h *Handler) submittedForm(w http.ResponseWriter, r *http.Request) (postmor
 		return postmortemFormPage{}, false
 	}
 	return page, true
+}
+
+// renderForm shows the form of a step (200): the postmortem form, or the
+// import review.
+func (h *Handler) renderForm(w http.ResponseWriter, r *http.Request, page postmortemFormPage) {
+	if page.Import != nil {
+		h.render(w, r, http.StatusOK, "import-review", importReviewPage{page})
+		return
+	}
+	h.render(w, r, http.StatusOK, "postmortem-form", page)
 }
 
 // formStep is the step a submission to the form's own URL names the way
@@ -86,7 +110,7 @@ func (h *Handler) previewPostmortem(w http.ResponseWriter, r *http.Request) {
 	page.Preview = &preview
 	page.Title = "Preview: " + page.Title
 	page.Form.Errors = formErrors{}
-	h.render(w, r, http.StatusOK, "postmortem-form", page)
+	h.renderForm(w, r, page)
 }
 
 // moreTimelineRows is "More rows" of the timeline without JavaScript: the
@@ -98,7 +122,7 @@ func (h *Handler) moreTimelineRows(w http.ResponseWriter, r *http.Request) {
 	}
 	page.Form.BlankRows = max(page.Form.BlankRows, blankTimelineRows) + 5
 	page.Form.Errors = formErrors{}
-	h.render(w, r, http.StatusOK, "postmortem-form", page)
+	h.renderForm(w, r, page)
 }
 
 // suggestPatterns is "Suggest patterns": the form with the panel of the
@@ -112,7 +136,7 @@ func (h *Handler) suggestPatterns(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	h.render(w, r, http.StatusOK, "postmortem-form", page)
+	h.renderForm(w, r, page)
 }
 
 // acceptSuggestion ticks the suggested pattern in its role (accept is
@@ -127,7 +151,7 @@ func (h *Handler) acceptSuggestion(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	h.render(w, r, http.StatusOK, "postmortem-form", page)
+	h.renderForm(w, r, page)
 }
 
 // rejectSuggestion records the rejection of the suggested pattern reject,
@@ -141,7 +165,7 @@ func (h *Handler) rejectSuggestion(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	h.render(w, r, http.StatusOK, "postmortem-form", page)
+	h.renderForm(w, r, page)
 }
 
 // linkVariant makes the form a variant of the postmortem the panel found
@@ -157,5 +181,5 @@ func (h *Handler) linkVariant(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	h.render(w, r, http.StatusOK, "postmortem-form", page)
+	h.renderForm(w, r, page)
 }

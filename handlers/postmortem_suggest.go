@@ -45,13 +45,6 @@ type similarView struct {
 	Linked  bool
 }
 
-// suggesting reports whether a submission of the import review asks for
-// suggestions, or acts on one, rather than a save.
-func suggesting(r *http.Request) bool {
-	v := r.PostForm
-	return v.Get("action") == "suggest" || v.Get("accept") != "" || v.Get("reject") != "" || v.Get("link_variant") != ""
-}
-
 // acceptInForm ticks the suggested pattern accept ("pattern:role").
 func acceptInForm(page *postmortemFormPage, accept string) {
 	slug, role, _ := strings.Cut(accept, ":")

@@ -68,6 +68,11 @@ func (h *Handler) routes() http.Handler {
 		r.Get("/import", h.showImportForm)
 		r.Post("/import", h.reviewImport)
 		r.Post("/import/save", h.saveImport)
+		r.Post("/import/rows", h.moreTimelineRows)
+		r.Post("/import/suggest", h.suggestPatterns)
+		r.Post("/import/accept", h.acceptSuggestion)
+		r.Post("/import/reject", h.rejectSuggestion)
+		r.Post("/import/link-variant", h.linkVariant)
 		// The postmortem form: its save buttons post to the form's URL,
 		// its steps that save nothing each to their own (postmortem_steps.go).
 		r.Get("/postmortems/new", h.newPostmortem)

@@ -2,7 +2,11 @@
 // normalises text the same way on both sides of the index: lower case, accents
 // folded, split into words, stemmed in the text's language (every language
 // the Snowball stemmers know; folding and stemming are textnorm's), Chinese,
-// Japanese and Korean cut into bigrams.
+// Japanese and Korean cut into bigrams. It is also the search engine that
+// runs a query over the postmortems' metadata in memory (Table: filters,
+// one hit per variant group, facets, ranking and pages) and cuts the
+// results' snippets; the store loads the table and runs the full-text
+// match. Nothing here reads a database.
 package search
 
 import (

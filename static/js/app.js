@@ -72,12 +72,10 @@
       e.preventDefault();
       // The form as the browser would send it, button included, encoded
       // as a plain submission is (the import review is multipart), to where the button posts: its own
-      // formaction (each step of the postmortem form has its route), else
-      // the form's action attribute (in the import review the form.action
-      // property is shadowed by the buttons named "action").
+      // formaction (each step of the postmortem form has its route).
       var data = new FormData(pmForm, b);
       var body = pmForm.enctype === "multipart/form-data" ? data : new URLSearchParams(data);
-      var to = b.getAttribute("formaction") || pmForm.getAttribute("action");
+      var to = b.getAttribute("formaction");
       b.disabled = true;
       fetch(to, { method: "POST", body: body, credentials: "same-origin" })
         .then(function (r) { return r.ok ? r.text() : Promise.reject(r.status); })
