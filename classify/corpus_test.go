@@ -12,6 +12,7 @@ import (
 
 	"hindsight/classify"
 	"hindsight/internal/corpustest"
+	"hindsight/postmortem"
 )
 
 // corpusDir is the evaluation corpus (corpustest.Path).
@@ -304,7 +305,7 @@ func TestLabellerAgreement(t *testing.T) {
 	for _, p := range testCatalogue(t) {
 		slugs[p.Slug] = true
 	}
-	roles := []string{classify.RoleTrigger, classify.RoleAmplifier, classify.RoleContributing, classify.RoleMissingDefence, classify.RoleMitigation}
+	roles := []string{postmortem.RoleTrigger, postmortem.RoleAmplifier, postmortem.RoleContributing, postmortem.RoleMissingDefence, postmortem.RoleMitigation}
 	texts := map[string]string{}
 	for _, r := range corpustest.ReadTSV(t, secondPath) {
 		if len(r) != 4 {

@@ -1,5 +1,7 @@
 package classify
 
+import "hindsight/postmortem"
+
 // The catalogue gives each pattern its detection phrases; the rules below are
 // the classifier's own reading of its notes (section 4) and of each pattern's
 // signals: which words only count next to the pattern's domain nouns, which
@@ -8,15 +10,6 @@ package classify
 // both languages' stems. A word written with a leading "=" must also match
 // exactly, and a word of three letters or fewer must start the text's word:
 // stemming turns "settings" into "set" and "UPS" into "up".
-
-// Roles a pattern can play in an incident (catalogue section 4).
-const (
-	RoleTrigger        = "trigger"
-	RoleAmplifier      = "amplifier"
-	RoleContributing   = "contributing"
-	RoleMissingDefence = "missing-defence"
-	RoleMitigation     = "mitigation"
-)
 
 // cue is a co-occurrence: one term of every group within the window (1 =
 // the same sentence, 2 = a sentence and the next).
@@ -82,7 +75,7 @@ func join(lists ...[]string) []string {
 
 var rules = map[string]rule{
 	"feedback-loop": {
-		prior:      RoleAmplifier,
+		prior:      postmortem.RoleAmplifier,
 		shownByFix: true,
 		domain:     []string{"loop", "cycle", "worse", "recover", "persist", "spiral", "oscillate", "bucle", "ciclo", "recuperar", "empeorar"},
 		cues: []cue{
@@ -96,7 +89,7 @@ var rules = map[string]rule{
 		},
 	},
 	"retry-storm": {
-		prior:  RoleAmplifier,
+		prior:  postmortem.RoleAmplifier,
 		domain: []string{"retry", "retries", "error", "errors", "timeout", "timeouts", "client", "clients", "request", "again", "reintentos", "clientes", "backoff", "failed"},
 		cues: []cue{
 			{groups: [][]string{{"every time", "each time", "whenever", "every single time", "every failed", "each failed", "cada vez", "siempre que"}, {"error", "errors", "failure", "failed", "mistake", "timeout", "timed out", "fallo", "fallaba"}, {"retry", "retried", "try", "trying", "tried", "query", "again", "intentando", "reintentaba", "de nuevo", "otra vez"}}},
@@ -107,7 +100,7 @@ var rules = map[string]rule{
 		},
 	},
 	"cache-stampede": {
-		prior:  RoleAmplifier,
+		prior:  postmortem.RoleAmplifier,
 		domain: []string{"database", "databases", "=db", "backend", "origin", "queries", "misses", "hit rate", "base de datos", "consultas"},
 		weak:   []string{"cold cache", "cache warming", "cache invalidation", "evicted", "cache flush", "calentamiento de cache", "invalidacion de cache", "cache fria"},
 		cues: []cue{
@@ -117,7 +110,7 @@ var rules = map[string]rule{
 		},
 	},
 	"thundering-herd": {
-		prior:      RoleAmplifier,
+		prior:      postmortem.RoleAmplifier,
 		shownByFix: true,
 		domain:     []string{"reconnect", "reconnected", "login", "boot", "clients", "sessions", "at once", "simultaneously", "reconexion", "a la vez"},
 		cues: []cue{
@@ -126,7 +119,7 @@ var rules = map[string]rule{
 		},
 	},
 	"cascading-overload": {
-		prior:  RoleAmplifier,
+		prior:  postmortem.RoleAmplifier,
 		domain: join(loadNouns, overloadWord, []string{"servers", "nodes", "capacity", "remaining", "fewer", "servidores", "nodos"}),
 		cues: []cue{
 			{groups: [][]string{loadNouns, {"shifted", "shifting", "transferred", "moved", "redistributed", "spilled", "shift", "paso", "traslado", "redirigio", "desplazo"}, {"remaining", "rest", "other", "others", "surviving", "restantes", "demas", "otros"}}, weight: 0.6},
@@ -136,7 +129,7 @@ var rules = map[string]rule{
 		},
 	},
 	"connection-exhaustion": {
-		prior:  RoleAmplifier,
+		prior:  postmortem.RoleAmplifier,
 		domain: []string{"connection", "connections", "worker", "workers", "thread", "threads", "pool", "socket", "sockets", "apache", "nginx", "idle", "conexiones", "hilos"},
 		cues: []cue{
 			{groups: [][]string{{"ran out", "run out", "running out", "exhausted", "exhaustion", "starvation", "starved", "filled up", "tied up", "used up", "depleted", "no free", "all busy", "saturated", "agotaron", "agotado", "agotados", "agotamiento", "ocupados"}, {"connection", "connections", "worker", "workers", "thread", "threads", "socket", "sockets", "slots", "file descriptors", "ports", "conexiones", "hilos", "procesos"}}, weight: 0.6},
@@ -144,7 +137,7 @@ var rules = map[string]rule{
 		},
 	},
 	"health-check-death-spiral": {
-		prior:  RoleAmplifier,
+		prior:  postmortem.RoleAmplifier,
 		domain: []string{"health check", "health checks", "probe", "probes", "unhealthy", "load balancer", "rotation", "ejected", "balanceador"},
 		weak:   []string{"health check", "heartbeat timeout"},
 		cues: []cue{
@@ -153,14 +146,14 @@ var rules = map[string]rule{
 		},
 	},
 	"queue-backlog": {
-		prior:  RoleAmplifier,
+		prior:  postmortem.RoleAmplifier,
 		domain: []string{"queue", "queues", "backlog", "messages", "jobs", "consumers", "cola", "colas", "mensajes"},
 		cues: []cue{
 			{groups: [][]string{{"queue", "queues", "backlog", "cola", "colas"}, {"grew", "built up", "backed up", "depth", "stuck", "hours", "drain", "catch up", "behind", "large", "processed", "atascada", "crecio", "acumulo", "horas"}}},
 		},
 	},
 	"resource-limit-reached": {
-		prior:  RoleContributing,
+		prior:  postmortem.RoleContributing,
 		domain: []string{"limit", "capacity", "memory", "disk", "threads", "quota", "maximum", "headroom", "limite", "capacidad", "memoria"},
 		cues: []cue{
 			{groups: [][]string{{"insufficient", "not enough", "lack of", "short of", "underestimated", "underprovisioned", "insuficiente", "subestimamos", "falta de"}, {"capacity", "memory", "disk", "headroom", "resources", "load", "capacidad", "memoria", "recursos", "carga"}}, weight: 0.6},
@@ -171,7 +164,7 @@ var rules = map[string]rule{
 		},
 	},
 	"no-graceful-degradation": {
-		prior:  RoleMissingDefence,
+		prior:  postmortem.RoleMissingDefence,
 		domain: []string{"degrade", "gracefully", "shed", "shedding", "priority", "overload", "overloaded", "refuse", "degradar", "carga"},
 		weak:   []string{"rate limiting", "circuit breaker", "kill switch", "disable the feature", "best effort", "critical traffic", "limitacion de tasa", "desactivar la funcionalidad", "plan de respaldo"},
 		cues: []cue{
@@ -182,7 +175,7 @@ var rules = map[string]rule{
 		},
 	},
 	"harmful-error-handling": {
-		prior:  RoleAmplifier,
+		prior:  postmortem.RoleAmplifier,
 		domain: []string{"error", "errors", "automated", "automatic", "repair", "fix", "invalid", "remediation", "verify", "exception", "automatizado"},
 		weak:   []string{"error handling", "automated system", "manejo de errores", "sistema automatizado"},
 		cues: []cue{
@@ -193,7 +186,7 @@ var rules = map[string]rule{
 		},
 	},
 	"bad-config-push": {
-		prior:  RoleTrigger,
+		prior:  postmortem.RoleTrigger,
 		domain: configNouns,
 		weak:   []string{"feature flag", "regular expression", "firewall rule"},
 		cues: []cue{
@@ -204,7 +197,7 @@ var rules = map[string]rule{
 		},
 	},
 	"bad-deploy": {
-		prior:  RoleTrigger,
+		prior:  postmortem.RoleTrigger,
 		domain: []string{"bug", "regression", "broke", "broken", "crash", "crashed", "errors", "failed", "failing", "introduced", "error", "errores", "fallo", "regresion", "rompio", "introdujo"},
 		cues: []cue{
 			{groups: [][]string{{"recent", "new", "latest", "reciente", "recientes", "nueva", "nuevo"}, {"changes", "change", "release", "version", "code", "build", "cambios", "codigo"}, {"load", "cost", "cpu", "memory", "latency", "carga", "memoria", "latencia"}}},
@@ -218,7 +211,7 @@ var rules = map[string]rule{
 		},
 	},
 	"maintenance-triggered": {
-		prior:  RoleTrigger,
+		prior:  postmortem.RoleTrigger,
 		domain: []string{"maintenance", "upgrade", "upgrades", "drain", "offline", "planned", "scheduled", "operator", "command", "mantenimiento"},
 		cues: []cue{
 			{groups: [][]string{{"took", "take", "taken", "brought", "tomamos", "sacamos", "dejamos"}, {"offline", "out of service", "out of rotation", "fuera de servicio"}, {"maintenance", "upgrade", "upgrades", "patch", "patching", "mantenimiento", "actualizacion", "actualizaciones"}}},
@@ -230,7 +223,7 @@ var rules = map[string]rule{
 		},
 	},
 	"insufficient-isolation": {
-		prior:  RoleMissingDefence,
+		prior:  postmortem.RoleMissingDefence,
 		domain: []string{"datacenter", "datacenters", "cell", "cells", "tenant", "tenants", "isolation", "failure domain", "blast radius", "centro de datos", "aislamiento"},
 		weak:   []string{"global outage", "all regions", "every region", "caida global", "todas las regiones"},
 		cues: []cue{
@@ -244,7 +237,7 @@ var rules = map[string]rule{
 		},
 	},
 	"dependency-failure": {
-		prior:  RoleAmplifier,
+		prior:  postmortem.RoleAmplifier,
 		domain: []string{"provider", "vendor", "upstream", "dependency", "third party", "external", "proveedor", "dependencia"},
 		cues: []cue{
 			{groups: [][]string{{"upstream", "provider", "vendor", "third party", "dependency", "external", "proveedor", "dependencia", "externo"}, {"outage", "was down", "went down", "unavailable", "degraded", "failed", "failing", "errors", "mistakenly", "became slow", "slowed down", "timed out", "timeouts", "caida", "caido", "no disponible", "fallo", "errores", "por error"}}},
@@ -254,14 +247,14 @@ var rules = map[string]rule{
 		},
 	},
 	"certificate-expiry": {
-		prior:  RoleTrigger,
+		prior:  postmortem.RoleTrigger,
 		domain: []string{"certificate", "cert", "tls", "ssl", "https", "handshake", "certificado"},
 		cues: []cue{
 			{groups: [][]string{{"certificate", "certificates", "cert", "certs", "certificado", "credential", "credentials", "token", "credencial"}, {"expired", "expiry", "expiration", "lapsed", "caduco", "caducado", "vencido", "vencio"}}, weight: 0.6},
 		},
 	},
 	"dns-failure": {
-		prior:  RoleTrigger,
+		prior:  postmortem.RoleTrigger,
 		domain: []string{"dns", "resolve", "resolution", "record", "records", "zone", "nxdomain", "servfail", "lookup", "lookups", "resolucion", "registro"},
 		weak:   []string{"dns record", "zone file", "registro dns"},
 		cues: []cue{
@@ -269,7 +262,7 @@ var rules = map[string]rule{
 		},
 	},
 	"time-handling": {
-		prior:  RoleTrigger,
+		prior:  postmortem.RoleTrigger,
 		domain: []string{"time", "clock", "clocks", "date", "leap", "timezone", "midnight", "utc", "year", "reloj", "fecha", "hora"},
 		cues: []cue{
 			{groups: [][]string{{"clock", "clocks", "reloj", "relojes"}, {"skew", "drift", "backwards", "jumped", "wrong", "desfase", "deriva", "retrocedio"}}},
@@ -278,7 +271,7 @@ var rules = map[string]rule{
 		},
 	},
 	"split-brain": {
-		prior:  RoleAmplifier,
+		prior:  postmortem.RoleAmplifier,
 		domain: []string{"primary", "primaries", "leader", "master", "replica", "failover", "election", "writes", "primario", "lider", "replica"},
 		cues: []cue{
 			{groups: [][]string{{"two primaries", "two masters", "two leaders", "both primaries", "both masters", "dual primaries", "dual leaders", "multiple masters", "multiple primaries", "dos primarios", "dos maestros", "dos lideres", "ambos primarios"}}, weight: 0.6},
@@ -287,7 +280,7 @@ var rules = map[string]rule{
 		},
 	},
 	"traffic-surge": {
-		prior:  RoleTrigger,
+		prior:  postmortem.RoleTrigger,
 		domain: []string{"launch", "press", "promotion", "sale", "news", "record", "campaign", "sign ups", "signups", "viral", "announcement", "black friday", "launch day", "marketing campaign", "breaking news", "went on sale", "lanzamiento", "campana", "noticia", "venta", "record"},
 		weak:   []string{"surge in traffic", "traffic surge", "spike in traffic", "traffic spike", "black friday", "launch day", "marketing campaign", "breaking news", "tickets went on sale", "organic growth", "dia del lanzamiento", "campana de marketing", "noticia de ultima hora", "venta de entradas", "crecimiento organico"},
 		cues: []cue{
@@ -296,7 +289,7 @@ var rules = map[string]rule{
 		},
 	},
 	"hardware-failure": {
-		prior:  RoleTrigger,
+		prior:  postmortem.RoleTrigger,
 		domain: []string{"failed", "died", "failure", "fault", "faulty", "overheated", "broke", "dead", "burned", "tripped", "outage", "lost", "fallo", "averia", "averiado", "defectuoso", "quemado", "corte"},
 		cues: []cue{
 			{groups: [][]string{{"power supply", "=generator", "=generators", "ups", "cooling", "chiller", "chillers", "drive", "drives", "nic", "rack", "psu", "hardware", "motherboard", "fuente de alimentacion", "generador", "refrigeracion", "disco duro"}, {"failed", "died", "failure", "fault", "faulty", "overheated", "broke", "dead", "fallo", "averia", "averiado", "defectuoso"}}},
@@ -304,7 +297,7 @@ var rules = map[string]rule{
 		},
 	},
 	"network-partition": {
-		prior:  RoleAmplifier,
+		prior:  postmortem.RoleAmplifier,
 		domain: []string{"fiber", "fibre", "bgp", "backbone", "carrier", "transit", "fibra", "troncal", "transito"},
 		cues: []cue{
 			{groups: [][]string{{"fiber", "fibre", "link", "links", "backbone", "transit", "carrier", "fibra", "enlace", "enlaces", "troncal"}, {"cut", "severed", "down", "failed", "lost", "withdrawn", "flapping", "fault", "faulty", "damaged", "degraded", "cortada", "cortado", "caido", "caida", "retiradas", "averia", "danada"}}},
@@ -313,7 +306,7 @@ var rules = map[string]rule{
 		},
 	},
 	"data-loss": {
-		prior:  RoleAmplifier,
+		prior:  postmortem.RoleAmplifier,
 		domain: dataNouns,
 		cues: []cue{
 			{groups: [][]string{{"deleted", "wiped", "dropped", "lost", "corrupted", "truncated", "overwrote", "overwritten", "discarded", "borramos", "borrados", "borro", "perdimos", "perdidos", "perdieron", "perdio", "corruptos", "sobrescribio", "descarto"}, dataNouns, {"permanently", "unrecoverable", "could not be recovered", "gone", "for good", "forever", "hours of", "irrecuperable", "definitivamente", "para siempre", "no se pudieron recuperar", "could not be restored", "not recoverable", "suffered data loss"}}, weight: 0.6},
@@ -322,7 +315,7 @@ var rules = map[string]rule{
 		},
 	},
 	"backup-failure": {
-		prior:  RoleContributing,
+		prior:  postmortem.RoleContributing,
 		domain: backupNouns,
 		cues: []cue{
 			{groups: [][]string{{"backup", "backups", "snapshot", "snapshots", "dump", "dumps", "tape", "copia de seguridad", "copias de seguridad"}, {"failed", "failing", "not working", "empty", "missing", "never", "disabled", "not enabled", "corrupt", "broken", "fallaban", "vacias", "nunca", "deshabilitadas"}, backupNouns}, weight: 0.6},

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"hindsight/postmortem"
 )
 
 // Pattern is one entry of the failure-pattern catalogue, as the classifier
@@ -194,7 +196,7 @@ func Compile(pats []Pattern) *Classifier {
 	for pi, p := range pats {
 		r, ok := rules[p.Slug]
 		if !ok {
-			r = rule{prior: RoleContributing}
+			r = rule{prior: postmortem.RoleContributing}
 		}
 		c.rules = append(c.rules, r)
 		weak := make(map[string]bool)
@@ -612,7 +614,7 @@ func (c *Classifier) score(sents []sentence, matches []match) []Suggestion {
 			return !slices.ContainsFunc(ms, func(m match) bool { return sents[m.sent].class != cl })
 		}
 		switch {
-		case c.rules[pat].prior != RoleMissingDefence && only(classLesson):
+		case c.rules[pat].prior != postmortem.RoleMissingDefence && only(classLesson):
 			w *= lessonFactor // "we will deploy a fix" is no bad deploy
 		case !c.rules[pat].shownByFix && only(classMitigation):
 			w *= mitigationFactor // "engineers applied configuration changes" is how it ended
@@ -630,7 +632,7 @@ func (c *Classifier) score(sents []sentence, matches []match) []Suggestion {
 	enumerations := c.enumerations(sents, matches)
 	for _, m := range matches {
 		for _, u := range c.terms[m.term].uses {
-			if m.negated && c.rules[u.pat].prior != RoleMissingDefence || u.kind == useCue && enumerations[m.sent] {
+			if m.negated && c.rules[u.pat].prior != postmortem.RoleMissingDefence || u.kind == useCue && enumerations[m.sent] {
 				continue
 			}
 			switch u.kind {
@@ -662,7 +664,7 @@ func (c *Classifier) score(sents []sentence, matches []match) []Suggestion {
 	for _, m := range matches {
 		t := &c.terms[m.term]
 		for _, u := range t.uses {
-			if m.negated && c.rules[u.pat].prior != RoleMissingDefence {
+			if m.negated && c.rules[u.pat].prior != postmortem.RoleMissingDefence {
 				continue // "there was no retry storm"; but "we do not degrade gracefully" is a lesson
 			}
 			kind := u.kind
@@ -1014,16 +1016,16 @@ func role(prior string, by [numClasses]float64, earliest float64) string {
 	narrative := by[classPlain] + by[classTrigger]
 	switch {
 	case by[classLesson] > narrative && by[classLesson] >= by[classMitigation]:
-		return RoleMissingDefence
+		return postmortem.RoleMissingDefence
 	case by[classMitigation] > narrative && by[classMitigation] > by[classLesson]:
-		if prior == RoleMissingDefence {
+		if prior == postmortem.RoleMissingDefence {
 			return prior
 		}
-		return RoleMitigation
-	case by[classTrigger] > 0 && earliest < 0.4 && prior != RoleMissingDefence:
-		return RoleTrigger
-	case prior == RoleTrigger && earliest >= 0.5:
-		return RoleContributing
+		return postmortem.RoleMitigation
+	case by[classTrigger] > 0 && earliest < 0.4 && prior != postmortem.RoleMissingDefence:
+		return postmortem.RoleTrigger
+	case prior == postmortem.RoleTrigger && earliest >= 0.5:
+		return postmortem.RoleContributing
 	}
 	return prior
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"hindsight/classify"
+	"hindsight/postmortem"
 	"hindsight/seeds/seedtest"
 )
 
@@ -35,13 +36,13 @@ func TestSuggestRules(t *testing.T) {
 		{"negation ends at a comma", classify.Document{Body: "The storage API failed for an hour. We thought the replica was read-only. This wasn't true, an incorrect configuration left it writable."}, "bad-config-push", true, ""},
 		{"negated phrase", classify.Document{Body: "The API failed for ten minutes. This was not a retry storm: clients backed off as designed."}, "retry-storm", false, ""},
 		{"health check alone is weak", classify.Document{Body: "A disk failed on one server. We added a health check for the disk."}, "health-check-death-spiral", false, ""},
-		{"health check with removal", classify.Document{Body: "Under load the health checks failed and the load balancer removed every server from rotation."}, "health-check-death-spiral", true, classify.RoleAmplifier},
+		{"health check with removal", classify.Document{Body: "Under load the health checks failed and the load balancer removed every server from rotation."}, "health-check-death-spiral", true, postmortem.RoleAmplifier},
 		{"English phrase in Spanish text", classify.Document{Body: "Durante la caída, los workers de Apache estaban ocupados con keep-alive y no quedaban conexiones libres."}, "connection-exhaustion", true, ""},
 		{"Spanish phrase with accents dropped", classify.Document{Body: "La API cayo. Hubo un fallo en cascada: los servidores restantes se sobrecargaron uno tras otro."}, "cascading-overload", true, ""},
-		{"lessons field gives missing defence", classify.Document{Body: "The checkout API was down for an hour under a traffic spike.", Lessons: "We need load shedding and graceful degradation."}, "no-graceful-degradation", true, classify.RoleMissingDefence},
-		{"action item sentence gives missing defence", classify.Document{Body: "The API was overloaded and failed. Action items: add load shedding so that we degrade gracefully."}, "no-graceful-degradation", true, classify.RoleMissingDefence},
-		{"what was done to fix it", classify.Document{Body: "Reconnects overloaded the gateway and it failed. We resolved it by letting clients back in gradually: we slowly allowed users back onto the site."}, "thundering-herd", true, classify.RoleMitigation},
-		{"early causal sentence", classify.Document{Body: "The outage was triggered by a configuration change pushed to every region. The proxies crashed. Traffic returned after the revert. The team met the next day."}, "bad-config-push", true, classify.RoleTrigger},
+		{"lessons field gives missing defence", classify.Document{Body: "The checkout API was down for an hour under a traffic spike.", Lessons: "We need load shedding and graceful degradation."}, "no-graceful-degradation", true, postmortem.RoleMissingDefence},
+		{"action item sentence gives missing defence", classify.Document{Body: "The API was overloaded and failed. Action items: add load shedding so that we degrade gracefully."}, "no-graceful-degradation", true, postmortem.RoleMissingDefence},
+		{"what was done to fix it", classify.Document{Body: "Reconnects overloaded the gateway and it failed. We resolved it by letting clients back in gradually: we slowly allowed users back onto the site."}, "thundering-herd", true, postmortem.RoleMitigation},
+		{"early causal sentence", classify.Document{Body: "The outage was triggered by a configuration change pushed to every region. The proxies crashed. Traffic returned after the revert. The team met the next day."}, "bad-config-push", true, postmortem.RoleTrigger},
 		{"thundering herd on the database is a stampede", classify.Document{Body: "After the cache restart a thundering herd on the database made every query time out and the site failed."}, "thundering-herd", false, ""},
 		{"a list of pattern names", classify.Document{Body: "The API failed on Monday. We tag postmortems with patterns such as retry storm, cache stampede or bad config push."}, "retry-storm", false, ""},
 		{"short word matches its longer forms", classify.Document{Body: "The pods kept hitting their memory limit and failed."}, "resource-limit-reached", true, ""},

@@ -268,7 +268,7 @@ func (h *Handler) showInsights(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	fams, err := h.store.ListFamilies(r.Context())
+	fams, err := h.store.FamilyCatalogue(r.Context())
 	if err != nil {
 		h.error(w, r, err)
 		return

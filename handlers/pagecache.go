@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -19,8 +20,22 @@ import (
 // generation of the data, and a hit reads no SQLite. The key holds the
 // quarter hour (pages show what is overdue).
 type cachedPage struct {
-	contentType string
-	body        []byte
+	// The header values, made once: a hit sets them into the response's
+	// header as they are (net/http only reads them). Content-Length spares
+	// the chunked encoding of a body larger than the server's buffer.
+	contentType, contentLength []string
+	body                       []byte
+}
+
+func newCachedPage(contentType string, body []byte) cachedPage {
+	return cachedPage{contentType: []string{contentType}, contentLength: []string{strconv.Itoa(len(body))}, body: body}
+}
+
+// write sends the kept page.
+func (p cachedPage) write(w http.ResponseWriter) {
+	hd := w.Header()
+	hd["Content-Type"], hd["Content-Length"] = p.contentType, p.contentLength
+	w.Write(p.body)
 }
 
 // pageCacheBytes bounds the memory the cache holds; when full it starts
@@ -50,7 +65,8 @@ func (c *capture) Write(b []byte) (int, error) { return c.body.Write(b) }
 // postmortems it lists). Never the reader themselves: see cached.
 func (h *Handler) pageKey(r *http.Request) string {
 	u := userOf(r)
-	return h.now().UTC().Truncate(15*time.Minute).Format(time.RFC3339) + " " + h.origin(r) + r.URL.RequestURI() + "\x00" + u.Role.String() + "\x00" +
+	quarter := h.now().Unix() / int64(15*time.Minute/time.Second)
+	return strconv.FormatInt(quarter, 10) + " " + h.origin(r) + r.URL.RequestURI() + "\x00" + u.Role.String() + "\x00" +
 		strings.Join(u.Groups, "\x01")
 }
 
@@ -87,8 +103,7 @@ func (h *Handler) fromPageCache(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if cacheable(r) {
 			if p, ok := h.rendered.Lookup(h.pageKey(r)); ok {
-				w.Header().Set("Content-Type", p.contentType)
-				w.Write(p.body)
+				p.write(w)
 				return
 			}
 		}
@@ -115,7 +130,7 @@ func (h *Handler) cached(next http.HandlerFunc) http.HandlerFunc {
 			if c.status != http.StatusOK {
 				return cachedPage{}, errNotKept{c}
 			}
-			return cachedPage{contentType: w.Header().Get("Content-Type"), body: c.body.Bytes()}, nil
+			return newCachedPage(w.Header().Get("Content-Type"), c.body.Bytes()), nil
 		})
 		var notKept errNotKept
 		switch {
@@ -125,8 +140,7 @@ func (h *Handler) cached(next http.HandlerFunc) http.HandlerFunc {
 		case err != nil:
 			h.error(w, r, err)
 		default:
-			w.Header().Set("Content-Type", p.contentType)
-			w.Write(p.body)
+			p.write(w)
 		}
 	}
 }

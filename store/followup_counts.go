@@ -14,7 +14,7 @@ import (
 // postmortems anyone may read there are per status, time zone and month
 // due, kept by foldFollowUps in every write transaction.
 
-type followupKey struct{ status, zone, month string }
+type followupKey struct{ pattern, status, zone, month string }
 
 // foldFollowUps brings followup_counts up to date with the postmortems
 // marked in followup_dirty, inside tx.
@@ -36,9 +36,9 @@ func foldFollowUps(ctx context.Context, tx *writeTx) error {
 				return err
 			}
 			for _, r := range rows {
-				if len(r) == 4 {
-					n, _ := strconv.Atoi(r[3])
-					delta[followupKey{r[0], r[1], r[2]}] -= n
+				if len(r) == 5 {
+					n, _ := strconv.Atoi(r[4])
+					delta[followupKey{r[0], r[1], r[2], r[3]}] -= n
 				}
 			}
 			return nil
@@ -46,18 +46,24 @@ func foldFollowUps(ctx context.Context, tx *writeTx) error {
 		return err
 	}
 	perPM := map[int64][][]string{}
-	if err := scanRows(ctx, tx, `SELECT a.postmortem_id, a.status, p.time_zone, substr(a.due_date, 1, 7), count(*)
+	// Every item counts for all (pattern '') and for each pattern its
+	// postmortem is tagged with.
+	if err := scanRows(ctx, tx, `WITH items AS (SELECT a.postmortem_id, a.status, p.time_zone, substr(a.due_date, 1, 7) AS due
 			FROM action_items a JOIN postmortems p ON p.id = a.postmortem_id
-			WHERE a.postmortem_id IN (SELECT value FROM json_each(?)) AND p.archived_at = '' AND p.restricted_to = ''
-			GROUP BY 1, 2, 3, 4`, []any{list}, func(rs *sql.Rows) error {
+			WHERE a.postmortem_id IN (SELECT value FROM json_each(?)) AND p.archived_at = '' AND p.restricted_to = '')
+		SELECT postmortem_id, '', status, time_zone, due, count(*) FROM items GROUP BY 1, 3, 4, 5
+		UNION ALL
+		SELECT i.postmortem_id, t.pattern_slug, i.status, i.time_zone, i.due, count(*)
+			FROM items i JOIN (SELECT DISTINCT postmortem_id, pattern_slug FROM tags WHERE postmortem_id IN (SELECT value FROM json_each(?))) t
+			ON t.postmortem_id = i.postmortem_id GROUP BY 1, 2, 3, 4, 5`, []any{list, list}, func(rs *sql.Rows) error {
 		var id int64
 		var k followupKey
 		var n int
-		if err := rs.Scan(&id, &k.status, &k.zone, &k.month, &n); err != nil {
+		if err := rs.Scan(&id, &k.pattern, &k.status, &k.zone, &k.month, &n); err != nil {
 			return err
 		}
 		delta[k] += n
-		perPM[id] = append(perPM[id], []string{k.status, k.zone, k.month, strconv.Itoa(n)})
+		perPM[id] = append(perPM[id], []string{k.pattern, k.status, k.zone, k.month, strconv.Itoa(n)})
 		return nil
 	}); err != nil {
 		return err
@@ -76,29 +82,29 @@ func foldFollowUps(ctx context.Context, tx *writeTx) error {
 	if err := inBatches(ctx, tx, shares, `INSERT INTO followup_postmortems (postmortem_id, counts) SELECT value->>0, value->>1 FROM json_each(?)`); err != nil {
 		return err
 	}
-	var changes [][4]any
+	var changes [][5]any
 	for k, n := range delta {
 		if n != 0 {
-			changes = append(changes, [4]any{k.status, k.zone, k.month, n})
+			changes = append(changes, [5]any{k.pattern, k.status, k.zone, k.month, n})
 		}
 	}
-	if err := inBatches(ctx, tx, changes, `INSERT INTO followup_counts (status, time_zone, due, n)
-			SELECT value->>0, value->>1, value->>2, value->>3 FROM json_each(?) WHERE true
+	if err := inBatches(ctx, tx, changes, `INSERT INTO followup_counts (pattern, status, time_zone, due, n)
+			SELECT value->>0, value->>1, value->>2, value->>3, value->>4 FROM json_each(?) WHERE true
 			ON CONFLICT DO UPDATE SET n = n + excluded.n`); err != nil {
 		return err
 	}
-	if err := inBatches(ctx, tx, changes, `DELETE FROM followup_counts WHERE n = 0 AND (status, time_zone, due) IN
-			(SELECT value->>0, value->>1, value->>2 FROM json_each(?))`); err != nil {
+	if err := inBatches(ctx, tx, changes, `DELETE FROM followup_counts WHERE n = 0 AND (pattern, status, time_zone, due) IN
+			(SELECT value->>0, value->>1, value->>2, value->>3 FROM json_each(?))`); err != nil {
 		return err
 	}
 	_, err = tx.ExecContext(ctx, `DELETE FROM followup_dirty`)
 	return err
 }
 
-// countedByStatus reports whether the kept counts answer f: a status and
-// overdue, nothing else.
+// countedByStatus reports whether the kept counts answer f: a status, a
+// pattern and overdue, nothing else.
 func countedByStatus(f ActionItemFilter) bool {
-	return f.Owner == "" && f.Kind == "" && f.Priority == "" && f.Pattern == "" && f.Service == "" && f.Org == ""
+	return f.Owner == "" && f.Kind == "" && f.Priority == "" && f.Service == "" && f.Org == ""
 }
 
 // keptActionItemTotals counts the items f selects from followup_counts,
@@ -121,7 +127,7 @@ func (s *Store) keptActionItemTotals(ctx context.Context, q itemQuery, f ActionI
 	}
 	months := map[string]string{} // time zone -> this month there
 	var matching, dated, overdue int
-	if err := scanRows(ctx, s.db, `SELECT status, time_zone, due, n FROM followup_counts`, nil, func(rs *sql.Rows) error {
+	if err := scanRows(ctx, s.db, `SELECT status, time_zone, due, n FROM followup_counts WHERE pattern = ?`, []any{f.Pattern}, func(rs *sql.Rows) error {
 		var k followupKey
 		var n int
 		if err := rs.Scan(&k.status, &k.zone, &k.month, &n); err != nil {
@@ -157,10 +163,7 @@ func (s *Store) keptActionItemTotals(ctx context.Context, q itemQuery, f ActionI
 	conds := []string{`a.due_date >= ?`, `a.due_date < ?`, `p.archived_at = ''`, `p.restricted_to = ''`, q.overdue,
 		`a.due_date >= substr(` + q.today + `, 1, 7) || '-01'`}
 	args := append(append([]any{lo, hi}, q.overdueArgs...), q.overdueArgs...)
-	if f.Status != "" && f.Status != StatusUnfinished {
-		conds = append(conds, `a.status = ?`)
-		args = append(args, f.Status)
-	}
+	conds, args = append(conds, q.aConds...), append(args, q.aArgs...) // status, pattern
 	var thisMonth int
 	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM action_items a INDEXED BY action_items_due JOIN postmortems p ON p.id = a.postmortem_id
 		WHERE `+strings.Join(conds, " AND "), args...).Scan(&thisMonth); err != nil {

@@ -103,6 +103,22 @@ func (s *Store) ListFamilies(ctx context.Context) ([]Family, error) {
 	return fams, rows.Err()
 }
 
+// FamilyCatalogue returns the catalogue's families in order, without their
+// patterns: what a page that names them needs, without counting tags.
+func (s *Store) FamilyCatalogue(ctx context.Context) ([]Family, error) {
+	var fams []Family
+	err := scanRows(ctx, s.db, `SELECT slug, name FROM families ORDER BY position`, nil, func(rs *sql.Rows) error {
+		var f Family
+		err := rs.Scan(&f.Slug, &f.Name)
+		fams = append(fams, f)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list families: %w", err)
+	}
+	return fams, nil
+}
+
 // ListPatterns returns every pattern in catalogue order with its incident
 // count, without checklists, phrases or incidents. Counting reads every tag,
 // so the result is kept until the data changes.

@@ -326,6 +326,42 @@ func run(ctx context.Context, cfg config, out io.Writer) error {
 			rep.results = append(rep.results, res)
 		}
 	}
+	// On a shared machine the load varies from one step to the next: the
+	// kept postmortem page and the bare handler are compared again in
+	// rounds, one right after the other, with the CPU time each server
+	// used per request.
+	for _, c := range cfg.clients {
+		for range cfg.pairs {
+			var p pair
+			for i, side := range []struct {
+				srv  *server
+				op   func(context.Context, int) error
+				name string
+			}{{srv, getter(client, srv.base, w.postmortems), "postmortem page"}, {ceiling, getter(client, ceiling.base, barePaths), "bare handler ceiling"}} {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				runtime.GC()
+				before, err := side.srv.cpu()
+				if err != nil {
+					return err
+				}
+				res := load(ctx, side.name, c, cfg.step, side.op)
+				after, err := side.srv.cpu()
+				if err != nil {
+					return err
+				}
+				p.rate[i], p.cpu[i] = res.rate(), (after-before)/time.Duration(max(res.requests, 1))
+				if res.errors > 0 {
+					return fmt.Errorf("%s at %d clients: %d errors, the first: %v", side.name, c, res.errors, res.firstErr)
+				}
+			}
+			p.clients = c
+			logf("pair           c=%-3d page %6.0f req/s %6.1f µs CPU/req, bare %6.0f req/s %6.1f µs CPU/req", c,
+				p.rate[0], float64(p.cpu[0].Nanoseconds())/1e3, p.rate[1], float64(p.cpu[1].Nanoseconds())/1e3)
+			rep.pairs = append(rep.pairs, p)
+		}
+	}
 	if rep.peakRSS, rep.rss, err = srv.memory(); err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -60,6 +61,7 @@ type config struct {
 	work    string // kept working directory; "" for a temporary one
 	server  string // a server binary to use instead of building one
 	profile bool   // save a CPU profile of the server during each step at 16 clients
+	pairs   int    // rounds of the kept page and the bare handler, one after the other
 }
 
 func parseConfig(args []string) (config, error) {
@@ -72,6 +74,7 @@ func parseConfig(args []string) (config, error) {
 	fs.StringVar(&clients, "clients", "1,16,64", "concurrent clients of the load steps")
 	fs.StringVar(&c.work, "work", "", "working directory to keep (and reuse: an imported database there is not imported again)")
 	fs.BoolVar(&c.profile, "profile", false, "save the server's CPU profile of each step at 16 clients in the working directory (with -work)")
+	fs.IntVar(&c.pairs, "pairs", 3, "rounds of the postmortem page and the bare handler ceiling run one after the other, per client count")
 	fs.StringVar(&c.server, "server", "", "server binary to measure instead of building ./cmd/server (to compare builds on one database)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -223,6 +226,23 @@ func (s *server) stop() error {
 }
 
 // memory reads the process's peak and current resident set size.
+// cpu is the CPU time (user and system) the server has used so far.
+func (s *server) cpu() (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.cmd.Process.Pid))
+	if err != nil {
+		return 0, err
+	}
+	// The fields after the command name, which is in parentheses: utime
+	// and stime are the 12th and 13th, in clock ticks (100 a second).
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(f) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: %d fields", s.cmd.Process.Pid, len(f))
+	}
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(u+st) * 10 * time.Millisecond, nil
+}
+
 func (s *server) memory() (peak, now int64, err error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
 	if err != nil {

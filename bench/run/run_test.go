@@ -27,14 +27,14 @@ func TestSmoke(t *testing.T) {
 		t.Skip("builds the server and runs it")
 	}
 	var out bytes.Buffer
-	cfg := config{n: 200, seed: 1, step: 200 * time.Millisecond, clients: []int{1, 4}}
+	cfg := config{n: 200, seed: 1, step: 200 * time.Millisecond, clients: []int{1, 4}, pairs: 1}
 	if err := run(t.Context(), cfg, &out); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
 	report := out.String()
 	for _, want := range []string{
 		"| postmortem page | 4 |", "| static ceiling | 4 |", "| filtered list | 4 |", "| pattern page | 4 |",
-		"| search | 4 |", "| FTS ceiling | 4 |", "| bare handler ceiling | 4 |", "postmortem page vs bare handler (req/s)", "postmortem page throughput (req/s)", "search p95 (ms)",
+		"| search | 4 |", "| FTS ceiling | 4 |", "| bare handler ceiling | 4 |", "postmortem page vs bare handler (req/s)", "alternating rounds", "postmortem page throughput (req/s)", "search p95 (ms)",
 		"search first request p50 (ms)", "search first request vs direct FTS",
 		"| import |", "0 failed", "start-up to /readyz 200", "server peak RSS",
 	} {

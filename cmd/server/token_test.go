@@ -110,3 +110,44 @@ func TestTokenCommands(t *testing.T) {
 		t.Errorf("audit = %v", kinds)
 	}
 }
+
+// TestImportCommandIsAudited: server import records its writes as the
+// command line's user's, via cli, in the batches' own transactions; an
+// import that writes nothing (every file already held) records nothing.
+func TestImportCommandIsAudited(t *testing.T) {
+	t.Parallel()
+	src := writeFiles(t, map[string]string{
+		"a.md": "---\ntitle: Certificate expired at Example\norganization: Example\nincident_date: 2022-03-04\n---\nThe certificate expired at midnight.\n",
+		"b.md": "---\ntitle: DNS outage at Example\norganization: Example\nincident_date: 2022-05-06\n---\nThe resolvers stopped answering.\n",
+	})
+	db := filepath.Join(t.TempDir(), "h.db")
+	env := func(k string) string { return map[string]string{"USER": "ops"}[k] }
+	entries := func() []store.AuditEntry {
+		t.Helper()
+		if err := run(t.Context(), []string{"-db", db, "import", src}, env, io.Discard, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		st, err := store.Open(t.Context(), db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		es, _, err := st.ListAudit(t.Context(), store.AuditFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return es
+	}
+	first := entries()
+	if len(first) == 0 {
+		t.Fatal("the import left no audit entry")
+	}
+	for _, e := range first {
+		if e.Kind != "postmortem.import" || e.Actor != "ops (command line)" || e.Via != "cli" || !strings.Contains(e.What, "imported") {
+			t.Errorf("audit entry %+v, want postmortem.import by ops (command line) via cli", e)
+		}
+	}
+	if again := entries(); len(again) != len(first) {
+		t.Errorf("importing the same files again added %d audit entries, want none", len(again)-len(first))
+	}
+}
