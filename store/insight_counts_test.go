@@ -65,7 +65,8 @@ func TestInsightCountsFollowEveryWrite(t *testing.T) {
 		for _, reader := range [][]string{nil, {"security"}, {"finance"}} {
 			rctx := store.WithReaderGroups(ctx, reader)
 			for _, f := range []store.InsightFilter{{}, {Severity: "SEV2"}, {From: "2019-01-01", To: "2021-12-31"}, {Severity: "SEV1", To: "2020-12-31"},
-				{Org: "EXAMPLE corp"}, {Org: "Initech"}, {Org: "Initech", Severity: "SEV2"}, {From: "2019-03-01"}} {
+				{Org: "EXAMPLE corp"}, {Org: "Initech"}, {Org: "Initech", Severity: "SEV2"}, {From: "2019-03-01"},
+				{From: "2019-03-01", To: "2021-06-30", Severity: "SEV2"}, {To: "2020-05-31"}, {From: "2020-02-01", To: "2020-11-30"}} {
 				kept, err := st.Insights(rctx, f)
 				if err != nil {
 					t.Fatal(err)

@@ -132,6 +132,10 @@ func insightBase(ctx context.Context, f InsightFilter, groups string) (string, [
 		conds = append(conds, `g.id IN (SELECT m.group_id FROM postmortem_services s JOIN postmortems m ON m.id = s.postmortem_id WHERE s.service = ?)`)
 		args = append(args, strings.TrimSpace(f.Service))
 	}
+	if f.From != "" && f.To != "" {
+		conds = append(conds, `g.id IN (SELECT m.group_id FROM postmortems m INDEXED BY postmortems_incident WHERE m.incident_date BETWEEN ? AND ?)`)
+		args = append(args, f.From, f.To)
+	}
 	if f.From != "" {
 		conds = append(conds, `p.incident_date >= ?`)
 		args = append(args, f.From)
@@ -170,6 +174,27 @@ func (s *Store) insights(ctx context.Context, f InsightFilter) (Insights, error)
 	var err error
 	if sel, ok := selectionFor(f); ok {
 		acc, err = s.keptInsightCounts(ctx, sel)
+	} else if whole, parts, ok := splitYears(f); ok {
+		// Dates inside a year: the whole years between from the counts,
+		// the rest of the first and last years counted.
+		acc = tally{}
+		if whole.from <= whole.to {
+			if acc, err = s.keptInsightCounts(ctx, whole); err != nil {
+				return Insights{}, err
+			}
+		}
+		anyYear := countsSelection{sev: whole.sev, dated: true, from: "0000", to: "9999"}
+		for _, part := range parts {
+			counted, err := s.countInsights(ctx, s.db, part, "", nil)
+			if err != nil {
+				return Insights{}, err
+			}
+			for k, n := range counted {
+				if k, ok := anyYear.keep(k); ok {
+					acc[k] += n
+				}
+			}
+		}
 	} else {
 		acc, err = s.countInsights(ctx, s.db, f, "", nil)
 	}
@@ -177,6 +202,43 @@ func (s *Store) insights(ctx context.Context, f InsightFilter) (Insights, error)
 		return Insights{}, err
 	}
 	return s.buildInsights(ctx, acc)
+}
+
+// splitYears splits dates that are not whole years (without an
+// organization or a service) into the whole years between them, read from
+// the counts, and the parts of the first and last years, to count.
+func splitYears(f InsightFilter) (countsSelection, []InsightFilter, bool) {
+	if f.Org != "" || strings.TrimSpace(f.Service) != "" || f.From == "" && f.To == "" {
+		return countsSelection{}, nil, false
+	}
+	whole := countsSelection{sev: f.Severity, dated: true, from: "0000", to: "9999"}
+	var parts []InsightFilter
+	year := func(d string, add int) string {
+		y, _ := strconv.Atoi(d[:4])
+		return fmt.Sprintf("%04d", y+add)
+	}
+	if f.From != "" && f.To != "" && f.From[:4] == f.To[:4] {
+		if yearStart.MatchString(f.From) && yearEnd.MatchString(f.To) {
+			return countsSelection{}, nil, false // a whole year: selectionFor's
+		}
+		whole.from, whole.to = "1", "0" // none
+		return whole, []InsightFilter{{Severity: f.Severity, From: f.From, To: f.To}}, true
+	}
+	if f.From != "" {
+		whole.from = f.From[:4]
+		if !yearStart.MatchString(f.From) {
+			parts = append(parts, InsightFilter{Severity: f.Severity, From: f.From, To: f.From[:4] + "-12-31"})
+			whole.from = year(f.From, 1)
+		}
+	}
+	if f.To != "" {
+		whole.to = f.To[:4]
+		if !yearEnd.MatchString(f.To) {
+			parts = append(parts, InsightFilter{Severity: f.Severity, From: f.To[:4] + "-01-01", To: f.To})
+			whole.to = year(f.To, -1)
+		}
+	}
+	return whole, parts, true
 }
 
 // countKey names one count: how many incidents (or action items) of a
