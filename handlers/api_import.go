@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"hindsight/ingest"
+	"hindsight/importer"
 	"hindsight/store"
 )
 
@@ -93,7 +93,7 @@ var apiImportNames = map[string]string{
 // /api/postmortems/{slug} shows it, or 422 with the field errors, named as
 // in the JSON.
 func (h *Handler) apiCreatePostmortem(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, ingest.MaxSize+64<<10)
+	r.Body = http.MaxBytesReader(w, r.Body, importer.MaxSize+64<<10)
 	im, err := NewImporter(r.Context(), h.store, h.now())
 	if err != nil {
 		h.error(w, r, err)

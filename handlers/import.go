@@ -9,14 +9,13 @@ import (
 	"strings"
 
 	"hindsight/importer"
-	"hindsight/ingest"
 	"hindsight/store"
 )
 
 // maxImportRequest bounds an import request: the review form carries the
-// verbatim source and the edited body, each up to ingest.MaxSize, plus the
+// verbatim source and the edited body, each up to importer.MaxSize, plus the
 // other fields.
-const maxImportRequest = 2*ingest.MaxSize + 256<<10
+const maxImportRequest = 2*importer.MaxSize + 256<<10
 
 // importPage is the upload form of /import.
 type importPage struct {
@@ -41,7 +40,7 @@ type importView struct {
 	Source        string
 	SourceEncoded string
 	Filename      string
-	Format        ingest.Format
+	Format        importer.Format
 	Notes         []string
 	Comments      []store.Comment
 	ActionItems   []store.ActionItem
@@ -162,7 +161,7 @@ func (h *Handler) saveImport(w http.ResponseWriter, r *http.Request) {
 type importReview struct {
 	form             postmortemForm
 	extras           importExtras
-	draft            ingest.Draft
+	draft            importer.Draft
 	source, filename string
 	p                store.Postmortem
 }
@@ -206,7 +205,7 @@ func (h *Handler) readImportReview(w http.ResponseWriter, r *http.Request) (impo
 
 // reviewPage assembles the review of a draft; suggest fills the "Suggest
 // patterns" panel.
-func (h *Handler) reviewPage(r *http.Request, f postmortemForm, x importExtras, d ingest.Draft, source, name string, suggest bool) (importReviewPage, error) {
+func (h *Handler) reviewPage(r *http.Request, f postmortemForm, x importExtras, d importer.Draft, source, name string, suggest bool) (importReviewPage, error) {
 	imported := importer.Postmortem(d, "")
 	form, err := h.postmortemFormPage(r, f, "Review the import")
 	if err != nil {
@@ -259,19 +258,19 @@ func readUpload(w http.ResponseWriter, r *http.Request) (raw []byte, name, paste
 	switch {
 	case err == nil:
 		defer file.Close()
-		raw, err = io.ReadAll(io.LimitReader(file, ingest.MaxSize+1))
+		raw, err = io.ReadAll(io.LimitReader(file, importer.MaxSize+1))
 		if err != nil {
 			return nil, "", pasted, err
 		}
-		if len(raw) > ingest.MaxSize {
-			return nil, "", pasted, &ingest.InputError{Err: ingest.ErrTooLarge, Detail: fmt.Sprintf("it has %d bytes", hdr.Size)}
+		if len(raw) > importer.MaxSize {
+			return nil, "", pasted, &importer.InputError{Err: importer.ErrTooLarge, Detail: fmt.Sprintf("it has %d bytes", hdr.Size)}
 		}
 		return raw, hdr.Filename, pasted, nil
 	case !errors.Is(err, http.ErrMissingFile) && !errors.Is(err, http.ErrNotMultipart):
 		return nil, "", pasted, err
 	}
 	if strings.TrimSpace(pasted) == "" {
-		return nil, "", "", &ingest.InputError{Err: ingest.ErrEmpty, Detail: "choose a file or paste the text of a postmortem"}
+		return nil, "", "", &importer.InputError{Err: importer.ErrEmpty, Detail: "choose a file or paste the text of a postmortem"}
 	}
 	// Browsers send a textarea's line breaks as CRLF; the text was typed
 	// or pasted with plain newlines.
@@ -296,7 +295,7 @@ var errDamagedForm = errors.New("the review form lost the original text; start t
 // importFailed shows the upload form again with why the file was refused:
 // 422 for a file we cannot import (too large included), h.error otherwise.
 func (h *Handler) importFailed(w http.ResponseWriter, r *http.Request, pasted string, err error) {
-	var input *ingest.InputError
+	var input *importer.InputError
 	var tooBig *http.MaxBytesError
 	msg := ""
 	switch {
@@ -305,12 +304,12 @@ func (h *Handler) importFailed(w http.ResponseWriter, r *http.Request, pasted st
 	case errors.As(err, &input):
 		msg = "This file cannot be imported: " + input.Error() + "."
 	case errors.As(err, &tooBig):
-		msg = "This file cannot be imported: " + ingest.ErrTooLarge.Error() + "."
+		msg = "This file cannot be imported: " + importer.ErrTooLarge.Error() + "."
 	default:
 		h.error(w, r, err)
 		return
 	}
-	if len(pasted) > ingest.MaxSize {
+	if len(pasted) > importer.MaxSize {
 		pasted = ""
 	}
 	h.render(w, r, http.StatusUnprocessableEntity, "import", importPage{basePage: h.importBase(r), Text: pasted, Error: msg})

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"hindsight/importer"
-	"hindsight/ingest"
 	"hindsight/postmortem"
 	"hindsight/store"
 )
@@ -38,7 +37,7 @@ func NewImporter(ctx context.Context, st *store.Store, now time.Time) (*Importer
 
 // importedDoc is a document read through the pipeline.
 type importedDoc struct {
-	draft  ingest.Draft
+	draft  importer.Draft
 	p      store.Postmortem // ready for ImportPostmortem once form.Errors is empty
 	form   postmortemForm   // as the review form shows it, with what it refuses
 	extras importExtras
@@ -46,7 +45,7 @@ type importedDoc struct {
 
 // Read runs a document through the pipeline and returns the postmortem to
 // import, signed by author with note. A document that cannot be read is an
-// *ingest.InputError; one the form refuses is a store.FieldErrors, fields
+// *importer.InputError; one the form refuses is a store.FieldErrors, fields
 // named as in the JSON mirror.
 func (im *Importer) Read(ctx context.Context, raw []byte, name, author, note string) (store.Postmortem, error) {
 	doc, err := im.read(ctx, raw, name, author, note)

@@ -15,7 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"hindsight/ingest"
+	"hindsight/importer"
 	"hindsight/markdown"
 	"hindsight/postmortem"
 	"hindsight/store"
@@ -201,7 +201,7 @@ func (h *Handler) error(w http.ResponseWriter, r *http.Request, err error) {
 		fields  store.FieldErrors
 		dup     *store.DuplicateError
 		taken   *store.SlugTakenError
-		input   *ingest.InputError
+		input   *importer.InputError
 		tooBig  *http.MaxBytesError
 		tooMany *tooManyError
 		denied  errForbidden

@@ -14,9 +14,30 @@ import (
 	"hindsight/store"
 )
 
+// What callers of importer need of ingest, so that importer stays the one
+// package that knows it.
+
+// MaxSize is the largest document Read accepts.
+const MaxSize = ingest.MaxSize
+
+// InputError is a document that cannot be imported, and why.
+type InputError = ingest.InputError
+
+// Why a document cannot be imported.
+var (
+	ErrEmpty    = ingest.ErrEmpty
+	ErrTooLarge = ingest.ErrTooLarge
+)
+
+// Draft is a cleaned document, as the import review shows it.
+type Draft = ingest.Draft
+
+// Format is what a document was read as (Markdown, HTML, an export...).
+type Format = ingest.Format
+
 // Read cleans a document (named name, for its format) and maps it: the
 // draft, for what a review shows of the cleaning, and the postmortem to
-// import. A document that cannot be read is an *ingest.InputError.
+// import. A document that cannot be read is an *InputError.
 func Read(raw []byte, name string) (ingest.Draft, store.Postmortem, error) {
 	d, err := ingest.Clean(raw, name)
 	if err != nil {

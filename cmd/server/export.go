@@ -7,8 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"hindsight/handlers"
-	"hindsight/ingest"
+	"hindsight/importer"
 	"hindsight/store"
 )
 
@@ -16,7 +15,7 @@ import (
 // is the administrator's command), one Markdown file each (as
 // /postmortems/{slug}.md gives it), main versions before the variants that
 // name them, and prints a total. It writes only into a new or empty
-// folder. A file larger than import reads (ingest.MaxSize) is written all
+// folder. A file larger than import reads (importer.MaxSize) is written all
 // the same, named in the report, and the command fails.
 func exportDir(ctx context.Context, st *store.Store, dir string, out io.Writer) error {
 	ctx = store.WithEveryGroup(ctx)
@@ -45,10 +44,10 @@ func exportDir(ctx context.Context, st *store.Store, dir string, out io.Writer) 
 		if err != nil {
 			return err
 		}
-		md := handlers.PostmortemMarkdown(p, x)
-		if len(md) > ingest.MaxSize {
+		md := importer.Markdown(p, x)
+		if len(md) > importer.MaxSize {
 			tooLarge++
-			fmt.Fprintf(out, "too large to import (%d bytes, the limit is %d MB): %s\n", len(md), ingest.MaxSize>>20, filepath.Base(name))
+			fmt.Fprintf(out, "too large to import (%d bytes, the limit is %d MB): %s\n", len(md), importer.MaxSize>>20, filepath.Base(name))
 		}
 		if err := os.WriteFile(name, []byte(md), 0o644); err != nil {
 			return err

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"hindsight/handlers"
-	"hindsight/ingest"
+	"hindsight/importer"
 	"hindsight/store"
 )
 
@@ -234,8 +234,8 @@ func readImport(ctx context.Context, im *handlers.Importer, root *os.Root, name 
 	if err != nil {
 		return store.Postmortem{}, err
 	}
-	if info.Size() > ingest.MaxSize {
-		return store.Postmortem{}, &ingest.InputError{Err: ingest.ErrTooLarge, Detail: fmt.Sprintf("it has %d bytes", info.Size())}
+	if info.Size() > importer.MaxSize {
+		return store.Postmortem{}, &importer.InputError{Err: importer.ErrTooLarge, Detail: fmt.Sprintf("it has %d bytes", info.Size())}
 	}
 	raw, err := root.ReadFile(name)
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 	"golang.org/x/net/html/atom"
 
 	"hindsight/handlers"
+	"hindsight/importer"
 	"hindsight/internal/corpustest"
 	"hindsight/postmortem"
 	"hindsight/seeds"
@@ -113,7 +114,7 @@ func exportedDoc(t *testing.T) string {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "exported.md")
-	if err := os.WriteFile(path, []byte(handlers.PostmortemMarkdown(p, x)), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(importer.Markdown(p, x)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return path
