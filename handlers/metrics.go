@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -27,6 +28,20 @@ type metrics struct {
 	// rendering the results (see runSearch).
 	search  prometheus.Histogram
 	handler http.Handler
+	// labeled holds each route, method and status's counter and histogram
+	// once looked up (WithLabelValues hashes the labels on every call); the
+	// keys are as few as the label values.
+	labeled sync.Map // requestLabels → labeledMetrics
+}
+
+type requestLabels struct {
+	route, method string
+	status        int
+}
+
+type labeledMetrics struct {
+	requests prometheus.Counter
+	duration prometheus.Observer
 }
 
 func newMetrics(st *store.Store, log *slog.Logger, maxInFlight int, extra []prometheus.Collector) (*metrics, error) {
@@ -132,9 +147,17 @@ func methodOf(r *http.Request) string {
 }
 
 func (m *metrics) observe(r *http.Request, route string, status int, seconds float64) {
-	method := methodOf(r)
-	m.requests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
-	m.duration.WithLabelValues(route, method).Observe(seconds)
+	key := requestLabels{route, methodOf(r), status}
+	v, ok := m.labeled.Load(key)
+	if !ok {
+		v, _ = m.labeled.LoadOrStore(key, labeledMetrics{
+			requests: m.requests.WithLabelValues(key.route, key.method, strconv.Itoa(status)),
+			duration: m.duration.WithLabelValues(key.route, key.method),
+		})
+	}
+	l := v.(labeledMetrics)
+	l.requests.Inc()
+	l.duration.Observe(seconds)
 }
 
 var (

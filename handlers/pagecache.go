@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-chi/chi/v5"
+
 	"hindsight/store"
 )
 
@@ -25,10 +27,14 @@ type cachedPage struct {
 	// the chunked encoding of a body larger than the server's buffer.
 	contentType, contentLength []string
 	body                       []byte
+	// route is the pattern of the route that rendered the page: a hit is
+	// answered before routing, and logs and metrics name it by this
+	// instead of finding the route again (routeOf).
+	route string
 }
 
-func newCachedPage(contentType string, body []byte) cachedPage {
-	return cachedPage{contentType: []string{contentType}, contentLength: []string{strconv.Itoa(len(body))}, body: body}
+func newCachedPage(contentType string, body []byte, route string) cachedPage {
+	return cachedPage{contentType: []string{contentType}, contentLength: []string{strconv.Itoa(len(body))}, body: body, route: route}
 }
 
 // write sends the kept page.
@@ -103,6 +109,9 @@ func (h *Handler) fromPageCache(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if cacheable(r) {
 			if p, ok := h.rendered.Lookup(h.pageKey(r)); ok {
+				if rctx := chi.RouteContext(r.Context()); rctx != nil {
+					rctx.RoutePatterns = append(rctx.RoutePatterns, p.route)
+				}
 				p.write(w)
 				return
 			}
@@ -130,7 +139,7 @@ func (h *Handler) cached(next http.HandlerFunc) http.HandlerFunc {
 			if c.status != http.StatusOK {
 				return cachedPage{}, errNotKept{c}
 			}
-			return newCachedPage(w.Header().Get("Content-Type"), c.body.Bytes()), nil
+			return newCachedPage(w.Header().Get("Content-Type"), c.body.Bytes(), routeOf(r)), nil
 		})
 		var notKept errNotKept
 		switch {

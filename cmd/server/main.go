@@ -385,7 +385,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprintf(stdout, "restored %s from %s\n", cfg.db, from)
 		return nil
 	}
-	log := newLogger(cfg.logFormat, stderr)
+	logs := newLogWriter(stderr)
+	defer logs.Close()
+	log := newLogger(cfg.logFormat, logs)
 	if cfg.pprof != "" {
 		if err := servePprof(ctx, cfg.pprof, log); err != nil {
 			return err
