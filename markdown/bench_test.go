@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"hindsight/bench/corpus"
-	"hindsight/ingest"
+	"hindsight/importer"
 	"hindsight/markdown"
 	"hindsight/seeds"
 )
@@ -21,7 +21,7 @@ func BenchmarkRender(b *testing.B) {
 	bodies := map[string]string{}
 	for i := 0; len(bodies) < 2 && i < 1000; i++ {
 		doc := g.Doc(i)
-		d, err := ingest.Clean(doc.Data, doc.Name)
+		d, _, err := importer.Read(doc.Data, doc.Name)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"hindsight/bench/corpus"
-	"hindsight/ingest"
+	"hindsight/importer"
 	"hindsight/postmortem"
 	"hindsight/seeds"
 	"hindsight/store"
@@ -52,7 +52,7 @@ func TestShape(t *testing.T) {
 			t.Fatalf("doc %d: slug %q repeats", i, doc.Slug)
 		}
 		slugs[doc.Slug] = true
-		d, err := ingest.Clean(doc.Data, doc.Name)
+		d, _, err := importer.Read(doc.Data, doc.Name)
 		if err != nil {
 			t.Fatalf("doc %d: %v", i, err)
 		}

@@ -1,0 +1,237 @@
+package importer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+
+	"hindsight/store"
+)
+
+// importExts are the files a folder import reads; anything else is skipped.
+var importExts = map[string]bool{".md": true, ".markdown": true, ".txt": true, ".text": true, ".html": true, ".htm": true}
+
+// Result is what happened to one file of a folder import.
+type Result struct {
+	File   string
+	Status string // created, linked, skipped or failed
+	Detail string
+}
+
+// importBatch is how many files one transaction imports. Each postmortem
+// adds rows all over some large indexes (fingerprint bands, facts, search
+// terms), so a commit writes most of their pages whatever the batch size:
+// large batches write each page once for many postmortems. It stays small
+// enough that memory is flat whatever the size of the folder (a few tens
+// of megabytes of text).
+const importBatch = 2048
+
+// importFile is one file read and cleaned, ready to import.
+type importFile struct {
+	res *Result
+	p   store.Postmortem
+}
+
+// Reader reads one document into the postmortem to import, signed by
+// author with note. handlers.Importer is the one: it checks a document as
+// the postmortem form does.
+type Reader interface {
+	Read(ctx context.Context, raw []byte, name, author, note string) (store.Postmortem, error)
+}
+
+// Dir imports every postmortem file of dir (not its subfolders), read by
+// rd and signed by author, and returns what happened to each file, in name
+// order. Re-running it skips the files already imported. Files whose front
+// matter names a variant_of are linked to that postmortem, once it exists:
+// files are retried until no more can be imported, so a translation may
+// come before its original in name order. Files are read and cleaned on
+// every core, a batch ahead of the batch being imported, and each batch is
+// imported in one transaction. The error is a folder that cannot be read
+// or a failed write; a file that cannot be imported is a failed result.
+func Dir(ctx context.Context, st *store.Store, rd Reader, dir, author string) ([]Result, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("import: %w", err)
+	}
+	// Files are read through root, which refuses any path, symbolic links
+	// included, that leads out of the folder.
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("import: %w", err)
+	}
+	defer root.Close()
+	var results []*Result
+	var todo []*Result
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || strings.HasPrefix(name, ".") {
+			continue
+		}
+		if e.Type()&fs.ModeSymlink != 0 {
+			info, err := root.Stat(name)
+			if err != nil {
+				results = append(results, &Result{File: name, Status: "skipped", Detail: "a symbolic link that leads out of the folder"})
+				continue
+			}
+			if info.IsDir() {
+				continue
+			}
+		}
+		res := &Result{File: name}
+		results = append(results, res)
+		if !importExts[strings.ToLower(filepath.Ext(name))] {
+			res.Status, res.Detail = "skipped", "not a .md, .txt or .html file"
+			continue
+		}
+		todo = append(todo, res)
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type batch struct {
+		files   []importFile
+		waiting []*Result
+	}
+	batches := make(chan batch, 1)
+	go func() {
+		defer close(batches)
+		for start := 0; start < len(todo); start += importBatch {
+			files, waiting := readBatch(ctx, rd, author, root, todo[start:min(start+importBatch, len(todo))])
+			select {
+			case batches <- batch{files, waiting}:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	var retry []*Result
+	for b := range batches {
+		again, err := importFiles(ctx, st, b.files)
+		if err != nil {
+			return nil, err
+		}
+		retry = append(retry, b.waiting...)
+		retry = append(retry, again...)
+	}
+	for len(retry) > 0 {
+		// Read them again: the pipeline checks variant_of against what is
+		// imported now.
+		files, waiting := readBatch(ctx, rd, author, root, retry)
+		again, err := importFiles(ctx, st, files)
+		if err != nil {
+			return nil, err
+		}
+		again = append(again, waiting...)
+		if len(again) == len(retry) {
+			break // no progress: their originals are not in the folder
+		}
+		retry = again
+	}
+
+	out := make([]Result, len(results))
+	for i, res := range results {
+		out[i] = *res
+	}
+	return out, nil
+}
+
+// readBatch reads files through the import pipeline and prepares them, on
+// every core. A file that cannot be read or that the pipeline refuses is
+// marked failed and left out; one refused only because the postmortem its
+// variant_of names is not imported yet is also returned as waiting, to be
+// read again once more of the folder is imported.
+func readBatch(ctx context.Context, rd Reader, author string, root *os.Root, files []*Result) (ready []importFile, waiting []*Result) {
+	out := make([]importFile, len(files))
+	wait := make([]bool, len(files))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				p, err := readImport(ctx, rd, author, root, files[i].File)
+				if err != nil {
+					files[i].Status, files[i].Detail = "failed", err.Error()
+					var fields store.FieldErrors
+					wait[i] = errors.As(err, &fields) && len(fields) == 1 && fields["variant_of"] != ""
+					continue
+				}
+				p.PrepareImport()
+				out[i] = importFile{res: files[i], p: p}
+			}
+		}()
+	}
+	for i := range files {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for i, w := range wait {
+		if w {
+			waiting = append(waiting, files[i])
+		}
+	}
+	return slices.DeleteFunc(out, func(f importFile) bool { return f.res == nil }), waiting
+}
+
+// importFiles imports files in one transaction and records each outcome.
+// It returns the files to try again: variants whose original is not
+// imported yet.
+func importFiles(ctx context.Context, st *store.Store, files []importFile) ([]*Result, error) {
+	ps := make([]*store.Postmortem, len(files))
+	for i := range files {
+		p := files[i].p
+		ps[i] = &p
+	}
+	errs, err := st.ImportPostmortems(ctx, ps)
+	if err != nil {
+		return nil, err
+	}
+	var retry []*Result
+	for i, err := range errs {
+		res, p := files[i].res, ps[i]
+		var fields store.FieldErrors
+		var dup *store.DuplicateError
+		switch {
+		case err == nil && p.VariantOf != "":
+			res.Status, res.Detail = "linked", fmt.Sprintf("%s, %s of %s", p.Slug, p.VariantKind, p.VariantOf)
+		case err == nil:
+			res.Status, res.Detail = "created", p.Slug
+		case errors.As(err, &dup):
+			res.Status, res.Detail = "skipped", "already imported as "+dup.Slug
+		case errors.As(err, &fields) && len(fields) == 1 && fields["variant_of"] != "":
+			// Its original may be a file not imported yet: retry it later.
+			res.Status, res.Detail = "failed", fields["variant_of"]
+			retry = append(retry, res)
+		case errors.As(err, &fields):
+			res.Status, res.Detail = "failed", fields.Error()
+		default:
+			res.Status, res.Detail = "failed", err.Error()
+		}
+	}
+	return retry, nil
+}
+
+// readImport reads the file name of root through the import pipeline.
+func readImport(ctx context.Context, rd Reader, author string, root *os.Root, name string) (store.Postmortem, error) {
+	info, err := root.Stat(name)
+	if err != nil {
+		return store.Postmortem{}, err
+	}
+	if info.Size() > MaxSize {
+		return store.Postmortem{}, &InputError{Err: ErrTooLarge, Detail: fmt.Sprintf("it has %d bytes", info.Size())}
+	}
+	raw, err := root.ReadFile(name)
+	if err != nil {
+		return store.Postmortem{}, err
+	}
+	return rd.Read(ctx, raw, name, author, "Imported from "+name)
+}

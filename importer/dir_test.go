@@ -1,0 +1,76 @@
+package importer_test
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"hindsight/handlers"
+	"hindsight/importer"
+	"hindsight/seeds"
+	"hindsight/store"
+)
+
+// Dir reports every file of the folder, in name order, once: a variant
+// read before its original is linked on a retry, one whose original is
+// nowhere fails, and a second run skips what the first imported.
+func TestDir(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"a-translation.md": "---\ntitle: Caída por certificado caducado\nlanguage: es\nvariant_of: certificate-expired-at-example\n---\nEl certificado caducó a medianoche.\n",
+		"b-original.md":    "---\ntitle: Certificate expired at Example\norganization: Example\nincident_date: 2022-03-04\n---\nThe certificate expired at midnight.\n",
+		"c-orphan.md":      "---\ntitle: Orphan\nvariant_of: no-such-postmortem\n---\nText.\n",
+		"d-image.png":      "\x89PNG",
+		".hidden.md":       "---\ntitle: Hidden\n---\nNot imported.\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "hindsight.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if _, err := seeds.LoadCatalogue(t.Context(), st); err != nil {
+		t.Fatal(err)
+	}
+	rd, err := handlers.NewImporter(t.Context(), st, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	orphan := importer.Result{File: "c-orphan.md", Status: "failed", Detail: "variant_of: Choose an existing postmortem from the list."}
+	image := importer.Result{File: "d-image.png", Status: "skipped", Detail: "not a .md, .txt or .html file"}
+	for _, tt := range []struct {
+		run  string
+		want []importer.Result
+	}{
+		{"first", []importer.Result{
+			{File: "a-translation.md", Status: "linked", Detail: "caida-por-certificado-caducado, translation of certificate-expired-at-example"},
+			{File: "b-original.md", Status: "created", Detail: "certificate-expired-at-example"},
+			orphan, image,
+		}},
+		{"second", []importer.Result{
+			{File: "a-translation.md", Status: "skipped", Detail: "already imported as caida-por-certificado-caducado"},
+			{File: "b-original.md", Status: "skipped", Detail: "already imported as certificate-expired-at-example"},
+			orphan, image,
+		}},
+	} {
+		got, err := importer.Dir(t.Context(), st, rd, dir, "test")
+		if err != nil {
+			t.Fatalf("%s run: %v", tt.run, err)
+		}
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s run =\n%+v\nwant\n%+v", tt.run, got, tt.want)
+		}
+	}
+	if _, err := importer.Dir(t.Context(), st, rd, filepath.Join(dir, "missing"), "test"); err == nil {
+		t.Error("a missing folder: no error")
+	}
+}
