@@ -782,3 +782,30 @@ func loopback(r *http.Request) *http.Request {
 	r.RemoteAddr = "127.0.0.1:40000"
 	return r
 }
+
+// TestCachedHitsNameTheirRoute: a page answered from the page cache, before
+// routing, is counted and logged under the route that rendered it, for GET
+// and for HEAD, like the request that rendered it.
+func TestCachedHitsNameTheirRoute(t *testing.T) {
+	t.Parallel()
+	h, _, _, logs := newOpsApp(t)
+	const path = "/postmortems/facebook-2010-09-23-outage"
+	before := scrape(t, h)
+	for _, method := range []string{http.MethodGet, http.MethodGet, http.MethodGet, http.MethodHead, http.MethodHead} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(method, path, nil))
+		if rec.Code != http.StatusOK {
+			t.Fatalf("%s %s: %d", method, path, rec.Code)
+		}
+	}
+	after := scrape(t, h)
+	for method, want := range map[string]float64{"GET": 3, "HEAD": 2} {
+		labels := []string{"route", "/postmortems/{slug}", "method", method, "code", "200"}
+		if got := value(after, "hindsight_http_requests_total", labels...) - value(before, "hindsight_http_requests_total", labels...); got != want {
+			t.Errorf("hindsight_http_requests_total%v moved by %v, want %v", labels, got, want)
+		}
+	}
+	if got := strings.Count(logs.String(), `"path":"`+path+`","route":"/postmortems/{slug}","status":200`); got != 5 {
+		t.Errorf("%d request lines name the route, want 5:\n%s", got, logs)
+	}
+}
