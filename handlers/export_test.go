@@ -2,13 +2,11 @@ package handlers_test
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -16,6 +14,7 @@ import (
 
 	"hindsight/handlers"
 	"hindsight/store"
+	"hindsight/store/storetest"
 )
 
 // A postmortem's Markdown, imported into another Hindsight, gives back
@@ -246,75 +245,11 @@ func TestPostmortemMarkdownIntoAnotherInstance(t *testing.T) {
 	if rec := as(t, dst, editor, "GET", path, nil); rec.Code != http.StatusNotFound {
 		t.Errorf("an outsider's copy %s: %d, want 404", path, rec.Code)
 	}
-	want, got := exportedOf(t, srcStore, p.Slug), exportedOf(t, dstStore, p.Slug)
-	for _, d := range fieldDiffs("", reflect.ValueOf(want), reflect.ValueOf(got)) {
+	for _, d := range storetest.ExportDiffs(storetest.ReadExported(t, srcStore, p.Slug), storetest.ReadExported(t, dstStore, p.Slug)) {
 		t.Error(d)
 	}
 	// And its Markdown there is the same file.
 	if again := as(t, dst, member, "GET", path, nil).Body.String(); again != md {
 		t.Errorf("the copy's Markdown differs:\n%s\nwant\n%s", again, md)
 	}
-}
-
-// exportNotCarried are the fields an export does not carry, by design
-// (README "Exporting postmortems").
-var exportNotCarried = map[string]bool{
-	"ID": true, "PostmortemID": true, "GroupID": true, "CreatedAt": true, "UpdatedAt": true, "Version": true,
-	"SourceText": true, "SavedBy": true, "SaveNote": true, "ChecklistItemID": true,
-}
-
-// exportedOf is a postmortem with its checklist ticks and reviewed
-// suggestions.
-func exportedOf(t *testing.T, st *store.Store, slug string) struct {
-	P store.Postmortem
-	X store.ExportExtras
-} {
-	t.Helper()
-	ctx := store.WithEveryGroup(t.Context())
-	p, err := st.GetPostmortem(ctx, slug)
-	if err != nil {
-		t.Fatalf("%s: %v", slug, err)
-	}
-	x, err := st.GetExportExtras(ctx, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return struct {
-		P store.Postmortem
-		X store.ExportExtras
-	}{p, x}
-}
-
-// fieldDiffs compares want and got field by field, into structs and
-// slices, and names each field that differs.
-func fieldDiffs(path string, want, got reflect.Value) []string {
-	switch want.Kind() {
-	case reflect.Struct:
-		if tm, ok := want.Interface().(time.Time); ok {
-			if !tm.Equal(got.Interface().(time.Time)) {
-				return []string{fmt.Sprintf("%s = %v, want %v", path, got.Interface(), tm)}
-			}
-			return nil
-		}
-		var out []string
-		for i := range want.NumField() {
-			if f := want.Type().Field(i); f.IsExported() && !exportNotCarried[f.Name] {
-				out = append(out, fieldDiffs(strings.TrimPrefix(path+"."+f.Name, "."), want.Field(i), got.Field(i))...)
-			}
-		}
-		return out
-	case reflect.Slice:
-		if want.Len() != got.Len() {
-			return []string{fmt.Sprintf("%s has %d items, want %d: %v, want %v", path, got.Len(), want.Len(), got.Interface(), want.Interface())}
-		}
-		var out []string
-		for i := range want.Len() {
-			out = append(out, fieldDiffs(fmt.Sprintf("%s[%d]", path, i), want.Index(i), got.Index(i))...)
-		}
-		return out
-	}
-	if !reflect.DeepEqual(want.Interface(), got.Interface()) {
-		return []string{fmt.Sprintf("%s = %#v, want %#v", path, got.Interface(), want.Interface())}
-	}
-	return nil
 }

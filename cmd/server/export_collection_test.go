@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -16,74 +15,8 @@ import (
 	"hindsight/postmortem"
 	"hindsight/seeds"
 	"hindsight/store"
+	"hindsight/store/storetest"
 )
-
-// exportIgnored are the fields an export does not carry, by design (README
-// "Exporting"): database ids and the clock of this database's writes, the
-// count of saves, the verbatim original (the exported file becomes it),
-// and what a create records in the history.
-var exportIgnored = map[string]bool{
-	"ID": true, "PostmortemID": true, "GroupID": true, "CreatedAt": true, "UpdatedAt": true, "Version": true,
-	"SourceText": true, "SavedBy": true, "SaveNote": true, "ChecklistItemID": true,
-}
-
-// diffFields compares a and b field by field, walking into structs and
-// slices, and names each field that differs ("ActionItems[1].Owner").
-func diffFields(path string, a, b reflect.Value) []string {
-	switch a.Kind() {
-	case reflect.Struct:
-		if a.Type() == reflect.TypeFor[time.Time]() {
-			if !a.Interface().(time.Time).Equal(b.Interface().(time.Time)) {
-				return []string{fmt.Sprintf("%s = %v, want %v", path, b.Interface(), a.Interface())}
-			}
-			return nil
-		}
-		var out []string
-		for i := range a.NumField() {
-			f := a.Type().Field(i)
-			if !f.IsExported() || exportIgnored[f.Name] {
-				continue
-			}
-			out = append(out, diffFields(strings.TrimPrefix(path+"."+f.Name, "."), a.Field(i), b.Field(i))...)
-		}
-		return out
-	case reflect.Slice:
-		if a.Len() != b.Len() {
-			return []string{fmt.Sprintf("%s has %d items, want %d: %v, want %v", path, b.Len(), a.Len(), b.Interface(), a.Interface())}
-		}
-		var out []string
-		for i := range a.Len() {
-			out = append(out, diffFields(fmt.Sprintf("%s[%d]", path, i), a.Index(i), b.Index(i))...)
-		}
-		return out
-	default:
-		if !reflect.DeepEqual(a.Interface(), b.Interface()) {
-			return []string{fmt.Sprintf("%s = %#v, want %#v", path, b.Interface(), a.Interface())}
-		}
-		return nil
-	}
-}
-
-// exported is a postmortem with its checklist ticks and reviewed
-// suggestions, as compared.
-type exported struct {
-	store.Postmortem
-	store.ExportExtras
-}
-
-func readExported(t *testing.T, st *store.Store, slug string) exported {
-	t.Helper()
-	ctx := store.WithEveryGroup(t.Context())
-	p, err := st.GetPostmortem(ctx, slug)
-	if err != nil {
-		t.Fatalf("%s: %v", slug, err)
-	}
-	x, err := st.GetExportExtras(ctx, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return exported{p, x}
-}
 
 // genCollection fills st with n postmortems that use every field an
 // export carries: sections, timelines, incident times in several zones,
@@ -317,7 +250,7 @@ func TestExportImportReproducesTheCollection(t *testing.T) {
 			len(got), len(want), missing(want, got), missing(got, want), report.String(), tail(imported.String()))
 	}
 	for _, slug := range want {
-		for _, d := range diffFields("", reflect.ValueOf(readExported(t, a, slug)), reflect.ValueOf(readExported(t, b, slug))) {
+		for _, d := range storetest.ExportDiffs(storetest.ReadExported(t, a, slug), storetest.ReadExported(t, b, slug)) {
 			t.Errorf("%s: %s", slug, d)
 		}
 	}
@@ -389,7 +322,7 @@ func TestExportImportCorpus(t *testing.T) {
 		t.Fatalf("the copy holds %d postmortems, the source %d; missing %v, extra %v", len(got), len(want), missing(want, got), missing(got, want))
 	}
 	for _, slug := range want {
-		for _, d := range diffFields("", reflect.ValueOf(readExported(t, a, slug)), reflect.ValueOf(readExported(t, b, slug))) {
+		for _, d := range storetest.ExportDiffs(storetest.ReadExported(t, a, slug), storetest.ReadExported(t, b, slug)) {
 			t.Errorf("%s: %.500s", slug, d)
 		}
 	}
