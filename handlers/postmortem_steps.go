@@ -128,56 +128,44 @@ func (h *Handler) moreTimelineRows(w http.ResponseWriter, r *http.Request) {
 // suggestPatterns is "Suggest patterns": the form with the panel of the
 // patterns its text shows and the postmortems it may be a version of.
 func (h *Handler) suggestPatterns(w http.ResponseWriter, r *http.Request) {
-	page, ok := h.submittedForm(w, r)
-	if !ok {
-		return
-	}
-	if err := h.suggestInForm(r, &page, ""); err != nil {
-		h.error(w, r, err)
-		return
-	}
-	h.renderForm(w, r, page)
+	h.showPanel(w, r, func(*postmortemFormPage) (reject string) { return "" })
 }
 
 // acceptSuggestion ticks the suggested pattern in its role (accept is
 // "pattern:role") and shows the panel again.
 func (h *Handler) acceptSuggestion(w http.ResponseWriter, r *http.Request) {
-	page, ok := h.submittedForm(w, r)
-	if !ok {
-		return
-	}
-	acceptInForm(&page, r.PostForm.Get("accept"))
-	if err := h.suggestInForm(r, &page, ""); err != nil {
-		h.error(w, r, err)
-		return
-	}
-	h.renderForm(w, r, page)
+	h.showPanel(w, r, func(page *postmortemFormPage) string {
+		acceptInForm(page, r.PostForm.Get("accept"))
+		return ""
+	})
 }
 
 // rejectSuggestion records the rejection of the suggested pattern reject,
 // so the phrases behind it can be tuned, and shows the panel without it.
 func (h *Handler) rejectSuggestion(w http.ResponseWriter, r *http.Request) {
-	page, ok := h.submittedForm(w, r)
-	if !ok {
-		return
-	}
-	if err := h.suggestInForm(r, &page, r.PostForm.Get("reject")); err != nil {
-		h.error(w, r, err)
-		return
-	}
-	h.renderForm(w, r, page)
+	h.showPanel(w, r, func(*postmortemFormPage) string { return r.PostForm.Get("reject") })
 }
 
 // linkVariant makes the form a variant of the postmortem the panel found
 // it may be a version of (link_variant is "slug:kind") and shows the
 // panel again.
 func (h *Handler) linkVariant(w http.ResponseWriter, r *http.Request) {
+	h.showPanel(w, r, func(page *postmortemFormPage) string {
+		linkInForm(page, r.PostForm.Get("link_variant"))
+		return ""
+	})
+}
+
+// showPanel reads the submitted form, lets change apply the panel's
+// button to it (returning the pattern the reader rejects, if any), and
+// shows the form with the suggestions panel.
+func (h *Handler) showPanel(w http.ResponseWriter, r *http.Request, change func(*postmortemFormPage) (reject string)) {
 	page, ok := h.submittedForm(w, r)
 	if !ok {
 		return
 	}
-	linkInForm(&page, r.PostForm.Get("link_variant"))
-	if err := h.suggestInForm(r, &page, ""); err != nil {
+	reject := change(&page)
+	if err := h.suggestInForm(r, &page, reject); err != nil {
 		h.error(w, r, err)
 		return
 	}
