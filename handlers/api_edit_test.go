@@ -163,22 +163,7 @@ func TestAPIUpdatePostmortem(t *testing.T) {
 		{"UnknownSlug", "/api/postmortems/no-such-postmortem", mustJSON(t, mine), 404, nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			rec := sendJSON(t, h, person{}, "PUT", tt.path, tt.body)
-			if rec.Code != tt.status {
-				t.Fatalf("%d, want %d\n%.800s", rec.Code, tt.status, rec.Body)
-			}
-			got := decode[struct {
-				Error  string
-				Fields map[string]string
-			}](t, rec)
-			if got.Error == "" {
-				t.Error("no error message")
-			}
-			for _, f := range tt.fields {
-				if got.Fields[f] == "" {
-					t.Errorf("no error for %q in %v", f, got.Fields)
-				}
-			}
+			checkAPIError(t, sendJSON(t, h, person{}, "PUT", tt.path, tt.body), tt.status, tt.fields)
 		})
 	}
 	if p, _ := st.GetPostmortem(t.Context(), gmail); p.Version != v0+1 {
@@ -407,22 +392,7 @@ func TestAPIActionItems(t *testing.T) {
 		{"UnknownPostmortem", "GET", "/api/postmortems/nope/action-items", "", 404, nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			rec := sendJSON(t, h, person{}, tt.method, tt.path, tt.body)
-			if rec.Code != tt.status {
-				t.Fatalf("%d, want %d\n%.800s", rec.Code, tt.status, rec.Body)
-			}
-			got := decode[struct {
-				Error  string
-				Fields map[string]string
-			}](t, rec)
-			if got.Error == "" {
-				t.Error("no error message")
-			}
-			for _, f := range tt.fields {
-				if got.Fields[f] == "" {
-					t.Errorf("no error for %q in %v", f, got.Fields)
-				}
-			}
+			checkAPIError(t, sendJSON(t, h, person{}, tt.method, tt.path, tt.body), tt.status, tt.fields)
 		})
 	}
 	if a, _ := st.GetActionItem(t.Context(), made.ID); a.Version != 2 || a.Status != "in-progress" {
@@ -457,6 +427,27 @@ func TestAPIRecordSentBackSavesNothing(t *testing.T) {
 		got := decode[map[string]any](t, rec)
 		if rec.Code != 200 || got["version"] != read["version"] {
 			t.Errorf("%s sent back: %d, version %v, want 200 at %v\n%.800s", slug, rec.Code, got["version"], read["version"], rec.Body)
+		}
+	}
+}
+
+// checkAPIError checks that rec is an API error of status with a message,
+// naming each of fields.
+func checkAPIError(t *testing.T, rec *httptest.ResponseRecorder, status int, fields []string) {
+	t.Helper()
+	if rec.Code != status {
+		t.Fatalf("%d, want %d\n%.800s", rec.Code, status, rec.Body)
+	}
+	got := decode[struct {
+		Error  string
+		Fields map[string]string
+	}](t, rec)
+	if got.Error == "" {
+		t.Error("no error message")
+	}
+	for _, f := range fields {
+		if got.Fields[f] == "" {
+			t.Errorf("no error for %q in %v", f, got.Fields)
 		}
 	}
 }
