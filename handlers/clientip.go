@@ -42,16 +42,18 @@ func (h *Handler) clientIP(r *http.Request) string {
 // https when the connection is TLS, or when a trusted proxy, which ended
 // TLS and talks plain http to us, says so in X-Forwarded-Proto. The proxy
 // nearest us wrote the last value.
-func (h *Handler) origin(r *http.Request) string {
+func (h *Handler) origin(r *http.Request) string { return h.scheme(r) + "://" + r.Host }
+
+func (h *Handler) scheme(r *http.Request) string {
 	if r.TLS != nil {
-		return "https://" + r.Host
+		return "https"
 	}
 	if h.trusted(peerAddr(r)) {
 		if protos := forwarded(r.Header, "X-Forwarded-Proto"); len(protos) > 0 && strings.EqualFold(protos[len(protos)-1], "https") {
-			return "https://" + r.Host
+			return "https"
 		}
 	}
-	return "http://" + r.Host
+	return "http"
 }
 
 // peerAddr is the address of the peer that sent r, the zero Addr if

@@ -18,7 +18,8 @@ import (
 // exchange is what the middleware keeps of one request while it is
 // answered, made once per request (one allocation for all of it): the
 // recorder of what was answered, for the log line and the metrics, and
-// what the handlers learn of the request (infoOf).
+// what the handlers learn of the request (infoOf): its ID, and who sent
+// it, which authenticate fills in.
 type exchange struct {
 	rec  recorder
 	info requestInfo
@@ -29,7 +30,9 @@ type exchange struct {
 // requestInfo is what the handlers learn of a request from the
 // middleware, kept in its context.
 type requestInfo struct {
-	id string
+	id     string
+	user   user // authenticate's
+	secure bool // see Handler.secure
 }
 
 type infoKey struct{}
@@ -216,7 +219,9 @@ func (h *Handler) limitBodies(next http.Handler) http.Handler {
 			h.error(w, r, &http.MaxBytesError{Limit: n})
 			return
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, n)
+		if r.Body != http.NoBody { // as net/http gives a request without one
+			r.Body = http.MaxBytesReader(w, r.Body, n)
+		}
 		next.ServeHTTP(w, r)
 	})
 }

@@ -81,9 +81,9 @@ func (h *Handler) pageKey(r *http.Request) string {
 // handler reads, a page served to the next reader of the same role and
 // groups holds nothing of the first one.
 func impersonal(r *http.Request) *http.Request {
-	u := userOf(r)
-	u.Name, u.Email = "", ""
-	r = r.Clone(context.WithValue(r.Context(), userKey{}, u))
+	info := *infoOf(r)
+	info.user.Name, info.user.Email = "", ""
+	r = r.Clone(context.WithValue(r.Context(), infoKey{}, &info))
 	r.Header.Del("Cookie")
 	r.Header.Del("Authorization")
 	return r
@@ -103,8 +103,10 @@ func cacheable(r *http.Request) bool {
 
 // fromPageCache answers from the page cache, before shed: a kept page costs
 // next to nothing, so it is served even when the expensive requests are at
-// their cap. Pages get there through cached. Every other request looks for
-// other processes' writes at most once (store.CheckWritesOnce).
+// their cap. Pages get there through cached. Every other request goes on
+// with the reader's groups, which the store filters restricted postmortems
+// by, and looks for other processes' writes at most once
+// (store.CheckWritesOnce).
 func (h *Handler) fromPageCache(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if cacheable(r) {
@@ -116,7 +118,7 @@ func (h *Handler) fromPageCache(next http.Handler) http.Handler {
 				return
 			}
 		}
-		next.ServeHTTP(w, r.WithContext(store.CheckWritesOnce(r.Context())))
+		next.ServeHTTP(w, r.WithContext(store.CheckWritesOnce(store.WithReaderGroups(r.Context(), userOf(r).Groups))))
 	})
 }
 
