@@ -17,11 +17,17 @@ import (
 // came, and refuses an empty list of proxies; the per-client limits and the
 // audit log need an address for every request.
 func (h *Handler) clientIP(r *http.Request) string {
-	client := peerAddr(r)
-	if !client.IsValid() {
+	peer, err := netip.ParseAddrPort(r.RemoteAddr)
+	if err != nil {
 		return r.RemoteAddr
 	}
+	client := peer.Addr().Unmap()
 	if !h.trusted(client) {
+		if peer.Addr().Is4() {
+			// RemoteAddr holds it as String writes it ("192.0.2.7:4000":
+			// ParseAddr takes no other form of an IPv4 address).
+			return r.RemoteAddr[:strings.LastIndexByte(r.RemoteAddr, ':')]
+		}
 		return client.String()
 	}
 	hops := forwarded(r.Header, "X-Forwarded-For")

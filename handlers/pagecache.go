@@ -6,7 +6,6 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -72,8 +71,30 @@ func (c *capture) Write(b []byte) (int, error) { return c.body.Write(b) }
 func (h *Handler) pageKey(r *http.Request) string {
 	u := userOf(r)
 	quarter := h.now().Unix() / int64(15*time.Minute/time.Second)
-	return strconv.FormatInt(quarter, 10) + " " + h.origin(r) + r.URL.RequestURI() + "\x00" + u.Role.String() + "\x00" +
-		strings.Join(u.Groups, "\x01")
+	// Built in one buffer: a hit makes no other string.
+	var buf [256]byte
+	b := strconv.AppendInt(buf[:0], quarter, 10)
+	b = append(append(append(append(b, ' '), h.scheme(r)...), "://"...), r.Host...)
+	if r.URL.Opaque != "" {
+		b = append(b, r.URL.RequestURI()...)
+	} else { // RequestURI's text, without its string
+		p := r.URL.EscapedPath()
+		if p == "" {
+			p = "/"
+		}
+		b = append(b, p...)
+		if r.URL.ForceQuery || r.URL.RawQuery != "" {
+			b = append(append(b, '?'), r.URL.RawQuery...)
+		}
+	}
+	b = append(append(append(b, 0), u.Role.String()...), 0)
+	for i, g := range u.Groups {
+		if i > 0 {
+			b = append(b, 1)
+		}
+		b = append(b, g...)
+	}
+	return string(b)
 }
 
 // impersonal is r without anything that names its reader: no name, no
