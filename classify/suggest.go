@@ -47,7 +47,6 @@ type Suggestion struct {
 	x        features // what the model reads (model.go)
 }
 
-
 // Evidence is a sentence that supports a suggestion, with the matched
 // phrases and their byte spans within Sentence for highlighting.
 type Evidence struct {
