@@ -351,6 +351,13 @@ func (c *Classifier) Suggest(doc Document) []Suggestion {
 // sentences and before scoring. Its time is linear in the text, so the
 // largest step is one sentence's matching or the scoring of all matches.
 func (c *Classifier) SuggestContext(ctx context.Context, doc Document) ([]Suggestion, error) {
+	// Invalid bytes become U+FFFD first, so evidence and its highlights are
+	// cut at whole characters ("retrY\x84" found by FuzzSuggest).
+	for _, s := range []*string{&doc.Title, &doc.Body, &doc.Lessons, &doc.ActionItems} {
+		if !utf8.ValidString(*s) {
+			*s = strings.ToValidUTF8(*s, "\uFFFD")
+		}
+	}
 	sents := c.sentences(doc)
 	var matches []match
 	for si := range sents {
@@ -1012,7 +1019,7 @@ func (c *Classifier) suggestion(pat int, items map[string]*item, sents []sentenc
 		if len(sug.Evidence) == maxEvidence {
 			break
 		}
-		sentence, spans := clipEvidence(s.text[s.start:s.end], mergeSpans(ev[si].spans))
+		sentence, spans := clipEvidence(s.text[s.start:s.end], mergeSpans(ev[si].spans), maxEvidenceBytes)
 		if slices.ContainsFunc(sug.Evidence, func(e Evidence) bool { return e.Sentence == sentence }) {
 			continue // scraped pages repeat whole paragraphs
 		}
@@ -1021,21 +1028,20 @@ func (c *Classifier) suggestion(pat int, items map[string]*item, sents []sentenc
 	return sug
 }
 
-// clipEvidence cuts a sentence longer than maxEvidenceBytes to that many
-// bytes from a little before its first highlight, marking each cut with
+// clipEvidence cuts a sentence longer than limit bytes to that many bytes from a little before its first highlight, marking each cut with
 // "…", and keeps the highlights wholly inside it.
-func clipEvidence(text string, spans []Span) (string, []Span) {
-	if len(text) <= maxEvidenceBytes {
+func clipEvidence(text string, spans []Span, limit int) (string, []Span) {
+	if len(text) <= limit {
 		return text, spans
 	}
 	start := 0
 	if len(spans) > 0 {
-		start = max(0, min(spans[0].Start-maxEvidenceBytes/4, len(text)-maxEvidenceBytes))
+		start = max(0, min(spans[0].Start-limit/4, len(text)-limit))
 	}
 	for start > 0 && !utf8.RuneStart(text[start]) {
 		start--
 	}
-	end := min(len(text), start+maxEvidenceBytes)
+	end := min(len(text), start+limit)
 	for end < len(text) && !utf8.RuneStart(text[end]) {
 		end--
 	}
