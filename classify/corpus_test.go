@@ -220,7 +220,9 @@ func TestCorpusEvaluation(t *testing.T) {
 	// Issue 12's bar for the held-out half is micro precision 0.80 at recall
 	// 0.70. The classifier does not reach it yet: 0.60 at 0.42 when the
 	// held-out labels were first read, 0.63 (47 right, 28 wrong) at 0.41 (69
-	// missed) after the rules were reworked to generalize (2026-12-01). CI
+	// missed) after the rules were reworked to generalize, 0.62 (51 right,
+	// 31 wrong) at 0.44 (65 missed) with the shared model over the rules'
+	// evidence (model.go), read once after it was frozen (2026-12-01). CI
 	// must not fail on a target we have not met: the test logs the distance
 	// to the bar and fails when the held-out figures fall below the last
 	// measurement, so a change can keep or improve them but never silently
@@ -229,8 +231,8 @@ func TestCorpusEvaluation(t *testing.T) {
 	if p < 0.80 || r < 0.70 {
 		t.Logf("held-out half: micro precision %.2f, recall %.2f: BELOW the bar of 0.80 at 0.70", p, r)
 	}
-	if p < 0.62 || r < 0.40 {
-		t.Errorf("held-out half: micro precision %.2f, recall %.2f: below the 0.62/0.40 last measured", p, r)
+	if p < 0.62 || r < 0.43 {
+		t.Errorf("held-out half: micro precision %.2f, recall %.2f: below the 0.62/0.43 last measured", p, r)
 	}
 }
 

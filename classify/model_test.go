@@ -13,7 +13,10 @@ import (
 	"hindsight/internal/corpustest"
 )
 
-var refit = flag.Bool("fit", false, "refit the model on the tuning half and rewrite model_weights.go")
+var (
+	refit  = flag.Bool("fit", false, "refit the model on the tuning half and rewrite model_weights.go")
+	nested = flag.Bool("nested", false, "also measure nested cross-validation (the decision rule chosen without the scored file)")
+)
 
 // candidate is one pattern the rules find evidence for in a tuning file,
 // with the model's features and the labellers' verdict: y is 1 when both
@@ -221,6 +224,12 @@ func TestFitModel(t *testing.T) {
 	t.Logf("%s", r1.report("tuning, leave-one-file-out, first labeller"))
 	t.Logf("%s", r2.report("tuning, leave-one-file-out, second labeller"))
 
+	if *nested {
+		n1, rules := nestedCV(ts, bestL2)
+		t.Logf("%s", n1.report("tuning, nested leave-one-file-out (rule chosen without the file too), first labeller"))
+		t.Logf("rules chosen per file (confidence/at most): %s", strings.Join(rules, " "))
+	}
+
 	m := fitOn(ts.cands, bestL2, func(string) bool { return true })
 	w, b := m.Weights()
 	var ws []string
@@ -253,4 +262,67 @@ func TestFitModel(t *testing.T) {
 			t.Fatalf("%s %s: the stored model gives %.4f, a fresh fit %.4f: refit (-args -fit)", c.file, c.slug, got, want)
 		}
 	}
+	// What Shown shows is the rule applied to the stored model's chances.
+	c := classify.Compile(testCatalogue(t))
+	for _, f := range ts.files {
+		var want []string
+		for _, cand := range ts.cands {
+			if cand.file == f && stored.Prob(cand.x) >= classify.ShowConfidence {
+				want = append(want, cand.slug)
+			}
+		}
+		var got []string
+		for _, s := range classify.Shown(c.Suggest(corpusDocument(t, f))) {
+			got = append(got, s.Slug)
+			if !slices.Contains(want, s.Slug) {
+				t.Errorf("%s: Shown gives %s at %.2f, which the stored model does not reach %.2f for", f, s.Slug, s.Confidence, classify.ShowConfidence)
+			}
+		}
+		if len(got) < min(len(want), classify.MaxShown) {
+			t.Errorf("%s: Shown gives %v of %v", f, got, want)
+		}
+	}
+}
+
+// nestedCV scores each tuning file with a model and a decision rule both
+// chosen without it: the rule is chosen on leave-one-file-out chances of
+// the other 42 files (each from a model fitted on the other 41), so no
+// choice saw the file it is scored on. Slower (43 x 42 fits), behind
+// -args -nested.
+func nestedCV(ts tuningSet, l2 float64) (halfResult, []string) {
+	var scored []candidate
+	var rules []string
+	for _, f := range ts.files {
+		inner := tuningSet{first: ts.first, second: ts.second}
+		for _, g := range ts.files {
+			if g != f {
+				inner.files = append(inner.files, g)
+			}
+		}
+		for _, c := range ts.cands {
+			if c.file != f {
+				inner.cands = append(inner.cands, c)
+			}
+		}
+		rule, _ := chooseRule(inner, cvProbs(inner, l2))
+		m := fitOn(inner.cands, l2, func(string) bool { return true })
+		var cs []candidate
+		for _, c := range ts.cands {
+			if c.file == f {
+				c.p = m.Prob(c.x)
+				cs = append(cs, c)
+			}
+		}
+		slices.SortStableFunc(cs, func(a, b candidate) int { return cmp.Compare(b.p, a.p) })
+		for i, c := range cs {
+			if c.p < rule.show || i == rule.maxShown {
+				break
+			}
+			c.p = 1 // shown under this file's rule
+			scored = append(scored, c)
+		}
+		rules = append(rules, fmt.Sprintf("%.2f/%d", rule.show, rule.maxShown))
+	}
+	// Every candidate kept is shown: score them with a rule that keeps all.
+	return shownBy(ts, scored, ts.first, 1, 1<<30), rules
 }

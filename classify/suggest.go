@@ -34,13 +34,16 @@ type Document struct {
 
 // Suggestion is one pattern the text appears to show.
 type Suggestion struct {
-	Slug  string
-	Score float64 // 0..1; compare with DefaultThreshold
-	// Confidence is the calibrated chance that the suggestion is right: the
-	// precision measured for its score band on the tuning half of the
-	// evaluation corpus (see calibration.go).
+	Slug string
+	// Score is the strength of the rules' evidence, 0..1 (DefaultThreshold
+	// is where one strong phrase or cue puts it); the model reads it.
+	Score float64
+	// Confidence is the model's chance that a careful labeller tags the
+	// pattern (model.go), checked against cross-validation on the tuning
+	// half of the evaluation corpus (TestCalibration). Shown keeps those
+	// from ShowConfidence.
 	Confidence float64
-	// Reason says in a few words why the pattern is suggested.
+	// Reason names the phrases that matched and quotes the sentence.
 	Reason   string
 	Role     string // one of the Role* constants
 	Evidence []Evidence
