@@ -2,7 +2,6 @@ package handlers_test
 
 import (
 	"cmp"
-	"database/sql"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -21,6 +20,7 @@ import (
 	"hindsight/postmortem"
 	"hindsight/seeds"
 	"hindsight/store"
+	"hindsight/store/storetest"
 )
 
 // collection is a generated collection of postmortems and what the tests
@@ -530,14 +530,7 @@ func TestFollowUpsLeaveOutRestricted(t *testing.T) {
 	hidden := c.items[0].slug
 	// No store method restricts a postmortem yet; the column is set as
 	// the team feature stores it.
-	db, err := sql.Open("sqlite", c.dbPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.Exec(`UPDATE postmortems SET restricted_to = '["security"]' WHERE slug = ?`, hidden); err != nil {
-		t.Fatal(err)
-	}
+	storetest.Exec(t, c.dbPath, `UPDATE postmortems SET restricted_to = '["security"]' WHERE slug = '`+hidden+`'`)
 	rows := fetchCSV(t, c.h, "/action-items.csv")
 	want := 0
 	for _, it := range c.items {
