@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -209,7 +210,7 @@ func TestCorpusEvaluation(t *testing.T) {
 	c := classify.Compile(testCatalogue(t))
 	rt := evaluateHalf(t, c, tune)
 	rh := evaluateHalf(t, c, heldout)
-	t.Logf("default suggestions: score >= %.2f, at most %d per postmortem", classify.DefaultThreshold, classify.MaxShown)
+	t.Logf("default suggestions: confidence >= %.2f, at most %d per postmortem", classify.ShowConfidence, classify.MaxShown)
 	t.Logf("tuning half, file by file:\n%s", strings.Join(rt.lines, "\n"))
 	t.Logf("%s", rt.report("tuning (upper bound)"))
 	t.Logf("%s", rh.report("held-out (honest)"))
@@ -219,7 +220,9 @@ func TestCorpusEvaluation(t *testing.T) {
 	// Issue 12's bar for the held-out half is micro precision 0.80 at recall
 	// 0.70. The classifier does not reach it yet: 0.60 at 0.42 when the
 	// held-out labels were first read, 0.63 (47 right, 28 wrong) at 0.41 (69
-	// missed) after the rules were reworked to generalize (2026-12-01). CI
+	// missed) after the rules were reworked to generalize, 0.62 (51 right,
+	// 31 wrong) at 0.44 (65 missed) with the shared model over the rules'
+	// evidence (model.go), read once after it was frozen (2026-12-01). CI
 	// must not fail on a target we have not met: the test logs the distance
 	// to the bar and fails when the held-out figures fall below the last
 	// measurement, so a change can keep or improve them but never silently
@@ -228,43 +231,38 @@ func TestCorpusEvaluation(t *testing.T) {
 	if p < 0.80 || r < 0.70 {
 		t.Logf("held-out half: micro precision %.2f, recall %.2f: BELOW the bar of 0.80 at 0.70", p, r)
 	}
-	if p < 0.62 || r < 0.40 {
-		t.Errorf("held-out half: micro precision %.2f, recall %.2f: below the 0.62/0.40 last measured", p, r)
+	if p < 0.62 || r < 0.43 {
+		t.Errorf("held-out half: micro precision %.2f, recall %.2f: below the 0.62/0.43 last measured", p, r)
 	}
 }
 
-// TestCalibration checks the confidence the classifier gives each score
-// band against the precision of that band on the tuning half: among the
-// first MaxShown suggestions of every tuning file scoring 0.30 or more,
-// those of one confidence must be right about that often (within 0.10).
+// TestCalibration checks the confidence the classifier shows against how
+// often it is right, on the tuning half by leave-one-file-out
+// cross-validation (each file scored by a model fitted on the others): in
+// every band of confidence 0.2 wide holding 20 candidates or more, the
+// share the labellers tag (1 for both, 0.5 for one) is within 0.10 of the
+// band's mean confidence. The held-out half is never read.
 func TestCalibration(t *testing.T) {
-	corpustest.Dir(t)
-	c := classify.Compile(testCatalogue(t))
-	type band struct{ right, shown int }
-	bands := map[float64]*band{}
-	for file, labels := range loadCorpusLabels(t, "testdata/corpus/labels-tune.tsv") {
-		sugs := c.Suggest(corpusDocument(t, file))
-		for i, s := range sugs {
-			if i == classify.MaxShown || s.Score < 0.3 {
-				break
-			}
-			b := bands[s.Confidence]
-			if b == nil {
-				b = &band{}
-				bands[s.Confidence] = b
-			}
-			b.shown++
-			if slices.ContainsFunc(labels, func(l corpusLabel) bool { return l.pattern == s.Slug }) {
-				b.right++
-			}
+	ts := loadTuningSet(t)
+	type band struct{ n, conf, right, first float64 }
+	var bands [5]band
+	for _, c := range cvProbs(ts, classify.FittedL2) {
+		b := &bands[min(int(c.p*5), 4)]
+		b.n++
+		b.conf += c.p
+		b.right += c.y
+		if ts.first[c.file][c.slug] {
+			b.first++
 		}
 	}
-	for _, conf := range slices.Sorted(maps.Keys(bands)) {
-		b := bands[conf]
-		got := ratio(b.right, b.shown)
-		t.Logf("confidence %.2f: %d of %d right (%.2f) on the tuning half", conf, b.right, b.shown, got)
-		if got < conf-0.10 || got > conf+0.10 {
-			t.Errorf("confidence %.2f is off: the band is right %.2f of the time on the tuning half", conf, got)
+	for i, b := range bands {
+		if b.n == 0 {
+			continue
+		}
+		conf, got := b.conf/b.n, b.right/b.n
+		t.Logf("confidence %.1f-%.1f: %3.0f candidates, mean confidence %.2f, tagged %.2f (first labeller %.2f)", float64(i)/5, float64(i+1)/5, b.n, conf, got, b.first/b.n)
+		if b.n >= 20 && math.Abs(got-conf) > 0.10 {
+			t.Errorf("confidence %.1f-%.1f is off: mean %.2f, tagged %.2f in cross-validation", float64(i)/5, float64(i+1)/5, conf, got)
 		}
 	}
 }

@@ -53,7 +53,9 @@ const (
 	mitigationFactor = 0.7
 	longReport       = 10 // sentences from which lonePhraseFactor applies
 
-	// DefaultThreshold is the score above which a suggestion is shown.
+	// DefaultThreshold is the evidence score of a pattern the text states:
+	// one strong phrase or one cue reaches it, single words do not. What is
+	// shown is decided by the model's confidence (Shown, model.go).
 	DefaultThreshold = 0.5
 )
 

@@ -34,25 +34,20 @@ type Document struct {
 
 // Suggestion is one pattern the text appears to show.
 type Suggestion struct {
-	Slug  string
-	Score float64 // 0..1; compare with DefaultThreshold
-	// Confidence is the calibrated chance that the suggestion is right: the
-	// precision measured for its score band on the tuning half of the
-	// evaluation corpus (see calibration.go).
+	Slug string
+	// Score is the strength of the rules' evidence, 0..1 (DefaultThreshold
+	// is where one strong phrase or cue puts it); the model reads it.
+	Score float64
+	// Confidence is the model's chance that a careful labeller tags the
+	// pattern (model.go), checked against cross-validation on the tuning
+	// half of the evaluation corpus (TestCalibration). Shown keeps those
+	// from ShowConfidence.
 	Confidence float64
-	// Reason says in a few words why the pattern is suggested.
+	// Reason names the phrases that matched and quotes the sentence.
 	Reason   string
 	Role     string // one of the Role* constants
 	Evidence []Evidence
-	sig      signals
-}
-
-// signals are what the calibration reads of a suggestion besides its score.
-type signals struct {
-	strong    int     // phrases and cues (not single or weak words)
-	sentences int     // sentences with evidence
-	narrative float64 // share of the evidence weight in the story (not lessons or fixes)
-	earliest  float64 // position of the first evidence, 0..1
+	x        features // what the model reads (model.go)
 }
 
 // Evidence is a sentence that supports a suggestion, with the matched
@@ -332,6 +327,12 @@ type sentence struct {
 	// unharmed: the sentence says what was not hit ("traffic between
 	// Availability Zones was not impacted"); its words show no mechanism.
 	unharmed bool
+	// lead: the title or one of the first leadSentences of the body.
+	lead bool
+	// causeSection: under a heading that names the cause ("Root cause",
+	// "Contributing factors"); causal: the sentence itself says what caused
+	// what ("due to", "resulted in").
+	causeSection, causal bool
 }
 
 type match struct {
@@ -353,6 +354,13 @@ func (c *Classifier) Suggest(doc Document) []Suggestion {
 // sentences and before scoring. Its time is linear in the text, so the
 // largest step is one sentence's matching or the scoring of all matches.
 func (c *Classifier) SuggestContext(ctx context.Context, doc Document) ([]Suggestion, error) {
+	// Invalid bytes become U+FFFD first, so evidence and its highlights are
+	// cut at whole characters ("retrY\x84" found by FuzzSuggest).
+	for _, s := range []*string{&doc.Title, &doc.Body, &doc.Lessons, &doc.ActionItems} {
+		if !utf8.ValidString(*s) {
+			*s = strings.ToValidUTF8(*s, "\uFFFD")
+		}
+	}
 	sents := c.sentences(doc)
 	var matches []match
 	for si := range sents {
@@ -373,13 +381,14 @@ func (c *Classifier) sentences(doc Document) []sentence {
 		text   string
 		lesson bool
 	}{{doc.Title, false}, {doc.Body, false}, {doc.Lessons, true}, {doc.ActionItems, true}}
-	for _, p := range parts {
+	for pi, p := range parts {
 		toks := tokenize(p.text)
 		section := classPlain
 		if p.lesson {
 			section = classLesson
 		}
-		ti := 0
+		cause := false
+		ti, n := 0, 0
 		for _, sp := range splitSentences(p.text) {
 			for ti < len(toks) && toks[ti].start < sp.start {
 				ti++
@@ -393,11 +402,16 @@ func (c *Classifier) sentences(doc Document) []sentence {
 			}
 			s := sentence{text: p.text, start: sp.start, end: sp.end, toks: toks[ti:tj]}
 			s.unharmed = unharmedMarkers.in(s.toks)
+			s.lead = pi == 0 || pi == 1 && n < leadSentences
+			n++
 			if !p.lesson {
 				if h, ok := headingOf(p.text[sp.start:sp.end], s.toks); ok {
 					section = h
+					cause = causeHeadings.prefixLen(s.toks) > 0
 				}
 			}
+			s.causeSection = cause
+			s.causal = causalWords.in(s.toks)
 			switch {
 			case section == classLesson || lessonMarkers.in(s.toks):
 				s.class = classLesson
@@ -725,10 +739,29 @@ func (c *Classifier) score(sents []sentence, matches []match) []Suggestion {
 		return strings.Compare(a.Slug, b.Slug)
 	})
 	out = demoteAlternatives(out)
+	words := 0
+	for _, s := range sents {
+		words += len(s.toks)
+	}
+	impact := 0.0
+	if scale == 1 {
+		impact = 1
+	}
 	for i := range out {
-		out[i].Confidence = confidenceOf(out[i].Score)
+		x := &out[i].x
+		x[fScore] = out[i].Score
+		x[fRank] = 1 / float64(i+1)
+		x[fGap] = out[0].Score - out[i].Score
+		x[fDensity] = math.Log1p(1000 * math.Expm1(x[fSentences]) / float64(max(words, 1)))
+		x[fLength] = math.Log1p(float64(len(sents)))
+		x[fImpact] = impact
+		out[i].Confidence = fitted.prob(x)
 		out[i].Reason = reasonOf(out[i].Evidence)
 	}
+	// Best first by the model's confidence; the evidence score breaks ties.
+	slices.SortStableFunc(out, func(a, b Suggestion) int {
+		return cmp.Or(cmp.Compare(b.Confidence, a.Confidence), cmp.Compare(b.Score, a.Score), strings.Compare(a.Slug, b.Slug))
+	})
 	return out
 }
 
@@ -886,7 +919,7 @@ func showsImpact(sents []sentence) bool {
 
 func (c *Classifier) suggestion(pat int, items map[string]*item, sents []sentence) Suggestion {
 	keep, keepWeak := 1.0, 1.0
-	strong := 0
+	var kinds [3]int // catalogue phrases, cues, weak words
 	var byClass [numClasses]float64
 	earliest := 1.0
 	type sentEv struct {
@@ -900,11 +933,16 @@ func (c *Classifier) suggestion(pat int, items map[string]*item, sents []sentenc
 	// map iteration.
 	for _, key := range slices.Sorted(maps.Keys(items)) {
 		it := items[key]
-		if key[0] == 'w' {
+		switch key[0] {
+		case 'w':
 			keepWeak *= 1 - it.weight
-		} else {
+			kinds[2]++
+		case 'p':
 			keep *= 1 - it.weight
-			strong++
+			kinds[0]++
+		default:
+			keep *= 1 - it.weight
+			kinds[1]++
 		}
 		seen := [numClasses]bool{}
 		for _, m := range it.matches {
@@ -943,10 +981,32 @@ func (c *Classifier) suggestion(pat int, items map[string]*item, sents []sentenc
 	for _, w := range byClass {
 		total += w
 	}
-	sug.sig = signals{strong: strong, sentences: len(ev), earliest: earliest}
+	x := &sug.x
+	x[fPhrases] = math.Log1p(float64(kinds[0]))
+	x[fCues] = math.Log1p(float64(kinds[1]))
+	x[fWeak] = math.Log1p(float64(kinds[2]))
+	x[fSentences] = math.Log1p(float64(len(ev)))
+	x[fEarliest] = earliest
 	if total > 0 {
-		sug.sig.narrative = (byClass[classPlain] + byClass[classTrigger]) / total
+		x[fNarrative] = (byClass[classPlain] + byClass[classTrigger]) / total
+		x[fLesson] = byClass[classLesson] / total
+		x[fMitigation] = byClass[classMitigation] / total
 	}
+	var cause, causal int
+	for si := range ev {
+		s := &sents[si]
+		if s.lead {
+			x[fLead] = 1
+		}
+		if s.causeSection {
+			cause++
+		}
+		if s.causal {
+			causal++
+		}
+	}
+	x[fCauseSection] = float64(cause) / float64(len(ev))
+	x[fCausal] = float64(causal) / float64(len(ev))
 	order := make([]int, 0, len(ev))
 	for si := range ev {
 		order = append(order, si)
@@ -962,7 +1022,7 @@ func (c *Classifier) suggestion(pat int, items map[string]*item, sents []sentenc
 		if len(sug.Evidence) == maxEvidence {
 			break
 		}
-		sentence, spans := clipEvidence(s.text[s.start:s.end], mergeSpans(ev[si].spans))
+		sentence, spans := clipEvidence(s.text[s.start:s.end], mergeSpans(ev[si].spans), maxEvidenceBytes)
 		if slices.ContainsFunc(sug.Evidence, func(e Evidence) bool { return e.Sentence == sentence }) {
 			continue // scraped pages repeat whole paragraphs
 		}
@@ -971,21 +1031,20 @@ func (c *Classifier) suggestion(pat int, items map[string]*item, sents []sentenc
 	return sug
 }
 
-// clipEvidence cuts a sentence longer than maxEvidenceBytes to that many
-// bytes from a little before its first highlight, marking each cut with
+// clipEvidence cuts a sentence longer than limit bytes to that many bytes from a little before its first highlight, marking each cut with
 // "…", and keeps the highlights wholly inside it.
-func clipEvidence(text string, spans []Span) (string, []Span) {
-	if len(text) <= maxEvidenceBytes {
+func clipEvidence(text string, spans []Span, limit int) (string, []Span) {
+	if len(text) <= limit {
 		return text, spans
 	}
 	start := 0
 	if len(spans) > 0 {
-		start = max(0, min(spans[0].Start-maxEvidenceBytes/4, len(text)-maxEvidenceBytes))
+		start = max(0, min(spans[0].Start-limit/4, len(text)-limit))
 	}
 	for start > 0 && !utf8.RuneStart(text[start]) {
 		start--
 	}
-	end := min(len(text), start+maxEvidenceBytes)
+	end := min(len(text), start+limit)
 	for end < len(text) && !utf8.RuneStart(text[end]) {
 		end--
 	}

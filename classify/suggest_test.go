@@ -85,6 +85,9 @@ func TestSuggestEvidence(t *testing.T) {
 		t.Fatal("no evidence")
 	}
 	ev := s.Evidence[0]
+	if !strings.Contains(s.Reason, "“Our clients kept retrying without exponential backoff, and the API fell over.”") {
+		t.Errorf("reason %q does not quote the sentence that fired", s.Reason)
+	}
 	if want := "Our clients kept retrying without exponential backoff, and the API fell over."; ev.Sentence != want {
 		t.Errorf("sentence = %q, want %q", ev.Sentence, want)
 	}

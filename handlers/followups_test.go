@@ -2,17 +2,20 @@ package handlers_test
 
 import (
 	"cmp"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/url"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -54,22 +57,71 @@ var (
 
 // newCollection builds the real application over n generated postmortems
 // (the seeds archived, so only generated ones are live), with the clock at
-// now.
+// now. The database is a copy of one generated once per test binary for
+// each n and day (storetest.Template): several tests read the same
+// collection, each its own copy.
 func newCollection(t *testing.T, n int, now time.Time) *collection {
 	t.Helper()
+	gen := generatedCollection(n, now)
 	dbPath := filepath.Join(t.TempDir(), "test.db")
-	st := openSeeded(t, dbPath)
+	st := storetest.Open(t, gen.db, dbPath) // generates it first, once
+	c := &collection{st: st, dbPath: dbPath, pms: slices.Clone(gen.pms), items: slices.Clone(gen.items), ticked: maps.Clone(gen.ticked)}
+	st.Now = func() time.Time { return now }
+	h, err := handlers.New(st, slog.New(slog.NewTextHandler(io.Discard, nil)), handlers.Clock(func() time.Time { return now }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.h = h
+	return c
+}
+
+// generation is a generated collection's database and what the tests
+// expect of it; pms, items and ticked are set once db has returned.
+type generation struct {
+	db     func() ([]byte, error)
+	pms    []store.Postmortem
+	items  []genItem
+	ticked map[string][]string
+}
+
+// generations holds a *generation per collectionKey.
+var generations sync.Map
+
+// collectionKey names a generated collection: now enters it only through
+// the due dates, days from now's date.
+type collectionKey struct {
+	n   int
+	day string
+}
+
+func generatedCollection(n int, now time.Time) *generation {
+	key := collectionKey{n, now.UTC().Format(time.DateOnly)}
+	if g, ok := generations.Load(key); ok {
+		return g.(*generation)
+	}
+	g := &generation{}
+	g.db = storetest.Template(func(ctx context.Context, st *store.Store) error { return g.generate(ctx, st, n, now) })
+	actual, _ := generations.LoadOrStore(key, g)
+	return actual.(*generation)
+}
+
+// generate fills st with the seeds, archived, and n generated postmortems
+// (and one more, archived), and records them in g.
+func (g *generation) generate(ctx context.Context, st *store.Store, n int, now time.Time) error {
+	if err := storetest.LoadSeeds(ctx, st); err != nil {
+		return err
+	}
 	for _, slug := range []string{"facebook-2010-09-23-outage", "facebook-2010-09-23-outage-es", "facebook-2010-09-23-outage-rewrite",
 		"gmail-2009-09-01-request-router-overload", "dreamwidth-2020-05-25-site-interruptions"} {
-		if err := st.ArchivePostmortem(t.Context(), slug); err != nil {
-			t.Fatal(err)
+		if err := st.ArchivePostmortem(ctx, slug); err != nil {
+			return err
 		}
 	}
 	_, pats, err := seeds.Catalogue()
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
-	c := &collection{st: st, dbPath: dbPath, ticked: map[string][]string{}}
+	g.ticked = map[string][]string{}
 	day := func(d int) string { return now.AddDate(0, 0, d).UTC().Format("2006-01-02") }
 	for i := range n + 1 {
 		p := store.Postmortem{
@@ -108,43 +160,37 @@ func newCollection(t *testing.T, n int, now time.Time) *collection {
 				Kind: genKinds[k%len(genKinds)], Priority: fmt.Sprintf("P%d", k%4), Status: genStatuses[k%len(genStatuses)], DueDate: due,
 			})
 		}
-		if err := st.CreatePostmortem(t.Context(), &p); err != nil {
-			t.Fatal(err)
+		if err := st.CreatePostmortem(ctx, &p); err != nil {
+			return err
 		}
 		if i == n { // one more, archived: never counted
-			if err := st.ArchivePostmortem(t.Context(), p.Slug); err != nil {
-				t.Fatal(err)
+			if err := st.ArchivePostmortem(ctx, p.Slug); err != nil {
+				return err
 			}
 			continue
 		}
 		if i%4 == 1 { // a step of the first pattern's checklist is done
-			lists, err := st.Checklists(t.Context(), []string{p.Tags[0].PatternSlug})
+			lists, err := st.Checklists(ctx, []string{p.Tags[0].PatternSlug})
 			if err != nil {
-				t.Fatal(err)
+				return err
 			}
 			if items := lists[p.Tags[0].PatternSlug]; len(items) > 0 {
-				if err := st.TickChecklist(t.Context(), p.ID, "tester", []store.TickChange{{ItemID: items[0].ID, Done: true}}); err != nil {
-					t.Fatal(err)
+				if err := st.TickChecklist(ctx, p.ID, "tester", []store.TickChange{{ItemID: items[0].ID, Done: true}}); err != nil {
+					return err
 				}
-				c.ticked[p.Slug] = append(c.ticked[p.Slug], p.Tags[0].PatternSlug)
+				g.ticked[p.Slug] = append(g.ticked[p.Slug], p.Tags[0].PatternSlug)
 			}
 		}
-		c.pms = append(c.pms, p)
+		g.pms = append(g.pms, p)
 		for _, a := range p.ActionItems {
 			gi := genItem{ActionItem: a, slug: p.Slug, org: p.Organization, services: p.Services, tz: p.TimeZone, severity: p.Severity}
 			for _, tg := range p.Tags {
 				gi.patterns = append(gi.patterns, tg.PatternSlug)
 			}
-			c.items = append(c.items, gi)
+			g.items = append(g.items, gi)
 		}
 	}
-	st.Now = func() time.Time { return now }
-	h, err := handlers.New(st, slog.New(slog.NewTextHandler(io.Discard, nil)), handlers.Clock(func() time.Time { return now }))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.h = h
-	return c
+	return nil
 }
 
 // overdueAt is the definition the page promises: unfinished, and the due

@@ -74,11 +74,14 @@ func TestAPISuggest(t *testing.T) {
 	var slugs []string
 	for i, p := range got.Patterns {
 		slugs = append(slugs, p.Slug)
-		if p.Score < 0.5 || p.Score > 1 || p.Role == "" || p.Name == "" || len(p.Evidence) == 0 || len(p.Phrases) == 0 {
-			t.Errorf("pattern %+v: want a name, a role, evidence and a score in [0.5, 1]", p)
+		if p.Score <= 0 || p.Score > 1 || p.Role == "" || p.Name == "" || len(p.Evidence) == 0 || len(p.Phrases) == 0 {
+			t.Errorf("pattern %+v: want a name, a role, evidence and a score in (0, 1]", p)
 		}
-		if i > 0 && p.Score > got.Patterns[i-1].Score {
-			t.Errorf("patterns not sorted by score: %v then %v", got.Patterns[i-1].Score, p.Score)
+		if p.Confidence < classify.ShowConfidence-0.005 {
+			t.Errorf("pattern %s: confidence %v, below the %v from which suggestions are shown", p.Slug, p.Confidence, classify.ShowConfidence)
+		}
+		if i > 0 && p.Confidence > got.Patterns[i-1].Confidence {
+			t.Errorf("patterns not sorted by confidence: %v then %v", got.Patterns[i-1].Confidence, p.Confidence)
 		}
 	}
 	if len(got.Patterns) > classify.MaxShown {
