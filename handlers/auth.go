@@ -111,15 +111,6 @@ var (
 	errBadToken     = errors.New("unknown or revoked token")
 )
 
-// publicPath is what answers without an identity: probes and assets.
-func publicPath(p string) bool {
-	switch p {
-	case "/healthz", "/readyz", "/metrics", "/favicon.ico":
-		return true
-	}
-	return strings.HasPrefix(p, "/static/")
-}
-
 // authenticate finds out who sent the request and keeps it in the
 // request's context, with the groups the store filters restricted
 // postmortems by. In proxy mode a request without an identity gets 401,
@@ -133,7 +124,7 @@ func (h *Handler) authenticate(next http.Handler) http.Handler {
 			h.error(w, r, err)
 			return
 		}
-		if !publicPath(r.URL.Path) {
+		if !probeOrAsset(r.URL.Path) {
 			// Pages and API answers depend on who asks (role, groups, the
 			// remembered name): no shared cache may keep them.
 			w.Header()["Cache-Control"] = private
@@ -177,7 +168,7 @@ func (h *Handler) identify(r *http.Request) (user, error) {
 			return u, nil
 		}
 	}
-	if publicPath(r.URL.Path) {
+	if probeOrAsset(r.URL.Path) {
 		return user{Via: "anonymous"}, nil
 	}
 	return user{}, errUnauthorized

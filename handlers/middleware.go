@@ -226,10 +226,11 @@ func (h *Handler) limitBodies(next http.Handler) http.Handler {
 	})
 }
 
-// neverShed are the cheap routes that must answer even under overload:
-// probes and scrapes must not fail because the app is busy, and assets are
-// served from memory.
-func neverShed(path string) bool {
+// probeOrAsset reports the cheap routes: probes, the scrape and assets.
+// They answer without an identity, and shed never refuses them: probes and
+// scrapes must not fail because the app is busy, and assets are served
+// from memory.
+func probeOrAsset(path string) bool {
 	switch path {
 	case "/healthz", "/readyz", "/metrics", "/favicon.ico":
 		return true
@@ -243,7 +244,7 @@ func neverShed(path string) bool {
 // where a queue would let every request wait longer and time out together.
 func (h *Handler) shed(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if h.slots == nil || neverShed(r.URL.Path) {
+		if h.slots == nil || probeOrAsset(r.URL.Path) {
 			next.ServeHTTP(w, r)
 			return
 		}

@@ -3,7 +3,6 @@ package handlers_test
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -28,6 +27,7 @@ import (
 	"hindsight/handlers"
 	"hindsight/postmortem"
 	"hindsight/store"
+	"hindsight/store/storetest"
 )
 
 // newOpsApp is newApp with options, a log to read and the database path.
@@ -75,14 +75,7 @@ func TestHealthAndReadiness(t *testing.T) {
 	}
 
 	t.Run("MigrationMissing", func(t *testing.T) {
-		db, err := sql.Open("sqlite", path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		if _, err := db.Exec(`DELETE FROM schema_migrations WHERE version = '0001_init.sql'`); err != nil {
-			t.Fatal(err)
-		}
+		storetest.Exec(t, path, `DELETE FROM schema_migrations WHERE version = '0001_init.sql'`)
 		if rec := get(t, h, "/readyz"); rec.Code != http.StatusServiceUnavailable {
 			t.Errorf("/readyz with a migration missing: %d, want 503", rec.Code)
 		}

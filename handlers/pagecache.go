@@ -115,7 +115,7 @@ func impersonal(r *http.Request) *http.Request {
 // and not when a flash message waits to be shown (that page is for one
 // reader).
 func cacheable(r *http.Request) bool {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead || neverShed(r.URL.Path) || isAPI(r) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead || probeOrAsset(r.URL.Path) || isAPI(r) {
 		return false // probes and assets must not wait on the database
 	}
 	_, err := r.Cookie(flashCookie)

@@ -129,7 +129,7 @@ func (h *Handler) routes() http.Handler {
 		r.Get("/api/audit", h.apiAudit)
 	})
 
-	// Operations; shed never refuses these (see neverShed), and they answer
+	// Operations; shed never refuses these (see probeOrAsset), and they answer
 	// without an identity (/metrics only to loopback, trusted proxies and
 	// tokens).
 	r.Get("/healthz", h.healthz)
