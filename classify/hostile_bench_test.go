@@ -1,11 +1,10 @@
 package classify_test
 
 import (
-	"fmt"
-	"strings"
 	"testing"
 
 	"hindsight/classify"
+	"hindsight/internal/doubling"
 )
 
 // hostileShapes are the inputs that once made the classifier quadratic:
@@ -24,31 +23,15 @@ var hostileShapes = []struct{ name, unit string }{
 func BenchmarkSuggestDoubling(b *testing.B) {
 	c := classify.Compile(testCatalogue(b))
 	for _, sh := range hostileShapes {
-		for size := 16 << 10; size <= 128<<10; size *= 2 {
-			body := strings.Repeat(sh.unit, size/len(sh.unit)+1)[:size]
-			b.Run(fmt.Sprintf("%s/%dkB", sh.name, size>>10), func(b *testing.B) {
-				b.SetBytes(int64(size))
-				b.ReportAllocs()
-				for b.Loop() {
-					c.Suggest(classify.Document{Title: "Outage", Body: body})
-				}
-			})
-		}
+		doubling.Run(b, sh.name, 16<<10, 128<<10, func(size int) string { return doubling.Repeat(sh.unit, size) },
+			func(body string) { c.Suggest(classify.Document{Title: "Outage", Body: body}) })
 	}
 }
 
 // BenchmarkFingerprintDoubling fingerprints each shape at doubling sizes.
 func BenchmarkFingerprintDoubling(b *testing.B) {
 	for _, sh := range hostileShapes {
-		for size := 32 << 10; size <= 256<<10; size *= 2 {
-			text := strings.Repeat(sh.unit, size/len(sh.unit)+1)[:size]
-			b.Run(fmt.Sprintf("%s/%dkB", sh.name, size>>10), func(b *testing.B) {
-				b.SetBytes(int64(size))
-				b.ReportAllocs()
-				for b.Loop() {
-					classify.FingerprintAndFacts(text)
-				}
-			})
-		}
+		doubling.Run(b, sh.name, 32<<10, 256<<10, func(size int) string { return doubling.Repeat(sh.unit, size) },
+			func(text string) { classify.FingerprintAndFacts(text) })
 	}
 }

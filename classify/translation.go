@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"unicode"
@@ -79,8 +80,8 @@ func factsOf(text string, toks []token) DocFacts {
 			}
 		}
 	}
-	f.Numbers = sortedKeys(numbers)
-	f.Names = sortedKeys(names)
+	f.Numbers = slices.Sorted(maps.Keys(numbers))
+	f.Names = slices.Sorted(maps.Keys(names))
 	return f
 }
 
@@ -112,15 +113,6 @@ func titleCase(text string, toks []token) bool {
 // sentenceStart reports whether the text between two words ends a sentence.
 func sentenceStart(text string, prevEnd, start int) bool {
 	return strings.ContainsAny(text[prevEnd:start], ".!?:")
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // TranslationScore estimates whether two texts in different languages tell

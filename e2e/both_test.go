@@ -22,6 +22,13 @@ import (
 // any request answered 4xx or 5xx.
 func bothWays(t *testing.T, journey func(t *testing.T, p *page, js bool)) {
 	t.Helper()
+	eachWay(t, freshServer, journey)
+}
+
+// eachWay runs journey with JavaScript on and off, each over a server of
+// its own that start makes, in a strict tab (see bothWays).
+func eachWay(t *testing.T, start func(t *testing.T) *server, journey func(t *testing.T, p *page, js bool)) {
+	t.Helper()
 	for _, js := range []bool{true, false} {
 		name := "JavaScript"
 		if !js {
@@ -29,7 +36,7 @@ func bothWays(t *testing.T, journey func(t *testing.T, p *page, js bool)) {
 		}
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			p := strictPage(t, freshServer(t), js)
+			p := strictPage(t, start(t), js)
 			journey(t, p, js)
 		})
 	}

@@ -45,17 +45,7 @@ func (p *page) signIn(user, groups string) {
 // server in proxy mode.
 func teamWays(t *testing.T, journey func(t *testing.T, p *page, js bool)) {
 	t.Helper()
-	for _, js := range []bool{true, false} {
-		name := "JavaScript"
-		if !js {
-			name = "NoJavaScript"
-		}
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			p := strictPage(t, teamServer(t), js)
-			journey(t, p, js)
-		})
-	}
+	eachWay(t, teamServer, journey)
 }
 
 // bearer GETs path with a token, straight to the server.

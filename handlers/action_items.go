@@ -146,13 +146,8 @@ func (h *Handler) newActionItem(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) createActionItem(w http.ResponseWriter, r *http.Request) {
-	p, err := h.store.GetPostmortem(r.Context(), r.PathValue("slug"))
-	if err != nil {
-		h.error(w, r, err)
-		return
-	}
-	if err := parseForm(w, r); err != nil {
-		h.error(w, r, err)
+	p, ok := h.postmortemForm(w, r)
+	if !ok {
 		return
 	}
 	// From the postmortem page, the form carries its checklist too.

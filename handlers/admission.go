@@ -150,7 +150,7 @@ func (c *clientTable) forgetFull(now time.Time, rate float64) {
 // count: cheap routes and pages from the page cache pass.
 func (h *Handler) limitClients(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if neverShed(r.URL.Path) {
+		if probeOrAsset(r.URL.Path) {
 			next.ServeHTTP(w, r)
 			return
 		}

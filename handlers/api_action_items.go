@@ -55,18 +55,6 @@ func (a apiActionItem) values() url.Values {
 	return v
 }
 
-// apiActionItemErrors names the form's errors as the JSON does.
-func apiActionItemErrors(errs formErrors) store.FieldErrors {
-	out := store.FieldErrors{}
-	for k, msg := range errs {
-		if k == "kind" {
-			k = "type"
-		}
-		out[k] = msg
-	}
-	return out
-}
-
 const actionItemBody = "an action item's fields"
 
 // apiListActionItems is GET /api/postmortems/{slug}/action-items: the
@@ -112,7 +100,7 @@ func (h *Handler) apiCreateActionItem(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if len(f.Errors) > 0 {
-		h.error(w, r, fmt.Errorf("create action item: %w", apiActionItemErrors(f.Errors)))
+		h.error(w, r, fmt.Errorf("create action item: %w", f.Errors.asJSON("kind", "type")))
 		return
 	}
 	a := store.ActionItem{PostmortemID: p.ID, Title: f.Title, Owner: f.Owner, Kind: f.Kind, Priority: f.Priority,
@@ -177,7 +165,7 @@ func (h *Handler) apiUpdateActionItem(w http.ResponseWriter, r *http.Request) {
 		f.Errors.add("checklist_item", "The checklist item an action item was made from cannot be changed.")
 	}
 	if len(f.Errors) > 0 {
-		h.error(w, r, fmt.Errorf("update action item %d: %w", a.ID, apiActionItemErrors(f.Errors)))
+		h.error(w, r, fmt.Errorf("update action item %d: %w", a.ID, f.Errors.asJSON("kind", "type")))
 		return
 	}
 	saved, err := h.store.UpdateActionItem(r.Context(), a.ID, f.update())

@@ -105,7 +105,7 @@ func (h *Handler) apiUpdatePostmortem(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if len(f.Errors) > 0 {
-		h.error(w, r, fmt.Errorf("update postmortem %q: %w", cur.Slug, apiFieldErrors(f.Errors)))
+		h.error(w, r, fmt.Errorf("update postmortem %q: %w", cur.Slug, f.Errors.asJSON("tags", "patterns")))
 		return
 	}
 	saved, err := h.store.UpdatePostmortem(r.Context(), cur.Slug, f.Version, store.PostmortemUpdate{

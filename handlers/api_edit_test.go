@@ -15,17 +15,7 @@ func sendJSON(t *testing.T, h http.Handler, p person, method, path, body string,
 	t.Helper()
 	req := httptest.NewRequest(method, path, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
-	req.RemoteAddr = "127.0.0.1:51000"
-	if p.name != "" {
-		req.Header.Set("X-Forwarded-User", p.name)
-		req.Header.Set("X-Forwarded-Groups", p.groups)
-	}
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
-	return rec
+	return serveAs(h, p, req, header...)
 }
 
 // record reads a postmortem's JSON record as a map, to send back changed.

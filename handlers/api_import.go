@@ -149,7 +149,7 @@ func (h *Handler) apiCreatePostmortem(w http.ResponseWriter, r *http.Request) {
 	}
 	p.RestrictedTo = h.restrictionOf(r, &f)
 	if len(f.Errors) > 0 {
-		h.error(w, r, fmt.Errorf("create postmortem: %w", apiFieldErrors(f.Errors)))
+		h.error(w, r, fmt.Errorf("create postmortem: %w", f.Errors.asJSON("tags", "patterns")))
 		return
 	}
 	if err := h.store.ImportPostmortem(r.Context(), &p); err != nil {
@@ -163,18 +163,6 @@ func (h *Handler) apiCreatePostmortem(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Location", "/api/postmortems/"+created.Slug)
 	writeJSON(w, http.StatusCreated, toAPIPostmortem(created, true))
-}
-
-// apiFieldErrors names the form's errors as the JSON mirror names fields.
-func apiFieldErrors(errs formErrors) store.FieldErrors {
-	out := store.FieldErrors{}
-	for k, msg := range errs {
-		if k == "tags" {
-			k = "patterns"
-		}
-		out[k] = msg
-	}
-	return out
 }
 
 // decodeError keeps a too-large body as it is (h.error answers 413) and

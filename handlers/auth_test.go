@@ -63,6 +63,12 @@ func as(t *testing.T, h http.Handler, p person, method, path string, form url.Va
 	} else {
 		req = httptest.NewRequest(method, path, nil)
 	}
+	return serveAs(h, p, req, header...)
+}
+
+// serveAs serves req through the trusted proxy as p (no one when p.name is
+// empty), with more headers in pairs.
+func serveAs(h http.Handler, p person, req *http.Request, header ...string) *httptest.ResponseRecorder {
 	req.RemoteAddr = "127.0.0.1:51000"
 	if p.name != "" {
 		req.Header.Set("X-Forwarded-User", p.name)
@@ -617,6 +623,8 @@ func TestRestrictedPostmortemsStayWithTheirGroups(t *testing.T) {
 	form := with(with(with(with(validForm(), "title", "Zanzibar credential leak"), "organization", "Quokka Corp"),
 		"incident_date", "1999-02-03"), "summary", "Keys for the Zanzibar vault leaked through a retry storm in the quokka proxy.")
 	form.Set("tags", "retry-storm:trigger")
+	// What the form offers as similar postmortems for the same text.
+	suggest := `{"title": "Zanzibar credential leak", "body": ` + strconv.Quote(form.Get("body")+" "+form.Get("summary")) + `}`
 	// Restricting to a group one is not in is refused: they would lose it.
 	rec := as(t, h, outsider, "POST", "/postmortems", with(form, "restricted_to", "security"), "Sec-Fetch-Site", "same-origin")
 	if rec.Code != http.StatusUnprocessableEntity || !strings.Contains(rec.Body.String(), "Name at least one group you are in") {
@@ -685,14 +693,7 @@ func TestRestrictedPostmortemsStayWithTheirGroups(t *testing.T) {
 			t.Errorf("%s: archive: %d, want 404", who.name, rec.Code)
 		}
 		// Similar-postmortem offers leave it out.
-		req := httptest.NewRequest("POST", "/api/suggest", strings.NewReader(`{"title": "Zanzibar credential leak", "body": `+
-			strconv.Quote(form.Get("body")+" "+form.Get("summary"))+`}`))
-		req.RemoteAddr = "127.0.0.1:5000"
-		req.Header.Set("X-Forwarded-User", who.name)
-		req.Header.Set("X-Forwarded-Groups", who.groups)
-		req.Header.Set("Content-Type", "application/json")
-		w := httptest.NewRecorder()
-		h.ServeHTTP(w, req)
+		w := sendJSON(t, h, who, "POST", "/api/suggest", suggest)
 		mustNotContainIn(t, who.name+" suggest", w.Body.String(), slug)
 	}
 	for _, path := range countPaths {
@@ -706,14 +707,7 @@ func TestRestrictedPostmortemsStayWithTheirGroups(t *testing.T) {
 		t.Errorf("outsider's total went from %d to %d", before.Total, after.Total)
 	}
 	// The member's own similar offers do list it.
-	req := httptest.NewRequest("POST", "/api/suggest", strings.NewReader(`{"title": "Zanzibar credential leak", "body": `+
-		strconv.Quote(form.Get("body")+" "+form.Get("summary"))+`}`))
-	req.RemoteAddr = "127.0.0.1:5000"
-	req.Header.Set("X-Forwarded-User", member.name)
-	req.Header.Set("X-Forwarded-Groups", member.groups)
-	req.Header.Set("Content-Type", "application/json")
-	w := httptest.NewRecorder()
-	h.ServeHTTP(w, req)
+	w := sendJSON(t, h, member, "POST", "/api/suggest", suggest)
 	if !strings.Contains(w.Body.String(), slug) {
 		t.Errorf("member's similar offers lack it: %.500s", w.Body)
 	}

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -202,13 +203,8 @@ func (h *Handler) tickChecklist(w http.ResponseWriter, r *http.Request) {
 // the postmortem page as it now is, from which the script takes the item
 // with its who and when (or, 422, the reason it was refused).
 func (h *Handler) tickChecklistItem(w http.ResponseWriter, r *http.Request) {
-	p, ok := h.postmortemForm(w, r)
+	p, id, ok := h.pageChecklistItem(w, r)
 	if !ok {
-		return
-	}
-	id, err := pathID(r, "item", "checklist item")
-	if err != nil {
-		h.error(w, r, err)
 		return
 	}
 	// As the batch form would send it: the box was in the other state.
@@ -219,10 +215,6 @@ func (h *Handler) tickChecklistItem(w http.ResponseWriter, r *http.Request) {
 		v.Set("was", fmt.Sprint(id))
 	}
 	r.PostForm = v
-	if _, err := h.checklistItemOn(r, p, id); err != nil {
-		h.error(w, r, err)
-		return
-	}
 	if _, ok := h.saveTicks(w, r, p); !ok {
 		return
 	}
@@ -249,6 +241,25 @@ func (h *Handler) postmortemForm(w http.ResponseWriter, r *http.Request) (store.
 	return p, true
 }
 
+// pageChecklistItem is postmortemForm for one checklist item of the page:
+// it also reads the item's id from the path and checks the item is on the
+// page.
+func (h *Handler) pageChecklistItem(w http.ResponseWriter, r *http.Request) (store.Postmortem, int64, bool) {
+	p, ok := h.postmortemForm(w, r)
+	if !ok {
+		return p, 0, false
+	}
+	id, err := pathID(r, "item", "checklist item")
+	if err == nil {
+		_, err = h.checklistItemOn(r, p, id)
+	}
+	if err != nil {
+		h.error(w, r, err)
+		return p, id, false
+	}
+	return p, id, true
+}
+
 func plural(n int) string {
 	if n == 1 {
 		return ""
@@ -260,17 +271,8 @@ func plural(n int) string {
 // saves the ticks the page carries, then opens the action-item form filled
 // in from the item. Nothing is created until that form is saved.
 func (h *Handler) checklistActionItem(w http.ResponseWriter, r *http.Request) {
-	p, ok := h.postmortemForm(w, r)
+	p, id, ok := h.pageChecklistItem(w, r)
 	if !ok {
-		return
-	}
-	id, err := pathID(r, "item", "checklist item")
-	if err != nil {
-		h.error(w, r, err)
-		return
-	}
-	if _, err := h.checklistItemOn(r, p, id); err != nil {
-		h.error(w, r, err)
 		return
 	}
 	tr, ok := h.saveTicks(w, r, p)
@@ -450,6 +452,11 @@ func (h *Handler) editChecklist(w http.ResponseWriter, r *http.Request) {
 
 func checklistURL(slug string) string { return "/patterns/" + slug + "/checklist" }
 
+// checklistItemURL is an item's text field on its checklist's edit page.
+func checklistItemURL(it store.ChecklistItem) string {
+	return checklistURL(it.PatternSlug) + "#" + itemPrefix(it.ID) + "text"
+}
+
 func (h *Handler) addChecklistItem(w http.ResponseWriter, r *http.Request) {
 	slug := r.PathValue("slug")
 	if err := parseForm(w, r); err != nil {
@@ -495,14 +502,23 @@ func (h *Handler) checklistItemOf(r *http.Request) (store.ChecklistItem, error) 
 	return it, err
 }
 
-func (h *Handler) updateChecklistItem(w http.ResponseWriter, r *http.Request) {
+// checklistItemForm loads the checklist item of the path and parses the
+// form posted for it.
+func (h *Handler) checklistItemForm(w http.ResponseWriter, r *http.Request) (store.ChecklistItem, bool) {
 	it, err := h.checklistItemOf(r)
+	if err == nil {
+		err = parseForm(w, r)
+	}
 	if err != nil {
 		h.error(w, r, err)
-		return
+		return it, false
 	}
-	if err := parseForm(w, r); err != nil {
-		h.error(w, r, err)
+	return it, true
+}
+
+func (h *Handler) updateChecklistItem(w http.ResponseWriter, r *http.Request) {
+	it, ok := h.checklistItemForm(w, r)
+	if !ok {
 		return
 	}
 	f := parseChecklistItemForm(r, itemPrefix(it.ID))
@@ -510,7 +526,7 @@ func (h *Handler) updateChecklistItem(w http.ResponseWriter, r *http.Request) {
 		h.renderChecklistError(w, r, it.PatternSlug, f, it.ID)
 		return
 	}
-	err = h.store.UpdateChecklistItem(r.Context(), it.ID, f.Version, f.Text, f.Phase)
+	err := h.store.UpdateChecklistItem(r.Context(), it.ID, f.Version, f.Text, f.Phase)
 	if errors.Is(err, store.ErrStaleVersion) {
 		// Someone changed it meanwhile: show their wording, keep the
 		// writer's in the form, now based on theirs.
@@ -532,48 +548,40 @@ func (h *Handler) updateChecklistItem(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	redirectWithFlash(w, r, checklistURL(it.PatternSlug)+fmt.Sprintf("#%stext", itemPrefix(it.ID)), "Checklist item saved.")
+	redirectWithFlash(w, r, checklistItemURL(it), "Checklist item saved.")
 }
 
 func (h *Handler) moveChecklistItem(w http.ResponseWriter, r *http.Request) {
-	it, err := h.checklistItemOf(r)
-	if err != nil {
-		h.error(w, r, err)
-		return
-	}
-	if err := parseForm(w, r); err != nil {
-		h.error(w, r, err)
+	it, ok := h.checklistItemForm(w, r)
+	if !ok {
 		return
 	}
 	if err := h.store.MoveChecklistItem(r.Context(), it.ID, r.PostForm.Get("direction") == "up"); err != nil {
 		h.error(w, r, err)
 		return
 	}
-	redirectWithFlash(w, r, checklistURL(it.PatternSlug)+fmt.Sprintf("#%stext", itemPrefix(it.ID)), "Checklist item moved.")
+	redirectWithFlash(w, r, checklistItemURL(it), "Checklist item moved.")
 }
 
 func (h *Handler) removeChecklistItem(w http.ResponseWriter, r *http.Request) {
-	it, err := h.checklistItemOf(r)
-	if err != nil {
-		h.error(w, r, err)
-		return
-	}
-	if err := h.store.RemoveChecklistItem(r.Context(), it.ID); err != nil {
-		h.error(w, r, err)
-		return
-	}
-	redirectWithFlash(w, r, checklistURL(it.PatternSlug), "Item removed from the checklist. It is listed under “Removed items”, where you can put it back.")
+	h.changeChecklistItem(w, r, h.store.RemoveChecklistItem, "Item removed from the checklist. It is listed under “Removed items”, where you can put it back.")
 }
 
 func (h *Handler) restoreChecklistItem(w http.ResponseWriter, r *http.Request) {
+	h.changeChecklistItem(w, r, h.store.RestoreChecklistItem, "Item put back on the checklist.")
+}
+
+// changeChecklistItem makes one change to the item the URL names and goes
+// back to its checklist with msg.
+func (h *Handler) changeChecklistItem(w http.ResponseWriter, r *http.Request, change func(ctx context.Context, id int64) error, msg string) {
 	it, err := h.checklistItemOf(r)
 	if err != nil {
 		h.error(w, r, err)
 		return
 	}
-	if err := h.store.RestoreChecklistItem(r.Context(), it.ID); err != nil {
+	if err := change(r.Context(), it.ID); err != nil {
 		h.error(w, r, err)
 		return
 	}
-	redirectWithFlash(w, r, checklistURL(it.PatternSlug), "Item put back on the checklist.")
+	redirectWithFlash(w, r, checklistURL(it.PatternSlug), msg)
 }

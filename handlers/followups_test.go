@@ -3,7 +3,6 @@ package handlers_test
 import (
 	"cmp"
 	"context"
-	"database/sql"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -577,14 +576,7 @@ func TestFollowUpsLeaveOutRestricted(t *testing.T) {
 	hidden := c.items[0].slug
 	// No store method restricts a postmortem yet; the column is set as
 	// the team feature stores it.
-	db, err := sql.Open("sqlite", c.dbPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.Exec(`UPDATE postmortems SET restricted_to = '["security"]' WHERE slug = ?`, hidden); err != nil {
-		t.Fatal(err)
-	}
+	storetest.Exec(t, c.dbPath, `UPDATE postmortems SET restricted_to = '["security"]' WHERE slug = '`+hidden+`'`)
 	rows := fetchCSV(t, c.h, "/action-items.csv")
 	want := 0
 	for _, it := range c.items {

@@ -59,6 +59,20 @@ func (e formErrors) add(field, msg string) {
 	}
 }
 
+// asJSON is the errors with the field formName called jsonName, as a JSON
+// answer names it (the form's "tags" are "patterns", an action item's
+// "kind" is its "type").
+func (e formErrors) asJSON(formName, jsonName string) store.FieldErrors {
+	out := store.FieldErrors{}
+	for k, msg := range e {
+		if k == formName {
+			k = jsonName
+		}
+		out[k] = msg
+	}
+	return out
+}
+
 // field is what the input partials need to draw one labelled control.
 type field struct {
 	ID, Name, Label, Hint, Type string

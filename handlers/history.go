@@ -17,12 +17,7 @@ type historyPage struct {
 }
 
 func (h *Handler) showHistory(w http.ResponseWriter, r *http.Request) {
-	p, err := h.store.GetPostmortem(r.Context(), r.PathValue("slug"))
-	if err != nil {
-		h.error(w, r, err)
-		return
-	}
-	revs, err := h.store.ListRevisions(r.Context(), p.ID)
+	p, revs, err := h.revisionsOf(r)
 	if err != nil {
 		h.error(w, r, err)
 		return
@@ -32,6 +27,16 @@ func (h *Handler) showHistory(w http.ResponseWriter, r *http.Request) {
 		Postmortem: p,
 		Revisions:  revs,
 	})
+}
+
+// revisionsOf reads the postmortem the URL names and its saved versions.
+func (h *Handler) revisionsOf(r *http.Request) (store.Postmortem, []store.Revision, error) {
+	p, err := h.store.GetPostmortem(r.Context(), r.PathValue("slug"))
+	if err != nil {
+		return store.Postmortem{}, nil, err
+	}
+	revs, err := h.store.ListRevisions(r.Context(), p.ID)
+	return p, revs, err
 }
 
 // revisionPage shows one saved version, with the form that restores it.
@@ -141,12 +146,7 @@ type comparePage struct {
 // compareRevisions diffs two versions: ?from=A&to=B, by default the latest
 // version against the one before it.
 func (h *Handler) compareRevisions(w http.ResponseWriter, r *http.Request) {
-	p, err := h.store.GetPostmortem(r.Context(), r.PathValue("slug"))
-	if err != nil {
-		h.error(w, r, err)
-		return
-	}
-	revs, err := h.store.ListRevisions(r.Context(), p.ID)
+	p, revs, err := h.revisionsOf(r)
 	if err != nil {
 		h.error(w, r, err)
 		return

@@ -53,7 +53,7 @@ func (im *Importer) Read(ctx context.Context, raw []byte, name, author, note str
 		return store.Postmortem{}, err
 	}
 	if len(doc.form.Errors) > 0 {
-		return store.Postmortem{}, fmt.Errorf("%w", apiFieldErrors(doc.form.Errors))
+		return store.Postmortem{}, fmt.Errorf("%w", doc.form.Errors.asJSON("tags", "patterns"))
 	}
 	return doc.p, nil
 }

@@ -290,6 +290,31 @@ func (h *Handler) showInsights(w http.ResponseWriter, r *http.Request) {
 	h.render(w, r, http.StatusOK, "insights", page)
 }
 
+// yearRows are the rows of a table by year: the year, then count(y, s)
+// for each of n series.
+func yearRows(years []string, n int, count func(y string, s int) int) [][]string {
+	var rows [][]string
+	for _, y := range years {
+		row := []string{y}
+		for s := range n {
+			row = append(row, strconv.Itoa(count(y, s)))
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// mostFrequent is the first n patterns of the follow-through (which lists
+// the patterns with the most incidents first) and their names.
+func mostFrequent(ft []store.FollowThrough, n int) ([]store.FollowThrough, []string) {
+	ft = ft[:min(len(ft), n)]
+	names := make([]string, len(ft))
+	for i, f := range ft {
+		names[i] = f.Name
+	}
+	return ft, names
+}
+
 func insightBlocks(in store.Insights, fams []store.Family) []insightBlock {
 	var out []insightBlock
 
@@ -322,39 +347,23 @@ func insightBlocks(in store.Insights, fams []store.Family) []insightBlock {
 	for i, f := range fams {
 		famSeries = append(famSeries, legendEntry{seriesClass(i), f.Name})
 	}
+	byFamily := func(y string, s int) int { return in.ByFamily[y][fams[s].Slug] }
 	b = insightBlock{Heading: "Incidents by year and pattern family", Note: "An incident counts once in each family its patterns belong to.",
 		Empty: len(in.Years) == 0,
-		Chart: columnChart("by-family", "Incidents per year, stacked by pattern family", in.Years, famSeries,
-			func(y string, s int) int { return in.ByFamily[y][fams[s].Slug] })}
-	b.Table = chartTable{Caption: "Incidents per year by pattern family", Head: append([]string{"Year"}, labelsOf(famSeries)...)}
-	for _, y := range in.Years {
-		row := []string{y}
-		for _, f := range fams {
-			row = append(row, strconv.Itoa(in.ByFamily[y][f.Slug]))
-		}
-		b.Table.Rows = append(b.Table.Rows, row)
-	}
+		Chart: columnChart("by-family", "Incidents per year, stacked by pattern family", in.Years, famSeries, byFamily)}
+	b.Table = chartTable{Caption: "Incidents per year by pattern family", Head: append([]string{"Year"}, labelsOf(famSeries)...),
+		Rows: yearRows(in.Years, len(fams), byFamily)}
 	out = append(out, b)
 
 	// Incidents over time by pattern: the patterns with the most incidents.
-	topPats := in.FollowThrough[:min(len(in.FollowThrough), 6)]
-	patNames := make([]string, len(topPats))
-	for i, p := range topPats {
-		patNames[i] = p.Name
-	}
+	topPats, patNames := mostFrequent(in.FollowThrough, 6)
 	b = insightBlock{Heading: "Incidents by year for the most frequent patterns",
 		Note:  "The six patterns with the most incidents, each on the same scale; the number after a name is its incidents in these years.",
 		Empty: len(in.Years) == 0 || len(topPats) == 0,
 		Chart: smallMultiples("by-pattern", "Incidents per year for each of the most frequent patterns", in.Years, patNames,
 			func(p int, y string) int { return in.ByPattern[y][topPats[p].Slug] })}
-	b.Table = chartTable{Caption: "Incidents per year for the most frequent patterns", Head: append([]string{"Year"}, patNames...)}
-	for _, y := range in.Years {
-		row := []string{y}
-		for _, p := range topPats {
-			row = append(row, strconv.Itoa(in.ByPattern[y][p.Slug]))
-		}
-		b.Table.Rows = append(b.Table.Rows, row)
-	}
+	b.Table = chartTable{Caption: "Incidents per year for the most frequent patterns", Head: append([]string{"Year"}, patNames...),
+		Rows: yearRows(in.Years, len(topPats), func(y string, p int) int { return in.ByPattern[y][topPats[p].Slug] })}
 	out = append(out, b)
 
 	// Roles behind severe incidents.
@@ -435,11 +444,7 @@ func insightBlocks(in store.Insights, fams []store.Family) []insightBlock {
 	out = append(out, b)
 
 	// Follow-through.
-	ft := in.FollowThrough[:min(len(in.FollowThrough), 12)]
-	ftNames := make([]string, len(ft))
-	for i, f := range ft {
-		ftNames[i] = f.Name
-	}
+	ft, ftNames := mostFrequent(in.FollowThrough, 12)
 	b = insightBlock{Heading: "Follow-through per pattern", Note: "For the patterns with the most incidents: action items done of all recorded, and the incidents whose team ticked at least one step of the pattern's checklist.",
 		Empty: len(ft) == 0,
 		Chart: barChart("follow-through", "Action items done and not done, per pattern", ftNames,

@@ -3,7 +3,6 @@ package handlers_test
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +12,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -27,6 +27,7 @@ import (
 	"hindsight/handlers"
 	"hindsight/postmortem"
 	"hindsight/store"
+	"hindsight/store/storetest"
 )
 
 // newOpsApp is newApp with options, a log to read and the database path.
@@ -74,14 +75,7 @@ func TestHealthAndReadiness(t *testing.T) {
 	}
 
 	t.Run("MigrationMissing", func(t *testing.T) {
-		db, err := sql.Open("sqlite", path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		if _, err := db.Exec(`DELETE FROM schema_migrations WHERE version = '0001_init.sql'`); err != nil {
-			t.Fatal(err)
-		}
+		storetest.Exec(t, path, `DELETE FROM schema_migrations WHERE version = '0001_init.sql'`)
 		if rec := get(t, h, "/readyz"); rec.Code != http.StatusServiceUnavailable {
 			t.Errorf("/readyz with a migration missing: %d, want 503", rec.Code)
 		}
@@ -597,6 +591,32 @@ func TestRequestLog(t *testing.T) {
 				t.Errorf("client = %q, want %q", line.Client, tt.want)
 			}
 		})
+	}
+}
+
+// TestRequestIDsWithoutProxy: a request that comes with no X-Request-Id
+// gets one of this process's, in chi's RequestID format
+// ("host/random-000001"), a new one each time, in its response and its
+// log line.
+func TestRequestIDsWithoutProxy(t *testing.T) {
+	t.Parallel()
+	h, _, _, logs := newOpsApp(t)
+	format := regexp.MustCompile(`^[^/]+/[A-Za-z0-9]{10}-[0-9]{6,}$`)
+	seen := map[string]bool{}
+	for range 3 {
+		from := len(logs.String())
+		rec := get(t, h, "/healthz")
+		id := rec.Header().Get("X-Request-Id")
+		if !format.MatchString(id) || seen[id] {
+			t.Errorf("X-Request-Id = %q, want a new one like host/random-000001 (seen %v)", id, seen)
+		}
+		seen[id] = true
+		var line struct {
+			RequestID string `json:"request_id"`
+		}
+		if err := json.Unmarshal([]byte(strings.TrimSpace(logs.String()[from:])), &line); err != nil || line.RequestID != id {
+			t.Errorf("log line %q (%v), want request_id %q", logs.String()[from:], err, id)
+		}
 	}
 }
 

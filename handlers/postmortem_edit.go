@@ -141,27 +141,11 @@ func (h *Handler) newPostmortem(w http.ResponseWriter, r *http.Request) {
 // createPostmortem saves a new postmortem from the create form, or shows
 // the form again with what is wrong (422).
 func (h *Handler) createPostmortem(w http.ResponseWriter, r *http.Request) {
-	if err := parseForm(w, r); err != nil {
-		h.error(w, r, err)
-		return
-	}
-	if step := h.formStep(r); step != nil {
-		step(w, r)
-		return
-	}
-	page, ok := h.submittedForm(w, r)
+	page, ok := h.validForm(w, r)
 	if !ok {
 		return
 	}
 	f := &page.Form
-	if err := checkVariant(r.Context(), h.store, f, store.Postmortem{}); err != nil {
-		h.error(w, r, err)
-		return
-	}
-	if len(f.Errors) > 0 {
-		h.renderInvalid(w, r, page)
-		return
-	}
 	p := store.Postmortem{
 		VariantOf:     f.VariantOf,
 		VariantKind:   f.VariantKind,
@@ -179,6 +163,35 @@ func (h *Handler) createPostmortem(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	redirectWithFlash(w, r, afterSave(*f, p.Slug), "Postmortem created.")
+}
+
+// validForm reads a save of the create or edit form (page.Postmortem is
+// the saved state when editing, else empty) and checks it, its variant
+// link against the database too. A submission naming a step runs that
+// step instead; an invalid form is shown again with what is wrong (422).
+// It reports false when it has answered.
+func (h *Handler) validForm(w http.ResponseWriter, r *http.Request) (postmortemFormPage, bool) {
+	if err := parseForm(w, r); err != nil {
+		h.error(w, r, err)
+		return postmortemFormPage{}, false
+	}
+	if step := h.formStep(r); step != nil {
+		step(w, r)
+		return postmortemFormPage{}, false
+	}
+	page, ok := h.submittedForm(w, r)
+	if !ok {
+		return page, false
+	}
+	if err := checkVariant(r.Context(), h.store, &page.Form, page.Postmortem); err != nil {
+		h.error(w, r, err)
+		return page, false
+	}
+	if len(page.Form.Errors) > 0 {
+		h.renderInvalid(w, r, page)
+		return page, false
+	}
+	return page, true
 }
 
 // afterSave is where a successful save leads: the postmortem, or the edit
@@ -260,27 +273,11 @@ func (h *Handler) editFormPage(r *http.Request, f postmortemForm, p store.Postmo
 // unless someone saved it since the version the edit started from (409),
 // or shows the form again with what is wrong (422).
 func (h *Handler) updatePostmortem(w http.ResponseWriter, r *http.Request) {
-	if err := parseForm(w, r); err != nil {
-		h.error(w, r, err)
-		return
-	}
-	if step := h.formStep(r); step != nil {
-		step(w, r)
-		return
-	}
-	page, ok := h.submittedForm(w, r)
+	page, ok := h.validForm(w, r)
 	if !ok {
 		return
 	}
 	cur, f := page.Postmortem, &page.Form
-	if err := checkVariant(r.Context(), h.store, f, cur); err != nil {
-		h.error(w, r, err)
-		return
-	}
-	if len(f.Errors) > 0 {
-		h.renderInvalid(w, r, page)
-		return
-	}
 	upd := store.PostmortemUpdate{
 		Fields: f.fields(), VariantOf: f.VariantOf, VariantKind: f.VariantKind, Author: f.Author, Note: f.Note,
 	}
@@ -334,22 +331,16 @@ func (h *Handler) renderConflict(w http.ResponseWriter, r *http.Request, f postm
 // archivePostmortem and unarchivePostmortem are buttons of the postmortem
 // page, whose checklist ticks they save first.
 func (h *Handler) archivePostmortem(w http.ResponseWriter, r *http.Request) {
-	p, ok := h.postmortemForm(w, r)
-	if !ok {
-		return
-	}
-	tr, ok := h.saveTicks(w, r, p)
-	if !ok {
-		return
-	}
-	if err := h.store.ArchivePostmortem(r.Context(), p.Slug); err != nil {
-		h.error(w, r, err)
-		return
-	}
-	redirectWithFlash(w, r, "/postmortems/"+p.Slug, "Archived: this postmortem no longer appears in lists. Restore it from this page at any time."+ticksSaved(tr))
+	h.setArchived(w, r, h.store.ArchivePostmortem, "Archived: this postmortem no longer appears in lists. Restore it from this page at any time.")
 }
 
 func (h *Handler) unarchivePostmortem(w http.ResponseWriter, r *http.Request) {
+	h.setArchived(w, r, h.store.UnarchivePostmortem, "Restored: this postmortem appears in lists again.")
+}
+
+// setArchived saves the page's ticks, then archives or restores the
+// postmortem with change and goes back to its page with msg.
+func (h *Handler) setArchived(w http.ResponseWriter, r *http.Request, change func(ctx context.Context, slug string) error, msg string) {
 	p, ok := h.postmortemForm(w, r)
 	if !ok {
 		return
@@ -358,11 +349,11 @@ func (h *Handler) unarchivePostmortem(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if err := h.store.UnarchivePostmortem(r.Context(), p.Slug); err != nil {
+	if err := change(r.Context(), p.Slug); err != nil {
 		h.error(w, r, err)
 		return
 	}
-	redirectWithFlash(w, r, "/postmortems/"+p.Slug, "Restored: this postmortem appears in lists again."+ticksSaved(tr))
+	redirectWithFlash(w, r, "/postmortems/"+p.Slug, msg+ticksSaved(tr))
 }
 
 // previewMarkdown renders one Markdown text, for the form's live preview.

@@ -1,7 +1,6 @@
 package handlers_test
 
 import (
-	"database/sql"
 	"io"
 	"log/slog"
 	"net/http"
@@ -11,6 +10,7 @@ import (
 	"testing"
 
 	"hindsight/handlers"
+	"hindsight/store/storetest"
 )
 
 // A database failure while checking variant_of is the server's error (500,
@@ -28,14 +28,7 @@ func TestVariantCheckDatabaseFailureIs500(t *testing.T) {
 	const of = "facebook-2010-09-23-outage"
 	// Reading a postmortem (what the check does) needs its source comments:
 	// without their table every read of one fails.
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.Exec(`ALTER TABLE source_comments RENAME TO source_comments_gone`); err != nil {
-		t.Fatal(err)
-	}
+	storetest.Exec(t, path, `ALTER TABLE source_comments RENAME TO source_comments_gone`)
 	apiPost := func(contentType, body string) *httptest.ResponseRecorder {
 		req := httptest.NewRequest("POST", "/api/postmortems", strings.NewReader(body))
 		req.RemoteAddr = "127.0.0.1:5000"

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"hindsight/ingest"
+	"hindsight/internal/doubling"
 )
 
 // BenchmarkCleanDoubling cleans each shape at doubling sizes: ns/op and
@@ -23,16 +24,8 @@ func BenchmarkCleanDoubling(b *testing.B) {
 		{"html-divs", "a.html", "<div>"},
 	}
 	for _, sh := range shapes {
-		for size := 32 << 10; size <= 256<<10; size *= 2 {
-			raw := []byte(strings.Repeat(sh.unit, size/len(sh.unit)+1)[:size])
-			b.Run(fmt.Sprintf("%s/%dkB", sh.name, size>>10), func(b *testing.B) {
-				b.SetBytes(int64(size))
-				b.ReportAllocs()
-				for b.Loop() {
-					ingest.Clean(raw, sh.file)
-				}
-			})
-		}
+		doubling.Run(b, sh.name, 32<<10, 256<<10, func(size int) []byte { return []byte(doubling.Repeat(sh.unit, size)) },
+			func(raw []byte) { ingest.Clean(raw, sh.file) })
 	}
 }
 
@@ -50,16 +43,8 @@ func BenchmarkCleanExportDoubling(b *testing.B) {
 		{"escapes", "---\nhindsight_export: 1\ntitle: T\nsummary: \"", `\n\"`, "\"\n---\n\nBody.\n"},
 	}
 	for _, sh := range shapes {
-		for size := 32 << 10; size <= 256<<10; size *= 2 {
-			raw := []byte(sh.head + strings.Repeat(sh.unit, size/len(sh.unit)) + sh.tail)
-			b.Run(fmt.Sprintf("%s/%dkB", sh.name, size>>10), func(b *testing.B) {
-				b.SetBytes(int64(len(raw)))
-				b.ReportAllocs()
-				for b.Loop() {
-					ingest.Clean(raw, "a.md")
-				}
-			})
-		}
+		doubling.Run(b, sh.name, 32<<10, 256<<10, func(size int) []byte { return []byte(sh.head + strings.Repeat(sh.unit, size/len(sh.unit)) + sh.tail) },
+			func(raw []byte) { ingest.Clean(raw, "a.md") })
 	}
 }
 

@@ -1,10 +1,9 @@
 package search_test
 
 import (
-	"fmt"
-	"strings"
 	"testing"
 
+	"hindsight/internal/doubling"
 	"hindsight/search"
 )
 
@@ -15,32 +14,16 @@ func BenchmarkParseAndSnippetDoubling(b *testing.B) {
 		{"words", "retry storm "}, {"quotes", `"a `}, {"filters", "org:x -y "}, {"nospace", "x"}, {"stars", "a* "},
 	}
 	for _, sh := range queries {
-		for size := 1 << 10; size <= 8<<10; size *= 2 {
-			raw := strings.Repeat(sh.unit, size/len(sh.unit)+1)[:size]
-			b.Run(fmt.Sprintf("parse-%s/%dkB", sh.name, size>>10), func(b *testing.B) {
-				b.SetBytes(int64(size))
-				b.ReportAllocs()
-				for b.Loop() {
-					search.Parse(raw)
-				}
-			})
-		}
+		doubling.Run(b, "parse-"+sh.name, 1<<10, 8<<10, func(size int) string { return doubling.Repeat(sh.unit, size) },
+			func(raw string) { search.Parse(raw) })
 	}
 	q := search.Parse("retry storm database")
 	texts := []struct{ name, unit string }{
 		{"prose", "The retry storm overloaded the database after the deploy. "}, {"word", "retry "}, {"nospace", "x"}, {"abbrev", "Mr. "},
 	}
 	for _, sh := range texts {
-		for size := 32 << 10; size <= 256<<10; size *= 2 {
-			text := strings.Repeat(sh.unit, size/len(sh.unit)+1)[:size]
-			b.Run(fmt.Sprintf("snippet-%s/%dkB", sh.name, size>>10), func(b *testing.B) {
-				b.SetBytes(int64(size))
-				b.ReportAllocs()
-				for b.Loop() {
-					search.Snippet(text, "en", q, 200)
-				}
-			})
-		}
+		doubling.Run(b, "snippet-"+sh.name, 32<<10, 256<<10, func(size int) string { return doubling.Repeat(sh.unit, size) },
+			func(text string) { search.Snippet(text, "en", q, 200) })
 	}
 	// A hit's Markdown is read as text (markdown.Text) before its snippet
 	// is cut; with no match in its opening, all of it is.
@@ -50,15 +33,7 @@ func BenchmarkParseAndSnippetDoubling(b *testing.B) {
 		{"list", "- retry\n  - storm\n"}, {"quotes", "> retry\n"}, {"emphasis", "*retry* _storm_ "},
 	}
 	for _, sh := range markdownTexts {
-		for size := 32 << 10; size <= 256<<10; size *= 2 {
-			md := strings.Repeat(sh.unit, size/len(sh.unit)+1)[:size]
-			b.Run(fmt.Sprintf("markdown-snippet-%s/%dkB", sh.name, size>>10), func(b *testing.B) {
-				b.SetBytes(int64(size))
-				b.ReportAllocs()
-				for b.Loop() {
-					search.MarkdownSnippet(md, "en", miss)
-				}
-			})
-		}
+		doubling.Run(b, "markdown-snippet-"+sh.name, 32<<10, 256<<10, func(size int) string { return doubling.Repeat(sh.unit, size) },
+			func(md string) { search.MarkdownSnippet(md, "en", miss) })
 	}
 }

@@ -1,13 +1,13 @@
 package seeds_test
 
 import (
-	"database/sql"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"hindsight/seeds"
 	"hindsight/store"
+	"hindsight/store/storetest"
 )
 
 // Every tag of a seed cites a sentence of its own document: the standard the
@@ -59,20 +59,11 @@ func TestLoadRevisesOldSeedTags(t *testing.T) {
 	if _, err := seeds.Load(t.Context(), st); err != nil {
 		t.Fatal(err)
 	}
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
 	const dw = "dreamwidth-2020-05-25-site-interruptions"
-	for _, q := range []string{
-		`UPDATE tags SET evidence = '' WHERE postmortem_id = (SELECT id FROM postmortems WHERE slug = '` + dw + `')`,
-		`INSERT INTO tags (postmortem_id, pattern_slug, role) SELECT id, 'bad-config-push', 'mitigation' FROM postmortems WHERE slug = '` + dw + `'`,
-	} {
-		if _, err := db.ExecContext(t.Context(), q); err != nil {
-			t.Fatal(err)
-		}
-	}
+	storetest.Exec(t, path,
+		`UPDATE tags SET evidence = '' WHERE postmortem_id = (SELECT id FROM postmortems WHERE slug = '`+dw+`')`,
+		`INSERT INTO tags (postmortem_id, pattern_slug, role) SELECT id, 'bad-config-push', 'mitigation' FROM postmortems WHERE slug = '`+dw+`'`,
+	)
 	r, err := seeds.Load(t.Context(), st)
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package store_test
 
 import (
-	"database/sql"
 	"errors"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 
 	"hindsight/postmortem"
 	"hindsight/store"
+	"hindsight/store/storetest"
 )
 
 func TestValidatePostmortem(t *testing.T) {
@@ -168,22 +168,13 @@ func TestImportedTextsWithoutHash(t *testing.T) {
 		}
 	}
 	st.Close()
-	raw, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// As in a database from before source_hash: no hashes, and two rows
 	// with one text.
-	for _, q := range []string{
+	storetest.Exec(t, path,
 		`UPDATE postmortems SET source_hash = ''`,
 		`UPDATE postmortems SET source_text = 'the original file'`,
 		`DELETE FROM store_jobs WHERE name = 'source-hashes'`,
-	} {
-		if _, err := raw.ExecContext(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	raw.Close()
+	)
 	again, err := store.Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package store_test
 
 import (
-	"database/sql"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
@@ -10,6 +9,7 @@ import (
 
 	"hindsight/postmortem"
 	"hindsight/store"
+	"hindsight/store/storetest"
 )
 
 // TestInsightCountsFollowEveryWrite: after every few of a random mix of
@@ -236,20 +236,11 @@ func TestInsightCountsFoldOtherWriters(t *testing.T) {
 	t.Parallel()
 	st, path := newSeededStore(t)
 	st.Close()
-	db, err := sql.Open("sqlite", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{
+	storetest.Exec(t, path,
 		`UPDATE postmortems SET severity = 'SEV1', started_at = incident_date || 'T10:00:00Z', detected_at = incident_date || 'T10:20:00Z' WHERE incident_date != ''`,
 		`INSERT INTO action_items (postmortem_id, title, kind, status, created_at, updated_at) SELECT id, 'x', 'prevent', 'done', '', '' FROM postmortems`,
-	} {
-		if _, err := db.ExecContext(t.Context(), q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	db.Close()
-	st, err = store.Open(t.Context(), path)
+	)
+	st, err := store.Open(t.Context(), path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -537,7 +537,7 @@ func (s *Store) buildInsights(ctx context.Context, acc tally) (Insights, error) 
 			maps.DeleteFunc(byKey, func(_ string, n int) bool { return n == 0 })
 		}
 	}
-	in.Years = sortedKeys(years)
+	in.Years = slices.Sorted(maps.Keys(years))
 	for o, n := range orgs {
 		if n > 0 {
 			in.Organizations = append(in.Organizations, o)
@@ -621,15 +621,6 @@ func (s *Store) checklistSteps(ctx context.Context) (map[string][]StepFollowThro
 		return err
 	})
 	return out, err
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 var (

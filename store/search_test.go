@@ -14,6 +14,7 @@ import (
 	"hindsight/search"
 	"hindsight/seeds"
 	"hindsight/store"
+	"hindsight/store/storetest"
 )
 
 // searchFixtures are postmortems of our own, next to the seeds: English and
@@ -426,21 +427,11 @@ func TestSearchIndexRebuiltWhenStale(t *testing.T) {
 	t.Parallel()
 	st, path := newSearchStore(t)
 	st.Close()
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{
+	storetest.Exec(t, path,
 		`INSERT INTO search_index (search_index) VALUES ('delete-all')`,
 		`UPDATE search_meta SET value = 'an older definition' WHERE key = 'version'`,
-	} {
-		if _, err := db.ExecContext(t.Context(), q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	db.Close()
-
-	st, err = store.Open(t.Context(), path)
+	)
+	st, err := store.Open(t.Context(), path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"hindsight/postmortem"
 	"hindsight/seeds/seedtest"
 	"hindsight/store"
+	"hindsight/store/storetest"
 )
 
 // newEmptyStore opens a fresh database without seeds.
@@ -149,17 +150,8 @@ func TestFingerprintsBackfilled(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.Close()
-	raw, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// As in a database from before fingerprints: none, and no record of a backfill.
-	for _, q := range []string{`DELETE FROM fingerprint_bands`, `DELETE FROM postmortem_facts`, `DELETE FROM postmortem_fingerprints`, `DELETE FROM store_jobs`} {
-		if _, err := raw.ExecContext(t.Context(), q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	raw.Close()
+	storetest.Exec(t, path, `DELETE FROM fingerprint_bands`, `DELETE FROM postmortem_facts`, `DELETE FROM postmortem_fingerprints`, `DELETE FROM store_jobs`)
 	again, err := store.Open(t.Context(), path)
 	if err != nil {
 		t.Fatal(err)
@@ -176,16 +168,7 @@ func TestFingerprintsBackfilled(t *testing.T) {
 	// The backfill is recorded as done: later starts do not look for the
 	// work again, even if fingerprints were missing.
 	again.Close()
-	raw, err = sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{`DELETE FROM fingerprint_bands`, `DELETE FROM postmortem_facts`, `DELETE FROM postmortem_fingerprints`} {
-		if _, err := raw.ExecContext(t.Context(), q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	raw.Close()
+	storetest.Exec(t, path, `DELETE FROM fingerprint_bands`, `DELETE FROM postmortem_facts`, `DELETE FROM postmortem_fingerprints`)
 	third, err := store.Open(t.Context(), path)
 	if err != nil {
 		t.Fatal(err)
@@ -316,19 +299,10 @@ func TestCJKFactsReadAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.Close()
-	raw, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// As written before: the particles on, and no record of the job.
-	for _, q := range []string{`DELETE FROM postmortem_facts`,
+	storetest.Exec(t, path, `DELETE FROM postmortem_facts`,
 		`UPDATE postmortem_fingerprints SET facts = '["#1일","#12","#2009년","#30경","#99.9","#9월","gmail에","imap","pop"]'`,
-		`DELETE FROM store_jobs WHERE name = 'cjk-facts'`} {
-		if _, err := raw.ExecContext(t.Context(), q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	raw.Close()
+		`DELETE FROM store_jobs WHERE name = 'cjk-facts'`)
 	again, err := store.Open(t.Context(), path)
 	if err != nil {
 		t.Fatal(err)
