@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"context"
 	"errors"
 	"net"
 	"net/http"
@@ -101,12 +100,7 @@ type user struct {
 	Via string
 }
 
-type userKey struct{}
-
-func userOf(r *http.Request) user {
-	u, _ := r.Context().Value(userKey{}).(user)
-	return u
-}
+func userOf(r *http.Request) user { return infoOf(r).user }
 
 // signedIn reports whether the user's name comes from the proxy or a
 // token, not from what they type.
@@ -123,6 +117,7 @@ var (
 // probes and assets excepted; a Bearer token that is unknown or revoked
 // gets 401 in both modes.
 func (h *Handler) authenticate(next http.Handler) http.Handler {
+	private := []string{"private"} // shared, as securityHeaders' values
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		u, err := h.identify(r)
 		if err != nil {
@@ -132,16 +127,18 @@ func (h *Handler) authenticate(next http.Handler) http.Handler {
 		if !probeOrAsset(r.URL.Path) {
 			// Pages and API answers depend on who asks (role, groups, the
 			// remembered name): no shared cache may keep them.
-			w.Header().Set("Cache-Control", "private")
+			w.Header()["Cache-Control"] = private
 		}
-		ctx := context.WithValue(r.Context(), userKey{}, u)
-		ctx = context.WithValue(ctx, secureKey{}, h.secure(r))
+		info := infoOf(r)
+		info.user, info.secure = u, h.secure(r)
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			// Every write records who made it and from where, in its own
 			// transaction (store.WithActor).
-			ctx = store.WithActor(ctx, store.Actor{Name: u.Name, Via: u.Via, Client: h.clientIP(r), API: isAPI(r)})
+			r = r.WithContext(store.WithActor(r.Context(), store.Actor{Name: u.Name, Via: u.Via, Client: h.clientIP(r), API: isAPI(r)}))
 		}
-		next.ServeHTTP(w, r.WithContext(store.WithReaderGroups(ctx, u.Groups)))
+		// The store learns the reader's groups in fromPageCache, which
+		// answers a kept page without the store.
+		next.ServeHTTP(w, r)
 	})
 }
 
@@ -294,8 +291,6 @@ func (h *Handler) hostAllowed(hostport string) bool {
 	return err == nil && (listen == "" || (lerr == nil && lip.IsUnspecified()))
 }
 
-type secureKey struct{}
-
 // secure reports whether the browser reached us over TLS, directly or
 // through a trusted proxy, or the public URL is https: cookies are then
 // Secure.
@@ -303,13 +298,10 @@ func (h *Handler) secure(r *http.Request) bool {
 	if h.publicURL != nil && h.publicURL.Scheme == "https" {
 		return true
 	}
-	return strings.HasPrefix(h.origin(r), "https://")
+	return h.scheme(r) == "https"
 }
 
-func secureRequest(r *http.Request) bool {
-	s, _ := r.Context().Value(secureKey{}).(bool)
-	return s
-}
+func secureRequest(r *http.Request) bool { return infoOf(r).secure }
 
 // metricsAllowed: /metrics answers loopback peers, trusted proxies and
 // API tokens, unless it was moved to its own address.

@@ -17,11 +17,17 @@ import (
 // came, and refuses an empty list of proxies; the per-client limits and the
 // audit log need an address for every request.
 func (h *Handler) clientIP(r *http.Request) string {
-	client := peerAddr(r)
-	if !client.IsValid() {
+	peer, err := netip.ParseAddrPort(r.RemoteAddr)
+	if err != nil {
 		return r.RemoteAddr
 	}
+	client := peer.Addr().Unmap()
 	if !h.trusted(client) {
+		if peer.Addr().Is4() {
+			// RemoteAddr holds it as String writes it ("192.0.2.7:4000":
+			// ParseAddr takes no other form of an IPv4 address).
+			return r.RemoteAddr[:strings.LastIndexByte(r.RemoteAddr, ':')]
+		}
 		return client.String()
 	}
 	hops := forwarded(r.Header, "X-Forwarded-For")
@@ -42,16 +48,18 @@ func (h *Handler) clientIP(r *http.Request) string {
 // https when the connection is TLS, or when a trusted proxy, which ended
 // TLS and talks plain http to us, says so in X-Forwarded-Proto. The proxy
 // nearest us wrote the last value.
-func (h *Handler) origin(r *http.Request) string {
+func (h *Handler) origin(r *http.Request) string { return h.scheme(r) + "://" + r.Host }
+
+func (h *Handler) scheme(r *http.Request) string {
 	if r.TLS != nil {
-		return "https://" + r.Host
+		return "https"
 	}
 	if h.trusted(peerAddr(r)) {
 		if protos := forwarded(r.Header, "X-Forwarded-Proto"); len(protos) > 0 && strings.EqualFold(protos[len(protos)-1], "https") {
-			return "https://" + r.Host
+			return "https"
 		}
 	}
-	return "http://" + r.Host
+	return "http"
 }
 
 // peerAddr is the address of the peer that sent r, the zero Addr if

@@ -1,31 +1,137 @@
 package handlers
 
 import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
-
-	"github.com/go-chi/chi/v5/middleware"
 )
 
-func requestID(r *http.Request) string { return middleware.GetReqID(r.Context()) }
+// exchange is what the middleware keeps of one request while it is
+// answered, made once per request (one allocation for all of it): the
+// recorder of what was answered, for the log line and the metrics, and
+// what the handlers learn of the request (infoOf): its ID, and who sent
+// it, which authenticate fills in.
+type exchange struct {
+	rec  recorder
+	info requestInfo
+	// idHeader is the X-Request-Id header's value, full (Add copies it).
+	idHeader [1]string
+}
 
-// observeRequests logs one line per request once it is answered, and records
-// it in the metrics. The response carries the request ID, so a user's report
-// can be matched to the log.
+// requestInfo is what the handlers learn of a request from the
+// middleware, kept in its context.
+type requestInfo struct {
+	id     string
+	user   user // authenticate's
+	secure bool // see Handler.secure
+}
+
+type infoKey struct{}
+
+// infoOf is r's requestInfo; the zero one for a request that did not come
+// through observeRequests.
+func infoOf(r *http.Request) *requestInfo {
+	if info, ok := r.Context().Value(infoKey{}).(*requestInfo); ok {
+		return info
+	}
+	return &requestInfo{}
+}
+
+func requestID(r *http.Request) string { return infoOf(r).id }
+
+// requestIDPrefix and requestCount make the IDs of requests a proxy sent
+// none for, as chi's middleware.RequestID did: "host/random-000001", the
+// host name and ten random characters naming this process, then a count.
+var (
+	requestIDPrefix = newRequestIDPrefix()
+	requestCount    atomic.Uint64
+)
+
+func newRequestIDPrefix() string {
+	host, err := os.Hostname()
+	if host == "" || err != nil {
+		host = "localhost"
+	}
+	var b64 string
+	for len(b64) < 10 {
+		var buf [12]byte
+		rand.Read(buf[:])
+		b64 = strings.NewReplacer("+", "", "/", "").Replace(base64.StdEncoding.EncodeToString(buf[:]))
+	}
+	return host + "/" + b64[:10]
+}
+
+// newRequestID is the proxy's X-Request-Id, or the next of this process,
+// the count zero-padded to six digits at least.
+func newRequestID(r *http.Request) string {
+	if id := r.Header.Get("X-Request-Id"); id != "" {
+		return id
+	}
+	var buf [128]byte
+	b := append(append(buf[:0], requestIDPrefix...), '-')
+	var digits [20]byte
+	n := strconv.AppendUint(digits[:0], requestCount.Add(1), 10)
+	for i := len(n); i < 6; i++ {
+		b = append(b, '0')
+	}
+	return string(append(b, n...))
+}
+
+// recorder passes a response on and records its status and size. As
+// chi's middleware.WrapResponseWriter did, it passes informational (1xx)
+// statuses on and drops a second final one. http.ResponseController
+// reaches the connection through Unwrap (see readBodies).
+type recorder struct {
+	http.ResponseWriter
+	status, bytes int
+}
+
+func (rec *recorder) WriteHeader(status int) {
+	switch {
+	case status >= 100 && status <= 199 && status != http.StatusSwitchingProtocols:
+		rec.ResponseWriter.WriteHeader(status)
+	case rec.status == 0:
+		rec.status = status
+		rec.ResponseWriter.WriteHeader(status)
+	}
+}
+
+func (rec *recorder) Write(b []byte) (int, error) {
+	if rec.status == 0 {
+		rec.WriteHeader(http.StatusOK)
+	}
+	n, err := rec.ResponseWriter.Write(b)
+	rec.bytes += n
+	return n, err
+}
+
+func (rec *recorder) Unwrap() http.ResponseWriter { return rec.ResponseWriter }
+
+// observeRequests gives each request its ID, logs one line per request
+// once it is answered, and records it in the metrics. The response
+// carries the request ID, so a user's report can be matched to the log.
 func (h *Handler) observeRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		h.metrics.inFlight.Inc()
 		defer h.metrics.inFlight.Dec()
-		w.Header()["X-Request-Id"] = []string{requestID(r)}
-		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
-		next.ServeHTTP(ww, r)
+		x := &exchange{rec: recorder{ResponseWriter: w}}
+		x.info.id = newRequestID(r)
+		x.idHeader[0] = x.info.id
+		w.Header()["X-Request-Id"] = x.idHeader[:]
+		r = r.WithContext(context.WithValue(r.Context(), infoKey{}, &x.info))
+		next.ServeHTTP(&x.rec, r)
 		took := time.Since(start)
-		status := ww.Status()
+		status := x.rec.status
 		if status == 0 {
 			status = http.StatusOK
 		}
@@ -33,8 +139,8 @@ func (h *Handler) observeRequests(next http.Handler) http.Handler {
 		h.metrics.observe(r, route, status, took.Seconds())
 		h.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
 			slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.String("route", route),
-			slog.Int("status", status), slog.Int("bytes", ww.BytesWritten()), slog.Duration("duration", took),
-			slog.String("client", h.clientIP(r)), slog.String("request_id", requestID(r)))
+			slog.Int("status", status), slog.Int("bytes", x.rec.bytes), slog.Duration("duration", took),
+			slog.String("client", h.clientIP(r)), slog.String("request_id", x.info.id))
 	})
 }
 
@@ -113,7 +219,9 @@ func (h *Handler) limitBodies(next http.Handler) http.Handler {
 			h.error(w, r, &http.MaxBytesError{Limit: n})
 			return
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, n)
+		if r.Body != http.NoBody { // as net/http gives a request without one
+			r.Body = http.MaxBytesReader(w, r.Body, n)
+		}
 		next.ServeHTTP(w, r)
 	})
 }

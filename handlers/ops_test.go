@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -590,6 +591,32 @@ func TestRequestLog(t *testing.T) {
 				t.Errorf("client = %q, want %q", line.Client, tt.want)
 			}
 		})
+	}
+}
+
+// TestRequestIDsWithoutProxy: a request that comes with no X-Request-Id
+// gets one of this process's, in chi's RequestID format
+// ("host/random-000001"), a new one each time, in its response and its
+// log line.
+func TestRequestIDsWithoutProxy(t *testing.T) {
+	t.Parallel()
+	h, _, _, logs := newOpsApp(t)
+	format := regexp.MustCompile(`^[^/]+/[A-Za-z0-9]{10}-[0-9]{6,}$`)
+	seen := map[string]bool{}
+	for range 3 {
+		from := len(logs.String())
+		rec := get(t, h, "/healthz")
+		id := rec.Header().Get("X-Request-Id")
+		if !format.MatchString(id) || seen[id] {
+			t.Errorf("X-Request-Id = %q, want a new one like host/random-000001 (seen %v)", id, seen)
+		}
+		seen[id] = true
+		var line struct {
+			RequestID string `json:"request_id"`
+		}
+		if err := json.Unmarshal([]byte(strings.TrimSpace(logs.String()[from:])), &line); err != nil || line.RequestID != id {
+			t.Errorf("log line %q (%v), want request_id %q", logs.String()[from:], err, id)
+		}
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -72,8 +71,30 @@ func (c *capture) Write(b []byte) (int, error) { return c.body.Write(b) }
 func (h *Handler) pageKey(r *http.Request) string {
 	u := userOf(r)
 	quarter := h.now().Unix() / int64(15*time.Minute/time.Second)
-	return strconv.FormatInt(quarter, 10) + " " + h.origin(r) + r.URL.RequestURI() + "\x00" + u.Role.String() + "\x00" +
-		strings.Join(u.Groups, "\x01")
+	// Built in one buffer: a hit makes no other string.
+	var buf [256]byte
+	b := strconv.AppendInt(buf[:0], quarter, 10)
+	b = append(append(append(append(b, ' '), h.scheme(r)...), "://"...), r.Host...)
+	if r.URL.Opaque != "" {
+		b = append(b, r.URL.RequestURI()...)
+	} else { // RequestURI's text, without its string
+		p := r.URL.EscapedPath()
+		if p == "" {
+			p = "/"
+		}
+		b = append(b, p...)
+		if r.URL.ForceQuery || r.URL.RawQuery != "" {
+			b = append(append(b, '?'), r.URL.RawQuery...)
+		}
+	}
+	b = append(append(append(b, 0), u.Role.String()...), 0)
+	for i, g := range u.Groups {
+		if i > 0 {
+			b = append(b, 1)
+		}
+		b = append(b, g...)
+	}
+	return string(b)
 }
 
 // impersonal is r without anything that names its reader: no name, no
@@ -81,9 +102,9 @@ func (h *Handler) pageKey(r *http.Request) string {
 // handler reads, a page served to the next reader of the same role and
 // groups holds nothing of the first one.
 func impersonal(r *http.Request) *http.Request {
-	u := userOf(r)
-	u.Name, u.Email = "", ""
-	r = r.Clone(context.WithValue(r.Context(), userKey{}, u))
+	info := *infoOf(r)
+	info.user.Name, info.user.Email = "", ""
+	r = r.Clone(context.WithValue(r.Context(), infoKey{}, &info))
 	r.Header.Del("Cookie")
 	r.Header.Del("Authorization")
 	return r
@@ -103,8 +124,10 @@ func cacheable(r *http.Request) bool {
 
 // fromPageCache answers from the page cache, before shed: a kept page costs
 // next to nothing, so it is served even when the expensive requests are at
-// their cap. Pages get there through cached. Every other request looks for
-// other processes' writes at most once (store.CheckWritesOnce).
+// their cap. Pages get there through cached. Every other request goes on
+// with the reader's groups, which the store filters restricted postmortems
+// by, and looks for other processes' writes at most once
+// (store.CheckWritesOnce).
 func (h *Handler) fromPageCache(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if cacheable(r) {
@@ -116,7 +139,7 @@ func (h *Handler) fromPageCache(next http.Handler) http.Handler {
 				return
 			}
 		}
-		next.ServeHTTP(w, r.WithContext(store.CheckWritesOnce(r.Context())))
+		next.ServeHTTP(w, r.WithContext(store.CheckWritesOnce(store.WithReaderGroups(r.Context(), userOf(r).Groups))))
 	})
 }
 

@@ -18,7 +18,7 @@ func (h *Handler) routes() http.Handler {
 	// and are logged and counted like the rest. Admission (admission.go)
 	// reads the body before a request may take a slot. HEAD is answered
 	// wherever GET is.
-	r.Use(middleware.RequestID, h.observeRequests, h.recoverPanics, securityHeaders, h.checkHost,
+	r.Use(h.observeRequests, h.recoverPanics, securityHeaders, h.checkHost,
 		h.refuseCrossOrigin, h.limitBodies, h.readBodies, middleware.GetHead, h.authenticate,
 		h.fromPageCache, h.limitClients, h.shed, takeFlash)
 	r.NotFound(h.notFound)
