@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -60,6 +61,8 @@ type Store struct {
 	// lastCommit is when the latest write transaction committed (Unix
 	// nanoseconds), for the replication's lag.
 	lastCommit atomic.Int64
+	// stmts holds the write transactions' statements (writeTx.prepared).
+	stmts stmtCache
 }
 
 // LastCommit is when the latest write transaction committed, or the zero
@@ -182,7 +185,7 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *writeTx) error) error {
 		return err
 	}
 	defer sqlTx.Rollback()
-	tx := &writeTx{Tx: sqlTx, stmts: map[string]*sql.Stmt{}}
+	tx := &writeTx{Tx: sqlTx, cache: &s.stmts, db: s.db, stmts: map[string]*sql.Stmt{}}
 	if err := fn(tx); err != nil {
 		return err
 	}
@@ -212,10 +215,13 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *writeTx) error) error {
 
 // writeTx is a write transaction that prepares each statement once: a batch
 // import runs the same few statements for thousands of postmortems, and
-// preparing one costs about as much as running it. The statements are
-// closed with the transaction.
+// preparing one costs about as much as running it. Its statements come from
+// the store's stmtCache, so a connection compiles a statement once, not once
+// per transaction (a save runs some thirty).
 type writeTx struct {
 	*sql.Tx
+	cache *stmtCache
+	db    *sql.DB
 	stmts map[string]*sql.Stmt
 	note  *auditNote // what the write did, for its audit entry
 }
@@ -224,12 +230,49 @@ func (tx *writeTx) prepared(ctx context.Context, query string) (*sql.Stmt, error
 	if st, ok := tx.stmts[query]; ok {
 		return st, nil
 	}
-	st, err := tx.Tx.PrepareContext(ctx, query)
-	if err != nil {
-		return nil, err
+	var st *sql.Stmt
+	if shared := tx.cache.get(ctx, tx.db, query); shared != nil {
+		// Prepared on this transaction's connection the first time only;
+		// closing st with the transaction leaves shared prepared.
+		st = tx.Tx.StmtContext(ctx, shared)
+	} else {
+		var err error
+		if st, err = tx.Tx.PrepareContext(ctx, query); err != nil {
+			return nil, err
+		}
 	}
 	tx.stmts[query] = st
 	return st, nil
+}
+
+// stmtCache holds statements prepared on the database, by query, for every
+// write transaction. It keeps at most maxCachedStmts: beyond them (queries
+// built for a number of values) a transaction prepares its own.
+type stmtCache struct {
+	mu sync.Mutex
+	m  map[string]*sql.Stmt
+}
+
+const maxCachedStmts = 512
+
+// get returns the statement for query, prepared on db, or nil when the
+// cache is full or query does not prepare (the transaction's own prepare
+// then reports why).
+func (c *stmtCache) get(ctx context.Context, db *sql.DB, query string) *sql.Stmt {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if st, ok := c.m[query]; ok || len(c.m) >= maxCachedStmts {
+		return st
+	}
+	st, err := db.PrepareContext(ctx, query)
+	if err != nil {
+		return nil
+	}
+	if c.m == nil {
+		c.m = map[string]*sql.Stmt{}
+	}
+	c.m[query] = st
+	return st
 }
 
 func (tx *writeTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
