@@ -46,8 +46,12 @@ type importView struct {
 	ActionItems   []store.ActionItem
 	Detected      string // the language the text appears to be in
 	Duplicate     string // the postmortem already imported from this text
-	Published     field
-	Duration      field
+	// Restricted is the groups the document was restricted to (an export
+	// of a restricted postmortem): the review shows the field with them
+	// whatever the sign-in, so that they can be kept or cleared.
+	Restricted []string
+	Published  field
+	Duration   field
 }
 
 // ErrorList is the form's error summary with the import's own fields.
@@ -95,10 +99,17 @@ func (h *Handler) reviewImport(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	delete(doc.form.Errors, "author") // asked for when saving
+	h.restrictionOf(r, &doc.form)
+	restricted := doc.form.Errors["restricted_to"]
 	page, err := h.reviewPage(r, doc.form, doc.extras, doc.draft, string(raw), name, true)
 	if err != nil {
 		h.error(w, r, err)
 		return
+	}
+	if restricted != "" {
+		// The first review marks no field wrong, but groups that cannot be
+		// kept here are the document's, not a slip: said before the save.
+		page.Form.Errors["restricted_to"] = restricted
 	}
 	h.render(w, r, http.StatusOK, "import-review", page)
 }
@@ -142,7 +153,11 @@ func (h *Handler) saveImport(w http.ResponseWriter, r *http.Request) {
 			h.error(w, r, err)
 			return
 		default:
-			redirectWithFlash(w, r, "/postmortems/"+p.Slug, "Postmortem imported; the original is kept as its source.")
+			msg := "Postmortem imported; the original is kept as its source."
+			if len(in.draft.RestrictedTo) > 0 && len(p.RestrictedTo) == 0 {
+				msg += " The original was restricted to " + strings.Join(in.draft.RestrictedTo, ", ") + "; this postmortem is for everyone to read."
+			}
+			redirectWithFlash(w, r, "/postmortems/"+p.Slug, msg)
 			return
 		}
 	}
@@ -198,6 +213,12 @@ func (h *Handler) readImportReview(w http.ResponseWriter, r *http.Request) (impo
 		h.error(w, r, err)
 		return importReview{}, false
 	}
+	if _, ok := r.PostForm["restricted_to"]; !ok {
+		// A review that did not carry the field (a script, or a page from
+		// before it showed it) keeps the document's groups: a restriction
+		// is never dropped unless someone cleared it.
+		in.form.RestrictedTo = strings.Join(in.draft.RestrictedTo, ", ")
+	}
 	in.p.RestrictedTo = h.restrictionOf(r, &in.form)
 	rememberAuthor(w, r, in.form.Author)
 	return in, true
@@ -231,6 +252,7 @@ func (h *Handler) reviewPage(r *http.Request, f postmortemForm, x importExtras, 
 		Duration: field{ID: "f-duration_minutes", Name: "duration_minutes", Label: "Duration in minutes", Type: "number",
 			Hint: "How long users were affected, when known.", Value: x.Duration, Error: f.Errors["duration_minutes"]},
 	}
+	imp.Restricted = d.RestrictedTo
 	if d.Language == "" {
 		imp.Detected = imported.Language // guessed from the text
 	}

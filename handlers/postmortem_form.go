@@ -436,7 +436,7 @@ func (h *Handler) restrictionOf(r *http.Request, f *postmortemForm) []string {
 	u := userOf(r)
 	switch {
 	case !h.proxyMode():
-		f.Errors.add("restricted_to", "Restricting a postmortem to groups needs sign-in through a proxy (-auth proxy).")
+		f.Errors.add("restricted_to", "Restricting a postmortem to groups needs sign-in through a proxy (-auth proxy); clear this field to save it for everyone to read.")
 	case u.Via == "proxy" && !slices.ContainsFunc(groups, func(g string) bool { return slices.Contains(u.Groups, g) }):
 		f.Errors.add("restricted_to", "Name at least one group you are in ("+strings.Join(u.Groups, ", ")+"), or you could not read it yourself.")
 	}
