@@ -94,7 +94,7 @@ var apiImportNames = map[string]string{
 // in the JSON.
 func (h *Handler) apiCreatePostmortem(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, importer.MaxSize+64<<10)
-	im, err := NewImporter(r.Context(), h.store, h.now())
+	im, err := NewImportForm(r.Context(), h.store, h.now())
 	if err != nil {
 		h.error(w, r, err)
 		return

@@ -84,7 +84,7 @@ func (h *Handler) reviewImport(w http.ResponseWriter, r *http.Request) {
 		h.importFailed(w, r, pasted, err)
 		return
 	}
-	im, err := NewImporter(r.Context(), h.store, h.now())
+	im, err := NewImportForm(r.Context(), h.store, h.now())
 	if err != nil {
 		h.error(w, r, err)
 		return
@@ -188,7 +188,7 @@ func (h *Handler) readImportReview(w http.ResponseWriter, r *http.Request) (impo
 		h.importFailed(w, r, "", err)
 		return importReview{}, false
 	}
-	im, err := NewImporter(r.Context(), h.store, h.now())
+	im, err := NewImportForm(r.Context(), h.store, h.now())
 	if err != nil {
 		h.error(w, r, err)
 		return importReview{}, false
@@ -234,11 +234,7 @@ func (h *Handler) reviewPage(r *http.Request, f postmortemForm, x importExtras, 
 	if d.Language == "" {
 		imp.Detected = imported.Language // guessed from the text
 	}
-	slug, err := h.store.FindImported(r.Context(), source)
-	switch {
-	case err == nil:
-		imp.Duplicate = slug
-	case !errors.Is(err, store.ErrNotFound):
+	if imp.Duplicate, err = importer.Duplicate(r.Context(), h.store, source); err != nil {
 		return importReviewPage{}, err
 	}
 	form.Import = imp

@@ -137,10 +137,17 @@ func (h *Handler) observeRequests(next http.Handler) http.Handler {
 		}
 		route := routeOf(r)
 		h.metrics.observe(r, route, status, took.Seconds())
-		h.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
-			slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.String("route", route),
-			slog.Int("status", status), slog.Int("bytes", x.rec.bytes), slog.Duration("duration", took),
-			slog.String("client", h.clientIP(r)), slog.String("request_id", x.info.id))
+		// What h.log.LogAttrs does, but without the caller's program
+		// counter (runtime.Callers, on every request), which a handler
+		// only shows with AddSource, and the app's loggers have none.
+		if lh := h.log.Handler(); lh.Enabled(r.Context(), slog.LevelInfo) {
+			line := slog.NewRecord(time.Now(), slog.LevelInfo, "request", 0)
+			line.AddAttrs(
+				slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.String("route", route),
+				slog.Int("status", status), slog.Int("bytes", x.rec.bytes), slog.Duration("duration", took),
+				slog.String("client", h.clientIP(r)), slog.String("request_id", x.info.id))
+			_ = lh.Handle(r.Context(), line)
+		}
 	})
 }
 

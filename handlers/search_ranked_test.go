@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"hindsight/handlers"
+	"hindsight/importer"
 	"hindsight/internal/corpustest"
 	"hindsight/search"
 	"hindsight/store"
@@ -28,10 +29,11 @@ func TestRankedSearch(t *testing.T) {
 		half[r[0]] = r[1]
 	}
 	_, st := newApp(t)
-	im, err := handlers.NewImporter(t.Context(), st, time.Now())
+	form, err := handlers.NewImportForm(t.Context(), st, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
+	im := importer.New(st, form)
 	files := slices.Sorted(func(yield func(string) bool) {
 		for f := range half {
 			if !yield(f) {

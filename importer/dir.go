@@ -39,15 +39,8 @@ type importFile struct {
 	p   store.Postmortem
 }
 
-// Reader reads one document into the postmortem to import, signed by
-// author with note. handlers.Importer is the one: it checks a document as
-// the postmortem form does.
-type Reader interface {
-	Read(ctx context.Context, raw []byte, name, author, note string) (store.Postmortem, error)
-}
-
-// Dir imports every postmortem file of dir (not its subfolders), read by
-// rd and signed by author, and returns what happened to each file, in name
+// Dir imports every postmortem file of dir (not its subfolders), read
+// through the pipeline and signed by author, and returns what happened to each file, in name
 // order. Re-running it skips the files already imported. Files whose front
 // matter names a variant_of are linked to that postmortem, once it exists:
 // files are retried until no more can be imported, so a translation may
@@ -55,7 +48,7 @@ type Reader interface {
 // every core, a batch ahead of the batch being imported, and each batch is
 // imported in one transaction. The error is a folder that cannot be read
 // or a failed write; a file that cannot be imported is a failed result.
-func Dir(ctx context.Context, st *store.Store, rd Reader, dir, author string) ([]Result, error) {
+func (pl *Pipeline) Dir(ctx context.Context, dir, author string) ([]Result, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("import: %w", err)
@@ -103,7 +96,7 @@ func Dir(ctx context.Context, st *store.Store, rd Reader, dir, author string) ([
 	go func() {
 		defer close(batches)
 		for start := 0; start < len(todo); start += importBatch {
-			files, waiting := readBatch(ctx, rd, author, root, todo[start:min(start+importBatch, len(todo))])
+			files, waiting := pl.readBatch(ctx, author, root, todo[start:min(start+importBatch, len(todo))])
 			select {
 			case batches <- batch{files, waiting}:
 			case <-ctx.Done():
@@ -113,7 +106,7 @@ func Dir(ctx context.Context, st *store.Store, rd Reader, dir, author string) ([
 	}()
 	var retry []*Result
 	for b := range batches {
-		again, err := importFiles(ctx, st, b.files)
+		again, err := importFiles(ctx, pl.store, b.files)
 		if err != nil {
 			return nil, err
 		}
@@ -123,8 +116,8 @@ func Dir(ctx context.Context, st *store.Store, rd Reader, dir, author string) ([
 	for len(retry) > 0 {
 		// Read them again: the pipeline checks variant_of against what is
 		// imported now.
-		files, waiting := readBatch(ctx, rd, author, root, retry)
-		again, err := importFiles(ctx, st, files)
+		files, waiting := pl.readBatch(ctx, author, root, retry)
+		again, err := importFiles(ctx, pl.store, files)
 		if err != nil {
 			return nil, err
 		}
@@ -147,7 +140,7 @@ func Dir(ctx context.Context, st *store.Store, rd Reader, dir, author string) ([
 // marked failed and left out; one refused only because the postmortem its
 // variant_of names is not imported yet is also returned as waiting, to be
 // read again once more of the folder is imported.
-func readBatch(ctx context.Context, rd Reader, author string, root *os.Root, files []*Result) (ready []importFile, waiting []*Result) {
+func (pl *Pipeline) readBatch(ctx context.Context, author string, root *os.Root, files []*Result) (ready []importFile, waiting []*Result) {
 	out := make([]importFile, len(files))
 	wait := make([]bool, len(files))
 	var wg sync.WaitGroup
@@ -157,7 +150,7 @@ func readBatch(ctx context.Context, rd Reader, author string, root *os.Root, fil
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				p, err := readImport(ctx, rd, author, root, files[i].File)
+				p, err := pl.readFile(ctx, author, root, files[i].File)
 				if err != nil {
 					files[i].Status, files[i].Detail = "failed", err.Error()
 					var fields store.FieldErrors
@@ -220,8 +213,8 @@ func importFiles(ctx context.Context, st *store.Store, files []importFile) ([]*R
 	return retry, nil
 }
 
-// readImport reads the file name of root through the import pipeline.
-func readImport(ctx context.Context, rd Reader, author string, root *os.Root, name string) (store.Postmortem, error) {
+// readFile reads the file name of root through the pipeline.
+func (pl *Pipeline) readFile(ctx context.Context, author string, root *os.Root, name string) (store.Postmortem, error) {
 	info, err := root.Stat(name)
 	if err != nil {
 		return store.Postmortem{}, err
@@ -233,5 +226,5 @@ func readImport(ctx context.Context, rd Reader, author string, root *os.Root, na
 	if err != nil {
 		return store.Postmortem{}, err
 	}
-	return rd.Read(ctx, raw, name, author, "Imported from "+name)
+	return pl.Read(ctx, raw, name, author, "Imported from "+name)
 }

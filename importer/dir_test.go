@@ -41,10 +41,11 @@ func TestDir(t *testing.T) {
 	if _, err := seeds.LoadCatalogue(t.Context(), st); err != nil {
 		t.Fatal(err)
 	}
-	rd, err := handlers.NewImporter(t.Context(), st, time.Now())
+	form, err := handlers.NewImportForm(t.Context(), st, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
+	pl := importer.New(st, form)
 	orphan := importer.Result{File: "c-orphan.md", Status: "failed", Detail: "variant_of: Choose an existing postmortem from the list."}
 	image := importer.Result{File: "d-image.png", Status: "skipped", Detail: "not a .md, .txt or .html file"}
 	for _, tt := range []struct {
@@ -62,7 +63,7 @@ func TestDir(t *testing.T) {
 			orphan, image,
 		}},
 	} {
-		got, err := importer.Dir(t.Context(), st, rd, dir, "test")
+		got, err := pl.Dir(t.Context(), dir, "test")
 		if err != nil {
 			t.Fatalf("%s run: %v", tt.run, err)
 		}
@@ -70,7 +71,7 @@ func TestDir(t *testing.T) {
 			t.Errorf("%s run =\n%+v\nwant\n%+v", tt.run, got, tt.want)
 		}
 	}
-	if _, err := importer.Dir(t.Context(), st, rd, filepath.Join(dir, "missing"), "test"); err == nil {
+	if _, err := pl.Dir(t.Context(), filepath.Join(dir, "missing"), "test"); err == nil {
 		t.Error("a missing folder: no error")
 	}
 }

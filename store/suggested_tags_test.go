@@ -27,6 +27,22 @@ func certOutage(title string) *store.Postmortem {
 	}
 }
 
+// importedCertOutage is a seeded store with the certificate outage
+// imported (and so suggested tags), and the outage as read back.
+func importedCertOutage(t *testing.T) (*store.Store, store.Postmortem) {
+	t.Helper()
+	st, _ := newSeededStore(t)
+	p := certOutage("Gateway certificate outage")
+	if err := st.ImportPostmortem(t.Context(), p); err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.GetPostmortem(t.Context(), p.Slug)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, got
+}
+
 func suggestedSlugs(ts []store.SuggestedTag) []string {
 	var out []string
 	for _, t := range ts {
@@ -37,16 +53,8 @@ func suggestedSlugs(ts []store.SuggestedTag) []string {
 
 func TestImportStoresSuggestedTags(t *testing.T) {
 	t.Parallel()
-	st, _ := newSeededStore(t)
+	st, got := importedCertOutage(t)
 	ctx := t.Context()
-	p := certOutage("Gateway certificate outage")
-	if err := st.ImportPostmortem(ctx, p); err != nil {
-		t.Fatal(err)
-	}
-	got, err := st.GetPostmortem(ctx, p.Slug)
-	if err != nil {
-		t.Fatal(err)
-	}
 	if len(got.Tags) != 0 {
 		t.Errorf("tags = %v, want none: suggestions are not tags", got.Tags)
 	}
@@ -90,8 +98,8 @@ func TestImportStoresSuggestedTags(t *testing.T) {
 			t.Errorf("queue item %s has no suggestions", it.Slug)
 		}
 	}
-	if total != 2 || !slices.Equal(slugs, []string{p.Slug, batch[0].Slug}) {
-		t.Errorf("review queue = %v (total %d), want %s then %s", slugs, total, p.Slug, batch[0].Slug)
+	if total != 2 || !slices.Equal(slugs, []string{got.Slug, batch[0].Slug}) {
+		t.Errorf("review queue = %v (total %d), want %s then %s", slugs, total, got.Slug, batch[0].Slug)
 	}
 
 	refs, n, err := st.PatternSuggestions(ctx, "certificate-expiry", 10)
@@ -113,33 +121,25 @@ func TestImportStoresSuggestedTags(t *testing.T) {
 	for _, h := range res.Hits {
 		found = append(found, h.Slug)
 	}
-	if !slices.Contains(found, p.Slug) || len(found) == 0 || found[0] != tagged.Slug {
-		t.Errorf("search hits = %v, want %s first and %s among them", found, tagged.Slug, p.Slug)
+	if !slices.Contains(found, got.Slug) || len(found) == 0 || found[0] != tagged.Slug {
+		t.Errorf("search hits = %v, want %s first and %s among them", found, tagged.Slug, got.Slug)
 	}
 }
 
 func TestConfirmAndDismissSuggestedTags(t *testing.T) {
 	t.Parallel()
-	st, _ := newSeededStore(t)
+	st, before := importedCertOutage(t)
 	ctx := t.Context()
-	p := certOutage("Gateway certificate outage")
-	if err := st.ImportPostmortem(ctx, p); err != nil {
-		t.Fatal(err)
-	}
-	before, err := st.GetPostmortem(ctx, p.Slug)
-	if err != nil {
-		t.Fatal(err)
-	}
 	if len(before.Suggested) < 2 {
 		t.Fatalf("suggested %v, want two patterns to review", suggestedSlugs(before.Suggested))
 	}
 	confirm := before.Suggested[0]
 
 	t.Run("Confirm", func(t *testing.T) {
-		if err := st.ConfirmSuggestedTag(ctx, p.Slug, confirm.PatternSlug, "Ana"); err != nil {
+		if err := st.ConfirmSuggestedTag(ctx, before.Slug, confirm.PatternSlug, "Ana"); err != nil {
 			t.Fatal(err)
 		}
-		after, err := st.GetPostmortem(ctx, p.Slug)
+		after, err := st.GetPostmortem(ctx, before.Slug)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -158,12 +158,12 @@ func TestConfirmAndDismissSuggestedTags(t *testing.T) {
 		}
 	})
 	t.Run("ConfirmTwice", func(t *testing.T) {
-		if err := st.ConfirmSuggestedTag(ctx, p.Slug, confirm.PatternSlug, "Ana"); !errors.Is(err, store.ErrNotFound) {
+		if err := st.ConfirmSuggestedTag(ctx, before.Slug, confirm.PatternSlug, "Ana"); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("second confirm: %v, want ErrNotFound", err)
 		}
 	})
 	t.Run("Dismiss", func(t *testing.T) {
-		cur, err := st.GetPostmortem(ctx, p.Slug)
+		cur, err := st.GetPostmortem(ctx, before.Slug)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -171,10 +171,10 @@ func TestConfirmAndDismissSuggestedTags(t *testing.T) {
 			t.Fatal("nothing left to dismiss")
 		}
 		d := cur.Suggested[0]
-		if err := st.DismissSuggestedTag(ctx, p.Slug, d.PatternSlug, "Ana"); err != nil {
+		if err := st.DismissSuggestedTag(ctx, before.Slug, d.PatternSlug, "Ana"); err != nil {
 			t.Fatal(err)
 		}
-		after, err := st.GetPostmortem(ctx, p.Slug)
+		after, err := st.GetPostmortem(ctx, before.Slug)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -182,7 +182,7 @@ func TestConfirmAndDismissSuggestedTags(t *testing.T) {
 			t.Errorf("dismissed %s: still suggested or tagged", d.PatternSlug)
 		}
 		rej, err := st.ListRejections(ctx, d.PatternSlug, 10)
-		if err != nil || len(rej) == 0 || rej[0].PostmortemSlug != p.Slug {
+		if err != nil || len(rej) == 0 || rej[0].PostmortemSlug != before.Slug {
 			t.Errorf("rejections of %s = %+v (err %v), want the dismissal recorded", d.PatternSlug, rej, err)
 		}
 	})

@@ -326,5 +326,5 @@ func TestExportImportCorpus(t *testing.T) {
 			t.Errorf("%s: %.500s", slug, d)
 		}
 	}
-	t.Logf("%d postmortems of the corpus (and the seeds) exported and imported again, every field equal", len(want))
+	t.Logf("%d postmortems of the corpus exported and imported again, every field equal", len(want))
 }

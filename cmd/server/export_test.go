@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"database/sql"
 	"io"
 	"os"
 	"path/filepath"
@@ -52,7 +53,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 	defer b.Close()
 	ia, da, _ := a.CountPostmortems(t.Context())
 	ib, db, _ := b.CountPostmortems(t.Context())
-	// The seeds come from the export, once.
+	// The copy holds what the source holds, once.
 	if ia != ib || da != db {
 		t.Errorf("incidents/documents: source %d/%d, copy %d/%d", ia, da, ib, db)
 	}
@@ -124,5 +125,56 @@ func TestExportLimits(t *testing.T) {
 	err = run(t.Context(), []string{"-db", db, "export", filepath.Join(t.TempDir(), "new")}, env, &out, io.Discard)
 	if err == nil || !strings.Contains(out.String(), "too large to import") || !strings.Contains(out.String(), "-huge.md") {
 		t.Errorf("export of a postmortem larger than import reads: %v\n%s", err, out.String())
+	}
+}
+
+// server export only reads the database: it adds no seed postmortem (a
+// database imported without them exports without them), and no other
+// connection sees a commit while it runs.
+func TestExportIsReadOnly(t *testing.T) {
+	t.Parallel()
+	env := func(string) string { return "" }
+	db := filepath.Join(t.TempDir(), "a.db")
+	src := writeFiles(t, map[string]string{
+		"a.md": "---\ntitle: Certificate expired at Example\norganization: Example\n---\nThe certificate expired at midnight.\n",
+	})
+	if err := run(t.Context(), []string{"-db", db, "import", src}, env, io.Discard, io.Discard); err != nil {
+		t.Fatal(err) // the catalogue and one postmortem, none of the seeds
+	}
+	raw, err := sql.Open("sqlite", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	conn, err := raw.Conn(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// data_version changes, for this connection, when another commits.
+	state := func() (version, postmortems, patterns int) {
+		t.Helper()
+		if err := conn.QueryRowContext(t.Context(), `SELECT (SELECT count(*) FROM postmortems), (SELECT count(*) FROM patterns)`).Scan(&postmortems, &patterns); err != nil {
+			t.Fatal(err)
+		}
+		if err := conn.QueryRowContext(t.Context(), `PRAGMA data_version`).Scan(&version); err != nil {
+			t.Fatal(err)
+		}
+		return version, postmortems, patterns
+	}
+	v0, n0, c0 := state()
+	out := filepath.Join(t.TempDir(), "export")
+	var report bytes.Buffer
+	if err := run(t.Context(), []string{"-db", db, "export", out}, env, &report, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if v1, n1, c1 := state(); v1 != v0 || n1 != n0 || c1 != c0 {
+		t.Errorf("after the export: data_version %d, %d postmortems, %d patterns; before %d, %d, %d", v1, n1, c1, v0, n0, c0)
+	}
+	if n0 != 1 || !strings.Contains(report.String(), "1 postmortems exported") {
+		t.Errorf("%d postmortems in the database; export report %q, want 1 exported", n0, report.String())
+	}
+	if files, _ := os.ReadDir(out); len(files) != 1 {
+		t.Errorf("%d files exported, want 1", len(files))
 	}
 }

@@ -11,18 +11,19 @@ import (
 	"hindsight/store"
 )
 
-// importDir imports every postmortem file of dir (importer.Dir reads them
-// through the form's pipeline) and writes one line per file to out, then
-// the totals. It fails only when some file could not be imported.
+// importDir imports every postmortem file of dir (Pipeline.Dir reads them
+// through the import pipeline, checked by the postmortem form) and writes
+// one line per file to out, then the totals. It fails only when some file
+// could not be imported.
 func importDir(ctx context.Context, st *store.Store, dir string, out io.Writer) error {
 	// The administrator's command: a variant_of or slug of the folder may
 	// name a postmortem restricted to some groups.
 	ctx = store.WithEveryGroup(ctx)
-	im, err := handlers.NewImporter(ctx, st, time.Now())
+	form, err := handlers.NewImportForm(ctx, st, time.Now())
 	if err != nil {
 		return fmt.Errorf("import: %w", err)
 	}
-	results, err := importer.Dir(ctx, st, im, dir, "server import")
+	results, err := importer.New(st, form).Dir(ctx, dir, "server import")
 	if err != nil {
 		return err
 	}

@@ -394,10 +394,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 	}
 
-	// The subcommands that open the database write little and run while
-	// the server may be replicating it; they never replicate themselves.
+	// The subcommands that open the database write little or nothing and
+	// run while the server may be replicating it; they never replicate
+	// themselves.
 	var openOpts []store.OpenOption
-	if len(cfg.replicas) > 0 && cfg.importDir == "" && cfg.token == nil {
+	if len(cfg.replicas) > 0 && cfg.importDir == "" && cfg.exportDir == "" && cfg.token == nil {
 		if cfg.restoreIfMissing {
 			from, err := replica.RestoreIfMissing(ctx, cfg.db, cfg.replicas)
 			if err != nil {
@@ -436,6 +437,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		handlerOpts = append(handlerOpts, handlers.Collector(rep.Collector()))
 	}
 	defer st.Close()
+	if cfg.exportDir != "" {
+		// An export reads: it writes the database as it is, without the
+		// seeds a first start would add.
+		return exportDir(ctx, st, cfg.exportDir, stdout)
+	}
 	load := seeds.Load
 	if cfg.importDir != "" {
 		// The catalogue only: the server adds the seed postmortems missing
@@ -449,9 +455,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	if rep.PatternsAdded > 0 || rep.PostmortemsAdded > 0 || rep.TagsRevised > 0 {
 		log.Info("seeded", "patterns", rep.PatternsAdded, "postmortems", rep.PostmortemsAdded, "tags_revised", rep.TagsRevised)
-	}
-	if cfg.exportDir != "" {
-		return exportDir(ctx, st, cfg.exportDir, stdout)
 	}
 	// The command line's writes are in the audit trail as its user's.
 	cli := store.WithActor(ctx, store.Actor{Name: cliUser(getenv), Via: "cli"})

@@ -1,0 +1,109 @@
+package importer
+
+import (
+	"cmp"
+	"context"
+	"errors"
+
+	"hindsight/postmortem"
+	"hindsight/store"
+)
+
+// Form is the postmortem form's side of the pipeline: a document's
+// postmortem is written into the form as a writer would submit it and read
+// back by the form's own parser and checks (handlers.ImportForm). So a
+// document is normalised, accepted and refused the same way whichever way
+// it comes in (/import, POST /api/postmortems, `server import`), and the
+// same way as a postmortem written in the form.
+type Form interface {
+	// Check reads p back through the form, applies what the form reads to
+	// p (then Finish) and returns the fields the form refuses, named as in
+	// the JSON mirror; the error is a failure to read the database.
+	Check(ctx context.Context, p *store.Postmortem) (store.FieldErrors, error)
+}
+
+// Pipeline is the one import pipeline: Prepare, then the form's Check.
+type Pipeline struct {
+	store *store.Store
+	form  Form
+}
+
+// New is the pipeline that imports into st, checking through form.
+func New(st *store.Store, form Form) *Pipeline { return &Pipeline{store: st, form: form} }
+
+// Read runs a document through the pipeline and returns the postmortem to
+// import, signed by author with note. A document that cannot be read is an
+// *InputError; one the form refuses is a store.FieldErrors.
+func (pl *Pipeline) Read(ctx context.Context, raw []byte, name, author, note string) (store.Postmortem, error) {
+	_, p, err := Prepare(ctx, pl.store, raw, name, author, note)
+	if err != nil {
+		return store.Postmortem{}, err
+	}
+	refused, err := pl.form.Check(ctx, &p)
+	if err != nil {
+		return store.Postmortem{}, err
+	}
+	if len(refused) > 0 {
+		return store.Postmortem{}, refused
+	}
+	return p, nil
+}
+
+// Prepare reads a document (Read) and gives its postmortem what an import
+// assumes where the document says nothing: it is signed by author with
+// note, unless its front matter names an author; it is in English when it
+// is too short to tell; and a variant_of without a kind is a translation
+// when its language differs from that of the postmortem it names, else a
+// rewrite.
+func Prepare(ctx context.Context, st *store.Store, raw []byte, name, author, note string) (Draft, store.Postmortem, error) {
+	d, p, err := Read(raw, name)
+	if err != nil {
+		return d, p, err
+	}
+	p.SavedBy, p.SaveNote = cmp.Or(d.Meta.Fields["author"], author), note
+	if p.Language == "" {
+		p.Language = "en" // too short to tell: the form's default, and the store's
+	}
+	if p.VariantOf != "" && p.VariantKind == "" {
+		p.VariantKind = variantKind(ctx, st, p.VariantOf, p.Language)
+	}
+	return d, p, nil
+}
+
+// variantKind proposes how a text in lang relates to the postmortem slug:
+// a translation when their languages differ, else a rewrite.
+func variantKind(ctx context.Context, st *store.Store, slug, lang string) string {
+	target, err := st.GetPostmortem(ctx, slug)
+	if err == nil && target.Language != lang {
+		return postmortem.KindTranslation
+	}
+	return postmortem.KindRewrite
+}
+
+// Finish completes p once the form has read it back over it: the tags the
+// form kept get the evidence the document gave them (mapped are the tags
+// as the document mapped), and a main version is an original, unless the
+// document says it is a translation or a repost of a text held nowhere
+// here.
+func Finish(p *store.Postmortem, mapped []store.Tag) {
+	evidence := map[store.Tag]string{}
+	for _, t := range mapped {
+		evidence[store.Tag{PatternSlug: t.PatternSlug, Role: t.Role}] = t.Evidence
+	}
+	for i, t := range p.Tags {
+		p.Tags[i].Evidence = evidence[t]
+	}
+	if p.VariantOf == "" && !postmortem.Has(postmortem.VariantKinds, p.VariantKind) {
+		p.VariantKind = postmortem.KindOriginal
+	}
+}
+
+// Duplicate is the slug of the postmortem already imported from source
+// (its verbatim text), or "" when there is none.
+func Duplicate(ctx context.Context, st *store.Store, source string) (string, error) {
+	slug, err := st.FindImported(ctx, source)
+	if errors.Is(err, store.ErrNotFound) {
+		return "", nil
+	}
+	return slug, err
+}
