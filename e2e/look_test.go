@@ -79,7 +79,7 @@ func TestScreenshots(t *testing.T) {
 				if *screenshotFull {
 					action = chromedp.FullScreenshot(100)
 				}
-				png := runValue(p, action)
+				png := runValue(p, "take a screenshot", action)
 				name := filepath.Join(*screenshotDir, fmt.Sprintf("%s-%s-%s.png", s.name, w.name, scheme))
 				if err := os.WriteFile(name, png, 0o644); err != nil {
 					t.Fatal(err)
@@ -132,7 +132,7 @@ func TestPrintStylesheet(t *testing.T) {
 		}
 	}
 	if *screenshotDir != "" {
-		png := runValue(p, chromedp.FullScreenshot(100))
+		png := runValue(p, "take a full-page screenshot", chromedp.FullScreenshot(100))
 		if err := os.WriteFile(filepath.Join(*screenshotDir, "postmortem-print.png"), png, 0o644); err != nil {
 			t.Fatal(err)
 		}

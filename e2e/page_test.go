@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 )
 
@@ -165,23 +167,18 @@ func (p *page) run(what string, actions ...chromedp.Action[chromedp.Void]) {
 // eval evaluates a JavaScript expression in the page and decodes its value.
 func eval[T any](p *page, expr string, opts ...chromedp.EvaluateOption) T {
 	p.t.Helper()
-	ctx, cancel := context.WithTimeout(p.ctx, actionTimeout)
-	defer cancel()
-	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr, opts...))
-	if err != nil {
-		p.t.Fatalf("evaluate %.80q: %v", expr, err)
-	}
-	return v
+	return runValue(p, fmt.Sprintf("evaluate %.80q", expr), chromedp.Evaluate[T](expr, opts...))
 }
 
-// runValue runs an action that returns a value, failing the test on an error.
-func runValue[T any](p *page, a chromedp.Action[T]) T {
+// runValue runs an action that returns a value, with a timeout, failing
+// the test on an error with what it was doing.
+func runValue[T any](p *page, what string, a chromedp.Action[T]) T {
 	p.t.Helper()
 	ctx, cancel := context.WithTimeout(p.ctx, actionTimeout)
 	defer cancel()
 	v, err := chromedp.Run(ctx, a)
 	if err != nil {
-		p.t.Fatal(err)
+		p.t.Fatalf("%s: %v", what, err)
 	}
 	return v
 }
@@ -204,13 +201,7 @@ func (p *page) open(path string, status int) {
 // is 200.
 func (p *page) follow(sel string) {
 	p.t.Helper()
-	ctx, cancel := context.WithTimeout(p.ctx, actionTimeout)
-	defer cancel()
-	res, err := chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS(sel), chromedp.NodeVisible))
-	if err != nil {
-		p.t.Fatalf("click %s: %v", sel, err)
-	}
-	if res.Status != 200 {
+	if res := p.click(sel); res.Status != 200 {
 		p.t.Fatalf("click %s: landed on %s with status %d", sel, res.URL, res.Status)
 	}
 }
@@ -219,13 +210,20 @@ func (p *page) follow(sel string) {
 // page the browser shows next (after any redirect).
 func (p *page) submit(sel string) int {
 	p.t.Helper()
+	return int(p.click(sel).Status)
+}
+
+// click clicks sel and returns the response of the page the browser shows
+// next (after any redirect).
+func (p *page) click(sel string) *network.Response {
+	p.t.Helper()
 	ctx, cancel := context.WithTimeout(p.ctx, actionTimeout)
 	defer cancel()
 	res, err := chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS(sel), chromedp.NodeVisible))
 	if err != nil {
 		p.t.Fatalf("click %s: %v", sel, err)
 	}
-	return int(res.Status)
+	return res
 }
 
 // path is the path and query of the page's current URL.
@@ -238,12 +236,7 @@ func (p *page) path() string {
 // rendered text, with whitespace collapsed.
 func (p *page) text(sel string) string {
 	p.t.Helper()
-	ctx, cancel := context.WithTimeout(p.ctx, actionTimeout)
-	defer cancel()
-	s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel), chromedp.NodeVisible))
-	if err != nil {
-		p.t.Fatalf("read the text of %s: %v", sel, err)
-	}
+	s := runValue(p, "read the text of "+sel, chromedp.Text(chromedp.CSS(sel), chromedp.NodeVisible))
 	return strings.Join(strings.Fields(s), " ")
 }
 

@@ -63,7 +63,7 @@ func TestJourneySearchLive(t *testing.T) {
 	p.see(".search-help", "How to search")
 	p.run("type a query", chromedp.SendKeys(chromedp.CSS("#page-search"), "health checks", chromedp.NodeVisible))
 	waitText(p, ".hit-list", "Tonight's site interruptions")
-	runValue(p, chromedp.Poll[bool](`location.search.includes("health")`))
+	runValue(p, "wait for the query in the URL", chromedp.Poll[bool](`location.search.includes("health")`))
 	p.run("reload", chromedp.Reload())
 	p.see(".hit-list", "Tonight's site interruptions")
 }

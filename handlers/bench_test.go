@@ -101,22 +101,8 @@ func BenchmarkPages(b *testing.B) {
 // app adds to serving a cached page (router, middleware, cache lookup).
 // Client and server share the process, as bench/run shares the machine.
 func BenchmarkCachedPageServed(b *testing.B) {
-	h, docs := benchApp(b, 50)
-	path := "/postmortems/" + docs[1].Slug
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
-	if rec.Code != http.StatusOK {
-		b.Fatalf("GET %s: %d", path, rec.Code)
-	}
-	page := rec.Body.Bytes()
-	bare := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Write(page)
-	})
-	for _, bb := range []struct {
-		name string
-		h    http.Handler
-	}{{"app", h}, {"bare", bare}} {
+	path, page, compared := appAndBare(b)
+	for _, bb := range compared {
 		b.Run(bb.name, func(b *testing.B) {
 			srv := httptest.NewServer(bb.h)
 			defer srv.Close()
@@ -151,22 +137,8 @@ func BenchmarkCachedPageServed(b *testing.B) {
 // cache lookup, log line, metrics), without the sockets' noise. As a
 // server does, each request gets a new header map.
 func BenchmarkCachedPageHit(b *testing.B) {
-	h, docs := benchApp(b, 50)
-	path := "/postmortems/" + docs[1].Slug
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
-	if rec.Code != http.StatusOK {
-		b.Fatalf("GET %s: %d", path, rec.Code)
-	}
-	page := rec.Body.Bytes()
-	bare := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Write(page)
-	})
-	for _, bb := range []struct {
-		name string
-		h    http.Handler
-	}{{"app", h}, {"bare", bare}} {
+	path, page, compared := appAndBare(b)
+	for _, bb := range compared {
 		b.Run(bb.name, func(b *testing.B) {
 			req := httptest.NewRequest(http.MethodGet, path, nil)
 			b.SetBytes(int64(len(page)))
@@ -179,6 +151,30 @@ func BenchmarkCachedPageHit(b *testing.B) {
 			}
 		})
 	}
+}
+
+// appAndBare is a postmortem page the app keeps (its path and bytes, once
+// it has served it), and the two handlers the cached-page benchmarks
+// compare: the app, and a bare net/http handler writing the same bytes.
+func appAndBare(b *testing.B) (path string, page []byte, compared []namedHandler) {
+	h, docs := benchApp(b, 50)
+	path = "/postmortems/" + docs[1].Slug
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+	if rec.Code != http.StatusOK {
+		b.Fatalf("GET %s: %d", path, rec.Code)
+	}
+	page = rec.Body.Bytes()
+	bare := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write(page)
+	})
+	return path, page, []namedHandler{{"app", h}, {"bare", bare}}
+}
+
+type namedHandler struct {
+	name string
+	h    http.Handler
 }
 
 // droppingWriter is a ResponseWriter that keeps the status and counts the
