@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/net/html"
 
+	"hindsight/internal/budget"
 	"hindsight/markdown"
 )
 
@@ -76,13 +77,14 @@ func FuzzRender(f *testing.F) {
 	f.Add("# Title\n\n- [x] done\n- [ ] todo\n\n> quote\n\n1. one\n2. two\n\n---\n\n~~gone~~ www.example.com")
 	f.Add(strings.Repeat("- ", 40) + "x\n|a|b|\n|-|-|\n" + strings.Repeat("[a](", 20))
 	f.Fuzz(func(t *testing.T, src string) {
-		start := time.Now()
-		out := string(markdown.Render(src))
-		section := markdown.Section("f", src)
-		markdown.Check(src)
+		var out, section string
 		// Time and output stay within bounds far above what a linear
 		// renderer needs on a fuzzer's input of a few kilobytes.
-		if took := time.Since(start); took > time.Second {
+		if took, ok := budget.Within(time.Second, func() {
+			out = string(markdown.Render(src))
+			section = string(markdown.Section("f", src))
+			markdown.Check(src)
+		}); !ok {
 			t.Fatalf("rendering %d bytes took %v", len(src), took)
 		}
 		if limit := max(64<<10, 40*len(src)); len(out) > limit || len(section) > limit {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"hindsight/internal/budget"
 	"hindsight/search"
 
 	_ "modernc.org/sqlite"
@@ -168,41 +169,40 @@ func FuzzParse(f *testing.F) {
 	db := openFTS(f, f.TempDir(), ftsDocs)
 	syn := search.NewSynonyms(catalogue)
 	f.Fuzz(func(t *testing.T, raw string) {
-		start := time.Now()
-		defer func() {
-			// Far above what linear parsing and snippets need here.
-			if took := time.Since(start); took > time.Second {
-				t.Fatalf("Parse, MATCH and Snippet took %v on %d bytes", took, len(raw))
+		// Far above what linear parsing and snippets need here.
+		took, ok := budget.Within(time.Second, func() {
+			q := search.Parse(raw)
+			again := search.Parse(q.String())
+			if got, want := again.String(), q.String(); got != want {
+				t.Errorf("Parse(%q).String() = %q, want %q", want, got, want)
 			}
-		}()
-		q := search.Parse(raw)
-		again := search.Parse(q.String())
-		if got, want := again.String(), q.String(); got != want {
-			t.Errorf("Parse(%q).String() = %q, want %q", want, got, want)
-		}
-		if got, want := again.MatchExpr(), q.MatchExpr(); got != want {
-			t.Errorf("MatchExpr changed after a round trip: %q, want %q", got, want)
-		}
-		expanded := syn.Expand(q)
-		typing := syn.Expand(q.Typing()).WithLanguages([]string{"fr", "ru", "zh"})
-		for _, expr := range []string{q.MatchExpr(), q.ExcludeExpr(), expanded.MatchExpr(), typing.MatchExpr(),
-			expanded.AnyExpr(expanded.Units()), typing.AnyExpr(typing.Units())} {
-			if expr == "" {
-				continue
+			if got, want := again.MatchExpr(), q.MatchExpr(); got != want {
+				t.Errorf("MatchExpr changed after a round trip: %q, want %q", got, want)
 			}
-			var n int
-			if err := db.QueryRow(`SELECT count(*) FROM t WHERE t MATCH ?`, expr).Scan(&n); err != nil {
-				t.Fatalf("Parse(%q): MATCH %q: %v", raw, expr, err)
+			expanded := syn.Expand(q)
+			typing := syn.Expand(q.Typing()).WithLanguages([]string{"fr", "ru", "zh"})
+			for _, expr := range []string{q.MatchExpr(), q.ExcludeExpr(), expanded.MatchExpr(), typing.MatchExpr(),
+				expanded.AnyExpr(expanded.Units()), typing.AnyExpr(typing.Units())} {
+				if expr == "" {
+					continue
+				}
+				var n int
+				if err := db.QueryRow(`SELECT count(*) FROM t WHERE t MATCH ?`, expr).Scan(&n); err != nil {
+					t.Fatalf("Parse(%q): MATCH %q: %v", raw, expr, err)
+				}
 			}
-		}
-		for _, frags := range [][]search.Fragment{search.Snippet(raw, "es", q, 50), search.Snippet(raw, "zh", typing, 50)} {
-			n := 0
-			for _, fr := range frags {
-				n += len(fr.Text)
+			for _, frags := range [][]search.Fragment{search.Snippet(raw, "es", q, 50), search.Snippet(raw, "zh", typing, 50)} {
+				n := 0
+				for _, fr := range frags {
+					n += len(fr.Text)
+				}
+				if n > len(raw)+64 {
+					t.Fatalf("Snippet of %d bytes gave %d bytes", len(raw), n)
+				}
 			}
-			if n > len(raw)+64 {
-				t.Fatalf("Snippet of %d bytes gave %d bytes", len(raw), n)
-			}
+		})
+		if !ok {
+			t.Fatalf("Parse, MATCH and Snippet took %v on %d bytes", took, len(raw))
 		}
 	})
 }
