@@ -238,7 +238,9 @@ func withTag(v url.Values, tag string) url.Values {
 	return v
 }
 
-var htmlUnescape = strings.NewReplacer("&#34;", `"`, "&#39;", "'", "&lt;", "<", "&gt;", ">", "&amp;", "&").Replace
+// htmlUnescape reads a value as the browser would from the page's HTML
+// (html/template writes "+" as &#43;, which base64 fields carry).
+var htmlUnescape = html.UnescapeString
 
 func TestPreviewKeepsEverythingAndSavesNothing(t *testing.T) {
 	t.Parallel()

@@ -1,7 +1,6 @@
 package handlers_test
 
 import (
-	"html"
 	"net/http"
 	"net/url"
 	"slices"
@@ -33,13 +32,6 @@ func restrictedExport(t *testing.T) string {
 	return rec.Body.String()
 }
 
-// reviewValues is what a browser submits of the import review on page.
-func reviewValues(page string) url.Values {
-	v := formValues(page, "/import/save")
-	v.Set("source", html.UnescapeString(v.Get("source"))) // base64 has "+", written &#43;
-	return v
-}
-
 // TestImportRestrictedExport: an exported restricted postmortem pasted
 // into /import shows its groups in the review form, with why they cannot
 // be kept where they cannot; cleared, it is saved for everyone; with proxy
@@ -59,7 +51,7 @@ func TestImportRestrictedExport(t *testing.T) {
 		page := rec.Body.String()
 		mustContain(t, page, `name="restricted_to"`, `value="security"`, "needs sign-in through a proxy", `href="#f-restricted_to"`,
 			"The original is restricted to <strong>security</strong>", "clear the field to import it for everyone to read")
-		form := reviewValues(page)
+		form := formValues(page, "/import/save")
 		if form.Get("restricted_to") != "security" {
 			t.Fatalf("review form restricted_to = %q, want security", form.Get("restricted_to"))
 		}
@@ -83,7 +75,7 @@ func TestImportRestrictedExport(t *testing.T) {
 		}
 
 		// Cleared: saved for everyone.
-		form = reviewValues(page)
+		form = formValues(page, "/import/save")
 		form.Set("restricted_to", "")
 		rec = postForm(t, h, "/import/save", form)
 		if rec.Code != http.StatusSeeOther {
@@ -110,7 +102,7 @@ func TestImportRestrictedExport(t *testing.T) {
 			if rec.Code != http.StatusOK {
 				t.Fatalf("review as %s: %d\n%.2000s", p.name, rec.Code, rec.Body)
 			}
-			form := reviewValues(rec.Body.String())
+			form := formValues(rec.Body.String(), "/import/save")
 			if form.Get("restricted_to") != "security" {
 				t.Fatalf("review as %s: restricted_to = %q, want security", p.name, form.Get("restricted_to"))
 			}
