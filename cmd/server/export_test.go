@@ -99,16 +99,16 @@ func TestExportLimits(t *testing.T) {
 	t.Parallel()
 	env := func(string) string { return "" }
 	db := filepath.Join(t.TempDir(), "a.db")
-	full := writeFiles(t, map[string]string{"old.md": "an earlier export"})
-	err := run(t.Context(), []string{"-db", db, "export", full}, env, io.Discard, io.Discard)
-	if err == nil || !strings.Contains(err.Error(), "is not empty") {
-		t.Errorf("export into a folder with files: %v", err)
-	}
-
 	st, err := store.Open(t.Context(), db)
 	if err != nil {
 		t.Fatal(err)
 	}
+	full := writeFiles(t, map[string]string{"old.md": "an earlier export"})
+	err = run(t.Context(), []string{"-db", db, "export", full}, env, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "is not empty") {
+		t.Errorf("export into a folder with files: %v", err)
+	}
+
 	// Within every limit of a postmortem's fields (a write-up under 1 MB,
 	// sections under 100,000 characters), past import's 2 MB: text of
 	// three bytes a character.

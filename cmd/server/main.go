@@ -410,6 +410,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 		openOpts = append(openOpts, store.CheckpointsByReplication())
 	}
+	if cfg.exportDir != "" {
+		// store.Open would create an empty database, and the export would
+		// then write nothing and report success: a mistyped -db is an error.
+		if _, err := os.Stat(cfg.db); err != nil {
+			return fmt.Errorf("export: no database to export at %s (-db): %w", cfg.db, err)
+		}
+	}
 	st, err := store.Open(ctx, cfg.db, openOpts...)
 	if err != nil {
 		return err
