@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -16,27 +17,41 @@ import (
 	"time"
 )
 
-var raceBuild bool
+// The tests that run this command as a process (the kill test and the
+// replication drill) share one build of it, made the first time one asks,
+// without the race detector: it slows the server several times over, and
+// those tests measure the process from outside (the packages it is built
+// from run their own tests under the detector).
+var (
+	serverBuild sync.Once
+	serverDir   string // removed by TestMain
+	serverBin   string
+	serverErr   error
+)
 
-// buildServer compiles this command into a temporary directory, with the
-// race detector when the tests run with it.
 func buildServer(t *testing.T) string {
 	t.Helper()
-	return buildServerWith(t, raceBuild)
+	serverBuild.Do(func() {
+		if serverDir, serverErr = os.MkdirTemp("", "hindsight-server-test-"); serverErr != nil {
+			return
+		}
+		serverBin = filepath.Join(serverDir, "hindsight")
+		if out, err := exec.Command("go", "build", "-o", serverBin, ".").CombinedOutput(); err != nil {
+			serverErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if serverErr != nil {
+		t.Fatal(serverErr)
+	}
+	return serverBin
 }
 
-func buildServerWith(t *testing.T, race bool) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "hindsight")
-	args := []string{"build", "-o", bin}
-	if race {
-		args = append(args, "-race")
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if serverDir != "" {
+		os.RemoveAll(serverDir)
 	}
-	out, err := exec.Command("go", append(args, ".")...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
+	os.Exit(code)
 }
 
 // process is the server binary running on a loopback port.

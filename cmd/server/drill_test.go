@@ -62,10 +62,10 @@ func TestReplicationDrill(t *testing.T) {
 		{"file", "file://" + filepath.Join(t.TempDir(), "replica")},
 	}
 
-	// Without the race detector, which slows the server several times over
-	// and would measure its delays rather than replication's; the replica
-	// package's tests run under it.
-	bin := buildServerWith(t, false)
+	// Without the race detector (buildServer), which would measure its
+	// delays rather than replication's; the replica package's tests run
+	// under it.
+	bin := buildServer(t)
 	db := filepath.Join(t.TempDir(), "hindsight.db")
 	addr := freeAddr(t)
 	client := &http.Client{
@@ -163,8 +163,8 @@ func TestReplicationDrill(t *testing.T) {
 	start := time.Now()
 	p = startProcess(t, bin, addr, db, append(args, "-restore-if-missing")...)
 	body := waitReady(t, client, p)
-	t.Logf("recovery time: %v from start with -restore-if-missing to /readyz 200 (server build with race detector: %v)",
-		time.Since(start).Round(time.Millisecond), raceBuild)
+	t.Logf("recovery time: %v from start with -restore-if-missing to /readyz 200 (server built without the race detector)",
+		time.Since(start).Round(time.Millisecond))
 	for _, r := range replicas {
 		if !strings.Contains(body, "replica "+replica.Name(r.url)+": ok") {
 			t.Errorf("/readyz after the restore does not show %s as ok:\n%s", r.name, body)
