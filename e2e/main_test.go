@@ -7,11 +7,11 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -119,21 +119,17 @@ func startServer(dir string, extra ...string) (*server, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-
-	srv := &server{url: "http://" + addr, log: filepath.Join(dir, "server.log"), db: filepath.Join(dir, "hindsight.db")}
+	// The server picks its own port and logs it: a port found free here
+	// and passed on could be taken by another test process before the
+	// server binds it, and /healthz would then be answered by that one.
+	srv := &server{log: filepath.Join(dir, "server.log"), db: filepath.Join(dir, "hindsight.db")}
 	logFile, err := os.Create(srv.log)
 	if err != nil {
 		return nil, err
 	}
 	// The tests play several users at once from one loopback address: the
 	// per-client limits are off (handlers and cmd/server test them).
-	cmd := exec.Command(serverBin, append([]string{"-addr", addr, "-db", filepath.Join(dir, "hindsight.db"),
+	cmd := exec.Command(serverBin, append([]string{"-addr", "127.0.0.1:0", "-db", filepath.Join(dir, "hindsight.db"),
 		"-client-inflight", "0", "-client-writes", "0"}, extra...)...)
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = logFile, logFile
@@ -160,10 +156,15 @@ func startServer(dir string, extra ...string) (*server, error) {
 			return nil, fmt.Errorf("server exited before it was healthy: %v\n%s", err, srv.logTail(40))
 		default:
 		}
-		if res, err := http.Get(srv.url + "/healthz"); err == nil {
-			res.Body.Close()
-			if res.StatusCode == http.StatusOK {
-				return srv, nil
+		if srv.url == "" {
+			srv.url = listeningURL(srv.log)
+		}
+		if srv.url != "" {
+			if res, err := http.Get(srv.url + "/healthz"); err == nil {
+				res.Body.Close()
+				if res.StatusCode == http.StatusOK {
+					return srv, nil
+				}
 			}
 		}
 		if time.Now().After(deadline) {
@@ -173,6 +174,22 @@ func startServer(dir string, extra ...string) (*server, error) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// listeningURL is the base URL from the server's "listening" log line, or
+// "" before it is written.
+func listeningURL(log string) string {
+	b, err := os.ReadFile(log)
+	if err != nil {
+		return ""
+	}
+	m := listeningLine.FindSubmatch(b)
+	if m == nil {
+		return ""
+	}
+	return string(m[1])
+}
+
+var listeningLine = regexp.MustCompile(`msg=listening url=(http://127\.0\.0\.1:[0-9]+)`)
 
 // freshServer starts a server of t's own, over a fresh seeded database, for
 // a journey that writes: the shared server's data stays as the read-only
