@@ -112,6 +112,9 @@ func TestCachedPagesHoldNothingOfTheirReader(t *testing.T) {
 			if a.Code != http.StatusOK || b.Code != http.StatusOK {
 				t.Fatalf("%s: %d, %d", path, a.Code, b.Code)
 			}
+			// The kept page holds no name at all, not even for A, who
+			// gets the shared page too.
+			mustNotContainIn(t, path+" as A", a.Body.String(), names...)
 			mustNotContainIn(t, path+" without a name after A", b.Body.String(), names...)
 		}
 	})
