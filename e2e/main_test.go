@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -19,6 +18,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"hindsight/internal/listening"
 )
 
 // Shared by every test: one server and one browser for the whole package,
@@ -119,9 +120,7 @@ func startServer(dir string, extra ...string) (*server, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	// The server picks its own port and logs it: a port found free here
-	// and passed on could be taken by another test process before the
-	// server binds it, and /healthz would then be answered by that one.
+	// The server picks its own port (package listening says why).
 	srv := &server{log: filepath.Join(dir, "server.log"), db: filepath.Join(dir, "hindsight.db")}
 	logFile, err := os.Create(srv.log)
 	if err != nil {
@@ -157,7 +156,8 @@ func startServer(dir string, extra ...string) (*server, error) {
 		default:
 		}
 		if srv.url == "" {
-			srv.url = listeningURL(srv.log)
+			log, _ := os.ReadFile(srv.log)
+			srv.url = listening.URL(log)
 		}
 		if srv.url != "" {
 			if res, err := http.Get(srv.url + "/healthz"); err == nil {
@@ -174,22 +174,6 @@ func startServer(dir string, extra ...string) (*server, error) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
-
-// listeningURL is the base URL from the server's "listening" log line, or
-// "" before it is written.
-func listeningURL(log string) string {
-	b, err := os.ReadFile(log)
-	if err != nil {
-		return ""
-	}
-	m := listeningLine.FindSubmatch(b)
-	if m == nil {
-		return ""
-	}
-	return string(m[1])
-}
-
-var listeningLine = regexp.MustCompile(`msg=listening url=(http://127\.0\.0\.1:[0-9]+)`)
 
 // freshServer starts a server of t's own, over a fresh seeded database, for
 // a journey that writes: the shared server's data stays as the read-only

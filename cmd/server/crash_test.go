@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"hindsight/internal/listening"
 )
 
 // The tests that run this command as a process (the kill test and the
@@ -61,12 +63,14 @@ type process struct {
 	logs *syncBuffer
 }
 
-func startProcess(t *testing.T, bin, addr, db string, extra ...string) *process {
+// startProcess runs the server binary over db on a port it picks itself
+// (package listening says why) and waits until it answers /healthz.
+func startProcess(t *testing.T, bin, db string, extra ...string) *process {
 	t.Helper()
-	p := &process{base: "http://" + addr, logs: &syncBuffer{}}
+	p := &process{logs: &syncBuffer{}}
 	// No cap on requests in flight: this test is about what reaches the
 	// disk, not about shedding.
-	p.cmd = exec.Command(bin, append([]string{"-addr", addr, "-db", db, "-max-inflight", "0"}, extra...)...)
+	p.cmd = exec.Command(bin, append([]string{"-addr", "127.0.0.1:0", "-db", db, "-max-inflight", "0"}, extra...)...)
 	p.cmd.Stdout, p.cmd.Stderr = p.logs, p.logs
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -74,13 +78,17 @@ func startProcess(t *testing.T, bin, addr, db string, extra ...string) *process 
 	t.Cleanup(func() { p.cmd.Process.Kill(); p.cmd.Wait() })
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		res, err := http.Get(p.base + "/healthz")
-		if err == nil {
-			res.Body.Close()
-			return p
+		if p.base == "" {
+			p.base = listening.URL([]byte(p.logs.String()))
+		}
+		if p.base != "" {
+			if res, err := http.Get(p.base + "/healthz"); err == nil {
+				res.Body.Close()
+				return p
+			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("server did not start: %v\n%s", err, p.logs)
+			t.Fatalf("server did not start in 30 s:\n%s", p.logs)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -158,7 +166,6 @@ func TestKillLosesNoAcknowledgedWrite(t *testing.T) {
 	}
 	bin := buildServer(t)
 	db := filepath.Join(t.TempDir(), "hindsight.db")
-	addr := freeAddr(t)
 	client := &http.Client{
 		Timeout: 20 * time.Second,
 		// The redirect is the acknowledgement; following it would only
@@ -169,7 +176,7 @@ func TestKillLosesNoAcknowledgedWrite(t *testing.T) {
 	const rounds, writers = 5, 8
 	acked := map[string]string{} // slug -> title
 	for round := range rounds {
-		p := startProcess(t, bin, addr, db)
+		p := startProcess(t, bin, db)
 		checkAcked(t, client, p, acked, fmt.Sprintf("round %d", round))
 
 		// The burst: writers post until the server dies under them.
@@ -214,7 +221,7 @@ func TestKillLosesNoAcknowledgedWrite(t *testing.T) {
 		t.Logf("round %d: killed after %d acknowledged writes (%d in all)", round, roundAcks, len(acked))
 	}
 
-	checkAcked(t, client, startProcess(t, bin, addr, db), acked, "after the last kill")
+	checkAcked(t, client, startProcess(t, bin, db), acked, "after the last kill")
 }
 
 // checkAcked fails the test unless every acknowledged write (slug -> title)

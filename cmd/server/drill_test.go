@@ -67,7 +67,6 @@ func TestReplicationDrill(t *testing.T) {
 	// under it.
 	bin := buildServer(t)
 	db := filepath.Join(t.TempDir(), "hindsight.db")
-	addr := freeAddr(t)
 	client := &http.Client{
 		Timeout:       20 * time.Second,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
@@ -77,7 +76,7 @@ func TestReplicationDrill(t *testing.T) {
 	for _, r := range replicas {
 		args = append(args, "-replica", r.url)
 	}
-	p := startProcess(t, bin, addr, db, args...)
+	p := startProcess(t, bin, db, args...)
 	waitReady(t, client, p)
 
 	// The replication delay: a save, then restores of each replica until
@@ -161,7 +160,7 @@ func TestReplicationDrill(t *testing.T) {
 	// A replacement machine: an empty directory, the same replicas, and
 	// -restore-if-missing.
 	start := time.Now()
-	p = startProcess(t, bin, addr, db, append(args, "-restore-if-missing")...)
+	p = startProcess(t, bin, db, append(args, "-restore-if-missing")...)
 	body := waitReady(t, client, p)
 	t.Logf("recovery time: %v from start with -restore-if-missing to /readyz 200 (server built without the race detector)",
 		time.Since(start).Round(time.Millisecond))
