@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"hindsight/internal/listening"
+	"hindsight/store/storetest"
 )
 
 // The tests that run this command as a process (the kill test and the
@@ -164,8 +165,9 @@ func TestKillLosesNoAcknowledgedWrite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and kills the server binary")
 	}
+	t.Parallel()
 	bin := buildServer(t)
-	db := filepath.Join(t.TempDir(), "hindsight.db")
+	db := dbFrom(t, storetest.Seeded)
 	client := &http.Client{
 		Timeout: 20 * time.Second,
 		// The redirect is the acknowledgement; following it would only

@@ -21,6 +21,7 @@ import (
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 
 	"hindsight/replica"
+	"hindsight/store/storetest"
 )
 
 // ack is one write the server acknowledged, and when.
@@ -66,7 +67,7 @@ func TestReplicationDrill(t *testing.T) {
 	// delays rather than replication's; the replica package's tests run
 	// under it.
 	bin := buildServer(t)
-	db := filepath.Join(t.TempDir(), "hindsight.db")
+	db := dbFrom(t, storetest.Seeded)
 	client := &http.Client{
 		Timeout:       20 * time.Second,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
@@ -415,6 +416,7 @@ func TestParseReplicaConfig(t *testing.T) {
 // interval is an hour: after its first upload, Litestream uploads again only
 // when the server stops.
 func TestStopFlushesReplica(t *testing.T) {
+	t.Parallel()
 	// Litestream sometimes ships a commit before its interval is up (its
 	// first upload can land after our save); the save must not be on the
 	// replica before the stop, or the test cannot tell the flush. Such a run
@@ -431,15 +433,9 @@ func TestStopFlushesReplica(t *testing.T) {
 // stopFlushesReplica runs the scenario once and reports whether it could
 // observe the flush (the save absent from the replica before the stop).
 func stopFlushesReplica(t *testing.T) bool {
-	dir := t.TempDir()
-	url := "file://" + filepath.Join(dir, "replica")
-	db := filepath.Join(dir, "hindsight.db")
-	addr := freeAddr(t)
-	_, stop, _ := startServer(t, []string{"-addr", addr, "-db", db}, nil)
-	if err := stop(); err != nil {
-		t.Fatal(err)
-	}
-	base, stop, logs := startServer(t, []string{"-addr", addr, "-db", db},
+	url := "file://" + filepath.Join(t.TempDir(), "replica")
+	db := dbFrom(t, storetest.Seeded) // seeded before it replicates
+	base, stop, logs := startServer(t, []string{"-db", db},
 		map[string]string{"HINDSIGHT_REPLICA": url, "HINDSIGHT_REPLICA_INTERVAL": "1h"})
 	restored := func() int {
 		dest := filepath.Join(t.TempDir(), "restored.db")
@@ -497,9 +493,8 @@ func stopFlushesReplica(t *testing.T) bool {
 // in /metrics at once and, past -replica-fail-after, makes /readyz 503 with
 // the reason, while the app goes on serving.
 func TestFailingReplicaMakesUnready(t *testing.T) {
-	dir := t.TempDir()
-	addr := freeAddr(t)
-	base, stop, logs := startServer(t, []string{"-addr", addr, "-db", filepath.Join(dir, "hindsight.db"),
+	t.Parallel()
+	base, stop, logs := startServer(t, []string{"-db", dbFrom(t, storetest.Seeded),
 		"-replica", "file:///dev/null/replica", "-replica-fail-after", "300ms"}, nil)
 	defer stop()
 	var body string

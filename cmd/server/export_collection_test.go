@@ -205,10 +205,7 @@ func TestExportImportReproducesTheCollection(t *testing.T) {
 	}
 	env := func(string) string { return "" }
 	ctx := t.Context()
-	dbA := filepath.Join(t.TempDir(), "a.db")
-	if err := run(ctx, []string{"-db", dbA, "token", "list"}, env, io.Discard, io.Discard); err != nil {
-		t.Fatal(err) // creates and seeds the database, as a first start does
-	}
+	dbA := dbFrom(t, storetest.Seeded) // as a first start leaves it
 	a, err := store.Open(ctx, dbA)
 	if err != nil {
 		t.Fatal(err)
@@ -221,7 +218,7 @@ func TestExportImportReproducesTheCollection(t *testing.T) {
 	if err := run(ctx, []string{"-db", dbA, "export", out}, env, &report, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	dbB := filepath.Join(t.TempDir(), "b.db")
+	dbB := dbFrom(t, catalogued)
 	var imported bytes.Buffer
 	if err := run(ctx, []string{"-db", dbB, "import", out}, env, &imported, io.Discard); err != nil {
 		t.Fatalf("import of the export: %v\n%s", err, imported.String())
@@ -298,7 +295,7 @@ func TestExportImportCorpus(t *testing.T) {
 		t.Skipf("the evaluation corpus %s is absent (set HINDSIGHT_CORPUS)", corpus)
 	}
 	env := func(string) string { return "" }
-	dbA, dbB := filepath.Join(t.TempDir(), "a.db"), filepath.Join(t.TempDir(), "b.db")
+	dbA, dbB := dbFrom(t, catalogued), dbFrom(t, catalogued)
 	out := filepath.Join(t.TempDir(), "export")
 	var log bytes.Buffer
 	for _, args := range [][]string{{"-db", dbA, "import", corpus}, {"-db", dbA, "export", out}, {"-db", dbB, "import", out}} {

@@ -17,12 +17,13 @@ import (
 // server export writes a folder that server import reads back: every
 // field the Markdown format carries, and the variant groups.
 func TestExportImportRoundTrip(t *testing.T) {
+	t.Parallel()
 	src := writeFiles(t, map[string]string{
 		"a.md": "---\ntitle: Certificate expired at Example\norganization: Example\nincident_date: 2022-03-04\npublished_date: 2022-03-06\nseverity: SEV2\nsource_url: https://example.com/pm\nsummary: The certificate expired at midnight.\npatterns:\n  - certificate-expiry:trigger\n  - dns-failure:contributing\n---\nThe certificate expired at midnight.\n\n## What we changed\n\nAlerts **30 days** ahead.\n",
 		"b.md": "---\ntitle: Caída por certificado caducado\nlanguage: es\nvariant_of: certificate-expired-at-example\n---\nEl certificado caducó a medianoche.\n",
 	})
 	env := func(string) string { return "" }
-	dbA := filepath.Join(t.TempDir(), "a.db")
+	dbA := dbFrom(t, catalogued)
 	var first bytes.Buffer
 	if err := run(t.Context(), []string{"-db", dbA, "import", src}, env, &first, io.Discard); err != nil {
 		t.Log(first.String())
@@ -98,7 +99,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 func TestExportLimits(t *testing.T) {
 	t.Parallel()
 	env := func(string) string { return "" }
-	db := filepath.Join(t.TempDir(), "a.db")
+	db := dbFrom(t, migrated)
 	st, err := store.Open(t.Context(), db)
 	if err != nil {
 		t.Fatal(err)
@@ -134,7 +135,7 @@ func TestExportLimits(t *testing.T) {
 func TestExportIsReadOnly(t *testing.T) {
 	t.Parallel()
 	env := func(string) string { return "" }
-	db := filepath.Join(t.TempDir(), "a.db")
+	db := dbFrom(t, catalogued)
 	src := writeFiles(t, map[string]string{
 		"a.md": "---\ntitle: Certificate expired at Example\norganization: Example\n---\nThe certificate expired at midnight.\n",
 	})

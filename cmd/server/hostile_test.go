@@ -6,13 +6,13 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"hindsight/internal/peakmem"
+	"hindsight/store/storetest"
 )
 
 // TestSlowBodiesDoNotTakeSlots holds 64 connections that send their
@@ -26,9 +26,8 @@ func TestSlowBodiesDoNotTakeSlots(t *testing.T) {
 	if testing.Short() {
 		t.Skip("holds 64 connections for 10 s")
 	}
-	db := filepath.Join(t.TempDir(), "hindsight.db")
-	addr := freeAddr(t)
-	base, stop, logs := startServer(t, []string{"-addr", addr, "-db", db}, nil)
+	base, stop, logs := startServer(t, []string{"-db", dbFrom(t, storetest.Seeded)}, nil)
+	addr := strings.TrimPrefix(base, "http://")
 	defer stop()
 	peak := peakmem.Sample(t)
 

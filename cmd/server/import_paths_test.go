@@ -22,8 +22,8 @@ import (
 	"hindsight/importer"
 	"hindsight/internal/corpustest"
 	"hindsight/postmortem"
-	"hindsight/seeds"
 	"hindsight/store"
+	"hindsight/store/storetest"
 )
 
 // importedFields is everything an import sets on a postmortem, without what
@@ -73,14 +73,7 @@ func fieldsOf(t *testing.T, st *store.Store, p store.Postmortem) importedFields 
 // format as /postmortems/{slug}.md gives it, and returns the file's path.
 func exportedDoc(t *testing.T) string {
 	t.Helper()
-	st, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "src.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if _, err := seeds.Load(t.Context(), st); err != nil {
-		t.Fatal(err)
-	}
+	st := storetest.Open(t, storetest.Seeded, filepath.Join(t.TempDir(), "src.db"))
 	p := store.Postmortem{Title: "Checkout outage: retries", Organization: "Acme", IncidentDate: "2024-03-05", Severity: "SEV2",
 		Language: "en", Services: "checkout, Payments API", Authors: "Ana, Bo", Summary: "Retries overloaded payments.\n\nTwice.",
 		Body: "## Background\n\nThe checkout calls payments.", Impact: "No one could pay.", Trigger: "A deploy raised the timeout.",
@@ -125,6 +118,7 @@ func exportedDoc(t *testing.T) string {
 // filled in, and POST /api/postmortems with the document's content type)
 // and compares every field of the three postmortems.
 func TestImportPathsAgree(t *testing.T) {
+	t.Parallel()
 	docs := []string{
 		filepath.Join("..", "..", "ingest", "testdata", "layouts", "blog.txt"),
 		filepath.Join("..", "..", "ingest", "testdata", "layouts", "blog.html"),
@@ -182,7 +176,7 @@ func fileExists(path string) bool {
 func importByCommand(t *testing.T, name string, raw []byte) importedFields {
 	t.Helper()
 	dir := writeFiles(t, map[string]string{name: string(raw)})
-	db := filepath.Join(t.TempDir(), "cli.db")
+	db := dbFrom(t, catalogued)
 	var out bytes.Buffer
 	if err := run(t.Context(), []string{"-db", db, "import", dir}, func(string) string { return "" }, &out, io.Discard); err != nil {
 		t.Fatalf("server import: %v\n%s", err, out.String())
@@ -205,14 +199,7 @@ func importByCommand(t *testing.T, name string, raw []byte) importedFields {
 
 func newImportApp(t *testing.T) (http.Handler, *store.Store) {
 	t.Helper()
-	st, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "app.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if _, err := seeds.Load(t.Context(), st); err != nil {
-		t.Fatal(err)
-	}
+	st := storetest.Open(t, storetest.Seeded, filepath.Join(t.TempDir(), "app.db"))
 	h, err := handlers.New(st, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)

@@ -23,6 +23,7 @@ func writeFiles(t *testing.T, files map[string]string) string {
 }
 
 func TestImportCommand(t *testing.T) {
+	t.Parallel()
 	dir := writeFiles(t, map[string]string{
 		// Name order puts the translation before its original: it is
 		// linked once the original exists.
@@ -109,6 +110,7 @@ func TestImportCommand(t *testing.T) {
 }
 
 func TestImportCommandClean(t *testing.T) {
+	t.Parallel()
 	dir := writeFiles(t, map[string]string{"one.md": "---\ntitle: One\n---\nText one.\n"})
 	db := filepath.Join(t.TempDir(), "hindsight.db")
 	for i, want := range []string{"1 created, 0 linked, 0 skipped, 0 failed", "0 created, 0 linked, 1 skipped, 0 failed"} {
@@ -164,7 +166,7 @@ func TestImportSkipsLinksOutOfTheFolder(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	db := filepath.Join(t.TempDir(), "hindsight.db")
+	db := dbFrom(t, catalogued)
 	var out bytes.Buffer
 	run(t.Context(), []string{"-db", db, "import", dir}, func(string) string { return "" }, &out, io.Discard)
 	for _, want := range []string{

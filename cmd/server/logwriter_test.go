@@ -2,11 +2,12 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"hindsight/store/storetest"
 )
 
 // TestLogWriterKeepsEveryLine writes lines from many goroutines, more than
@@ -64,8 +65,7 @@ func TestLogWriterKeepsEveryLine(t *testing.T) {
 // writes it out when it returns).
 func TestStopLosesNoRequestLine(t *testing.T) {
 	t.Parallel()
-	db := filepath.Join(t.TempDir(), "hindsight.db")
-	base, stop, logs := startServer(t, []string{"-addr", freeAddr(t), "-db", db}, nil)
+	base, stop, logs := startServer(t, []string{"-db", dbFrom(t, storetest.Seeded)}, nil)
 	const n = 200
 	for range n {
 		fetch(t, base+"/patterns/feedback-loop")

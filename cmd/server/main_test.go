@@ -4,14 +4,47 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"hindsight/internal/listening"
+	"hindsight/seeds"
+	"hindsight/store"
+	"hindsight/store/storetest"
 )
+
+// The tests whose subject is not how a database is made start from a copy
+// of one made once per test binary: migrating and seeding take seconds of
+// CPU under the race detector, a copy milliseconds. storetest.Seeded is the
+// database a server's first start makes; catalogued the one an import into
+// a new database makes before it reads the folder; migrated an empty one,
+// as store.Open makes it.
+var (
+	catalogued = storetest.Template(func(ctx context.Context, st *store.Store) error {
+		_, err := seeds.LoadCatalogue(ctx, st)
+		return err
+	})
+	migrated = storetest.Template(func(context.Context, *store.Store) error { return nil })
+)
+
+// dbFrom writes a copy of template to a new file and returns its path.
+func dbFrom(t *testing.T, template func() ([]byte, error)) string {
+	t.Helper()
+	b, err := template()
+	if err != nil {
+		t.Fatalf("template database: %v", err)
+	}
+	path := filepath.Join(t.TempDir(), "hindsight.db")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
 
 // syncBuffer lets the test read the log while the server writes it.
 type syncBuffer struct {
@@ -31,40 +64,33 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
 // startServer runs the server like main does and returns its base URL and a
-// function that stops it and returns run's error.
+// function that stops it and returns run's error. The server listens on
+// 127.0.0.1:0 unless args or env say otherwise, and the URL is read from
+// its "listening" log line (package listening says why).
 func startServer(t *testing.T, args []string, env map[string]string) (string, func() error, *syncBuffer) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
 	logs := &syncBuffer{}
 	done := make(chan error, 1)
-	go func() { done <- run(ctx, args, func(k string) string { return env[k] }, io.Discard, logs) }()
-	addr := ""
-	for _, a := range args {
-		if strings.HasPrefix(a, "127.0.0.1:") {
-			addr = a
+	getenv := func(k string) string {
+		if v, ok := env[k]; ok || k != "HINDSIGHT_ADDR" {
+			return v
 		}
+		return "127.0.0.1:0"
 	}
-	if addr == "" {
-		addr = env["HINDSIGHT_ADDR"]
-	}
-	base := "http://" + addr
+	go func() { done <- run(ctx, args, getenv, io.Discard, logs) }()
 	deadline := time.Now().Add(20 * time.Second)
-	for {
-		res, err := http.Get(base + "/healthz")
-		if err == nil {
-			res.Body.Close()
-			break
+	for base := ""; ; time.Sleep(10 * time.Millisecond) {
+		if base == "" {
+			base = listening.URL([]byte(logs.String()))
+		}
+		if base != "" {
+			res, err := http.Get(base + "/healthz")
+			if err == nil {
+				res.Body.Close()
+				return base, func() error { cancel(); return <-done }, logs
+			}
 		}
 		select {
 		case err := <-done:
@@ -72,11 +98,9 @@ func startServer(t *testing.T, args []string, env map[string]string) (string, fu
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("server did not start: %v\n%s", err, logs)
+			t.Fatalf("server did not answer /healthz in 20 s:\n%s", logs)
 		}
-		time.Sleep(50 * time.Millisecond)
 	}
-	return base, func() error { cancel(); return <-done }, logs
 }
 
 func fetch(t *testing.T, url string) string {
@@ -94,9 +118,9 @@ func fetch(t *testing.T, url string) string {
 }
 
 func TestRunServesSeedsAndRestartsCleanly(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "hindsight.db")
-	addr := freeAddr(t)
-	base, stop, logs := startServer(t, []string{"-addr", addr, "-db", db}, nil)
+	base, stop, logs := startServer(t, []string{"-addr", "127.0.0.1:0", "-db", db}, nil)
 	if body := fetch(t, base+"/postmortems"); !strings.Contains(body, "3 incidents") {
 		t.Errorf("first start: list does not show 3 incidents")
 	}
@@ -108,8 +132,13 @@ func TestRunServesSeedsAndRestartsCleanly(t *testing.T) {
 	}
 
 	// The environment configures the same things; a restart adds nothing.
-	base, stop, logs = startServer(t, nil, map[string]string{"HINDSIGHT_ADDR": addr, "HINDSIGHT_DB": db})
+	// (Had HINDSIGHT_ADDR been ignored, the server would listen on the
+	// default, port 8080.)
+	base, stop, logs = startServer(t, nil, map[string]string{"HINDSIGHT_ADDR": "127.0.0.1:0", "HINDSIGHT_DB": db})
 	defer stop()
+	if strings.HasSuffix(base, ":8080") {
+		t.Errorf("HINDSIGHT_ADDR 127.0.0.1:0 ignored: listening at %s", base)
+	}
 	if body := fetch(t, base+"/api/postmortems"); !strings.Contains(body, `"total": 3`) {
 		t.Errorf("after restart: %s", body)
 	}

@@ -20,6 +20,7 @@ import (
 
 	"hindsight/handlers"
 	"hindsight/store"
+	"hindsight/store/storetest"
 )
 
 func TestParseOpsConfig(t *testing.T) {
@@ -78,8 +79,8 @@ func TestParseBackupCommand(t *testing.T) {
 }
 
 func TestJSONLogs(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "hindsight.db")
-	base, stop, logs := startServer(t, []string{"-addr", freeAddr(t), "-db", db}, map[string]string{"HINDSIGHT_LOG_FORMAT": "json"})
+	t.Parallel()
+	base, stop, logs := startServer(t, []string{"-db", dbFrom(t, storetest.Seeded)}, map[string]string{"HINDSIGHT_LOG_FORMAT": "json"})
 	fetch(t, base+"/patterns/feedback-loop")
 	if err := stop(); err != nil {
 		t.Fatal(err)
@@ -110,9 +111,9 @@ func TestSlowClientsDoNotBlockOthers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("opens 600 connections")
 	}
-	db := filepath.Join(t.TempDir(), "hindsight.db")
-	addr := freeAddr(t)
-	base, stop, logs := startServer(t, []string{"-addr", addr, "-db", db}, nil)
+	t.Parallel()
+	base, stop, logs := startServer(t, []string{"-db", dbFrom(t, storetest.Seeded)}, nil)
+	addr := strings.TrimPrefix(base, "http://")
 	defer stop()
 
 	const each = 200
@@ -261,10 +262,10 @@ func fileSum(t *testing.T, path string) [32]byte {
 }
 
 func TestBackupWhileServingAndRestore(t *testing.T) {
-	dir := t.TempDir()
-	db := filepath.Join(dir, "hindsight.db")
-	addr := freeAddr(t)
-	base, stop, _ := startServer(t, []string{"-addr", addr, "-db", db}, nil)
+	t.Parallel()
+	db := dbFrom(t, storetest.Seeded)
+	dir := filepath.Dir(db)
+	base, stop, _ := startServer(t, []string{"-db", db}, nil)
 
 	// A second writer on the same file, as another process would be, adds
 	// postmortems one after another while the app serves and backups run.
@@ -384,7 +385,7 @@ func TestBackupWhileServingAndRestore(t *testing.T) {
 		}
 	}
 	restore(t, during)
-	base, stop, _ = startServer(t, []string{"-addr", addr, "-db", db}, nil)
+	base, stop, _ = startServer(t, []string{"-db", db}, nil)
 	if body := fetch(t, base+"/api/postmortems?org=Backup%20Test"); !strings.Contains(body, fmt.Sprintf(`"total": %d`, len(titles))) {
 		t.Errorf("restored mid-stream backup: want %d probes, got %s", len(titles), body[:min(len(body), 200)])
 	}
@@ -393,7 +394,7 @@ func TestBackupWhileServingAndRestore(t *testing.T) {
 	}
 
 	restore(t, final)
-	base, stop, _ = startServer(t, []string{"-addr", addr, "-db", db}, nil)
+	base, stop, _ = startServer(t, []string{"-db", db}, nil)
 	defer stop()
 	if got := collection(t, base); got != want {
 		t.Errorf("restored collection differs from the one backed up (%d bytes, want %d)", len(got), len(want))

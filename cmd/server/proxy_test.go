@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"hindsight/store/storetest"
 )
 
 // nginxConf puts nginx in front of the app the way a team would: its
@@ -60,6 +62,19 @@ http {
     }
 }
 `
+
+// freeAddr is a loopback address free when asked, for nginx, which cannot
+// pick a port itself and report it as the server does (package listening):
+// another process may bind it first, and nginx then fails to start.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
 
 // startNginx runs nginx in front of app and returns its base URL. Without
 // nginx the test skips, and fails under CI.
@@ -177,15 +192,14 @@ func postmortemForm(title string) url.Values {
 // nginx: its users sign in with basic auth and arrive as X-Forwarded-User.
 func TestProxyModeThroughNginx(t *testing.T) {
 	t.Parallel()
-	appAddr := freeAddr(t)
-	base, stop, logs := startServer(t, []string{"-addr", appAddr, "-db", filepath.Join(t.TempDir(), "h.db"),
+	base, stop, logs := startServer(t, []string{"-db", dbFrom(t, storetest.Seeded),
 		"-auth", "proxy", "-trusted-proxies", "127.0.0.2", "-admins", "admins", "-editors", "sre"}, nil)
 	defer func() {
 		if err := stop(); err != nil {
 			t.Errorf("run: %v\n%s", err, logs)
 		}
 	}()
-	proxy := startNginx(t, appAddr)
+	proxy := startNginx(t, strings.TrimPrefix(base, "http://"))
 	as := func(name string) client { return client{t: t, base: proxy, user: name, pass: name + "-pw"} }
 	vera, ed, sam, ada := as("vera"), as("ed"), as("sam"), as("ada")
 

@@ -3,12 +3,12 @@ package main
 import (
 	"bytes"
 	"io"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"hindsight/store"
+	"hindsight/store/storetest"
 )
 
 func TestParseTeamConfig(t *testing.T) {
@@ -64,7 +64,7 @@ func TestParseTeamConfig(t *testing.T) {
 // list shows it and its use, revoke stops it; each is in the audit trail.
 func TestTokenCommands(t *testing.T) {
 	t.Parallel()
-	db := filepath.Join(t.TempDir(), "h.db")
+	db := dbFrom(t, storetest.Seeded)
 	env := func(k string) string { return map[string]string{"USER": "ops"}[k] }
 	var out bytes.Buffer
 	if err := run(t.Context(), []string{"token", "create", "-db", db, "-name", "ci", "-role", "editor"}, env, &out, io.Discard); err != nil {
@@ -120,7 +120,7 @@ func TestImportCommandIsAudited(t *testing.T) {
 		"a.md": "---\ntitle: Certificate expired at Example\norganization: Example\nincident_date: 2022-03-04\n---\nThe certificate expired at midnight.\n",
 		"b.md": "---\ntitle: DNS outage at Example\norganization: Example\nincident_date: 2022-05-06\n---\nThe resolvers stopped answering.\n",
 	})
-	db := filepath.Join(t.TempDir(), "h.db")
+	db := dbFrom(t, catalogued)
 	env := func(k string) string { return map[string]string{"USER": "ops"}[k] }
 	entries := func() []store.AuditEntry {
 		t.Helper()

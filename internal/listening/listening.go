@@ -7,13 +7,15 @@ package listening
 
 import "regexp"
 
-var line = regexp.MustCompile(`msg=listening url=(http://127\.0\.0\.1:[0-9]+)`)
+// line matches the line in the text log format and in the JSON one; the
+// character after the port (a space or a quote) shows it is written whole.
+var line = regexp.MustCompile(`msg=listening url=(http://127\.0\.0\.1:[0-9]+) |"msg":"listening","url":"(http://127\.0\.0\.1:[0-9]+)"`)
 
 // URL is the base URL of the first "listening" line of log (the server's
-// text log), or "" when the line is not written yet.
+// log, as text or JSON), or "" when the line is not written yet.
 func URL(log []byte) string {
 	if m := line.FindSubmatch(log); m != nil {
-		return string(m[1])
+		return string(m[1]) + string(m[2])
 	}
 	return ""
 }
