@@ -50,6 +50,19 @@ func buildServer(t *testing.T) string {
 }
 
 func TestMain(m *testing.M) {
+	// The replication drill's S3 client, in the server it starts and in
+	// this process for its probes, reads its credentials from the
+	// environment; the fake store accepts any. They are set for the whole
+	// binary, where t.Setenv would keep the drill from running in parallel
+	// with the other tests; no other test speaks S3. Litestream gives the
+	// AWS SDK an HTTP client of its own, and the SDK then refuses to start
+	// with a CA bundle from the environment.
+	for k, v := range map[string]string{"AWS_ACCESS_KEY_ID": "drill", "AWS_SECRET_ACCESS_KEY": "drill-secret", "AWS_CA_BUNDLE": ""} {
+		if err := os.Setenv(k, v); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
 	code := m.Run()
 	if serverDir != "" {
 		os.RemoveAll(serverDir)

@@ -45,15 +45,10 @@ func TestReplicationDrill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and kills the server binary")
 	}
-	// Litestream's S3 client reads its credentials from the environment;
-	// the fake store accepts any.
-	t.Setenv("AWS_ACCESS_KEY_ID", "drill")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "drill-secret")
-	// Litestream gives the AWS SDK an HTTP client of its own, and the SDK
-	// then refuses to start with a CA bundle from the environment.
-	t.Setenv("AWS_CA_BUNDLE", "")
-	// The probes' restores run in this process and Litestream logs each
-	// to the default logger.
+	t.Parallel()
+	// Its S3 credentials are in the environment (TestMain). The probes'
+	// restores run in this process and Litestream logs each to the default
+	// logger, which the other tests do not read.
 	defer slog.SetDefault(slog.Default())
 	slog.SetDefault(slog.New(slog.DiscardHandler))
 	s3 := httptest.NewServer(gofakes3.New(s3mem.New(), gofakes3.WithAutoBucket(true)).Server())
