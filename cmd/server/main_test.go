@@ -80,7 +80,9 @@ func startServer(t *testing.T, args []string, env map[string]string) (string, fu
 		return "127.0.0.1:0"
 	}
 	go func() { done <- run(ctx, args, getenv, io.Discard, logs) }()
-	deadline := time.Now().Add(20 * time.Second)
+	// A wait, not a bound under test: many servers start at once in the
+	// parallel tests, on a shared machine, under the race detector.
+	deadline := time.Now().Add(60 * time.Second)
 	for base := ""; ; time.Sleep(10 * time.Millisecond) {
 		if base == "" {
 			base = listening.URL([]byte(logs.String()))
@@ -98,7 +100,7 @@ func startServer(t *testing.T, args []string, env map[string]string) (string, fu
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("server did not answer /healthz in 20 s:\n%s", logs)
+			t.Fatalf("server did not answer /healthz in 60 s:\n%s", logs)
 		}
 	}
 }
