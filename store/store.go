@@ -51,6 +51,7 @@ type Store struct {
 	facets      *Cache[*search.Table]
 	synonyms    *Cache[*search.Synonyms]
 	classifiers *Cache[*classify.Classifier]
+	compiled    compiledClassifier // what classifiers compiles from, and the result
 	snippets    *Cache[*search.SnippetText]
 
 	// writer admits one write transaction at a time. SQLite has one writer
