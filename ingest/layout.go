@@ -11,12 +11,20 @@ import (
 // cookies: a banner talks about its own use of them and asks for consent.
 var cookieRe = regexp.MustCompile(`(?i)\b(we use cookies|this (?:site|website) uses cookies|uses cookies to|accept (?:all )?cookies|cookie (?:policy|settings|preferences)|by continuing to (?:use|browse)|usamos cookies|utilizamos cookies|este sitio (?:web )?utiliza cookies|aceptar (?:todas las )?cookies)\b`)
 
+// mayBeBanner reports whether p holds a word every cookieRe phrase has:
+// the regular expression backtracks through each paragraph it is given,
+// and almost none are banners.
+func mayBeBanner(p string) bool {
+	lower := strings.ToLower(p)
+	return strings.Contains(lower, "cookie") || strings.Contains(lower, "continuing to")
+}
+
 // dropBanners removes paragraphs that are cookie banners.
 func (d *Draft) dropBanners(paras []string) []string {
 	kept := paras[:0]
 	n := 0
 	for _, p := range paras {
-		if len(p) < 600 && cookieRe.MatchString(p) {
+		if len(p) < 600 && mayBeBanner(p) && cookieRe.MatchString(p) {
 			n++
 			continue
 		}

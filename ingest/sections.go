@@ -425,11 +425,31 @@ const maxSectionSummaryRunes = 2000
 // cause and mitigation: Due to …".
 var runInLabelRe = regexp.MustCompile(`[.!?)]\s+(\p{Lu}[\p{L}]*(?:\s[\p{Ll}]+){0,4})\s?:\s`)
 
+// hasColonSpace reports whether p has a colon followed by a space of any
+// kind, as runInLabelRe's labels end.
+func hasColonSpace(p string) bool {
+	for i := strings.IndexByte(p, ':'); i >= 0; {
+		if r, _ := utf8.DecodeRuneInString(p[i+1:]); unicode.IsSpace(r) {
+			return true
+		}
+		next := strings.IndexByte(p[i+1:], ':')
+		if next < 0 {
+			return false
+		}
+		i += 1 + next
+	}
+	return false
+}
+
 // splitRunInLabels starts a new paragraph at each known label run into a
 // paragraph, so that it reads as the section it opens.
 func splitRunInLabels(paras []string) []string {
 	var out []string
 	for _, p := range paras {
+		if !hasColonSpace(p) { // what every label ends with; most paragraphs have none
+			out = append(out, strings.TrimSpace(p))
+			continue
+		}
 		start := 0
 		for _, m := range runInLabelRe.FindAllStringSubmatchIndex(p, -1) {
 			if _, known := lookupSection(p[m[2]:m[3]]); !known || m[2] <= start {

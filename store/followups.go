@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"iter"
 	"slices"
@@ -258,7 +257,7 @@ func (s *Store) ListActionItems(ctx context.Context, f ActionItemFilter, now tim
 
 // countItems counts the items q selects, and the overdue and dated ones
 // among them, from the items.
-func (q itemQuery) countItems(ctx context.Context, db *sql.DB, f ActionItemFilter) (ActionItemTotals, error) {
+func (q itemQuery) countItems(ctx context.Context, db queryRower, f ActionItemFilter) (ActionItemTotals, error) {
 	var t ActionItemTotals
 	from, args := q.joinFrom(`postmortems_followups`)
 	// The most selective filter leads, along its own index.

@@ -191,7 +191,7 @@ func (s *Store) GetPostmortem(ctx context.Context, slug string) (Postmortem, err
 	// One read transaction: the postmortem, its tags, versions, action
 	// items, comments and suggestions as of one moment, even while a save
 	// replaces them.
-	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	tx, err := s.db.beginRead(ctx)
 	if err != nil {
 		return Postmortem{}, fmt.Errorf("get postmortem %q: %w", slug, err)
 	}

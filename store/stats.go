@@ -8,7 +8,7 @@ import (
 
 // DB is the store's connection pool, for what observes it (the pool's
 // statistics in /metrics). Reads and writes go through the store's methods.
-func (s *Store) DB() *sql.DB { return s.db }
+func (s *Store) DB() *sql.DB { return s.db.DB }
 
 // Size is how large the collection is, every postmortem counted whoever may
 // read it: an aggregate, naming none.

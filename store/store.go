@@ -31,7 +31,7 @@ var (
 
 // Store is the application's handle on its SQLite database.
 type Store struct {
-	db *sql.DB
+	db *database
 	// Now is the clock used for created/updated times; tests may replace it.
 	Now func() time.Time
 
@@ -63,8 +63,6 @@ type Store struct {
 	// lastCommit is when the latest write transaction committed (Unix
 	// nanoseconds), for the replication's lag.
 	lastCommit atomic.Int64
-	// stmts holds the write transactions' statements (writeTx.prepared).
-	stmts stmtCache
 }
 
 // LastCommit is when the latest write transaction committed, or the zero
@@ -99,7 +97,7 @@ func Open(ctx context.Context, path string, opts ...OpenOption) (*Store, error) 
 		db.Close()
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
-	s := &Store{db: db, Now: time.Now, writer: make(chan struct{}, 1)}
+	s := &Store{db: &database{DB: db}, Now: time.Now, writer: make(chan struct{}, 1)}
 	s.derived = NewCache[any](s, derivedMax, nil)
 	s.facets = NewCache[*search.Table](s, 1, nil)
 	s.synonyms = NewCache[*search.Synonyms](s, 1, nil)
@@ -188,7 +186,7 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *writeTx) error) error {
 		return err
 	}
 	defer sqlTx.Rollback()
-	tx := &writeTx{Tx: sqlTx, cache: &s.stmts, db: s.db, stmts: map[string]*sql.Stmt{}}
+	tx := &writeTx{stmtTx: &stmtTx{Tx: sqlTx, db: s.db, stmts: map[string]*sql.Stmt{}}}
 	if err := fn(tx); err != nil {
 		return err
 	}
@@ -216,25 +214,29 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *writeTx) error) error {
 	return nil
 }
 
-// writeTx is a write transaction that prepares each statement once: a batch
+// writeTx is a write transaction; its statements are prepared once (stmtTx).
+type writeTx struct {
+	*stmtTx
+	note *auditNote // what the write did, for its audit entry
+}
+
+// stmtTx is a transaction that prepares each statement once: a batch
 // import runs the same few statements for thousands of postmortems, and
 // preparing one costs about as much as running it. Its statements come from
 // the store's stmtCache, so a connection compiles a statement once, not once
-// per transaction (a save runs some thirty).
-type writeTx struct {
+// per transaction (a save runs some thirty, a postmortem page's read six).
+type stmtTx struct {
 	*sql.Tx
-	cache *stmtCache
-	db    *sql.DB
+	db    *database
 	stmts map[string]*sql.Stmt
-	note  *auditNote // what the write did, for its audit entry
 }
 
-func (tx *writeTx) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
+func (tx *stmtTx) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
 	if st, ok := tx.stmts[query]; ok {
 		return st, nil
 	}
 	var st *sql.Stmt
-	if shared := tx.cache.get(ctx, tx.db, query); shared != nil {
+	if shared := tx.db.stmts.get(ctx, tx.db.DB, query); shared != nil {
 		// Prepared on this transaction's connection the first time only;
 		// closing st with the transaction leaves shared prepared.
 		st = tx.Tx.StmtContext(ctx, shared)
@@ -248,19 +250,52 @@ func (tx *writeTx) prepared(ctx context.Context, query string) (*sql.Stmt, error
 	return st, nil
 }
 
+// database is the store's *sql.DB whose reads, like transactions' statements
+// (stmtTx), run statements prepared once and kept in stmts: parsing the SQL
+// was about a third of the CPU time of the reads behind /insights and the
+// follow-ups list.
+type database struct {
+	*sql.DB
+	stmts stmtCache
+}
+
+func (db *database) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if st := db.stmts.get(ctx, db.DB, query); st != nil {
+		return st.QueryContext(ctx, args...)
+	}
+	return db.DB.QueryContext(ctx, query, args...)
+}
+
+func (db *database) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	if st := db.stmts.get(ctx, db.DB, query); st != nil {
+		return st.QueryRowContext(ctx, args...)
+	}
+	return db.DB.QueryRowContext(ctx, query, args...)
+}
+
+// beginRead starts a read-only transaction, for reads that must see one
+// moment of the data.
+func (db *database) beginRead(ctx context.Context) (*stmtTx, error) {
+	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	return &stmtTx{Tx: tx, db: db, stmts: map[string]*sql.Stmt{}}, nil
+}
+
 // stmtCache holds statements prepared on the database, by query, for every
-// write transaction. It keeps at most maxCachedStmts: beyond them (queries
-// built for a number of values) a transaction prepares its own.
+// read and transaction. It keeps at most maxCachedStmts: beyond them
+// (queries built for a number of values) a query is prepared each time.
 type stmtCache struct {
 	mu sync.Mutex
 	m  map[string]*sql.Stmt
 }
 
-const maxCachedStmts = 512
+const maxCachedStmts = 1024
 
 // get returns the statement for query, prepared on db, or nil when the
-// cache is full or query does not prepare (the transaction's own prepare
-// then reports why).
+// cache is full or query does not prepare (the unprepared query then
+// reports why).
 func (c *stmtCache) get(ctx context.Context, db *sql.DB, query string) *sql.Stmt {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -278,7 +313,7 @@ func (c *stmtCache) get(ctx context.Context, db *sql.DB, query string) *sql.Stmt
 	return st
 }
 
-func (tx *writeTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+func (tx *stmtTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	st, err := tx.prepared(ctx, query)
 	if err != nil {
 		return nil, err
@@ -286,7 +321,7 @@ func (tx *writeTx) ExecContext(ctx context.Context, query string, args ...any) (
 	return st.ExecContext(ctx, args...)
 }
 
-func (tx *writeTx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+func (tx *stmtTx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
 	st, err := tx.prepared(ctx, query)
 	if err != nil {
 		return nil, err
@@ -294,7 +329,7 @@ func (tx *writeTx) QueryContext(ctx context.Context, query string, args ...any) 
 	return st.QueryContext(ctx, args...)
 }
 
-func (tx *writeTx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+func (tx *stmtTx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
 	st, err := tx.prepared(ctx, query)
 	if err != nil {
 		// *sql.Row carries no error of its own making: the unprepared
