@@ -168,11 +168,12 @@ type hit struct {
 	term               int
 }
 
-// docWord is a word of the text being marked.
+// docWord is a word of the text being marked that may match.
 type docWord struct {
 	start, end int
+	pos        int // its position among all the words of the text
 	folded     string
-	forms      []string // its stem and itself; computed only when it might match
+	forms      []string // its stem and itself; computed when first compared
 }
 
 // findHits returns the query terms' occurrences in text, in order, without
@@ -252,15 +253,15 @@ func findHits(text string, stem func(string) string, q Query) []hit {
 		return slices.ContainsFunc(starts, func(s string) bool { return bytes.HasPrefix(w, []byte(s)) })
 	}
 	memo := make(map[string][]string) // texts repeat their words
+	// Only the words that may match are kept: a term matches where its
+	// words are kept at consecutive positions.
 	var words []docWord
+	pos := 0
 	scanWords(text, func(start, end int, w []byte) bool {
-		d := docWord{start: start, end: end}
 		if mayMatch(w) {
-			d.folded = string(w)
-		} else {
-			d.forms = []string{} // matches nothing
+			words = append(words, docWord{start: start, end: end, pos: pos, folded: string(w)})
 		}
-		words = append(words, d)
+		pos++
 		return true
 	})
 	// matchesWord reports whether word i of the text matches word k of
@@ -297,7 +298,7 @@ func findHits(text string, stem func(string) string, q Query) []hit {
 	for i := 0; i < len(words); i++ {
 		for ti, t := range terms {
 			n := len(t.Words)
-			if i+n > len(words) {
+			if i+n > len(words) || words[i+n-1].pos != words[i].pos+n-1 {
 				continue
 			}
 			start, end := 0, 0
