@@ -25,6 +25,13 @@ func bothWays(t *testing.T, journey func(t *testing.T, p *page, js bool)) {
 	eachWay(t, freshServer, journey)
 }
 
+// readBothWays is bothWays for a journey that only reads: both ways run
+// over the shared server.
+func readBothWays(t *testing.T, journey func(t *testing.T, p *page, js bool)) {
+	t.Helper()
+	eachWay(t, func(*testing.T) *server { return shared }, journey)
+}
+
 // eachWay runs journey with JavaScript on and off, each over a server of
 // its own that start makes, in a strict tab (see bothWays).
 func eachWay(t *testing.T, start func(t *testing.T) *server, journey func(t *testing.T, p *page, js bool)) {

@@ -281,6 +281,7 @@ func walk(n *html.Node, fn func(*html.Node)) {
 // Every link, stylesheet, script and image reachable from / answers 200, and
 // every link to a #fragment lands on an element with that id.
 func TestNoDeadEnds(t *testing.T) {
+	t.Parallel()
 	pages, order := site(t)
 	var htmlPages, assets int
 	for _, u := range order {
@@ -320,6 +321,7 @@ func TestNoDeadEnds(t *testing.T) {
 // nothing of ours. The browser tests fail on a violation too; this finds one
 // on every page, not only those the journeys visit.
 func TestNoInlineCode(t *testing.T) {
+	t.Parallel()
 	pages, order := site(t)
 	for _, u := range order {
 		r := pages[u]

@@ -49,6 +49,7 @@ func addFollowUps(srv *server) error {
 // narrows them (a plain GET form, with JavaScript on and off), each links
 // to its postmortem, and the CSV link keeps the filters.
 func TestJourneyFollowUps(t *testing.T) {
+	t.Parallel()
 	bothWays(t, func(t *testing.T, p *page, js bool) {
 		if err := addFollowUps(p.srv); err != nil {
 			t.Fatal(err)
@@ -100,7 +101,8 @@ func TestJourneyFollowUps(t *testing.T) {
 // Insights narrow with their filter form (a plain GET form, with
 // JavaScript on and off); every chart has its table.
 func TestJourneyInsights(t *testing.T) {
-	bothWays(t, func(t *testing.T, p *page, js bool) {
+	t.Parallel()
+	readBothWays(t, func(t *testing.T, p *page, js bool) {
 		p.open("/", 200)
 		p.follow(`.site-nav a[href="/insights"]`)
 		p.see("h1", "Insights")

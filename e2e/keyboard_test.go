@@ -12,6 +12,7 @@ import (
 // The first Tab on a page reaches the skip link, which shows itself; Enter
 // moves focus to the main content, and the next Tab lands inside it.
 func TestKeyboardSkipLink(t *testing.T) {
+	t.Parallel()
 	p := newPage(t)
 	p.open("/postmortems/facebook-2010-09-23-outage", 200)
 	p.run("press Tab", chromedp.KeyEvent(kb.Tab))
@@ -71,6 +72,7 @@ const unreached = `Array.from(document.querySelectorAll(
 // Tab alone reaches every link, button and field of every page type, in
 // turn, and each shows a visible focus ring when it has focus.
 func TestKeyboardReachesEverything(t *testing.T) {
+	t.Parallel()
 	tab := newPage(t)
 	eachPageType(t, tab, func(t *testing.T, p *page, pt pageType) {
 		var noRing, offScreen []string
@@ -114,6 +116,7 @@ func TestKeyboardReachesEverything(t *testing.T) {
 
 // "/" jumps to the search box from anywhere but a text field.
 func TestKeyboardSlashFocusesSearch(t *testing.T) {
+	t.Parallel()
 	p := newPage(t)
 	p.open("/patterns", 200)
 	// One keyDown that carries its text, as a real keyboard sends it, so

@@ -92,6 +92,7 @@ func TestScreenshots(t *testing.T) {
 
 // At 360 px, the narrowest phone we support, no page type scrolls sideways.
 func TestNarrowScreens(t *testing.T) {
+	t.Parallel()
 	tab := newPage(t)
 	tab.viewport(360, 740)
 	eachPageType(t, tab, func(t *testing.T, p *page, pt pageType) {
@@ -111,6 +112,7 @@ func TestNarrowScreens(t *testing.T) {
 // On paper a postmortem is its text: no header, navigation, search or table
 // of contents, black on white, the checklists and source kept.
 func TestPrintStylesheet(t *testing.T) {
+	t.Parallel()
 	p := newPage(t)
 	p.theme("dark") // printing from a dark screen still gives black on white
 	p.open("/postmortems/gmail-2009-09-01-request-router-overload", 200)

@@ -6,6 +6,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/http"
 	"os"
@@ -27,6 +28,7 @@ import (
 var (
 	serverBin  string  // the server, built once
 	shared     *server // the server the read-only tests share
+	seededDB   string  // a copy of a freshly seeded database; see startServer
 	baseURL    string  // shared's URL, e.g. http://127.0.0.1:41234
 	browserCtx context.Context
 	browserErr error // why there is no browser, when browserCtx is nil
@@ -73,6 +75,15 @@ func runMain(m *testing.M) int {
 	}
 	defer shared.stop()
 	baseURL = shared.url
+	// Every other server starts from a copy of the shared server's database
+	// as its first start left it: migrated and seeded, not yet written to.
+	// Migrating and seeding a new database is most of the CPU a start takes,
+	// and the suite starts some forty servers.
+	seededDB = filepath.Join(dir, "seeded.db")
+	if out, err := exec.Command(serverBin, "-db", shared.db, "backup", seededDB).CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "e2e: copy the seeded database: %v\n%s", err, out)
+		return 1
+	}
 	// The read-only pages show follow-ups of every kind: overdue, future,
 	// finished.
 	if err := addFollowUps(shared); err != nil {
@@ -114,14 +125,21 @@ func touchSources(root string) error {
 }
 
 // startServer runs the server built by TestMain on a free loopback port over
-// a fresh database in dir, with the extra flags, and waits until /healthz
-// answers.
+// a database of its own in dir, with the extra flags, and waits until
+// /healthz answers. The first server (shared) migrates and seeds a new
+// database; every later one starts from a copy of seededDB, which its start
+// finds up to date (the migrations and seeds add nothing).
 func startServer(dir string, extra ...string) (*server, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
 	// The server picks its own port (package listening says why).
 	srv := &server{log: filepath.Join(dir, "server.log"), db: filepath.Join(dir, "hindsight.db")}
+	if seededDB != "" {
+		if err := copyFile(seededDB, srv.db); err != nil {
+			return nil, err
+		}
+	}
 	logFile, err := os.Create(srv.log)
 	if err != nil {
 		return nil, err
@@ -175,9 +193,9 @@ func startServer(dir string, extra ...string) (*server, error) {
 	}
 }
 
-// freshServer starts a server of t's own, over a fresh seeded database, for
-// a journey that writes: the shared server's data stays as the read-only
-// tests expect it.
+// freshServer starts a server of t's own, over a freshly seeded database
+// (a copy of seededDB), for a journey that writes: the shared server's data
+// stays as the read-only tests expect it.
 func freshServer(t *testing.T) *server {
 	t.Helper()
 	srv, err := startServer(t.TempDir())
@@ -186,6 +204,24 @@ func freshServer(t *testing.T) *server {
 	}
 	t.Cleanup(srv.stop)
 	return srv
+}
+
+// copyFile copies the file src to a new file dst.
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
 
 // startBrowser starts one headless Chromium for the whole package. Each test

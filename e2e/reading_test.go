@@ -11,6 +11,7 @@ import (
 // that shows it, switches to the Spanish version and checks the verbatim
 // source.
 func TestJourneyReadAcrossPatternsAndVersions(t *testing.T) {
+	t.Parallel()
 	p := newPage(t)
 	p.open("/", 200)
 	p.see("h1", "Learn from every outage")
@@ -60,7 +61,8 @@ func TestJourneyReadAcrossPatternsAndVersions(t *testing.T) {
 // The list narrows by pattern and language with its filter form, and the
 // Facebook incident appears once with both its languages.
 func TestJourneyFilterTheList(t *testing.T) {
-	bothWays(t, func(t *testing.T, p *page, js bool) {
+	t.Parallel()
+	readBothWays(t, func(t *testing.T, p *page, js bool) {
 		p.open("/postmortems", 200)
 		p.see("h1", "Postmortems")
 		p.see(".result-count", "3 incidents")
@@ -97,6 +99,7 @@ func TestJourneyFilterTheList(t *testing.T) {
 
 // An unknown address shows a real 404 page with a way back.
 func TestJourneyNotFound(t *testing.T) {
+	t.Parallel()
 	p := newPage(t)
 	p.expectConsole("404")
 	p.open("/postmortems/no-such-incident", 404)
@@ -110,6 +113,7 @@ func TestJourneyNotFound(t *testing.T) {
 // wide screen that stays in view while the reader scrolls, and a block
 // above the text on a phone. Its links land on their sections.
 func TestJourneyTableOfContents(t *testing.T) {
+	t.Parallel()
 	p := newPage(t)
 	p.open("/postmortems/gmail-2009-09-01-request-router-overload", 200)
 	p.see(".toc", "On this page", "Summary", "The write-up", "Reader comments", "Action items", "Remediation checklists", "Cascading overload", "Source")

@@ -13,6 +13,7 @@ import (
 // An SRE types what they see into the header's search box, picks a live
 // suggestion with the keyboard and lands on the postmortem.
 func TestJourneySearchFromTheHeader(t *testing.T) {
+	t.Parallel()
 	p := newPage(t)
 	p.open("/patterns", 200)
 	p.run("type in the header's search box", chromedp.SendKeys(chromedp.CSS("#site-search"), "keep-aliv", chromedp.NodeVisible))
@@ -32,6 +33,7 @@ func TestJourneySearchFromTheHeader(t *testing.T) {
 // On the search page the results narrow with a facet and widen again when
 // the facet is removed; the pattern the words name is shown above them.
 func TestJourneySearchWithAFacet(t *testing.T) {
+	t.Parallel()
 	p := newPage(t)
 	p.open("/search?q="+url.QueryEscape("feedback loop"), 200)
 	p.see("h1", "Search")
@@ -58,6 +60,7 @@ func TestJourneySearchWithAFacet(t *testing.T) {
 // Typing on the search page refreshes the results in place, and the address
 // follows, so the page can be shared or reloaded.
 func TestJourneySearchLive(t *testing.T) {
+	t.Parallel()
 	p := newPage(t)
 	p.open("/search", 200)
 	p.see(".search-help", "How to search")
@@ -71,6 +74,7 @@ func TestJourneySearchLive(t *testing.T) {
 // The home page's search box is the page's one search box, with the same
 // live suggestions; Enter searches.
 func TestJourneySearchFromHome(t *testing.T) {
+	t.Parallel()
 	p := newPage(t)
 	p.open("/", 200)
 	if n := p.count(`form[role="search"]`); n != 1 {
@@ -104,6 +108,7 @@ func waitText(p *page, sel, text string) {
 // Facebook write-up never says it, but is tagged retry-storm) still shows
 // in the live suggestions, as it does when Enter is pressed.
 func TestJourneyLiveSuggestionsUseSynonyms(t *testing.T) {
+	t.Parallel()
 	p := newPage(t)
 	p.open("/", 200)
 	p.run("type a pattern word", chromedp.SendKeys(chromedp.CSS("#home-search"), "retry", chromedp.NodeVisible))
