@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
+	"hindsight/internal/cpuclock"
 	"hindsight/search"
 )
 
@@ -119,4 +121,49 @@ func BenchmarkExpandAnyWords(b *testing.B) {
 			b.ReportMetric(float64(size), "expr-bytes")
 		})
 	}
+}
+
+// BenchmarkMarkdownSnippet cuts the snippets of a 20 kB write-up in
+// Markdown for queries matched in its opening and past it: reading the
+// Markdown as text for each, and with the text read once.
+func BenchmarkMarkdownSnippet(b *testing.B) {
+	md := markdownWriteUp()
+	for _, raw := range []string{"health checks", "zebra"} {
+		q := search.Parse(raw)
+		b.Run(raw, func(b *testing.B) {
+			c := cpuclock.Used()
+			for b.Loop() {
+				search.MarkdownSnippet(md, "en", q)
+			}
+			reportCPU(b, cpuclock.Used()-c)
+		})
+		// A search result's hits: their text is read once, for any query.
+		text := search.NewSnippetText(md)
+		b.Run(raw+"/read-once", func(b *testing.B) {
+			c := cpuclock.Used()
+			for b.Loop() {
+				text.Snippet("en", q)
+			}
+			reportCPU(b, cpuclock.Used()-c)
+		})
+	}
+}
+
+// reportCPU reports the CPU time per op: on a shared machine ns/op counts
+// the waits for a core too.
+func reportCPU(b *testing.B, cpu time.Duration) {
+	if cpuclock.Supported() {
+		b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+	}
+}
+
+// markdownWriteUp is about 20 kB of Markdown, sections and emphasis and
+// links, with the bench's postmortem body in its opening.
+func markdownWriteUp() string {
+	var md strings.Builder
+	md.WriteString("## Summary\n\n" + postmortemBody + "\n\n")
+	for i := 0; md.Len() < 20<<10; i++ {
+		fmt.Fprintf(&md, "### Step %d\n\nThe **retry storm** reached [the database](https://example.com/db/%d) after the _deploy_; `max_connections` was raised.\n\n- one\n- two\n\n", i, i)
+	}
+	return md.String()
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -29,18 +30,49 @@ const snippetHead = 4 << 10
 // MarkdownSnippet cuts a search hit's snippet for q, of about 240 runes,
 // from md, Markdown written in lang, as text (markdown.Text).
 func MarkdownSnippet(md, lang string, q Query) []Fragment {
-	if len(md) <= snippetHead || !q.HasText() {
-		return Snippet(markdown.Text(md), lang, q, 240)
+	return NewSnippetText(md).Snippet(lang, q)
+}
+
+// SnippetText is a hit's Markdown read as text for its snippets, once for
+// any number of queries: reading it (markdown.Text parses all of it) costs
+// more than cutting a snippet from the text. Each text is read when first
+// needed. It is safe for concurrent use.
+type SnippetText struct {
+	long bool // longer than snippetHead: the opening is looked in first
+	head func() string
+	full func() string
+	size int
+}
+
+// NewSnippetText prepares md, Markdown, for snippets; it reads nothing yet.
+func NewSnippetText(md string) *SnippetText {
+	t := &SnippetText{long: len(md) > snippetHead, size: len(md)}
+	t.full = sync.OnceValue(func() string { return collapseSpace(markdown.Text(md)) })
+	if t.long {
+		cut := snippetHead
+		for cut > 0 && !utf8.RuneStart(md[cut]) {
+			cut--
+		}
+		t.head = sync.OnceValue(func() string { return collapseSpace(markdown.Text(md[:cut])) })
+		t.size += cut
 	}
-	cut := snippetHead
-	for cut > 0 && !utf8.RuneStart(md[cut]) {
-		cut--
+	return t
+}
+
+// Size is about the bytes t holds once its texts are read: the Markdown's
+// length (its text, or the Markdown while it is unread) and the opening's.
+func (t *SnippetText) Size() int { return t.size }
+
+// Snippet cuts the snippet for q, of about 240 runes, from the text, written
+// in lang: from the opening when it has a match, else from the whole text.
+func (t *SnippetText) Snippet(lang string, q Query) []Fragment {
+	if t.long && q.HasText() {
+		frags := snippet(t.head(), lang, q, 240)
+		if slices.ContainsFunc(frags, func(f Fragment) bool { return f.Match }) {
+			return frags
+		}
 	}
-	frags := Snippet(markdown.Text(md[:cut]), lang, q, 240)
-	if slices.ContainsFunc(frags, func(f Fragment) bool { return f.Match }) {
-		return frags
-	}
-	return Snippet(markdown.Text(md), lang, q, 240)
+	return snippet(t.full(), lang, q, 240)
 }
 
 // Snippet picks the window of about maxRunes runes of text (written in lang,
@@ -48,8 +80,17 @@ func MarkdownSnippet(md, lang string, q Query) []Fragment {
 // words (or whole phrases) that match them, comparing folded and stemmed forms
 // as the index does. Runs of white space become one space; "…" marks cut ends.
 func Snippet(text, lang string, q Query, maxRunes int) []Fragment {
+	return snippet(collapseSpace(text), lang, q, maxRunes)
+}
+
+// collapseSpace makes each run of white space one space and trims the ends.
+func collapseSpace(text string) string {
+	return strings.Join(strings.Fields(text), " ")
+}
+
+// snippet is Snippet for a text with its white space collapsed.
+func snippet(text, lang string, q Query, maxRunes int) []Fragment {
 	maxRunes = max(maxRunes, 20)
-	text = strings.Join(strings.Fields(text), " ")
 	if text == "" {
 		return nil
 	}
@@ -127,11 +168,12 @@ type hit struct {
 	term               int
 }
 
-// docWord is a word of the text being marked.
+// docWord is a word of the text being marked that may match.
 type docWord struct {
 	start, end int
+	pos        int // its position among all the words of the text
 	folded     string
-	forms      []string // its stem and itself; computed only when it might match
+	forms      []string // its stem and itself; computed when first compared
 }
 
 // findHits returns the query terms' occurrences in text, in order, without
@@ -211,15 +253,15 @@ func findHits(text string, stem func(string) string, q Query) []hit {
 		return slices.ContainsFunc(starts, func(s string) bool { return bytes.HasPrefix(w, []byte(s)) })
 	}
 	memo := make(map[string][]string) // texts repeat their words
+	// Only the words that may match are kept: a term matches where its
+	// words are kept at consecutive positions.
 	var words []docWord
+	pos := 0
 	scanWords(text, func(start, end int, w []byte) bool {
-		d := docWord{start: start, end: end}
 		if mayMatch(w) {
-			d.folded = string(w)
-		} else {
-			d.forms = []string{} // matches nothing
+			words = append(words, docWord{start: start, end: end, pos: pos, folded: string(w)})
 		}
-		words = append(words, d)
+		pos++
 		return true
 	})
 	// matchesWord reports whether word i of the text matches word k of
@@ -256,7 +298,7 @@ func findHits(text string, stem func(string) string, q Query) []hit {
 	for i := 0; i < len(words); i++ {
 		for ti, t := range terms {
 			n := len(t.Words)
-			if i+n > len(words) {
+			if i+n > len(words) || words[i+n-1].pos != words[i].pos+n-1 {
 				continue
 			}
 			start, end := 0, 0

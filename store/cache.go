@@ -11,9 +11,10 @@ import (
 
 // One rule keeps every value derived from the data, whether the store
 // computes it (counts, filter options, list pages, search results, the
-// search's facet table, the compiled synonyms and classifier) or the
-// handlers do (rendered pages): a value holds for one generation of the
-// data, and every commit starts a new generation.
+// search's facet table, the compiled synonyms and classifier, the hits'
+// texts snippets are cut from) or the handlers do (rendered pages): a
+// value holds for one generation of the data, and every commit starts a
+// new generation.
 //
 // The generation is a counter in this process. A write through the store
 // bumps it as it commits, so reading it costs an atomic load and no SQLite.

@@ -153,12 +153,18 @@ func (s *Store) search(ctx context.Context, q search.Query, limit, offset int) (
 	if err != nil {
 		return res, err
 	}
+	snippetCtx := CheckWritesOnce(ctx) // one look for other writes, not one per hit
 	for i, h := range page {
 		pm, ok := ps[ids[i]]
 		if !ok {
 			continue // deleted since the match
 		}
-		hit := SearchHit{Postmortem: *pm, Snippet: search.MarkdownSnippet(snippetMarkdown(*pm), pm.Language, q)}
+		md := snippetMarkdown(*pm)
+		text, err := s.snippets.Get(snippetCtx, md, func() (*search.SnippetText, error) { return search.NewSnippetText(md), nil })
+		if err != nil {
+			return res, err
+		}
+		hit := SearchHit{Postmortem: *pm, Snippet: text.Snippet(pm.Language, q)}
 		// Results show the snippet, not the text: drop it before the
 		// result is kept.
 		hit.SourceText = ""
@@ -244,8 +250,16 @@ func (s *Store) patternsBySlug(ctx context.Context, slugs []string) ([]Pattern, 
 	return slices.DeleteFunc(pats, func(p Pattern) bool { return !slices.Contains(slugs, p.Slug) }), nil
 }
 
+// snippetTextMax bounds the cache of hits' texts (search.SnippetText) in
+// bytes of text. Reading a 20 kB write-up's Markdown as text costs four
+// times as much as cutting a snippet from the text, and searches for other
+// words show many of the same hits; a page of 100 long write-ups holds a
+// few megabytes. Each is kept under its Markdown (a value derived from the
+// key alone is never stale), which holds about as much again.
+const snippetTextMax = 16 << 20
+
 // snippetMarkdown is the text snippets are cut from: the summary, then the
-// write-up and its sections, in Markdown (search.MarkdownSnippet strips it).
+// write-up and its sections, in Markdown (search.SnippetText strips it).
 func snippetMarkdown(p Postmortem) string {
 	return p.Summary + "\n" + strings.Join(p.writeUp(), "\n")
 }

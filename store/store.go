@@ -51,6 +51,8 @@ type Store struct {
 	facets      *Cache[*search.Table]
 	synonyms    *Cache[*search.Synonyms]
 	classifiers *Cache[*classify.Classifier]
+	compiled    compiledClassifier // what classifiers compiles from, and the result
+	snippets    *Cache[*search.SnippetText]
 
 	// writer admits one write transaction at a time. SQLite has one writer
 	// anyway; queueing here is first come, first served and bounded by the
@@ -100,6 +102,7 @@ func Open(ctx context.Context, path string, opts ...OpenOption) (*Store, error) 
 	s.facets = NewCache[*search.Table](s, 1, nil)
 	s.synonyms = NewCache[*search.Synonyms](s, 1, nil)
 	s.classifiers = NewCache[*classify.Classifier](s, 1, nil)
+	s.snippets = NewCache(s, snippetTextMax, (*search.SnippetText).Size)
 	if err := s.open(ctx); err != nil {
 		db.Close()
 		return nil, err

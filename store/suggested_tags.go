@@ -5,7 +5,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
+	"sync"
 
 	"hindsight/classify"
 	"hindsight/postmortem"
@@ -50,8 +52,29 @@ func (s *Store) Classifier(ctx context.Context) (*classify.Classifier, error) {
 			in[i] = classify.Pattern{Slug: p.Slug, Name: p.Name, Family: p.Family,
 				PhrasesEN: p.PhrasesEN, PhrasesES: p.PhrasesES, Weak: []string{p.WeakWords}}
 		}
-		return classify.Compile(in), nil
+		return s.compiled.compile(in), nil
 	})
+}
+
+// compiledClassifier keeps the classifier last compiled with what it was
+// compiled from. Every write starts a new generation, and the cache then
+// reads the catalogue's phrases again; they seldom change, and compiling
+// them took longer than a whole import of a postmortem.
+type compiledClassifier struct {
+	mu sync.Mutex
+	in []classify.Pattern
+	c  *classify.Classifier
+}
+
+// compile returns classify.Compile(in), reusing the last classifier when
+// in is the same.
+func (cc *compiledClassifier) compile(in []classify.Pattern) *classify.Classifier {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	if cc.c == nil || !reflect.DeepEqual(cc.in, in) {
+		cc.in, cc.c = in, classify.Compile(in)
+	}
+	return cc.c
 }
 
 // suggestTags fills p.Suggested with the classifier's confident suggestions

@@ -1,0 +1,92 @@
+package store_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"hindsight/bench/corpus"
+	"hindsight/importer"
+	"hindsight/internal/cpuclock"
+	"hindsight/search"
+	"hindsight/seeds"
+	"hindsight/store"
+)
+
+// BenchmarkSearchNewQueries times searches each for a query not searched
+// before, over the seeds and 500 generated write-ups in Markdown, as a
+// reader refining a search during an incident types them: the results
+// cache never answers. Every 100 queries a write starts a new generation
+// (which empties the results cache), so that some searches are the first
+// after one.
+func BenchmarkSearchNewQueries(b *testing.B) {
+	const n = 500
+	ctx := b.Context()
+	st, _ := newSearchStore(b)
+	_, pats, err := seeds.Catalogue()
+	if err != nil {
+		b.Fatal(err)
+	}
+	g := corpus.New(1, pats)
+	ps := make([]*store.Postmortem, n)
+	var queries []search.Query
+	seen := map[string]bool{}
+	for i := range ps {
+		d := g.Doc(i)
+		_, p, err := importer.Read(d.Data, d.Name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ps[i] = &p
+		if w := strings.Fields(d.Title); len(w) >= 2 && !seen[w[0]+" "+w[len(w)-1]] {
+			seen[w[0]+" "+w[len(w)-1]] = true
+			queries = append(queries, search.Parse(w[0]+" "+w[len(w)-1]))
+		}
+	}
+	errs, err := st.ImportPostmortems(ctx, ps)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i, err := range errs {
+		if err != nil {
+			b.Fatalf("%d: %v", i, err)
+		}
+	}
+	write := store.Postmortem{Slug: "bench-write", Title: "Written between searches", Summary: "Written between searches"}
+	if err := st.CreatePostmortem(ctx, &write); err != nil {
+		b.Fatal(err)
+	}
+	i, archived, hits, cpu := 0, false, 0, time.Duration(0)
+	if len(queries) < 100 {
+		b.Fatalf("%d distinct queries, want 100", len(queries))
+	}
+	for b.Loop() {
+		if i%100 == 0 {
+			// A new generation: the results kept so far go.
+			b.StopTimer()
+			if archived {
+				err = st.UnarchivePostmortem(ctx, write.Slug)
+			} else {
+				err = st.ArchivePostmortem(ctx, write.Slug)
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			archived = !archived
+			b.StartTimer()
+		}
+		c := cpuclock.Used()
+		res, err := st.Search(ctx, store.SearchParams{Query: queries[i%len(queries)]})
+		cpu += cpuclock.Used() - c
+		if err != nil {
+			b.Fatal(err)
+		}
+		hits += len(res.Hits)
+		i++
+	}
+	b.ReportMetric(float64(hits)/float64(i), "hits/op")
+	if cpuclock.Supported() {
+		// On a shared machine ns/op counts the waits for a core too.
+		b.ReportMetric(float64(cpu.Nanoseconds())/float64(i), "cpu-ns/op")
+	}
+}
