@@ -52,15 +52,16 @@ func TestMain(m *testing.M) {
 		fmt.Println("e2e: skipped in -short mode")
 		os.Exit(0)
 	}
-	// The tests spend most of their time waiting: on Chromium, on a server,
+	// The tests spend much of their time waiting: on Chromium, on a server,
 	// on Java. go test runs GOMAXPROCS tests at once by default, two on a
-	// small machine; four keep the browser busier, for the same CPU time
-	// (measured on 2 cores: 174 s wall at -parallel 2, 148 s at 4). An
-	// explicit -parallel wins.
+	// small machine. Measured on 2 busy cores, whole package, user+sys of
+	// every process: -parallel 2 took 100-103 s wall and 121-125 s CPU,
+	// 3 took 92 s and 126 s, 4 took 86-92 s and 140-149 s. Three gains most
+	// of the time for no more CPU. An explicit -parallel wins.
 	parallelSet := false
 	flag.Visit(func(f *flag.Flag) { parallelSet = parallelSet || f.Name == "test.parallel" })
 	if !parallelSet {
-		flag.Set("test.parallel", "4")
+		flag.Set("test.parallel", "3")
 	}
 	os.Exit(runMain(m))
 }
