@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"net/http"
 	"strings"
+	"sync"
 
 	"hindsight/static"
 )
@@ -17,6 +18,10 @@ type assets struct {
 	version map[string]string // path under static/ -> content hash
 	files   http.Handler
 }
+
+// loadedAssets are the static assets, fingerprinted once per process: they
+// are embedded, so every Handler serves the same.
+var loadedAssets = sync.OnceValues(loadAssets)
 
 func loadAssets() (*assets, error) {
 	a := &assets{version: map[string]string{}, files: http.FileServerFS(static.FS)}

@@ -197,3 +197,15 @@ func (w *droppingWriter) Write(p []byte) (int, error) {
 	w.bytes += len(p)
 	return len(p), nil
 }
+
+// BenchmarkNew builds the application over an open store, as the server
+// does at start-up and every handlers test does.
+func BenchmarkNew(b *testing.B) {
+	st := openSeeded(b, filepath.Join(b.TempDir(), "bench.db"))
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	for b.Loop() {
+		if _, err := handlers.New(st, log); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -117,10 +117,10 @@ func New(st *store.Store, log *slog.Logger, opts ...Option) (*Handler, error) {
 	h.clients.inFlight = make(map[string]int)
 	h.clients.writes = make(map[string]*bucket)
 	var err error
-	if h.assets, err = loadAssets(); err != nil {
+	if h.assets, err = loadedAssets(); err != nil {
 		return nil, err
 	}
-	if h.pages, err = parsePages(h.funcs()); err != nil {
+	if h.pages, err = parsedPages(); err != nil {
 		return nil, err
 	}
 	if h.patternNames, err = readPatternNames(context.Background(), st); err != nil {

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"hindsight/store"
 )
@@ -109,6 +110,8 @@ type postmortemPage struct {
 	// Twins are earlier incidents that look like this one again;
 	// StillOpen are those whose follow-ups are not finished.
 	Twins, StillOpen []store.Twin
+	// Now is the time the action items are overdue at (the Handler's clock).
+	Now time.Time
 }
 
 func sectionsOf(p store.Postmortem) []section {
@@ -203,6 +206,7 @@ func (h *Handler) postmortemPage(r *http.Request, p store.Postmortem, ticks tick
 		ShowDate:   showDate, ShowDuration: showDuration,
 		Ticks:   ticks,
 		NewItem: item,
+		Now:     h.now(),
 	}, nil
 }
 
