@@ -295,16 +295,25 @@ const maxCachedStmts = 1024
 
 // get returns the statement for query, prepared on db, or nil when the
 // cache is full or query does not prepare (the unprepared query then
-// reports why).
+// reports why). It prepares outside the lock: preparing waits for a free
+// connection, and every read looks here first.
 func (c *stmtCache) get(ctx context.Context, db *sql.DB, query string) *sql.Stmt {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if st, ok := c.m[query]; ok || len(c.m) >= maxCachedStmts {
+	st, ok := c.m[query]
+	full := len(c.m) >= maxCachedStmts
+	c.mu.Unlock()
+	if ok || full {
 		return st
 	}
 	st, err := db.PrepareContext(ctx, query)
 	if err != nil {
 		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if kept, ok := c.m[query]; ok || len(c.m) >= maxCachedStmts {
+		st.Close() // prepared meanwhile by another caller, or no room left
+		return kept
 	}
 	if c.m == nil {
 		c.m = map[string]*sql.Stmt{}
