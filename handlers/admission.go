@@ -179,8 +179,12 @@ func (h *Handler) readBodies(next http.Handler) http.Handler {
 		_ = rc.SetReadDeadline(time.Now().Add(bodyReadTimeout))
 		body, held, err := h.readBody(r.Body)
 		defer h.bodyBytes.Add(-held)
-		_ = rc.SetReadDeadline(time.Time{})
 		if err != nil {
+			// The rest of this body is never read. With the deadline past,
+			// net/http's drain of it after the answer fails at once and the
+			// connection closes; cleared, the drain would read a trickled
+			// body for as long as its client kept sending.
+			_ = rc.SetReadDeadline(time.Now())
 			if errors.Is(err, errBodiesBusy) {
 				h.metrics.shed.Inc()
 				refuseBusy(w, r)
@@ -189,6 +193,7 @@ func (h *Handler) readBodies(next http.Handler) http.Handler {
 			h.error(w, r, err)
 			return
 		}
+		_ = rc.SetReadDeadline(time.Time{})
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.ContentLength = int64(len(body))
 		next.ServeHTTP(w, r)

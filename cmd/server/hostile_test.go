@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -28,7 +29,13 @@ func TestSlowBodiesDoNotTakeSlots(t *testing.T) {
 	}
 	base, stop, logs := startServer(t, []string{"-db", dbFrom(t, storetest.Seeded)}, nil)
 	addr := strings.TrimPrefix(base, "http://")
-	defer stop()
+	defer func() {
+		// Nothing is left holding a connection: the server stops at once
+		// rather than after its shutdown grace.
+		if err := stop(); err != nil {
+			t.Errorf("stop: %v", err)
+		}
+	}()
 	peak := peakmem.Sample(t)
 
 	// A server in service has its pages read before: load each once, so
@@ -128,17 +135,25 @@ func TestSlowBodiesDoNotTakeSlots(t *testing.T) {
 		t.Errorf("while %d slow bodies are held: %v", slow, err)
 	}
 
-	// The server ends the trickled requests itself, with 408.
+	// The server ends the trickled requests itself, with 408, and closes
+	// their connections instead of reading the rest of a body that is
+	// still trickling in.
 	for _, c := range conns[:8] {
 		c.SetReadDeadline(time.Now().Add(20 * time.Second))
-		res, err := http.ReadResponse(bufio.NewReader(c), nil)
+		br := bufio.NewReader(c)
+		res, err := http.ReadResponse(br, nil)
 		if err != nil {
 			t.Errorf("slow body: %v, want a 408 answer", err)
 			continue
 		}
+		io.Copy(io.Discard, res.Body)
 		res.Body.Close()
 		if res.StatusCode != http.StatusRequestTimeout {
 			t.Errorf("slow body: %d, want 408", res.StatusCode)
+		}
+		c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		if n, err := io.Copy(io.Discard, br); isTimeout(err) {
+			t.Errorf("slow body: the connection stayed open after its 408 (%d more bytes, %v)", n, err)
 		}
 	}
 	if p := peak(); p > 300<<20 {
@@ -168,4 +183,9 @@ func trickle(t *testing.T, conns []net.Conn, interval time.Duration, data string
 			}
 		}
 	}()
+}
+
+func isTimeout(err error) bool {
+	var t interface{ Timeout() bool }
+	return errors.As(err, &t) && t.Timeout()
 }
