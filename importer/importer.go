@@ -6,6 +6,7 @@ package importer
 import (
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"hindsight/classify"
@@ -58,6 +59,28 @@ var roleAliases = map[string]string{
 // reads as Uyghur).
 const minDetectRunes = 200
 
+// minCJKRunes is the fewest Chinese, Japanese or Korean characters that
+// tell a text's language by its script, however short the text: Han, kana
+// and Hangul are each a handful of languages' own, so a sentence of them
+// is enough, where minDetectRunes of Latin text are needed.
+const minCJKRunes = 20
+
+// writtenInCJK reports whether most of text's letters are Han, kana or
+// Hangul, and at least minCJKRunes of them.
+func writtenInCJK(text string) bool {
+	letters, cjk := 0, 0
+	for _, r := range text {
+		if !unicode.IsLetter(r) {
+			continue
+		}
+		letters++
+		if unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) {
+			cjk++
+		}
+	}
+	return cjk >= minCJKRunes && 2*cjk > letters
+}
+
 // Postmortem turns a cleaned draft and the verbatim text it came
 // from into a postmortem ready for store.ImportPostmortem. Front-matter roles and
 // severities are read leniently ("lesson", "sev1"); anything still wrong is
@@ -69,7 +92,7 @@ func Postmortem(d ingest.Draft, source string) store.Postmortem {
 		for _, f := range []string{ingest.SectionImpact, ingest.SectionTrigger, ingest.SectionResolution} {
 			text += "\n\n" + d.Sections[f]
 		}
-		if utf8.RuneCountInString(text) >= minDetectRunes {
+		if utf8.RuneCountInString(text) >= minDetectRunes || writtenInCJK(d.Title+"\n"+text) {
 			d.Language = classify.DetectLanguage(d.Title + "\n" + text)
 		}
 	}
