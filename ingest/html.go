@@ -43,6 +43,38 @@ func looksLikeMarkdown(s string) bool {
 	return false
 }
 
+// minParagraphLine is the shortest line (in bytes) taken for a whole
+// paragraph written on one line: longer than any wrapped line.
+const minParagraphLine = 120
+
+// linesAreParagraphs reports text scraped from a page, one paragraph a
+// line with no blank line between them, whose only Markdown is list items
+// ("- Rotate the certificate"): no heading, code, quote or table, and two
+// lines of prose too long to be wrapped ones in one block. As Markdown,
+// those lines would run into one paragraph, which no writer of Markdown
+// means.
+func linesAreParagraphs(s string) bool {
+	found := false
+	long := 0
+	for line := range strings.Lines(s) {
+		t := strings.TrimSpace(line)
+		switch {
+		case t == "":
+			long = 0
+			continue
+		case mdBlockRe.MatchString(t) && !listItemRe.MatchString(t), strings.HasPrefix(t, "|"),
+			strings.HasPrefix(line, "    "), strings.HasPrefix(line, "\t"):
+			return false
+		case listItemRe.MatchString(t) || len(t) < minParagraphLine:
+			continue
+		}
+		if long++; long == 2 {
+			found = true
+		}
+	}
+	return found
+}
+
 // page is what convertHTML reads from an HTML document.
 type page struct {
 	markdown    string

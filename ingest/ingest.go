@@ -172,9 +172,10 @@ func Clean(raw []byte, filename string) (Draft, error) {
 	default:
 		d.Format = FormatText
 	}
-	if d.Format == FormatMarkdown && !looksLikeMarkdown(body) {
+	if d.Format == FormatMarkdown && (!looksLikeMarkdown(body) || linesAreParagraphs(body)) {
 		// Sent as Markdown (by its name, its front matter or the API's
-		// content type) but with no Markdown in it: scraped or pasted text,
+		// content type) but with no Markdown in it, or only list items
+		// among lines that are each a paragraph: scraped or pasted text,
 		// whose paragraphs still need rebuilding. So a document cleans the
 		// same whatever it was sent as.
 		d.Format = FormatText

@@ -238,3 +238,58 @@ func TestCleanStatusPageRCASummary(t *testing.T) {
 		}
 	}
 }
+
+// A report scraped to text keeps one paragraph a line with no blank line
+// between them; a list in its next steps ("- Rotate…") does not make it
+// Markdown, where those lines would run into one paragraph and the title
+// would take the summary of impact with it. Sent as text or as Markdown,
+// its first line is the title and its labelled sections their fields.
+func TestCleanLinePerParagraphWithList(t *testing.T) {
+	t.Parallel()
+	raw := "RCA - Directory - Password Changes\n" +
+		"Summary of impact: Between 18:09 and 22:32 UTC on 08 Jul 2024, a subset of customers using the directory may have been unable to change their passwords or reset them.\n" +
+		"Root cause: Engineers determined that a recent deployment of a signing certificate caused the backend that validates password changes to reject every request.\n" +
+		"Mitigation: Engineers rolled back the recent deployment task and restarted the front ends, which mitigated the issue.\n" +
+		"Next steps: We sincerely apologize for the impact to affected customers. This includes (but is not limited to):\n" +
+		"- Improved automation and test coverage for the rotation of this type of certificate.\n" +
+		"- Verification of every certificate rotation procedure before it runs.\n"
+	for _, name := range []string{"rca.txt", "rca.md"} {
+		d, err := ingest.Clean([]byte(raw), name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Title != "RCA - Directory - Password Changes" {
+			t.Errorf("%s: Title = %q", name, d.Title)
+		}
+		if !strings.HasPrefix(d.Summary, "Between 18:09 and 22:32 UTC") {
+			t.Errorf("%s: Summary = %q, want the summary of impact", name, d.Summary)
+		}
+		for f, want := range map[string]string{"impact": "Between 18:09", "trigger": "signing certificate", "resolution": "rolled back"} {
+			if !strings.Contains(d.Sections[f], want) {
+				t.Errorf("%s: section %s = %q, want it to hold %q", name, f, d.Sections[f], want)
+			}
+		}
+		if len(d.ActionItems) != 2 {
+			t.Errorf("%s: action items = %+v, want 2", name, d.ActionItems)
+		}
+	}
+}
+
+// Markdown keeps its meaning: a hard-wrapped paragraph and a list under a
+// heading are not lines of scraped text.
+func TestCleanWrappedMarkdownStaysMarkdown(t *testing.T) {
+	t.Parallel()
+	raw := "# Cache stampede\n\nAt 10:02 UTC the cache cluster restarted and every web server\nasked the database for the same keys at once, for twelve\nminutes of errors.\n\n" +
+		"```\nSELECT * FROM sessions WHERE id = ? -- a very long query line that runs past the usual width of a wrapped paragraph\nSELECT * FROM carts WHERE user = ? -- another very long query line that runs past the usual width of a line\n```\n\n" +
+		"## Action items\n\n- Add request coalescing\n- Warm the cache before traffic\n"
+	d, err := ingest.Clean([]byte(raw), "stampede.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Format != ingest.FormatMarkdown || d.Title != "Cache stampede" || len(d.ActionItems) != 2 {
+		t.Errorf("format %s, title %q, action items %+v", d.Format, d.Title, d.ActionItems)
+	}
+	if !strings.Contains(d.Body, "```\nSELECT * FROM sessions") {
+		t.Errorf("the code block changed: %q", d.Body)
+	}
+}
