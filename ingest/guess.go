@@ -13,8 +13,13 @@ var tldrRe = regexp.MustCompile(`(?i)^tl;?dr\s*[:\-–—]\s*`)
 
 // guessSummary derives a summary when none was given: a "TL;DR:"
 // paragraph, else the lead paragraph (the first paragraph of prose), cut to
-// a few sentences. (A Summary section was taken by splitSections.)
-func (d *Draft) guessSummary(paras []string) {
+// a few sentences. (A Summary section was taken by splitSections.) Only the
+// first text paragraphs, the document's own text in its order, can hold
+// the lead: what follows them was moved to the end (prose under "Action
+// items", such as an apology and a promise to improve, is no lead). With no
+// lead, the Impact section, which says what happened to whom, comes before
+// the first short text.
+func (d *Draft) guessSummary(paras []string, text int) {
 	if d.Summary != "" {
 		return
 	}
@@ -25,8 +30,11 @@ func (d *Draft) guessSummary(paras []string) {
 			return
 		}
 	}
-	lead := leadParagraph(paras)
+	lead := leadParagraph(paras[:text])
 	what := "the lead paragraph"
+	if lead == "" && d.Sections[SectionImpact] != "" {
+		lead, what = d.Sections[SectionImpact], "the impact section"
+	}
 	if lead == "" {
 		// No paragraph of prose: the first text there is, so that an
 		// import always has a summary to review.
@@ -38,7 +46,7 @@ func (d *Draft) guessSummary(paras []string) {
 		}
 	}
 	if lead == "" {
-		for _, f := range []string{SectionImpact, SectionTrigger, SectionResolution, SectionTimeline} {
+		for _, f := range []string{SectionTrigger, SectionResolution, SectionTimeline} {
 			if t := d.Sections[f]; t != "" {
 				lead, what = t, "the "+strings.ReplaceAll(f, "_", " ")+" section"
 				break

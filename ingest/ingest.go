@@ -262,10 +262,10 @@ func (d *Draft) clean(body string) {
 	paras = d.dropBanners(paras)
 	paras = d.takeHeading(paras)
 	paras = d.readProperties(paras)
-	paras = d.splitSections(paras)
+	paras, text := d.splitSections(paras)
 	d.Body = strings.Join(paras, "\n\n")
 
-	d.guessSummary(paras)
+	d.guessSummary(paras, text)
 	d.guessTitle()
 	d.guessOrganization(hosts, footerOrg(chrome))
 	d.guessIncidentDate(paras)

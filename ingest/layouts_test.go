@@ -206,3 +206,35 @@ func TestCleanNavigationIsNoTitle(t *testing.T) {
 		t.Errorf("the navigation is still in the body: %q", d.Body)
 	}
 }
+
+// A status page's root-cause analysis is all labelled sections: the summary
+// of impact, the root cause, the mitigation, and next steps that open with
+// an apology before their items. The summary is what happened (the impact),
+// not the apology left in the text under "Action items".
+func TestCleanStatusPageRCASummary(t *testing.T) {
+	t.Parallel()
+	raw := "RCA - Object Storage - North Europe (Tracking ID QX1-ZZ9)\n" +
+		"Summary of Impact: Between 09:10 and 11:45 UTC on 14 Mar 2024, a subset of customers using Object Storage in North Europe may have received errors when reading blobs.\n" +
+		"Root Cause: A certificate rotation on the storage front ends was rolled out to every scale unit at once, and the new chain was missing an intermediate.\n" +
+		"Mitigation: Engineers rolled the certificate back, which mitigated the issue.\n" +
+		"Next Steps: We sincerely apologize for the impact to affected customers. We are continuously taking steps to improve the platform and our processes to help ensure\n" +
+		"such incidents do not occur in the future. In this case, this included (but was not limited to):\n" +
+		"Validating certificate chains before a rotation reaches production.\n" +
+		"Rolling certificate rotations out one scale unit at a time.\n" +
+		"Provide Feedback: Please help us improve the customer communications experience by taking our survey https://example.com/QX1-ZZ9\n"
+	for _, name := range []string{"rca.txt", "rca.md"} {
+		d, err := ingest.Clean([]byte(raw), name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(d.Summary, "Between 09:10 and 11:45 UTC on 14 Mar 2024") {
+			t.Errorf("%s: Summary = %q, want the summary of impact", name, d.Summary)
+		}
+		if !strings.Contains(d.Body, "We sincerely apologize") {
+			t.Errorf("%s: the apology left the text: %q", name, d.Body)
+		}
+		if len(d.ActionItems) != 2 {
+			t.Errorf("%s: action items = %+v, want 2", name, d.ActionItems)
+		}
+	}
+}

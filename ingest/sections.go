@@ -187,10 +187,12 @@ type sectionText struct {
 // action items, a summary section becomes the summary when none was given,
 // an author box is cut and a comments section is set apart. Everything else
 // stays in the body in order, other headings included. It is one pass over
-// the paragraphs.
-func (d *Draft) splitSections(paras []string) []string {
+// the paragraphs. It returns the body and how many of its paragraphs are
+// the document's own text in its order: prose found under an "Action items"
+// heading follows them, moved to the end.
+func (d *Draft) splitSections(paras []string) (body []string, text int) {
 	paras = splitRunInLabels(paras)
-	var body []string
+	var actionProse []string
 	var cur *sectionText
 	curLevel := 0
 	var moved []string
@@ -250,9 +252,9 @@ func (d *Draft) splitSections(paras []string) []string {
 			items, rest := actionItems(s.paras, s.inline)
 			d.ActionItems = append(d.ActionItems, items...)
 			if len(rest) > 0 {
-				// Prose under the heading: kept in the body, under it.
-				body = append(body, "## Action items")
-				body = append(body, rest...)
+				// Prose under the heading: kept in the body, under it, at
+				// the end.
+				actionProse = append(actionProse, rest...)
 			}
 		case sectionLessons:
 			fields[SectionWentWrong] = append(fields[SectionWentWrong], s.paras...)
@@ -292,7 +294,12 @@ func (d *Draft) splitSections(paras []string) []string {
 	if len(d.ActionItems) > 0 {
 		d.note("%d action item(s) read from the Action items list", len(d.ActionItems))
 	}
-	return body
+	text = len(body)
+	if len(actionProse) > 0 {
+		body = append(body, "## Action items")
+		body = append(body, actionProse...)
+	}
+	return body, text
 }
 
 var (
