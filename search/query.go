@@ -277,6 +277,11 @@ func (p *parser) token() {
 	if text == "" {
 		return
 	}
+	if key, value, ok := strings.Cut(text, ":"); ok && looksLikeFilterKey(key) && !isFilterKey(key) && value != "" && !strings.HasPrefix(value, "//") {
+		// "title:outage" looks like a filter this search does not have;
+		// the words are searched together, and the page says so.
+		p.note("%s: is not a filter here, so %s is searched as words; the filters are pattern:, org:, year:, lang: and sev:", key, text)
+	}
 	kind := Word
 	if stem := strings.TrimRight(text, "*"); stem != text {
 		words := Words(stem)
@@ -427,6 +432,21 @@ var languages = map[string]string{
 	"italian": "it", "italiano": "it", "russian": "ru", "swedish": "sv", "svenska": "sv", "norwegian": "no",
 	"norsk": "no", "hungarian": "hu", "magyar": "hu", "chinese": "zh", "中文": "zh", "japanese": "ja", "日本語": "ja",
 	"korean": "ko", "한국어": "ko",
+}
+
+// looksLikeFilterKey reports a word of two ASCII letters or more, as a
+// field name before a colon is written ("title", "author"), whether or
+// not it is one of filterKeys.
+func looksLikeFilterKey(key string) bool {
+	if len(key) < 2 {
+		return false
+	}
+	for _, c := range []byte(key) {
+		if (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') {
+			return false
+		}
+	}
+	return true
 }
 
 func isFilterKey(key string) bool {
