@@ -38,3 +38,29 @@ func TestImportShortCJKLanguage(t *testing.T) {
 		})
 	}
 }
+
+// TestImportCJKTitleSlug: a postmortem whose title has no Latin letters or
+// digits (Chinese, Korean) gets a slug from its organization and date, not
+// "postmortem", "postmortem-2", … for every one of them.
+func TestImportCJKTitleSlug(t *testing.T) {
+	t.Parallel()
+	h, _ := newApp(t)
+	for _, tt := range []struct{ body, slug string }{
+		{"---\norganization: Acme Pay\nincident_date: 2023-06-14\n---\n# 数据库连接池耗尽导致支付服务中断\n\n支付服务因数据库连接池耗尽而中断了约四十分钟。一次配置变更把连接池上限从两百调低到二十。\n", "acme-pay-2023-06-14-postmortem"},
+		{"---\nincident_date: 2022-03-08\n---\n# 인증서 만료로 인한 로그인 장애\n\n게이트웨이의 TLS 인증서가 만료되어 두 시간 동안 로그인할 수 없었습니다.\n", "2022-03-08-postmortem"},
+		{"---\nincident_date: 2022-03-08\n---\n# 인증서 만료\n\n인증서가 다시 만료되어 한 시간 동안 로그인할 수 없었습니다.\n", "2022-03-08-postmortem-2"},
+		{"# 인증서\n\n인증서가 만료되어 로그인할 수 없었습니다. 경보가 없었습니다.\n", "postmortem"},
+	} {
+		rec := post(t, h, "/api/postmortems", "text/markdown", bytes.NewBufferString(tt.body))
+		if rec.Code != http.StatusCreated {
+			t.Fatalf("status = %d\n%s", rec.Code, rec.Body)
+		}
+		var got struct{ Slug string }
+		if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
+			t.Fatal(err)
+		}
+		if got.Slug != tt.slug {
+			t.Errorf("slug = %q, want %q", got.Slug, tt.slug)
+		}
+	}
+}

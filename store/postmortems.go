@@ -564,7 +564,7 @@ func (s *Store) createPostmortem(ctx context.Context, tx *writeTx, p *Postmortem
 	if p.DurationMinutes == 0 {
 		setDuration(p)
 	}
-	slug, err := uniqueSlug(ctx, tx, p.Slug, p.Title)
+	slug, err := uniqueSlug(ctx, tx, p.Slug, slugTitle(p))
 	if err != nil {
 		return err
 	}
@@ -731,6 +731,17 @@ func uniqueSlug(ctx context.Context, tx *writeTx, want, title string) (string, e
 			return cand, nil
 		}
 	}
+}
+
+// slugTitle is what a new postmortem's slug is made from: its title, or,
+// when the title has no letter or digit a slug keeps (a Chinese or Korean
+// title), its organization and incident date, so that such postmortems are
+// not all "postmortem-N".
+func slugTitle(p *Postmortem) string {
+	if Slugify(p.Title) != Slugify("") || p.Organization == "" && p.IncidentDate == "" {
+		return p.Title
+	}
+	return strings.TrimSpace(p.Organization + " " + p.IncidentDate + " postmortem")
 }
 
 // reservedSlugs are path segments under /postmortems/ that name pages, not
