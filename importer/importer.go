@@ -4,9 +4,11 @@
 package importer
 
 import (
+	"encoding/binary"
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"hindsight/classify"
@@ -39,12 +41,41 @@ type Format = ingest.Format
 // Read cleans a document (named name, for its format) and maps it: the
 // draft, for what a review shows of the cleaning, and the postmortem to
 // import. A document that cannot be read is an *InputError.
+// A document saved as UTF-16 with its byte order mark (Windows Notepad,
+// Windows PowerShell's Out-File) is read as the text it is, in UTF-8.
 func Read(raw []byte, name string) (ingest.Draft, store.Postmortem, error) {
+	raw, wide := fromUTF16(raw)
 	d, err := ingest.Clean(raw, name)
 	if err != nil {
 		return ingest.Draft{}, store.Postmortem{}, err
 	}
+	if wide {
+		d.Notes = append([]string{"converted from UTF-16 to UTF-8"}, d.Notes...)
+	}
 	return d, Postmortem(d, string(raw)), nil
+}
+
+// fromUTF16 returns raw in UTF-8 when it starts with a UTF-16 byte order
+// mark (little- or big-endian), and reports whether it did; other input is
+// returned as it is. The result is at most 1.5 times raw's size.
+func fromUTF16(raw []byte) ([]byte, bool) {
+	if len(raw) < 2 || len(raw)%2 != 0 {
+		return raw, false
+	}
+	var order binary.ByteOrder
+	switch {
+	case raw[0] == 0xFF && raw[1] == 0xFE:
+		order = binary.LittleEndian
+	case raw[0] == 0xFE && raw[1] == 0xFF:
+		order = binary.BigEndian
+	default:
+		return raw, false
+	}
+	units := make([]uint16, 0, len(raw)/2-1)
+	for i := 2; i < len(raw); i += 2 {
+		units = append(units, order.Uint16(raw[i:]))
+	}
+	return []byte(string(utf16.Decode(units))), true
 }
 
 // Roles as import files write them, beyond the canonical names.
