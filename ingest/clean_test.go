@@ -409,6 +409,7 @@ func TestCleanOrganization(t *testing.T) {
 		{"product of a known vendor", "RCA - Multiple Services - Southeast Asia\n\nBetween 09:52 and 12:28 UTC a subset of customers could not reach Virtual Machines. In Azure's network architecture each rack connects to eight switches; the Azure Storage front ends lost them all.", "Microsoft"},
 		{"site address of a known vendor", "Phabricator outage\n\nPhabricator (https://phabricator.wikimedia.org) was unavailable for an hour after Matt's change. Matt reverted it and Matt restarted the service; Matt wrote this report.", "Wikimedia Foundation"},
 		{"the owner's people beat a provider named in passing", "Checkout outage\n\nOn Monday the checkout service at Acme failed for an hour. Acme engineers traced it to a full disk on the database host. Acme engineers moved the logs to a larger volume; the host runs on EC2 in AWS, which was not at fault.", "Acme"},
+		{"software that failed is nobody's organization", "Incident report: Kafka consumer lag took down notifications\n\nOn 2 May 2024 the notifications service stopped sending push messages for 2 hours because the Kafka consumer group fell behind. Kafka kicked consumers from the group during every GC pause. Nginx kept serving the old page.", ""},
 		{"a person's possessive is not an owner", "Notifications broken\n\nThe flags were enabled at Matt Flaschen's request. Matt deployed the fix and Matt ran the script. The wikis on Wikipedia and Wikidata showed errors in the meantime.", "Wikimedia Foundation"},
 	}
 	for _, tt := range tests {

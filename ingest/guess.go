@@ -385,8 +385,21 @@ var notName = func() map[string]bool {
 		seoul sydney singapore frankfurt paris amsterdam see also however although historically`) {
 		m[w] = true
 	}
+	for _, w := range strings.Fields(infrastructureSoftware) {
+		m[w] = true
+	}
 	return m
 }()
+
+// infrastructureSoftware are the names of software and protocols that
+// write-ups name as what failed, run by everyone and so never whose
+// write-up it is: an internal report about a Kafka consumer is not
+// Kafka's.
+const infrastructureSoftware = `kafka zookeeper redis memcached memcache mysql mariadb postgres postgresql
+	mongodb elasticsearch opensearch cassandra etcd consul vault nomad haproxy nginx envoy varnish squid apache
+	tomcat puppet puppetmaster chef ansible saltstack terraform kubernetes docker jenkins grafana prometheus
+	icinga nagios logstash kibana fluentd rabbitmq hadoop hdfs spark linux debian ubuntu centos windows
+	java python ruby rails php golang nodejs drbd pacemaker xen kvm raid bgp dns tls ssl http https`
 
 // siteName is the label before the public suffix: "www.dreamwidth.org" ->
 // "dreamwidth". Two-part suffixes such as co.uk are rare enough in

@@ -16,7 +16,7 @@ var vendors = []struct {
 	{"Microsoft", []string{"Microsoft", "Azure", "Office 365", "Microsoft 365", "Outlook.com", "Bing", "Xbox Live", "OneDrive"}, []string{"microsoft.com", "azure.com", "windows.net", "office.com"}},
 	{"Google", []string{"Google", "GCP", "Google Cloud", "App Engine", "Compute Engine", "Kubernetes Engine", "GKE", "BigQuery", "Bigtable", "Cloud Spanner", "Cloud Pub/Sub", "Stackdriver", "Gmail", "YouTube", "G Suite", "Google Workspace"}, []string{"google.com", "googleapis.com", "cloud.google.com", "youtube.com"}},
 	{"GitHub", []string{"GitHub", "GitHub Pages", "GitHub Actions", "Codespaces", "Gist"}, []string{"github.com", "githubstatus.com", "github.blog"}},
-	{"Wikimedia Foundation", []string{"Wikimedia", "Wikipedia", "Wikidata", "MediaWiki", "Wikitech", "Wiktionary", "Wikimedia Commons", "eqiad", "codfw", "esams", "ulsfo", "eqsin", "wmnet"}, []string{"wikimedia.org", "wikipedia.org", "wikidata.org", "wmflabs.org", "wmnet", "mediawiki.org"}},
+	{"Wikimedia Foundation", []string{"Wikimedia", "Wikipedia", "Wikidata", "MediaWiki", "Wikitech", "Wiktionary", "Wikimedia Commons", "Parsoid", "eqiad", "codfw", "esams", "ulsfo", "eqsin", "wmnet"}, []string{"wikimedia.org", "wikipedia.org", "wikidata.org", "wmflabs.org", "wmnet", "mediawiki.org"}},
 	{"Cloudflare", []string{"Cloudflare"}, []string{"cloudflare.com", "cloudflarestatus.com"}},
 	{"Fastly", []string{"Fastly"}, []string{"fastly.com"}},
 	{"Akamai", []string{"Akamai"}, []string{"akamai.com"}},
