@@ -293,3 +293,34 @@ func TestCleanWrappedMarkdownStaysMarkdown(t *testing.T) {
 		t.Errorf("the code block changed: %q", d.Body)
 	}
 }
+
+// An action item's owner written after it, "(owner: Tom)", is its owner,
+// not part of its title; other notes in brackets stay in the title.
+func TestCleanActionItemOwner(t *testing.T) {
+	t.Parallel()
+	raw := "# Kafka consumer lag\n\nThe consumer group fell behind for two hours after a deploy changed its session timeout.\n\n## Action items\n\n" +
+		"- Alert on consumer lag above 5 minutes (owner: Tom)\n" +
+		"- Validate session timeouts in CI [Owner - Ana Ruiz]\n" +
+		"- Add a runbook for rebalance storms (@priya)\n" +
+		"- Document the driver update (in progress)\n" +
+		"- Upgrade the client library [Completed]\n"
+	d, err := ingest.Clean([]byte(raw), "kafka.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct{ title, owner string }{
+		{"Alert on consumer lag above 5 minutes", "Tom"},
+		{"Validate session timeouts in CI", "Ana Ruiz"},
+		{"Add a runbook for rebalance storms", "@priya"},
+		{"Document the driver update (in progress)", ""},
+		{"Upgrade the client library [Completed]", ""},
+	}
+	if len(d.ActionItems) != len(want) {
+		t.Fatalf("action items = %+v, want %d", d.ActionItems, len(want))
+	}
+	for i, w := range want {
+		if a := d.ActionItems[i]; a.Title != w.title || a.Owner != w.owner {
+			t.Errorf("action item %d = %q owned by %q, want %q owned by %q", i, a.Title, a.Owner, w.title, w.owner)
+		}
+	}
+}

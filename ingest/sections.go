@@ -363,12 +363,24 @@ func actionItems(paras []string, inline bool) ([]ActionItem, []string) {
 		if a.Title == "" {
 			continue
 		}
+		if m := actionOwnerRe.FindStringSubmatch(a.Title); m != nil && len(m[0]) < len(a.Title) {
+			a.Owner = clip(strings.TrimSpace(m[1]+m[2]), maxActionOwnerRunes)
+			a.Title = strings.TrimSpace(strings.TrimSuffix(a.Title, m[0]))
+		}
 		a.Title = clip(a.Title, maxActionTitleRunes)
 		a.Kind = actionKind(a.Title)
 		out = append(out, a)
 	}
 	return out, rest
 }
+
+// actionOwnerRe finds the owner written at the end of an action item:
+// "(owner: Tom)", "[Owner - Ana Ruiz]", "(assignee: @tom)", "(responsable:
+// Ana)", "(@tom)".
+var actionOwnerRe = regexp.MustCompile(`(?i)\s*[(\[]\s*(?:(?:(?:owners?|assignee|dri|responsable|dueño)\s*[:=\-–]|(?:assigned to|owned by)\s)\s*(@?[\p{L}][\p{L}\p{N}._' -]{0,60}?)|(@[\p{L}\p{N}._-]{1,60}))\s*[)\]]\s*[.;]?$`)
+
+// maxActionOwnerRunes is the longest owner kept: a name or a handle.
+const maxActionOwnerRunes = 60
 
 // ActionItem is one entry of an "Action items" list.
 type ActionItem struct {
