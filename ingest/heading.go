@@ -12,13 +12,21 @@ var atxRe = regexp.MustCompile(`^#{1,6}\s+`)
 
 // titleLike reports whether a paragraph can be a title: one short line that
 // does not read as a sentence or a date.
+// maxTitleRunes is the longest title the form takes.
+const maxTitleRunes = 200
+
 func titleLike(p string) (string, bool) {
 	if strings.Contains(p, "\n") {
 		return "", false
 	}
 	t := strings.TrimSpace(atxRe.ReplaceAllString(p, ""))
 	n := utf8.RuneCountInString(t)
-	if n < 3 || n > 120 || listItemRe.MatchString(t) {
+	if n < 3 || n > maxTitleRunes || listItemRe.MatchString(t) {
+		return "", false
+	}
+	if n > 120 && strings.Contains(t, ". ") {
+		// A long line with a sentence break in it is prose; a long title
+		// ("RCA - Storage - Unable to … (Tracking ID …)") is one phrase.
 		return "", false
 	}
 	if r, _ := utf8.DecodeLastRuneInString(t); strings.ContainsRune(".,;:", r) {

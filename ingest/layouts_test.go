@@ -324,3 +324,33 @@ func TestCleanActionItemOwner(t *testing.T) {
 		}
 	}
 }
+
+// A status page's long title line (over 120 characters, one phrase) is the
+// title; a long first line of prose is not.
+func TestCleanLongTitleLine(t *testing.T) {
+	t.Parallel()
+	title := "RCA - Storage - Unable to access file shares from machines joined to the managed directory service in North Europe (Tracking ID QX1-ZZ9)"
+	raw := title + "\n" +
+		"Summary of Impact: Between 18:00 UTC on 30 Sep 2024 and 05:00 UTC on 03 Oct 2024, customers may have experienced failures when accessing file shares.\n" +
+		"Root Cause: A step was missed while the storage front ends moved to a new authentication backend, so authentication with the directory failed.\n" +
+		"Mitigation: Engineers rolled back the changes, which mitigated the issue for all customers.\n"
+	d, err := ingest.Clean([]byte(raw), "rca.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Title != title {
+		t.Errorf("Title = %q, want the first line", d.Title)
+	}
+	if !strings.HasPrefix(d.Summary, "Between 18:00 UTC on 30 Sep 2024") {
+		t.Errorf("Summary = %q, want the summary of impact", d.Summary)
+	}
+	prose := "We had an outage this morning from 06:32 to 07:42 PDT. One of the file servers experienced an unusually high load that confused the heartbeat monitor\n" +
+		"This in turn caused the frontends to start timing out and resulted in their removal from the load balancer.\n"
+	d, err = ingest.Clean([]byte(prose), "note.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Title != "We had an outage this morning from 06:32 to 07:42 PDT" {
+		t.Errorf("Title = %q, want the stand-in from the first sentence", d.Title)
+	}
+}
