@@ -236,6 +236,9 @@ func TestCleanStatusPageRCASummary(t *testing.T) {
 		if len(d.ActionItems) != 2 {
 			t.Errorf("%s: action items = %+v, want 2", name, d.ActionItems)
 		}
+		if strings.Contains(d.Body, "Provide Feedback") || strings.Contains(d.Body, "taking our survey") {
+			t.Errorf("%s: the request for feedback is still in the body: %q", name, d.Body)
+		}
 	}
 }
 

@@ -24,6 +24,7 @@ const (
 	sectionSummary = "summary"
 	sectionActions = "action_items"
 	sectionAuthor  = "author_box" // cut from the text
+	sectionSurvey  = "survey"     // a request for the reader's feedback: cut
 	sectionReplies = "comments"   // set apart as reader comments
 	sectionLessons = "lessons"    // a parent heading: its own text goes to went_wrong
 	sectionBody    = "body"       // a heading that ends a section and stays in the body
@@ -67,9 +68,11 @@ var sectionNames = func() map[string]string {
 			"preventive actions", "remediation items", "action plan", "todo", "to do",
 			"acciones", "acciones correctivas", "acciones de seguimiento", "próximos pasos", "proximos pasos",
 			"tareas", "tareas pendientes", "elementos de acción", "plan de acción"},
-		sectionBody: {"provide feedback", "feedback", "references", "appendix", "glossary", "background", "update", "updates",
+		sectionBody: {"feedback", "references", "appendix", "glossary", "background", "update", "updates",
 			"what happened", "details", "detailed description", "incident details", "context", "further reading", "links",
 			"antecedentes", "contexto", "detalles", "qué pasó", "referencias", "apéndice"},
+		sectionSurvey: {"provide feedback", "give feedback", "send feedback", "share your feedback", "rate this article",
+			"was this helpful", "was this page helpful", "danos tu opinión", "envíanos tus comentarios"},
 		sectionAuthor: {"about the author", "about the authors", "about me", "sobre el autor", "acerca del autor"},
 		sectionReplies: {"comments", "reader comments", "leave a comment", "leave a reply", "join the discussion",
 			"responses", "discussion", "comentarios", "deja un comentario"},
@@ -243,6 +246,8 @@ func (d *Draft) splitSections(paras []string) (body []string, text int) {
 		switch s.field {
 		case sectionAuthor:
 			d.note("removed the author box")
+		case sectionSurvey:
+			d.note("removed a request for feedback (%s)", clip(strings.Join(s.paras, " "), 80))
 		case sectionReplies:
 			if cs := commentsOf(s.paras); len(cs) > 0 {
 				d.Comments = append(d.Comments, cs...)
