@@ -7,6 +7,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -188,4 +191,40 @@ func trickle(t *testing.T, conns []net.Conn, interval time.Duration, data string
 func isTimeout(err error) bool {
 	var t interface{ Timeout() bool }
 	return errors.As(err, &t) && t.Timeout()
+}
+
+// TestSearchBoxesFitTheHeaderLimit fills every search box of the pages
+// that have one to its maxlength with a character that URL-encodes to
+// nine bytes (as pasted Chinese text does) and submits it: the server
+// answers the search page, where without a bound a long paste made the URL
+// pass the 16 kB header limit and got net/http's bare 431 text.
+func TestSearchBoxesFitTheHeaderLimit(t *testing.T) {
+	t.Parallel()
+	base, stop, _ := startServer(t, []string{"-db", dbFrom(t, storetest.Seeded)}, nil)
+	defer stop()
+	box := regexp.MustCompile(`<input [^>]*name="q"[^>]*>`)
+	maxlength := regexp.MustCompile(`maxlength="(\d+)"`)
+	for _, page := range []string{"/", "/search?q=retry", "/postmortems"} {
+		boxes := box.FindAllString(fetch(t, base+page), -1)
+		if len(boxes) == 0 {
+			t.Errorf("%s has no search box", page)
+		}
+		for _, b := range boxes {
+			m := maxlength.FindStringSubmatch(b)
+			if m == nil {
+				t.Errorf("%s: search box without maxlength: %s", page, b)
+				continue
+			}
+			n, _ := strconv.Atoi(m[1])
+			res, err := http.Get(base + "/search?q=" + url.QueryEscape(strings.Repeat("障", n)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+			if res.StatusCode != http.StatusOK {
+				t.Errorf("%s: a search box full (%d characters) gets %d, want 200", page, n, res.StatusCode)
+			}
+		}
+	}
 }
