@@ -15,6 +15,7 @@ import (
 	"hindsight/ingest"
 	"hindsight/postmortem"
 	"hindsight/store"
+	"hindsight/textnorm"
 )
 
 // What callers of importer need of ingest, so that importer stays the one
@@ -105,7 +106,7 @@ func writtenInCJK(text string) bool {
 			continue
 		}
 		letters++
-		if unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) {
+		if textnorm.IsCJK(r) {
 			cjk++
 		}
 	}

@@ -6,22 +6,21 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"hindsight/postmortem"
 )
 
 var atxRe = regexp.MustCompile(`^#{1,6}\s+`)
 
 // titleLike reports whether a paragraph can be a title: one short line that
-// does not read as a sentence or a date.
-// maxTitleRunes is the longest title the form takes.
-const maxTitleRunes = 200
-
+// does not read as a sentence or a date, no longer than a title may be.
 func titleLike(p string) (string, bool) {
 	if strings.Contains(p, "\n") {
 		return "", false
 	}
 	t := strings.TrimSpace(atxRe.ReplaceAllString(p, ""))
 	n := utf8.RuneCountInString(t)
-	if n < 3 || n > maxTitleRunes || listItemRe.MatchString(t) {
+	if n < 3 || n > postmortem.MaxTitleRunes || listItemRe.MatchString(t) {
 		return "", false
 	}
 	if n > 120 && strings.Contains(t, ". ") {

@@ -184,6 +184,16 @@ func (q Query) IsEmpty() bool {
 // filterKeys are the recognised filter prefixes, in the order String writes them.
 var filterKeys = []string{"pattern", "org", "year", "lang", "sev"}
 
+// filterList names filterKeys as a note writes them: "pattern:, org:, …
+// and sev:".
+var filterList = func() string {
+	keys := make([]string, len(filterKeys))
+	for i, k := range filterKeys {
+		keys[i] = k + ":"
+	}
+	return strings.Join(keys[:len(keys)-1], ", ") + " and " + keys[len(keys)-1]
+}()
+
 // Parse reads the query language: words, "quoted phrases", -exclusions,
 // prefix* and the filters pattern:, org:, year:, lang:, sev:.
 func Parse(raw string) Query {
@@ -280,7 +290,7 @@ func (p *parser) token() {
 	if key, value, ok := strings.Cut(text, ":"); ok && looksLikeFilterKey(key) && !isFilterKey(key) && value != "" && !strings.HasPrefix(value, "//") {
 		// "title:outage" looks like a filter this search does not have;
 		// the words are searched together, and the page says so.
-		p.note("%s: is not a filter here, so %s is searched as words; the filters are pattern:, org:, year:, lang: and sev:", key, text)
+		p.note("%s: is not a filter here, so %s is searched as words; the filters are %s", key, text, filterList)
 	}
 	kind := Word
 	if stem := strings.TrimRight(text, "*"); stem != text {
