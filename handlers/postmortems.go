@@ -22,6 +22,18 @@ type postmortemListPage struct {
 	Page     int
 	Pages    int
 	URL      *url.URL
+	// CSV is the same selection, every page of it, as a CSV file.
+	CSV string
+}
+
+// allPagesURL is path with the query's filters, without its page: the
+// link to a list's CSV export, which holds every page.
+func allPagesURL(path string, q url.Values) string {
+	q.Del("page")
+	if len(q) == 0 {
+		return path
+	}
+	return path + "?" + q.Encode()
 }
 
 // filterFromQuery reads the list filters shared by the page and the API.
@@ -76,6 +88,7 @@ func (h *Handler) listPostmortems(w http.ResponseWriter, r *http.Request) {
 		Page:     page,
 		Pages:    pageCount(total, listPageSize),
 		URL:      r.URL,
+		CSV:      allPagesURL("/postmortems.csv", r.URL.Query()),
 	})
 }
 
