@@ -164,6 +164,14 @@ func TestRestoreRevision(t *testing.T) {
 	if _, err := st.GetRevision(t.Context(), p.ID, 2); err != nil {
 		t.Errorf("the vandalised version left the history: %v", err)
 	}
+	// The same restore again, based on the version it was made from (a
+	// double click): the text is already back, so it is not stale.
+	again, err := st.RestoreRevision(t.Context(), p.Slug, 1, 2, "Ada", "undo vandalism")
+	if err != nil {
+		t.Errorf("the same restore twice: %v", err)
+	} else if again.Version != 3 {
+		t.Errorf("the same restore twice: version %d, want 3 (nothing saved again)", again.Version)
+	}
 }
 
 // A postmortem saved before revisions were kept gets its old state into the
