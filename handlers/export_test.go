@@ -2,11 +2,13 @@ package handlers_test
 
 import (
 	"bytes"
+	"html"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -141,6 +143,36 @@ func TestPostmortemsCSV(t *testing.T) {
 				!slices.Equal(gotTags, tags) || !strings.HasSuffix(row["url"], "/postmortems/"+p.Slug) {
 				t.Errorf("%s: row %v does not match %s", tt.query, row, p.Slug)
 			}
+		}
+	}
+}
+
+// The list's "Download these as CSV" link selects what the list shows:
+// following it from a filtered list gives that list's incidents, not
+// every incident.
+func TestPostmortemsCSVLinkKeepsFilters(t *testing.T) {
+	t.Parallel()
+	h, _ := newApp(t)
+	for _, tt := range []struct {
+		list  string
+		slugs []string
+	}{
+		{"/postmortems?org=Dreamwidth&year=2020", []string{"dreamwidth-2020-05-25-site-interruptions"}},
+		{"/postmortems?lang=es", []string{"facebook-2010-09-23-outage"}},
+		{"/postmortems?pattern=connection-exhaustion&severity=", []string{"dreamwidth-2020-05-25-site-interruptions"}},
+	} {
+		page := get(t, h, tt.list).Body.String()
+		m := regexp.MustCompile(`<a href="([^"]*\.csv[^"]*)" download>Download these as CSV</a>`).FindStringSubmatch(page)
+		if m == nil {
+			t.Fatalf("%s: no CSV link", tt.list)
+		}
+		link := html.UnescapeString(m[1])
+		var slugs []string
+		for _, row := range fetchCSV(t, h, link) {
+			slugs = append(slugs, row["slug"])
+		}
+		if !slices.Equal(slugs, tt.slugs) {
+			t.Errorf("%s links %s, which holds %v; want %v, what the list shows", tt.list, link, slugs, tt.slugs)
 		}
 	}
 }

@@ -78,12 +78,6 @@ func (h *Handler) listFollowUps(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	q := r.URL.Query()
-	q.Del("page")
-	csvURL := "/action-items.csv"
-	if len(q) > 0 {
-		csvURL += "?" + q.Encode()
-	}
 	base := h.base(r, "Follow-ups", "Every action item across postmortems: who owns it, when it is due, which are overdue.")
 	base.Feeds = append(base.Feeds, feedLink{"Overdue follow-ups", "/action-items/feed.atom?overdue=1"})
 	h.render(w, r, http.StatusOK, "action-items", followUpsPage{
@@ -99,7 +93,7 @@ func (h *Handler) listFollowUps(w http.ResponseWriter, r *http.Request) {
 		Page:       page,
 		Pages:      pageCount(totals.Matching, followUpPageSize),
 		URL:        r.URL,
-		CSV:        csvURL,
+		CSV:        csvLink("/action-items.csv", r.URL.Query()),
 	})
 }
 

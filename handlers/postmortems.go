@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"maps"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -22,6 +23,19 @@ type postmortemListPage struct {
 	Page     int
 	Pages    int
 	URL      *url.URL
+	// CSV is the same selection, every page of it, as a CSV file.
+	CSV string
+}
+
+// csvLink is the CSV file at path of the selection a list page's query
+// makes, every page of it.
+func csvLink(path string, query url.Values) string {
+	q := maps.Clone(query)
+	q.Del("page")
+	if len(q) == 0 {
+		return path
+	}
+	return path + "?" + q.Encode()
 }
 
 // filterFromQuery reads the list filters shared by the page and the API.
@@ -76,6 +90,7 @@ func (h *Handler) listPostmortems(w http.ResponseWriter, r *http.Request) {
 		Page:     page,
 		Pages:    pageCount(total, listPageSize),
 		URL:      r.URL,
+		CSV:      csvLink("/postmortems.csv", r.URL.Query()),
 	})
 }
 
