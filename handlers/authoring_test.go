@@ -185,6 +185,7 @@ func TestCreatePostmortemValidation(t *testing.T) {
 		{"LanguageUnknown", with(validForm(), "language", "english"), "language", "Choose the language", ""},
 		{"SourceURLNotWeb", with(validForm(), "source_url", "javascript:alert(1)"), "source_url", "must be a web address", ""},
 		{"IncidentDateBad", with(validForm(), "incident_date", "2024-13-45"), "incident_date", "must be a date like 2024-03-05", "2024-13-45"},
+		{"IncidentDateFiveDigitYear", with(validForm(), "incident_date", "20240-03-05"), "incident_date", "must be a date like 2024-03-05", "20240-03-05"},
 		{"IncidentDateFuture", with(validForm(), "incident_date", "2999-01-01"), "incident_date", "is in the future", "2999-01-01"},
 		{"StartedBad", with(validForm(), "started_at", "yesterday"), "started_at", "must be a date and time", "yesterday"},
 		{"StartedFuture", with(validForm(), "started_at", "2999-01-01T00:00", "detected_at", "", "mitigated_at", "", "resolved_at", ""), "started_at", "Started is in the future.", ""},
@@ -581,6 +582,9 @@ func TestActionItemsThroughForms(t *testing.T) {
 		{"StatusUnknown", "status", "maybe", "Choose a status"},
 		{"PriorityUnknown", "priority", "P9", "Choose a priority"},
 		{"DueDateBad", "due_date", "soon", "must be a date"},
+		// A date picker takes years of five or six digits: that is no
+		// date, not a text too long.
+		{"DueDateFiveDigitYear", "due_date", "10115-02-03", "must be a date"},
 		{"TicketNotWeb", "ticket_url", "javascript:alert(1)", "must be a web address"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
