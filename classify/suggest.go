@@ -902,8 +902,6 @@ func (c *Classifier) redirected(seen map[redirectKey]bool, slug, phrase string, 
 	return false
 }
 
-func abs(x int) int { return max(x, -x) }
-
 // showsImpact reports whether any sentence says, without negation, that
 // something failed.
 func showsImpact(sents []sentence) bool {

@@ -49,10 +49,8 @@ func eachWay(t *testing.T, start func(t *testing.T) *server, journey func(t *tes
 	}
 }
 
-// strictPage opens a tab on srv, with scripts on or off, that fails t on a
-// request answered with a status of 400 or more (console errors fail every
-// page already).
-func strictPage(t *testing.T, srv *server, js bool) *page {
+// scriptPage opens a tab on srv with scripts on or off.
+func scriptPage(t *testing.T, srv *server, js bool) *page {
 	t.Helper()
 	p := newPageOn(t, srv)
 	if !js {
@@ -63,6 +61,15 @@ func strictPage(t *testing.T, srv *server, js bool) *page {
 			t.Fatalf("turn JavaScript off: %v", err)
 		}
 	}
+	return p
+}
+
+// strictPage opens a tab on srv, with scripts on or off, that fails t on a
+// request answered with a status of 400 or more (console errors fail every
+// page already).
+func strictPage(t *testing.T, srv *server, js bool) *page {
+	t.Helper()
+	p := scriptPage(t, srv, js)
 	var mu sync.Mutex
 	var bad []string
 	responses := chromedp.Events(p.ctx, network.ResponseReceived)

@@ -185,6 +185,7 @@ func TestCreatePostmortemValidation(t *testing.T) {
 		{"LanguageUnknown", with(validForm(), "language", "english"), "language", "Choose the language", ""},
 		{"SourceURLNotWeb", with(validForm(), "source_url", "javascript:alert(1)"), "source_url", "must be a web address", ""},
 		{"IncidentDateBad", with(validForm(), "incident_date", "2024-13-45"), "incident_date", "must be a date like 2024-03-05", "2024-13-45"},
+		{"IncidentDateFiveDigitYear", with(validForm(), "incident_date", "20240-03-05"), "incident_date", "must be a date like 2024-03-05", "20240-03-05"},
 		{"IncidentDateFuture", with(validForm(), "incident_date", "2999-01-01"), "incident_date", "is in the future", "2999-01-01"},
 		{"StartedBad", with(validForm(), "started_at", "yesterday"), "started_at", "must be a date and time", "yesterday"},
 		{"StartedFuture", with(validForm(), "started_at", "2999-01-01T00:00", "detected_at", "", "mitigated_at", "", "resolved_at", ""), "started_at", "Started is in the future.", ""},
@@ -522,6 +523,39 @@ func TestHistoryCompareRestore(t *testing.T) {
 	}
 }
 
+// A double click on "Restore this version" sends the restore twice, both
+// based on the same version: the first restores, the second finds the text
+// already restored and says so, not that someone else saved meanwhile.
+func TestRestoringTwiceIsNotAConflict(t *testing.T) {
+	t.Parallel()
+	h, st := newApp(t)
+	slug := createViaForm(t, h, validForm())
+	form := editForm(t, h, slug)
+	form.Set("impact", "Vandalised.")
+	if rec := postForm(t, h, "/postmortems/"+slug+"/edit", form); rec.Code != http.StatusSeeOther {
+		t.Fatalf("edit: %d", rec.Code)
+	}
+	restore := formValues(get(t, h, "/postmortems/"+slug+"/revisions/1").Body.String(), "/postmortems/"+slug+"/revisions/1/restore")
+	restore.Set("author", "Ada")
+	restore.Set("note", "undo")
+	first := postForm(t, h, "/postmortems/"+slug+"/revisions/1/restore", restore)
+	second := postForm(t, h, "/postmortems/"+slug+"/revisions/1/restore", restore)
+	for i, rec := range []*httptest.ResponseRecorder{first, second} {
+		if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/postmortems/"+slug {
+			t.Errorf("restore %d: %d → %q", i+1, rec.Code, rec.Header().Get("Location"))
+			continue
+		}
+		page := follow(t, h, rec).Body.String()
+		mustContain(t, page, "Version 1 restored as version 3.")
+		mustNotContain(t, page, "Nothing was restored", "someone saved")
+	}
+	p, _ := st.GetPostmortem(t.Context(), slug)
+	revs, _ := st.ListRevisions(t.Context(), p.ID)
+	if p.Version != 3 || len(revs) != 3 || p.Impact != "**40%** of checkouts failed.\nNo data was lost." {
+		t.Errorf("after two restores: version %d, %d revisions, impact %q; want 3, 3 and the first impact", p.Version, len(revs), p.Impact)
+	}
+}
+
 func TestActionItemsThroughForms(t *testing.T) {
 	t.Parallel()
 	h, st := newApp(t)
@@ -548,6 +582,9 @@ func TestActionItemsThroughForms(t *testing.T) {
 		{"StatusUnknown", "status", "maybe", "Choose a status"},
 		{"PriorityUnknown", "priority", "P9", "Choose a priority"},
 		{"DueDateBad", "due_date", "soon", "must be a date"},
+		// A date picker takes years of five or six digits: that is no
+		// date, not a text too long.
+		{"DueDateFiveDigitYear", "due_date", "10115-02-03", "must be a date"},
 		{"TicketNotWeb", "ticket_url", "javascript:alert(1)", "must be a web address"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -93,7 +93,7 @@ func (h *Handler) listFollowUps(w http.ResponseWriter, r *http.Request) {
 		Page:       page,
 		Pages:      pageCount(totals.Matching, followUpPageSize),
 		URL:        r.URL,
-		CSV:        allPagesURL("/action-items.csv", r.URL.Query()),
+		CSV:        csvLink("/action-items.csv", r.URL.Query()),
 	})
 }
 

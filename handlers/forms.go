@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -18,6 +19,12 @@ import (
 // maxFormBytes caps a posted form: a long postmortem is a few hundred
 // kilobytes of Markdown.
 const maxFormBytes = 4 << 20
+
+// resentWithin is how long after a create form was saved the same form,
+// sent again unchanged by the same writer (a double click on Save, a
+// resend after a lost answer), leads to what it created instead of
+// creating it again.
+const resentWithin = 10 * time.Minute
 
 // parseForm reads a posted form, refusing bodies past maxFormBytes. When
 // the user is signed in (proxy or token), every write is signed with their
@@ -120,7 +127,13 @@ func readFields[F any](specs []fieldSpec[F], v url.Values, form *F, errs formErr
 		}
 		val := normalizeText(v.Get(s.Name), s.multiline())
 		*s.value(form) = val
-		if msg := postmortem.CheckText(val, s.Label, s.multiline(), s.Max); msg != "" {
+		limit := s.Max
+		if s.Type == "date" {
+			// A date picker takes a year of five or six digits: that is
+			// no date (the date check says so), not a text too long.
+			limit = 0
+		}
+		if msg := postmortem.CheckText(val, s.Label, s.multiline(), limit); msg != "" {
 			errs.add(s.Name, msg)
 		} else if val == "" && s.Required {
 			errs.add(s.Name, s.Label+" is required.")

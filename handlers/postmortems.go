@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"maps"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -26,9 +27,10 @@ type postmortemListPage struct {
 	CSV string
 }
 
-// allPagesURL is path with the query's filters, without its page: the
-// link to a list's CSV export, which holds every page.
-func allPagesURL(path string, q url.Values) string {
+// csvLink is the CSV file at path of the selection a list page's query
+// makes, every page of it.
+func csvLink(path string, query url.Values) string {
+	q := maps.Clone(query)
 	q.Del("page")
 	if len(q) == 0 {
 		return path
@@ -88,7 +90,7 @@ func (h *Handler) listPostmortems(w http.ResponseWriter, r *http.Request) {
 		Page:     page,
 		Pages:    pageCount(total, listPageSize),
 		URL:      r.URL,
-		CSV:      allPagesURL("/postmortems.csv", r.URL.Query()),
+		CSV:      csvLink("/postmortems.csv", r.URL.Query()),
 	})
 }
 

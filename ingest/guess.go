@@ -193,8 +193,16 @@ func orgName(title, text string) (string, string, bool) {
 			r, _ := utf8.DecodeRuneInString(w)
 			upper := unicode.IsUpper(r) && utf8.RuneCountInString(w) >= 2 && !notName[strings.ToLower(w)]
 			candidate := upper && !strings.ContainsFunc(w, func(r rune) bool { return unicode.IsDigit(r) || r == '-' })
+			if w == "" {
+				// A bullet or a dash: a name after "• " still starts its
+				// sentence, as it does after "—" following a full stop.
+				head = ""
+				if last, _ := utf8.DecodeLastRuneInString(f); strings.ContainsRune(".!?:", last) {
+					prevEnd = true
+				}
+				continue
+			}
 			switch {
-			case w == "":
 			case unicode.IsLower(r):
 				lower[strings.ToLower(w)] = true
 			case candidate:
@@ -357,7 +365,9 @@ func countHost(s, host string) int {
 		start, end := i+j, i+j+len(host)
 		before, _ := utf8.DecodeLastRuneInString(s[:start])
 		after, _ := utf8.DecodeRuneInString(s[end:])
-		if (start == 0 || before == '.' || before == '/' || before == '@' || unicode.IsSpace(before)) && (end == len(s) || notWordRune(after) && after != '.' || after == '.' && !strings.HasPrefix(s[end:], ".")) {
+		// After the host: the end, or anything but a word or a dot, or a
+		// dot that ends the sentence ("fixed test.wikipedia.org.").
+		if (start == 0 || before == '.' || before == '/' || before == '@' || unicode.IsSpace(before)) && (end == len(s) || notWordRune(after) && after != '.' || after == '.' && sentenceDot(s[end+1:])) {
 			n++
 		}
 		i = end
@@ -365,6 +375,13 @@ func countHost(s, host string) int {
 }
 
 func notWordRune(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) }
+
+// sentenceDot reports whether rest, the text after a dot, makes that dot a
+// full stop rather than part of a longer address ("wikipedia.org.uk").
+func sentenceDot(rest string) bool {
+	r, _ := utf8.DecodeRuneInString(rest)
+	return rest == "" || notWordRune(r)
+}
 
 // notName are capitalised words that are never an organization.
 var notName = func() map[string]bool {

@@ -207,6 +207,34 @@ func TestCleanNavigationIsNoTitle(t *testing.T) {
 	}
 }
 
+// A wiki page written from an incident template, its instructions left in
+// above each answer: the instructions are no summary or title; the answer
+// after one is, even when it is a single short sentence.
+func TestCleanTemplatePromptsAreNoLead(t *testing.T) {
+	t.Parallel()
+	raw := `Say in one short paragraph what happened. Please ensure the reader needs no inside knowledge, and try to keep causes apart from triggers.
+
+The nightly reindex filled the search cluster's disks.
+
+Who noticed, and how? Be as specific as you can about alerts, and please add links to the dashboards in this section.
+
+Disk alerts fired at 02:10 for three of the five search nodes; the on-call engineer paged the storage team at 02:25.`
+	d, err := ingest.Clean([]byte(raw), "incident-page.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "The nightly reindex filled the search cluster's disks."; d.Summary != want {
+		t.Errorf("Summary = %q, want the answer after the prompt, %q", d.Summary, want)
+	}
+	if want := "The nightly reindex filled the search cluster's disks"; d.Title != want {
+		t.Errorf("Title = %q, want %q", d.Title, want)
+	}
+	// The document's text is kept as written: the prompts stay in the body.
+	if !strings.Contains(d.Body, "Please ensure the reader") {
+		t.Errorf("a prompt was cut from the body: %q", d.Body)
+	}
+}
+
 // A status page's root-cause analysis is all labelled sections: the summary
 // of impact, the root cause, the mitigation, and next steps that open with
 // an apology before their items. The summary is what happened (the impact),

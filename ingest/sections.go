@@ -415,8 +415,10 @@ func actionKind(title string) string {
 }
 
 // leadParagraph is the first paragraph of prose: not a heading, list,
-// quote, code block, table or a line too short to say anything.
+// quote, code block, table, a template's instruction left in, or a line
+// too short to say anything (unless it answers such an instruction).
 func leadParagraph(paras []string) string {
+	answer := false // the paragraph after a template's prompt answers it
 	for i, p := range paras {
 		if i >= 40 {
 			break
@@ -429,8 +431,16 @@ func leadParagraph(paras []string) string {
 			listItemRe.MatchString(t) || strings.Count(t, "|") >= 2 {
 			continue
 		}
-		if utf8.RuneCountInString(t) < 60 || strings.Count(t, " ") < 6 {
+		if templatePrompt(t) {
+			answer = true
 			continue
+		}
+		afterPrompt := answer
+		answer = false
+		if utf8.RuneCountInString(t) < 60 || strings.Count(t, " ") < 6 {
+			if !afterPrompt || strings.Count(t, " ") < 3 {
+				continue // a label or a line of chrome, unless it answers a prompt
+			}
 		}
 		if _, ok := parseDate(t); ok {
 			continue
@@ -438,6 +448,18 @@ func leadParagraph(paras []string) string {
 		return t
 	}
 	return ""
+}
+
+// promptCueRe finds what a report template says to its writer ("Please
+// ensure to remove private information", "Be as specific as you can"):
+// a page written from a template whose instructions were left in.
+var promptCueRe = regexp.MustCompile(`(?i)\b(?:please (?:ensure|add|remove|include|describe|explain|list|link|fill)|try to (?:avoid|differentiate|keep|be)|be as specific as (?:you can|possible)|do not assume the reader|(?:to|in|under) this section|(?:this|the following) (?:section|sub-?sections?) should|step[- ]by[- ]step outline|por favor (?:incluye|indica|describe|añade|elimina)|sé tan específico)`)
+
+// templatePrompt reports whether p is a template's instruction to its
+// writer rather than the report's text: two cues or more, so that a report
+// asking its readers something ("please add retries") is not one.
+func templatePrompt(p string) bool {
+	return len(promptCueRe.FindAllStringIndex(p, 2)) >= 2
 }
 
 // maxSectionSummaryRunes is the longest Summary section taken whole as the

@@ -27,12 +27,6 @@ type Fragment struct {
 // usually has them, and only when it has none is the whole text read.
 const snippetHead = 4 << 10
 
-// MarkdownSnippet cuts a search hit's snippet for q, of about 240 runes,
-// from md, Markdown written in lang, as text (markdown.Text).
-func MarkdownSnippet(md, lang string, q Query) []Fragment {
-	return NewSnippetText(md).Snippet(lang, q)
-}
-
 // SnippetText is a hit's Markdown read as text for its snippets, once for
 // any number of queries: reading it (markdown.Text parses all of it) costs
 // more than cutting a snippet from the text. Each text is read when first
@@ -73,14 +67,6 @@ func (t *SnippetText) Snippet(lang string, q Query) []Fragment {
 		}
 	}
 	return snippet(t.full(), lang, q, 240)
-}
-
-// Snippet picks the window of about maxRunes runes of text (written in lang,
-// an ISO 639-1 code) that shows the most of the query's terms, and marks the
-// words (or whole phrases) that match them, comparing folded and stemmed forms
-// as the index does. Runs of white space become one space; "…" marks cut ends.
-func Snippet(text, lang string, q Query, maxRunes int) []Fragment {
-	return snippet(collapseSpace(text), lang, q, maxRunes)
 }
 
 // collapseSpace makes each run of white space one space and trims the ends.

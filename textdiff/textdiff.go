@@ -125,11 +125,6 @@ func SplitLines(s string) []string {
 	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
 }
 
-// Words diffs two lines word by word. Tokens are runs of letters and digits,
-// runs of spaces, and single other characters, so joining the texts of the
-// edits gives back the inputs exactly.
-func Words(a, b string) []Edit { return Diff(SplitWords(a), SplitWords(b)) }
-
 // SplitWords cuts s into the tokens Words compares.
 func SplitWords(s string) []string {
 	var out []string

@@ -68,6 +68,10 @@ func (b *syncBuffer) String() string {
 // function that stops it and returns run's error. The server listens on
 // 127.0.0.1:0 unless args or env say otherwise, and the URL is read from
 // its "listening" log line (package listening says why).
+// startWait is how long a test waits for what a busy machine makes slow
+// (a server's first start, a run of writes) before it fails.
+const startWait = 3 * time.Minute
+
 func startServer(t *testing.T, args []string, env map[string]string) (string, func() error, *syncBuffer) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
@@ -85,7 +89,6 @@ func startServer(t *testing.T, args []string, env map[string]string) (string, fu
 	// first start migrates and seeds, and under plain -race (checkptr on in
 	// SQLite's translated C) beside the other packages' tests it has taken
 	// over 60 s where alone it takes 3.
-	const startWait = 3 * time.Minute
 	deadline := time.Now().Add(startWait)
 	for base := ""; ; time.Sleep(10 * time.Millisecond) {
 		if base == "" {
