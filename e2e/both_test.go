@@ -49,6 +49,23 @@ func eachWay(t *testing.T, start func(t *testing.T) *server, journey func(t *tes
 	}
 }
 
+// eachScriptWay runs journey with JavaScript on and off, as subtests
+// named as eachWay's, for a journey that opens its own tabs (scriptPage):
+// one that expects a 4xx page, which the strict tab would fail on.
+func eachScriptWay(t *testing.T, journey func(t *testing.T, js bool)) {
+	t.Helper()
+	for _, js := range []bool{true, false} {
+		name := "JavaScript"
+		if !js {
+			name = "NoJavaScript"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			journey(t, js)
+		})
+	}
+}
+
 // scriptPage opens a tab on srv with scripts on or off.
 func scriptPage(t *testing.T, srv *server, js bool) *page {
 	t.Helper()
