@@ -174,11 +174,16 @@ func (h *Handler) createActionItem(w http.ResponseWriter, r *http.Request) {
 	}
 	a := store.ActionItem{PostmortemID: p.ID, Title: f.Title, Owner: f.Owner, Kind: f.Kind, Priority: f.Priority,
 		Status: f.Status, DueDate: f.DueDate, TicketURL: f.TicketURL, ChecklistItemID: from}
-	if err := h.store.CreateActionItem(r.Context(), &a); err != nil {
+	created, err := h.store.CreateActionItemOnce(r.Context(), &a, resentWithin)
+	if err != nil {
 		h.error(w, r, err)
 		return
 	}
-	redirectWithFlash(w, r, "/postmortems/"+p.Slug+"#actions-heading", "Action item added."+ticksSaved(tr))
+	msg := "Action item added."
+	if !created {
+		msg = "This action item was already added: the form was sent twice, and the item added once."
+	}
+	redirectWithFlash(w, r, "/postmortems/"+p.Slug+"#actions-heading", msg+ticksSaved(tr))
 }
 
 // actionItemOf loads the postmortem and the action item named in the path,

@@ -523,6 +523,39 @@ func TestHistoryCompareRestore(t *testing.T) {
 	}
 }
 
+// A double click on "Restore this version" sends the restore twice, both
+// based on the same version: the first restores, the second finds the text
+// already restored and says so, not that someone else saved meanwhile.
+func TestRestoringTwiceIsNotAConflict(t *testing.T) {
+	t.Parallel()
+	h, st := newApp(t)
+	slug := createViaForm(t, h, validForm())
+	form := editForm(t, h, slug)
+	form.Set("impact", "Vandalised.")
+	if rec := postForm(t, h, "/postmortems/"+slug+"/edit", form); rec.Code != http.StatusSeeOther {
+		t.Fatalf("edit: %d", rec.Code)
+	}
+	restore := formValues(get(t, h, "/postmortems/"+slug+"/revisions/1").Body.String(), "/postmortems/"+slug+"/revisions/1/restore")
+	restore.Set("author", "Ada")
+	restore.Set("note", "undo")
+	first := postForm(t, h, "/postmortems/"+slug+"/revisions/1/restore", restore)
+	second := postForm(t, h, "/postmortems/"+slug+"/revisions/1/restore", restore)
+	for i, rec := range []*httptest.ResponseRecorder{first, second} {
+		if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/postmortems/"+slug {
+			t.Errorf("restore %d: %d → %q", i+1, rec.Code, rec.Header().Get("Location"))
+			continue
+		}
+		page := follow(t, h, rec).Body.String()
+		mustContain(t, page, "Version 1 restored as version 3.")
+		mustNotContain(t, page, "Nothing was restored", "someone saved")
+	}
+	p, _ := st.GetPostmortem(t.Context(), slug)
+	revs, _ := st.ListRevisions(t.Context(), p.ID)
+	if p.Version != 3 || len(revs) != 3 || p.Impact != "**40%** of checkouts failed.\nNo data was lost." {
+		t.Errorf("after two restores: version %d, %d revisions, impact %q; want 3, 3 and the first impact", p.Version, len(revs), p.Impact)
+	}
+}
+
 func TestActionItemsThroughForms(t *testing.T) {
 	t.Parallel()
 	h, st := newApp(t)

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -18,6 +19,12 @@ import (
 // maxFormBytes caps a posted form: a long postmortem is a few hundred
 // kilobytes of Markdown.
 const maxFormBytes = 4 << 20
+
+// resentWithin is how long after a create form was saved the same form,
+// sent again unchanged by the same writer (a double click on Save, a
+// resend after a lost answer), leads to what it created instead of
+// creating it again.
+const resentWithin = 10 * time.Minute
 
 // parseForm reads a posted form, refusing bodies past maxFormBytes. When
 // the user is signed in (proxy or token), every write is signed with their

@@ -394,7 +394,10 @@ func TestCrossOriginPostsRefused(t *testing.T) {
 		{"CrossSiteGet", http.MethodGet, "/postmortems/new", map[string]string{"Sec-Fetch-Site": "cross-site"}, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			req := httptest.NewRequest(tt.method, tt.path, strings.NewReader(validForm().Encode()))
+			// Each its own postmortem: the same form sent again creates
+			// nothing new (TestCreatingPostmortemTwiceCreatesOne).
+			form := with(validForm(), "title", "Checkout outage "+tt.name)
+			req := httptest.NewRequest(tt.method, tt.path, strings.NewReader(form.Encode()))
 			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 			for k, v := range tt.headers {
 				req.Header.Set(k, v)

@@ -158,11 +158,16 @@ func (h *Handler) createPostmortem(w http.ResponseWriter, r *http.Request) {
 		p.VariantKind = postmortem.KindOriginal
 	}
 	f.fields().ApplyTo(&p)
-	if err := h.store.CreatePostmortem(r.Context(), &p); err != nil {
+	created, err := h.store.CreatePostmortemOnce(r.Context(), &p, resentWithin)
+	if err != nil {
 		h.error(w, r, err)
 		return
 	}
-	redirectWithFlash(w, r, afterSave(*f, p.Slug), "Postmortem created.")
+	msg := "Postmortem created."
+	if !created {
+		msg = "This postmortem was already saved: the form was sent twice, and the postmortem saved once."
+	}
+	redirectWithFlash(w, r, afterSave(*f, p.Slug), msg)
 }
 
 // validForm reads a save of the create or edit form (page.Postmortem is

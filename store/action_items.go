@@ -93,27 +93,57 @@ func (s *Store) GetActionItem(ctx context.Context, id int64) (ActionItem, error)
 // postmortem's checklists, and a checklist item becomes at most one action
 // item of a postmortem (ErrConflict).
 func (s *Store) CreateActionItem(ctx context.Context, a *ActionItem) error {
-	err := s.inTx(ctx, func(tx *writeTx) error {
-		if a.ChecklistItemID != 0 {
-			if err := checkItemOfPostmortem(ctx, tx, a.PostmortemID, a.ChecklistItemID); err != nil {
-				return err
-			}
-			var n int
-			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM action_items WHERE postmortem_id = ? AND checklist_item_id = ?`,
-				a.PostmortemID, a.ChecklistItemID).Scan(&n); err != nil {
-				return err
-			}
-			if n > 0 {
-				return fmt.Errorf("checklist item %d is already an action item: %w", a.ChecklistItemID, ErrConflict)
-			}
-		}
-		tx.audit(auditNote{kind: "action_item.create", postmortemID: a.PostmortemID, what: "added the action item “" + a.Title + "”"})
-		return insertActionItem(ctx, tx, a, s.Now().UTC().Truncate(time.Second))
-	})
+	err := s.inTx(ctx, func(tx *writeTx) error { return s.createActionItem(ctx, tx, a) })
 	if err != nil {
 		return fmt.Errorf("create action item: %w", err)
 	}
 	return nil
+}
+
+// CreateActionItemOnce creates a as CreateActionItem does, unless an item
+// with the same fields was added to the postmortem within the last `within`
+// and not edited since: that is the same form sent again (a double click).
+// Then nothing is written, a is that item, and created is false.
+func (s *Store) CreateActionItemOnce(ctx context.Context, a *ActionItem, within time.Duration) (created bool, err error) {
+	err = s.inTx(ctx, func(tx *writeTx) error {
+		twin, err := scanActionItem(tx.QueryRowContext(ctx, `SELECT `+actionItemFields+` FROM action_items
+			WHERE postmortem_id = ? AND title = ? AND owner = ? AND kind = ? AND priority = ? AND status = ?
+				AND due_date = ? AND ticket_url = ? AND coalesce(checklist_item_id, 0) = ? AND version = 1 AND created_at >= ?
+			ORDER BY id DESC LIMIT 1`,
+			a.PostmortemID, a.Title, a.Owner, a.Kind, a.Priority, a.Status, a.DueDate, a.TicketURL, a.ChecklistItemID,
+			formatTime(s.Now().Add(-within))))
+		if err == nil {
+			*a = twin
+			return nil
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		created = true
+		return s.createActionItem(ctx, tx, a)
+	})
+	if err != nil {
+		return false, fmt.Errorf("create action item: %w", err)
+	}
+	return created, nil
+}
+
+func (s *Store) createActionItem(ctx context.Context, tx *writeTx, a *ActionItem) error {
+	if a.ChecklistItemID != 0 {
+		if err := checkItemOfPostmortem(ctx, tx, a.PostmortemID, a.ChecklistItemID); err != nil {
+			return err
+		}
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM action_items WHERE postmortem_id = ? AND checklist_item_id = ?`,
+			a.PostmortemID, a.ChecklistItemID).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 {
+			return fmt.Errorf("checklist item %d is already an action item: %w", a.ChecklistItemID, ErrConflict)
+		}
+	}
+	tx.audit(auditNote{kind: "action_item.create", postmortemID: a.PostmortemID, what: "added the action item “" + a.Title + "”"})
+	return insertActionItem(ctx, tx, a, s.Now().UTC().Truncate(time.Second))
 }
 
 // ActionItemUpdate changes the fields that are set.

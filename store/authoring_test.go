@@ -164,6 +164,14 @@ func TestRestoreRevision(t *testing.T) {
 	if _, err := st.GetRevision(t.Context(), p.ID, 2); err != nil {
 		t.Errorf("the vandalised version left the history: %v", err)
 	}
+	// The same restore again, based on the version it was made from (a
+	// double click): the text is already back, so it is not stale.
+	again, err := st.RestoreRevision(t.Context(), p.Slug, 1, 2, "Ada", "undo vandalism")
+	if err != nil {
+		t.Errorf("the same restore twice: %v", err)
+	} else if again.Version != 3 {
+		t.Errorf("the same restore twice: version %d, want 3 (nothing saved again)", again.Version)
+	}
 }
 
 // A postmortem saved before revisions were kept gets its old state into the
@@ -421,5 +429,81 @@ func TestChecklistEditing(t *testing.T) {
 	}
 	if err := st.UpdateChecklistItem(t.Context(), 999999, 0, "x", store.PhaseAfter); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("missing item: err = %v, want ErrNotFound", err)
+	}
+}
+
+// The create form sent again unchanged by the same writer within the window
+// leads to the postmortem it created; an edit since, another writer, or a
+// send after the window creates another. The same goes for action items.
+func TestCreateOnce(t *testing.T) {
+	t.Parallel()
+	st, _ := newSeededStore(t)
+	now := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
+	st.Now = func() time.Time { return now }
+	const within = 10 * time.Minute
+	create := func(p store.Postmortem) (string, bool) {
+		t.Helper()
+		created, err := st.CreatePostmortemOnce(t.Context(), &p, within)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.Slug, created
+	}
+	first, created := create(newDraft("Retry storm"))
+	if !created {
+		t.Fatal("the first create created nothing")
+	}
+	if slug, created := create(newDraft("Retry storm")); created || slug != first {
+		t.Errorf("sent again: created %v, slug %q; want false and %q", created, slug, first)
+	}
+	other := newDraft("Retry storm")
+	other.SavedBy = "Grace"
+	if slug, created := create(other); !created || slug == first {
+		t.Errorf("by another writer: created %v, slug %q; want a new one", created, slug)
+	}
+	now = now.Add(within + time.Minute)
+	if slug, created := create(newDraft("Retry storm")); !created || slug == first {
+		t.Errorf("sent after the window: created %v, slug %q; want a new one", created, slug)
+	}
+	edited := newDraft("Edited since")
+	slug, _ := create(edited)
+	if _, err := st.UpdatePostmortem(t.Context(), slug, 1, edit(edited, func(f *store.PostmortemFields) { f.Impact = "More." }, "Ada")); err != nil {
+		t.Fatal(err)
+	}
+	if again, created := create(newDraft("Edited since")); !created || again == slug {
+		t.Errorf("sent again after an edit: created %v, slug %q; want a new one", created, again)
+	}
+
+	p, err := st.GetPostmortem(t.Context(), first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	item := store.ActionItem{PostmortemID: p.ID, Title: "Add backoff", Owner: "Ada", Kind: "prevent", Priority: "P1", Status: "open"}
+	add := func(a store.ActionItem) (int64, bool) {
+		t.Helper()
+		created, err := st.CreateActionItemOnce(t.Context(), &a, within)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a.ID, created
+	}
+	id, created := add(item)
+	if !created {
+		t.Fatal("the first action item created nothing")
+	}
+	if again, created := add(item); created || again != id {
+		t.Errorf("item sent again: created %v, id %d; want false and %d", created, again, id)
+	}
+	later := item
+	later.Owner = "Grace"
+	if again, created := add(later); !created || again == id {
+		t.Errorf("another item: created %v, id %d; want a new one", created, again)
+	}
+	now = now.Add(within + time.Minute)
+	if again, created := add(item); !created || again == id {
+		t.Errorf("item sent after the window: created %v, id %d; want a new one", created, again)
+	}
+	if p, _ := st.GetPostmortem(t.Context(), first); len(p.ActionItems) != 3 {
+		t.Errorf("%d action items, want 3", len(p.ActionItems))
 	}
 }

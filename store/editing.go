@@ -103,22 +103,26 @@ func (s *Store) UpdatePostmortem(ctx context.Context, slug string, expectedVersi
 
 // RestoreRevision brings back the content of an earlier version of the
 // postmortem at slug as a new revision, provided the postmortem is still at
-// expectedVersion. Restoring content identical to the current one does nothing.
+// expectedVersion. Restoring content identical to the current one does
+// nothing, and is not stale whatever version it was based on.
 func (s *Store) RestoreRevision(ctx context.Context, slug string, version, expectedVersion int, author, note string) (Postmortem, error) {
 	err := s.inTx(ctx, func(tx *writeTx) error {
 		cur, err := postmortemForUpdate(ctx, tx, slug)
 		if err != nil {
 			return err
 		}
-		if cur.Version != expectedVersion {
-			return fmt.Errorf("at version %d, restore based on %d: %w", cur.Version, expectedVersion, ErrStaleVersion)
-		}
 		rev, err := getRevision(ctx, tx, cur.ID, version)
 		if err != nil {
 			return err
 		}
+		// A text already as restored needs nothing, whatever version the
+		// restore was based on: sent twice (a double click), it is not
+		// stale, as the same edit sent twice is not.
 		if cur.Fields().Equal(rev.Fields) {
 			return nil
+		}
+		if cur.Version != expectedVersion {
+			return fmt.Errorf("at version %d, restore based on %d: %w", cur.Version, expectedVersion, ErrStaleVersion)
 		}
 		tx.audit(auditNote{kind: "postmortem.restore", postmortem: slug, signer: author,
 			what: fmt.Sprintf("restored version %d of “%s” as version %d", version, cur.Title, cur.Version+1)})

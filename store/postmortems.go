@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -539,17 +540,108 @@ func (s *Store) CreatePostmortem(ctx context.Context, p *Postmortem) error {
 	if errs := ValidatePostmortem(p); errs != nil {
 		return fmt.Errorf("create postmortem: %w", errs)
 	}
-	err := s.inTx(ctx, func(tx *writeTx) error {
-		if err := s.createPostmortem(ctx, tx, p); err != nil {
-			return err
-		}
-		tx.audit(auditNote{kind: "postmortem.create", postmortem: p.Slug, what: "created “" + p.Title + "”", signer: p.SavedBy})
-		return insertPrints(ctx, tx, p)
-	})
+	err := s.inTx(ctx, func(tx *writeTx) error { return s.createAudited(ctx, tx, p) })
 	if err != nil {
 		return fmt.Errorf("create postmortem %q: %w", p.Title, err)
 	}
 	return nil
+}
+
+// createAudited creates p with its audit entry and fingerprint.
+func (s *Store) createAudited(ctx context.Context, tx *writeTx, p *Postmortem) error {
+	if err := s.createPostmortem(ctx, tx, p); err != nil {
+		return err
+	}
+	tx.audit(auditNote{kind: "postmortem.create", postmortem: p.Slug, what: "created “" + p.Title + "”", signer: p.SavedBy})
+	return insertPrints(ctx, tx, p)
+}
+
+// CreatePostmortemOnce creates p as CreatePostmortem does, unless the same
+// writer (p.SavedBy) created a postmortem with the same fields, in the same
+// variant group and restricted to the same groups, within the last
+// `within`, and it is still so: that is the same form sent again (a double
+// click on Save, or a resend after a lost answer). Then nothing is written,
+// p.ID and p.Slug name the one already there, and created is false.
+func (s *Store) CreatePostmortemOnce(ctx context.Context, p *Postmortem, within time.Duration) (created bool, err error) {
+	if errs := ValidatePostmortem(p); errs != nil {
+		return false, fmt.Errorf("create postmortem: %w", errs)
+	}
+	err = s.inTx(ctx, func(tx *writeTx) error {
+		twin, err := recentlyCreated(ctx, tx, p, s.Now().Add(-within))
+		if err == nil {
+			p.ID, p.Slug = twin.ID, twin.Slug
+			return nil
+		}
+		if !errors.Is(err, ErrNotFound) {
+			return err
+		}
+		created = true
+		return s.createAudited(ctx, tx, p)
+	})
+	if err != nil {
+		return false, fmt.Errorf("create postmortem %q: %w", p.Title, err)
+	}
+	return created, nil
+}
+
+// recentlyCreated finds a postmortem that p's writer created since `since`
+// and that still holds p's fields, group and restriction.
+func recentlyCreated(ctx context.Context, tx *writeTx, p *Postmortem, since time.Time) (Postmortem, error) {
+	// The hundred newest rows only, found in rowid order without a scan:
+	// a resent form follows its first within seconds or minutes. (Should a
+	// bulk import push its twin out of them, it is created again, as any
+	// form was before.)
+	rows, err := tx.QueryContext(ctx, `SELECT p.slug FROM postmortems p
+		JOIN revisions r ON r.postmortem_id = p.id AND r.version = 1 AND r.action = 'create'
+		WHERE p.id IN (SELECT id FROM postmortems ORDER BY id DESC LIMIT 100)
+			AND p.created_at >= ? AND p.title = ? AND r.author = ? AND p.restricted_to = ? AND p.archived_at = ''
+		ORDER BY p.id DESC`,
+		formatTime(since), p.Title, p.SavedBy, encodeRestriction(p.RestrictedTo))
+	if err != nil {
+		return Postmortem{}, err
+	}
+	var slugs []string
+	for rows.Next() {
+		var slug string
+		if err := rows.Scan(&slug); err != nil {
+			rows.Close()
+			return Postmortem{}, err
+		}
+		slugs = append(slugs, slug)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return Postmortem{}, err
+	}
+	want := p.Fields()
+	want.Language = cmp.Or(want.Language, "en") // as createPostmortem stores it
+	for _, slug := range slugs {
+		cur, err := postmortemForUpdate(ctx, tx, slug)
+		if errors.Is(err, ErrNotFound) {
+			continue // restricted to groups the writer is not in
+		}
+		if err != nil {
+			return Postmortem{}, err
+		}
+		if !cur.Fields().Equal(want) {
+			continue
+		}
+		if p.VariantOf == "" {
+			if cur.Canonical {
+				return cur, nil
+			}
+			continue
+		}
+		var group int64
+		err = tx.QueryRowContext(ctx, `SELECT group_id FROM postmortems WHERE slug = ?`, p.VariantOf).Scan(&group)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return Postmortem{}, err
+		}
+		if err == nil && group == cur.GroupID {
+			return cur, nil
+		}
+	}
+	return Postmortem{}, fmt.Errorf("postmortem %q created since %s: %w", p.Title, formatTime(since), ErrNotFound)
 }
 
 func (s *Store) createPostmortem(ctx context.Context, tx *writeTx, p *Postmortem) error {
