@@ -46,6 +46,15 @@ func TestBothWaysSearchForgives(t *testing.T) {
 		p.see(".search-fallback", "No incident has all of the words", "any of them")
 		p.see(".hit-list", "Tonight's site interruptions")
 
+		// When no incident has any of the words either, the page says
+		// nothing matches, not that these have any of them.
+		search("zebra quokka")
+		p.see(".result-count", "0 incidents")
+		p.see(".search-results", "Nothing matches")
+		if n := p.count(".search-fallback"); n != 0 {
+			t.Errorf("zebra quokka: %d notices that the results have any of the words, and there are none", n)
+		}
+
 		if js {
 			// While typing, the last word is a prefix: "Tonig" finds
 			// "Tonight's", on the search page and in the header's

@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"bytes"
+	"cmp"
 	"html"
 	"io"
 	"log/slog"
@@ -283,5 +284,57 @@ func TestPostmortemMarkdownIntoAnotherInstance(t *testing.T) {
 	// And its Markdown there is the same file.
 	if again := as(t, dst, member, "GET", path, nil).Body.String(); again != md {
 		t.Errorf("the copy's Markdown differs:\n%s\nwant\n%s", again, md)
+	}
+}
+
+// The lists' "Download these as CSV" links hold every page of what the
+// list shows: the page's filters without its page number, on /postmortems
+// and /action-items alike (TestPostmortemsCSVLinkKeepsFilters follows the
+// filters of /postmortems).
+func TestListCSVLinksKeepTheFilters(t *testing.T) {
+	t.Parallel()
+	c := newCollection(t, 120, time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC))
+	link := regexp.MustCompile(`<a href="([^"]*\.csv[^"]*)"[^>]*>Download these as CSV</a>`)
+	for _, tt := range []struct{ page, csv string }{
+		{"/postmortems?page=2", "/postmortems.csv"},
+		{"/postmortems?org=Hooli&page=2", "/postmortems.csv?org=Hooli"},
+		{"/action-items?status=open&page=2", "/action-items.csv?status=open"},
+	} {
+		rec := get(t, c.h, tt.page)
+		m := link.FindStringSubmatch(rec.Body.String())
+		if rec.Code != http.StatusOK || m == nil {
+			t.Errorf("%s: %d, no CSV link", tt.page, rec.Code)
+			continue
+		}
+		href := html.UnescapeString(m[1])
+		slugs := func(path string) []string {
+			var out []string
+			for _, row := range fetchCSV(t, c.h, path) {
+				out = append(out, cmp.Or(row["slug"], row["id"]))
+			}
+			return out
+		}
+		got, want := slugs(href), slugs(tt.csv)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s links %s: %d rows, want the %d of %s", tt.page, href, len(got), len(want), tt.csv)
+		}
+	}
+}
+
+// A list's page past its last one says so and links back to the first
+// page of the same filters, rather than say nothing matches them.
+func TestListPagePastTheEnd(t *testing.T) {
+	t.Parallel()
+	c := newCollection(t, 120, time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC))
+	for _, tt := range []struct{ page, first, nothing string }{
+		{"/postmortems?org=Hooli&page=99", `href="/postmortems?org=Hooli"`, "No postmortem matches these filters"},
+		{"/action-items?status=open&page=99", `href="/action-items?status=open"`, "No action item matches these filters"},
+	} {
+		rec := get(t, c.h, tt.page)
+		body := rec.Body.String()
+		if rec.Code != http.StatusOK || strings.Contains(body, tt.nothing) || !strings.Contains(body, "No more results on this page") ||
+			!strings.Contains(body, tt.first+">Back to the first page</a>") {
+			t.Errorf("%s: %d, it says %q or does not link back to the first page (%s)", tt.page, rec.Code, tt.nothing, tt.first)
+		}
 	}
 }

@@ -49,6 +49,8 @@ type (
 	insightBlock struct {
 		Heading string
 		Note    string
+		// Missing says which incidents the chart leaves out, if any.
+		Missing string
 		Chart   chart
 		Table   chartTable
 		Empty   bool
@@ -315,8 +317,34 @@ func mostFrequent(ft []store.FollowThrough, n int) ([]store.FollowThrough, []str
 	return ft, names
 }
 
+// undated counts the incidents with no date, which no chart by year
+// holds: every incident has one severity, so those of the years by
+// severity are the dated ones.
+func undated(in store.Insights) int {
+	n := in.Incidents
+	for _, bySev := range in.BySeverity {
+		for _, c := range bySev {
+			n -= c
+		}
+	}
+	return n
+}
+
+// undatedNote says how many incidents the charts by year leave out.
+func undatedNote(in store.Insights) string {
+	switch n := undated(in); {
+	case n <= 0 || len(in.Years) == 0:
+		return ""
+	case n == 1:
+		return fmt.Sprintf("1 of the %d incidents records no date, so it is in no chart by year.", in.Incidents)
+	default:
+		return fmt.Sprintf("%d of the %d incidents record no date, so they are in no chart by year.", n, in.Incidents)
+	}
+}
+
 func insightBlocks(in store.Insights, fams []store.Family) []insightBlock {
 	var out []insightBlock
+	missing := undatedNote(in)
 
 	// Incidents over time by severity.
 	sevs := []string{"SEV1", "SEV2", "SEV3", "SEV4", "SEV5", ""}
@@ -328,7 +356,7 @@ func insightBlocks(in store.Insights, fams []store.Family) []insightBlock {
 		}
 		sevSeries = append(sevSeries, legendEntry{seriesClass(i), label})
 	}
-	b := insightBlock{Heading: "Incidents by year and severity", Empty: len(in.Years) == 0,
+	b := insightBlock{Heading: "Incidents by year and severity", Empty: len(in.Years) == 0, Missing: missing,
 		Chart: columnChart("by-severity", "Incidents per year, stacked by severity", in.Years, sevSeries,
 			func(y string, s int) int { return in.BySeverity[y][sevs[s]] })}
 	b.Table = chartTable{Caption: "Incidents per year by severity", Head: append([]string{"Year"}, append(labelsOf(sevSeries), "All")...)}
@@ -349,7 +377,7 @@ func insightBlocks(in store.Insights, fams []store.Family) []insightBlock {
 	}
 	byFamily := func(y string, s int) int { return in.ByFamily[y][fams[s].Slug] }
 	b = insightBlock{Heading: "Incidents by year and pattern family", Note: "An incident counts once in each family its patterns belong to.",
-		Empty: len(in.Years) == 0,
+		Empty: len(in.Years) == 0, Missing: missing,
 		Chart: columnChart("by-family", "Incidents per year, stacked by pattern family", in.Years, famSeries, byFamily)}
 	b.Table = chartTable{Caption: "Incidents per year by pattern family", Head: append([]string{"Year"}, labelsOf(famSeries)...),
 		Rows: yearRows(in.Years, len(fams), byFamily)}
@@ -359,7 +387,7 @@ func insightBlocks(in store.Insights, fams []store.Family) []insightBlock {
 	topPats, patNames := mostFrequent(in.FollowThrough, 6)
 	b = insightBlock{Heading: "Incidents by year for the most frequent patterns",
 		Note:  "The six patterns with the most incidents, each on the same scale; the number after a name is its incidents in these years.",
-		Empty: len(in.Years) == 0 || len(topPats) == 0,
+		Empty: len(in.Years) == 0 || len(topPats) == 0, Missing: missing,
 		Chart: smallMultiples("by-pattern", "Incidents per year for each of the most frequent patterns", in.Years, patNames,
 			func(p int, y string) int { return in.ByPattern[y][topPats[p].Slug] })}
 	b.Table = chartTable{Caption: "Incidents per year for the most frequent patterns", Head: append([]string{"Year"}, patNames...),
@@ -590,12 +618,13 @@ func (h *Handler) apiInsights(w http.ResponseWriter, r *http.Request) {
 	}
 	out := struct {
 		Incidents     int             `json:"incidents"`
+		Undated       int             `json:"undated"`
 		Years         []year          `json:"years"`
 		SevereRoles   []roles         `json:"severe_incident_roles"`
 		Pairs         []pair          `json:"pattern_pairs"`
 		Durations     map[string]dist `json:"durations"`
 		FollowThrough []follow        `json:"follow_through"`
-	}{Incidents: in.Incidents, Years: []year{}, SevereRoles: []roles{}, Pairs: []pair{}, FollowThrough: []follow{},
+	}{Incidents: in.Incidents, Undated: undated(in), Years: []year{}, SevereRoles: []roles{}, Pairs: []pair{}, FollowThrough: []follow{},
 		Durations: map[string]dist{"detect": mk(in.Detect), "mitigate": mk(in.Mitigate), "resolve": mk(in.Resolve)}}
 	for _, y := range in.Years {
 		bs := map[string]int{}

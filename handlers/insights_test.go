@@ -3,18 +3,23 @@ package handlers_test
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"hindsight/handlers"
 	"hindsight/postmortem"
 	"hindsight/store"
 )
 
 type apiInsightsT struct {
 	Incidents int `json:"incidents"`
+	Undated   int `json:"undated"`
 	Years     []struct {
 		Year       string         `json:"year"`
 		BySeverity map[string]int `json:"by_severity"`
@@ -241,4 +246,53 @@ func TestInsights(t *testing.T) {
 			t.Errorf("API with a bad date: %d", rec.Code)
 		}
 	})
+}
+
+// The charts by year leave out the incidents with no date; the page and
+// the JSON say how many, so that the years add up to the incidents.
+func TestInsightsSayWhatHasNoDate(t *testing.T) {
+	t.Parallel()
+	st := openSeeded(t, filepath.Join(t.TempDir(), "test.db"))
+	h, err := handlers.New(st, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		p := store.Postmortem{Title: fmt.Sprintf("Undated incident %d", i), Organization: "Nodate Inc", Summary: "It happened, once."}
+		if err := st.CreatePostmortem(t.Context(), &p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tt := range []struct {
+		query            string
+		incidents, dated int
+		note             string
+	}{
+		{"", 5, 3, "2 of the 5 incidents record no date, so they are in no chart by year."},
+		{"org=Nodate+Inc", 2, 0, ""}, // no year at all: the charts say none records it
+		{"org=Facebook", 1, 1, ""},
+		{"from=2000-01-01", 3, 3, ""},
+	} {
+		var in apiInsightsT
+		rec := get(t, h, "/api/insights?"+tt.query)
+		if err := json.Unmarshal(rec.Body.Bytes(), &in); err != nil {
+			t.Fatalf("%s: %v", tt.query, err)
+		}
+		dated := 0
+		for _, y := range in.Years {
+			for _, n := range y.BySeverity {
+				dated += n
+			}
+		}
+		if in.Incidents != tt.incidents || dated != tt.dated || in.Undated != tt.incidents-tt.dated {
+			t.Errorf("/api/insights?%s: %d incidents, %d in the years, undated %d; want %d, %d, %d",
+				tt.query, in.Incidents, dated, in.Undated, tt.incidents, tt.dated, tt.incidents-tt.dated)
+		}
+		page := get(t, h, "/insights?"+tt.query).Body.String()
+		if got := strings.Count(page, "record no date"); tt.note != "" && (got != 3 || !strings.Contains(page, tt.note)) ||
+			tt.note == "" && got != 0 {
+			t.Errorf("/insights?%s says %d times that incidents record no date, want %q under each of the 3 charts by year",
+				tt.query, got, tt.note)
+		}
+	}
 }

@@ -31,7 +31,9 @@ func TestSearchPage(t *testing.T) {
 			"More Details on Today&#39;s Outage", "<mark>database</mark>"}, []string{"Nothing matches"}},
 		{"keep-alive apache zebra", []string{"No incident has all of the words", "Tonight&#39;s site interruptions"}, nil},
 		{"org:Facebook", []string{`aria-current="true"`, `href="/search?q="`, "More Details on Today&#39;s Outage"}, []string{"Tonight&#39;s site interruptions"}},
-		{`"unbalanced`, []string{"ignored unbalanced quote", "Nothing matches"}, nil},
+		{`"unbalanced`, []string{"ignored unbalanced quote", "Nothing matches"}, []string{"these have <strong>any of them"}},
+		// The fallback to any word found nothing either: no notice of results that have any of them.
+		{"zebra quokka", []string{"0 incidents for", "Nothing matches"}, []string{"No incident has all of the words", "these have <strong>any of them"}},
 		{"OR", []string{"OR is not an operator here"}, nil},
 		{"<script>alert(1)</script>", []string{"&lt;script&gt;"}, []string{"<script>alert"}},
 	} {

@@ -3,6 +3,7 @@ package search
 import (
 	"cmp"
 	"container/heap"
+	"index/suffixarray"
 	"iter"
 	"math/bits"
 	"slices"
@@ -26,6 +27,10 @@ type Table struct {
 	tagWords int
 	patterns []TablePattern
 	orgs     []string
+	// orgsWithin lists, for each organization, the others whose names its
+	// own holds as org: matches them ("Google (Gmail)" holds "Google"); nil
+	// when no name holds another. A result counts in their facets too.
+	orgsWithin [][]int32
 	// dates are the distinct incident dates in ascending order, so that
 	// date indexes compare as the dates do.
 	dates    []string
@@ -127,6 +132,7 @@ func (b *TableBuilder) Build(patterns []TablePattern, d TableDecoder) (*Table, e
 	if err := cmp.Or(err1, err2, err3, err4); err != nil {
 		return nil, err
 	}
+	t.orgsWithin = orgsWithin(t.orgs)
 	for _, r := range b.restrs.values {
 		groups, err := d.Restriction(r)
 		if err != nil {
@@ -304,6 +310,52 @@ func (t *Table) Filter(f Filters, visible func(restrictedTo []string) bool) *Fil
 	return rf
 }
 
+// orgsWithin returns, for each organization, the others whose names it
+// holds as containsLike finds them; nil when none holds another. One
+// suffix array of all the names finds each name's occurrences, so the cost
+// grows with the names' length, not with its square.
+func orgsWithin(orgs []string) [][]int32 {
+	var text []byte
+	starts := make([]int, len(orgs))
+	for i, o := range orgs {
+		starts[i] = len(text)
+		for j := 0; j < len(o); j++ {
+			text = append(text, foldASCII(o[j]))
+		}
+		text = append(text, 0)
+	}
+	idx := suffixarray.New(text)
+	var within [][]int32
+	for v, o := range orgs {
+		if o == "" {
+			continue
+		}
+		for _, at := range idx.Lookup(text[starts[v]:starts[v]+len(o)], -1) {
+			i, found := slices.BinarySearch(starts, at)
+			if !found {
+				i-- // the name the occurrence starts inside
+			}
+			if i == v || at+len(o) > starts[i]+len(orgs[i]) {
+				continue
+			}
+			if within == nil {
+				within = make([][]int32, len(orgs))
+			}
+			if !slices.Contains(within[i], int32(v)) {
+				within[i] = append(within[i], int32(v))
+			}
+		}
+	}
+	return within
+}
+
+func foldASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
 // containsLike reports whether s contains sub as SQLite's LIKE finds it:
 // ASCII letters match without regard to case, any other character only
 // itself.
@@ -318,14 +370,7 @@ func containsLike(s, sub string) bool {
 
 func equalFoldASCII(a, b string) bool {
 	for i := 0; i < len(a); i++ {
-		x, y := a[i], b[i]
-		if 'A' <= x && x <= 'Z' {
-			x += 'a' - 'A'
-		}
-		if 'A' <= y && y <= 'Z' {
-			y += 'a' - 'A'
-		}
-		if x != y {
+		if foldASCII(a[i]) != foldASCII(b[i]) {
 			return false
 		}
 	}
@@ -522,6 +567,13 @@ func (t *Table) Group(hits []Hit) ([]Hit, Facets) {
 	}
 	orgs, years, langs, sevs := newFacetCount(len(t.orgs)), newFacetCount(len(t.years)), newFacetCount(len(t.langs)), newFacetCount(len(t.sevs))
 	patterns := newFacetCount(len(t.patterns))
+	// An organization's facet counts the results from those whose names
+	// hold its own, which org: finds too; it is listed for a name some
+	// result has.
+	var orgSeen []bool
+	if t.orgsWithin != nil {
+		orgSeen = make([]bool, len(t.orgs))
+	}
 	best := make([]Hit, 0, len(groups))
 	for _, g := range groups {
 		var b Hit
@@ -532,6 +584,12 @@ func (t *Table) Group(hits []Hit) ([]Hit, Facets) {
 			}
 			r := &t.rows[hit.row]
 			orgs.add(g, r.org)
+			if orgSeen != nil {
+				orgSeen[r.org] = true
+				for _, o := range t.orgsWithin[r.org] {
+					orgs.add(g, o)
+				}
+			}
 			if y := t.dateYear[r.date]; y >= 0 {
 				years.add(g, y)
 			}
@@ -550,6 +608,11 @@ func (t *Table) Group(hits []Hit) ([]Hit, Facets) {
 	for i, n := range patterns.n {
 		if p := t.patterns[i]; n > 0 && p.Listed {
 			fs.Patterns = append(fs.Patterns, Facet{Value: p.Slug, Label: cmp.Or(p.Name, p.Slug), Count: n})
+		}
+	}
+	for i, seen := range orgSeen {
+		if !seen {
+			orgs.n[i] = 0
 		}
 	}
 	fs.Organizations = orgs.facets(t.orgs, false)

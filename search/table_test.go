@@ -409,3 +409,49 @@ func TestFallbackUnits(t *testing.T) {
 		}
 	}
 }
+
+// org: finds every organization whose name holds the value ("org:google"
+// finds "Google (Gmail)"), so an organization's facet counts the results
+// from the organizations whose names hold its own: choosing it finds as
+// many incidents as it says. A facet is listed only for a name some result
+// has.
+func TestTableOrgFacetsCountWhatTheyFind(t *testing.T) {
+	t.Parallel()
+	table := buildTable(t, []tableRow{
+		{search.TableRow{ID: 1, Group: 1, Canonical: true, Org: "Google", Lang: "en"}, nil},
+		{search.TableRow{ID: 2, Group: 2, Canonical: true, Org: "Google (Gmail)", Lang: "en"}, nil},
+		{search.TableRow{ID: 3, Group: 3, Canonical: true, Org: "Wikimedia Foundation", Lang: "en"}, nil},
+		{search.TableRow{ID: 4, Group: 3, Org: "Wikimedia", Lang: "es"}, nil}, // a group counts once
+		{search.TableRow{ID: 5, Group: 4, Canonical: true, Org: "Wikimedia Foundation", Lang: "en"}, nil},
+		{search.TableRow{ID: 6, Group: 5, Canonical: true, Org: "wikimedia", Lang: "en"}, nil}, // ASCII case folded, as org: is
+		{search.TableRow{ID: 7, Group: 6, Canonical: true, Org: "Acme", Lang: "en"}, nil},
+		{search.TableRow{ID: 8, Group: 7, Canonical: true, Org: "Acme Payments", Lang: "en"}, nil},
+	})
+	for _, tt := range []struct {
+		name string
+		f    search.Filters
+		want []search.Facet
+	}{
+		{"all", search.Filters{}, []search.Facet{
+			{Value: "Wikimedia", Label: "Wikimedia", Count: 3}, {Value: "wikimedia", Label: "wikimedia", Count: 3},
+			{Value: "Acme", Label: "Acme", Count: 2}, {Value: "Google", Label: "Google", Count: 2},
+			{Value: "Wikimedia Foundation", Label: "Wikimedia Foundation", Count: 2},
+			{Value: "Acme Payments", Label: "Acme Payments", Count: 1}, {Value: "Google (Gmail)", Label: "Google (Gmail)", Count: 1},
+		}},
+		// Only Gmail's incident is found: "Google" is no facet of it.
+		{"gmail", search.Filters{Org: "gmail"}, []search.Facet{{Value: "Google (Gmail)", Label: "Google (Gmail)", Count: 1}}},
+		{"payments", search.Filters{Org: "Payments"}, []search.Facet{{Value: "Acme Payments", Label: "Acme Payments", Count: 1}}},
+	} {
+		_, facets := table.Group(table.Unranked(table.Filter(tt.f, openToAll), nil))
+		if !slices.Equal(facets.Organizations, tt.want) {
+			t.Errorf("%s: Organizations = %v, want %v", tt.name, facets.Organizations, tt.want)
+		}
+		for _, fc := range facets.Organizations {
+			f := tt.f
+			f.Org = fc.Value
+			if best, _ := table.Group(table.Unranked(table.Filter(f, openToAll), nil)); len(best) != fc.Count {
+				t.Errorf("%s: org:%s finds %d incidents, its facet said %d", tt.name, fc.Value, len(best), fc.Count)
+			}
+		}
+	}
+}

@@ -45,6 +45,8 @@
 
   // A form that failed validation opens on its error summary, so screen
   // readers announce it and keyboard users start from the list of links.
+  // Its autofocus does that without JavaScript; browsers from before
+  // autofocus applied to any focusable element honour only this.
   var summary = document.querySelector("[data-error-summary]");
   if (summary) summary.focus();
 
