@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -720,6 +721,45 @@ func TestAuditTagRejection(t *testing.T) {
 	body := as(t, h, admin, "GET", "/api/audit?kind=tags.reject", nil).Body.String()
 	if !strings.Contains(body, `"actor": "ed"`) || !strings.Contains(body, "retry-storm") {
 		t.Errorf("tag rejection not audited: %s", body)
+	}
+}
+
+// TestRestrictedDraftRejectionStaysWithItsGroups: a suggestion rejected
+// while writing a restricted postmortem, before it is saved, is kept for
+// tuning as every rejection is, but the draft's title is shown only to its
+// groups: not on the pattern page of outsiders, nor in an outside admin's
+// audit trail.
+func TestRestrictedDraftRejectionStaysWithItsGroups(t *testing.T) {
+	t.Parallel()
+	h, _ := newTeamApp(t)
+	member := person{"sam", "security, sre"}
+	other := person{"sue", "security"}
+	outsider := person{"ed", "sre"}
+	outAdmin := person{"ada", "admins"}
+	form := with(validForm(), "title", "Zanzibar credential leak", "restricted_to", "security", "reject", "retry-storm",
+		"body", "Clients retried immediately without backoff; the retries multiplied the load into a retry storm.")
+	src := "# Zanzibar credential leak\n\nClients retried immediately without backoff; the retries multiplied the load into a retry storm.\n"
+	for path, form := range map[string]url.Values{
+		"/postmortems/new/reject": form,
+		"/import/reject":          with(form, "source", base64.StdEncoding.EncodeToString([]byte(src)), "filename", "leak.md"),
+	} {
+		if rec := as(t, h, member, "POST", path, form, "Sec-Fetch-Site", "same-origin"); rec.Code != 200 {
+			t.Fatalf("%s: %d\n%.1500s", path, rec.Code, rec.Body)
+		}
+	}
+	if body := as(t, h, other, "GET", "/patterns/retry-storm", nil).Body.String(); !strings.Contains(body, "Zanzibar credential leak") {
+		t.Error("the group's pattern page does not list the rejection")
+	}
+	for _, who := range []person{outsider, viewer, outAdmin} {
+		for _, path := range []string{"/patterns/retry-storm", "/audit", "/api/audit", "/api/audit?kind=tags.reject"} {
+			rec := as(t, h, who, "GET", path, nil)
+			mustNotContainIn(t, who.name+" "+path, rec.Body.String(), "Zanzibar")
+		}
+	}
+	// The trail still has both rejections, without the title.
+	body := as(t, h, outAdmin, "GET", "/api/audit?kind=tags.reject", nil).Body.String()
+	if n := strings.Count(body, `"kind": "tags.reject"`); n != 2 {
+		t.Errorf("%d rejections in the trail, want 2: %s", n, body)
 	}
 }
 

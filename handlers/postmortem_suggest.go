@@ -80,8 +80,12 @@ func (h *Handler) suggestInForm(r *http.Request, page *postmortemFormPage, rej s
 	}
 	if known[rej] && !rejected[rej] {
 		rejection := store.Rejection{Title: f.Title, PatternSlug: rej}
-		if page.Editing {
+		switch {
+		case page.Editing:
 			rejection.PostmortemSlug = page.Postmortem.Slug
+		case h.proxyMode():
+			// A draft to be restricted is listed only to its groups.
+			rejection.RestrictedTo = groupList(f.RestrictedTo)
 		}
 		for _, s := range sugs {
 			if s.Slug == rej {

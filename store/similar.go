@@ -372,6 +372,9 @@ type Rejection struct {
 	Phrases        []string // the phrases that triggered the suggestion
 	Score          float64
 	RejectedAt     string // RFC 3339, set by RecordRejection
+	// RestrictedTo is the groups a draft (no PostmortemSlug) was
+	// restricted to: only their members see its rejections listed.
+	RestrictedTo []string
 }
 
 // RecordRejection keeps a rejected suggestion so that the detection phrases
@@ -396,10 +399,20 @@ func (s *Store) RecordRejection(ctx context.Context, r Rejection) error {
 	if n == 0 {
 		return fmt.Errorf("record rejection: pattern %q: %w", r.PatternSlug, ErrInvalid)
 	}
+	var restricted string
+	what := "rejected the suggested pattern " + r.PatternSlug + " for “" + r.Title + "”"
+	if pmID == nil {
+		// A saved postmortem's rejections follow its own restriction.
+		restricted = encodeRestriction(r.RestrictedTo)
+		if restricted != "" {
+			// The trail is read by admins outside the groups too.
+			what = "rejected the suggested pattern " + r.PatternSlug + " for a restricted draft"
+		}
+	}
 	err := s.inTx(ctx, func(tx *writeTx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO rejected_suggestions (postmortem_id, title, pattern_slug, phrases, score, rejected_at)
-			VALUES (?, ?, ?, ?, ?, ?)`, pmID, r.Title, r.PatternSlug, strings.Join(r.Phrases, "\n"), r.Score, s.now())
-		tx.audit(auditNote{kind: "tags.reject", postmortem: r.PostmortemSlug, what: "rejected the suggested pattern " + r.PatternSlug + " for “" + r.Title + "”"})
+		_, err := tx.ExecContext(ctx, `INSERT INTO rejected_suggestions (postmortem_id, title, pattern_slug, phrases, score, rejected_at, restricted_to)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, pmID, r.Title, r.PatternSlug, strings.Join(r.Phrases, "\n"), r.Score, s.now(), restricted)
+		tx.audit(auditNote{kind: "tags.reject", postmortem: r.PostmortemSlug, what: what})
 		return err
 	})
 	if err != nil {
@@ -415,9 +428,10 @@ func (s *Store) ListRejections(ctx context.Context, slug string, limit int) ([]R
 	if limit <= 0 {
 		limit = -1 // no limit, for SQLite
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT coalesce(p.slug, ''), r.title, r.pattern_slug, r.phrases, r.score, r.rejected_at
+	rows, err := s.db.QueryContext(ctx, `SELECT coalesce(p.slug, ''), r.title, r.pattern_slug, r.phrases, r.score, r.rejected_at, r.restricted_to
 		FROM rejected_suggestions r LEFT JOIN postmortems p ON p.id = r.postmortem_id
-		WHERE (? = '' OR r.pattern_slug = ?) AND (p.id IS NULL OR `+visibleSQL(ctx, "p")+`) ORDER BY r.rejected_at DESC, r.id DESC LIMIT ?`, slug, slug, limit)
+		WHERE (? = '' OR r.pattern_slug = ?) AND (p.id IS NULL AND `+visibleSQL(ctx, "r")+` OR `+visibleSQL(ctx, "p")+`)
+		ORDER BY r.rejected_at DESC, r.id DESC LIMIT ?`, slug, slug, limit)
 	if err != nil {
 		return nil, fmt.Errorf("list rejections: %w", err)
 	}
@@ -425,10 +439,11 @@ func (s *Store) ListRejections(ctx context.Context, slug string, limit int) ([]R
 	var out []Rejection
 	for rows.Next() {
 		var r Rejection
-		var phrases string
-		if err := rows.Scan(&r.PostmortemSlug, &r.Title, &r.PatternSlug, &phrases, &r.Score, &r.RejectedAt); err != nil {
+		var phrases, restricted string
+		if err := rows.Scan(&r.PostmortemSlug, &r.Title, &r.PatternSlug, &phrases, &r.Score, &r.RejectedAt, &restricted); err != nil {
 			return nil, fmt.Errorf("list rejections: %w", err)
 		}
+		r.RestrictedTo = decodeRestriction(restricted)
 		if phrases != "" {
 			r.Phrases = strings.Split(phrases, "\n")
 		}
