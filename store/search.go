@@ -107,14 +107,27 @@ func (s *Store) search(ctx context.Context, q search.Query, limit, offset int) (
 	}
 	// Words are tried in the stems of every language held.
 	q = q.WithLanguages(t.Languages())
-	f := t.Filter(q.Filters, func(restrictedTo []string) bool { return canSee(ctx, restrictedTo) })
+	visible := func(restrictedTo []string) bool { return canSee(ctx, restrictedTo) }
+	f := t.Filter(q.Filters, visible)
 	var hits []search.Hit
 	switch {
 	case f.None():
 	case q.HasText():
 		hits, err = s.rankedHits(ctx, t, f, q.MatchExpr())
 		if units := search.FallbackUnits(q); err == nil && units != nil {
-			if best, _ := t.Group(hits); len(best) < search.FallbackBelow {
+			best, _ := t.Group(hits)
+			fallBack := len(best) < search.FallbackBelow
+			if fallBack && q.Filters != (search.Filters{}) {
+				// Whether the words find little is decided without the
+				// filters: a facet that narrows the results below
+				// FallbackBelow narrows them, and finds as many as it
+				// counted, rather than widen them to any of the words.
+				var all []search.Hit
+				all, err = s.rankedHits(ctx, t, t.Filter(search.Filters{}, visible), q.MatchExpr())
+				allBest, _ := t.Group(all)
+				fallBack = err == nil && len(allBest) < search.FallbackBelow
+			}
+			if fallBack {
 				res.AnyWords, res.AllWords = true, len(best)
 				for _, u := range units {
 					res.Broader = append(res.Broader, u.BroaderText...)

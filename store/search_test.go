@@ -727,6 +727,9 @@ func addSearchCorpus(t *testing.T, st *store.Store, n int) {
 // filtered out) SQLite kept whichever its plan met first, the lowest id
 // when it walked the index in id order, but in organization order with
 // org:, for instance. Search keeps the lowest id; so does the oracle now.
+// And: it fell back to any of the words when fewer than three incidents
+// had all of them under the filters; it now decides by the words alone,
+// so that a facet narrows (TestSearchFacetsCountWhatTheyFind).
 // Another: an organization's facet counted its own name's groups; it now
 // counts the groups org: with its name finds (those of every organization
 // whose name holds it, as LIKE '%name%'), so choosing it finds that many.
@@ -738,6 +741,13 @@ func searchOracle(t *testing.T, db *sql.DB, q search.Query, limit, offset int) s
 	res := searchOracleAs(t, db, q, limit, offset, false, nil)
 	if !q.HasText() || res.Total >= 3 {
 		return res
+	}
+	// Whether the words find little is decided without the filters.
+	if unfiltered := q; q.Filters != (search.Filters{}) {
+		unfiltered.Filters = search.Filters{}
+		if searchOracleAs(t, db, unfiltered, limit, offset, false, nil).Total >= 3 {
+			return res
+		}
 	}
 	// Fewer than three incidents with every word: with two units or more
 	// (lone stop words left out) or a broader term, any word will do.
@@ -896,4 +906,39 @@ func searchOracleAs(t *testing.T, db *sql.DB, q search.Query, limit, offset int,
 		res.Hits = append(res.Hits, h)
 	}
 	return res
+}
+
+// Choosing a facet finds as many incidents as it counted, never more than
+// the query found: whether search falls back to any of the words is
+// decided by the words, not by the filters, so narrowing by a facet to
+// fewer than three incidents with every word does not widen the results to
+// those with any of them.
+func TestSearchFacetsCountWhatTheyFind(t *testing.T) {
+	t.Parallel()
+	st, _ := newSearchStore(t)
+	for _, raw := range []string{"retries clients", "clients retried", "retry storm", "database load", "configuration value"} {
+		res, err := st.Search(t.Context(), store.SearchParams{Query: search.Parse(raw)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, fs := range []struct {
+			key    string
+			facets []search.Facet
+		}{
+			{"pattern", res.Facets.Patterns}, {"org", res.Facets.Organizations}, {"year", res.Facets.Years},
+			{"lang", res.Facets.Languages}, {"sev", res.Facets.Severities},
+		} {
+			for _, f := range fs.facets {
+				q := search.Parse(raw).WithFilter(fs.key, f.Value)
+				r, err := st.Search(t.Context(), store.SearchParams{Query: q})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r.Total != f.Count || r.AnyWords != res.AnyWords {
+					t.Errorf("%s: %d incidents (any of the words: %v); the facet of %q (any of the words: %v) said %d",
+						q, r.Total, r.AnyWords, raw, res.AnyWords, f.Count)
+				}
+			}
+		}
+	}
 }
