@@ -95,3 +95,45 @@ func TestBothWaysIncidentDateWarning(t *testing.T) {
 		}
 	})
 }
+
+// A timeline row without its time is refused: the error summary's link
+// takes the keyboard to that row's time box, which is marked invalid and
+// described by the message, and every row typed is kept.
+func TestBothWaysTimelineRowError(t *testing.T) {
+	t.Parallel()
+	eachScriptWay(t, func(t *testing.T, js bool) {
+		p := scriptPage(t, shared, js) // nothing is saved
+		p.expectConsole("422")         // the browser logs the status of the refused form
+		p.open("/postmortems/new", 200)
+		p.run("write",
+			typeInto("#f-title", "Row check"),
+			typeInto("#f-summary", "A timeline row without its time."),
+			typeInto("#f-author", "Dana"),
+			typeInto("#f-timeline-time-0", "14:02"), typeInto("#f-timeline-text-0", "deploy of v42 starts"),
+			typeInto("#f-timeline-text-1", "first alert fires"),
+		)
+		if status := p.submit(`.form-actions button[value="save"]`); status != 422 {
+			t.Fatalf("saving a row without its time answers %d, want 422", status)
+		}
+		p.see(".error-summary", "Give each event of the timeline its time")
+		if n := p.count(`[id="f-timeline-error"]`); n != 1 {
+			t.Errorf("%d elements with the id f-timeline-error, want 1", n)
+		}
+		p.run("follow the error's link", chromedp.Click(chromedp.CSS(`.error-summary a[href="#f-timeline-time-1"]`), chromedp.NodeVisible))
+		if id := eval[string](p, `document.activeElement.id`); id != "f-timeline-time-1" {
+			t.Errorf("the error's link leaves the focus on %q, want the time of the second row", id)
+		}
+		if v := eval[string](p, `document.getElementById("f-timeline-time-1").getAttribute("aria-invalid") || ""`); v != "true" {
+			t.Errorf("the second row's time is not marked invalid (aria-invalid %q)", v)
+		}
+		desc := eval[string](p, `(document.getElementById(document.getElementById("f-timeline-time-1").getAttribute("aria-describedby") || "x") || {}).textContent || ""`)
+		if !strings.Contains(desc, "Give each event of the timeline its time") {
+			t.Errorf("the second row's time is described by %q, want the error", desc)
+		}
+		for id, want := range map[string]string{"f-timeline-time-0": "14:02", "f-timeline-text-0": "deploy of v42 starts", "f-timeline-text-1": "first alert fires"} {
+			if v := eval[string](p, `document.getElementById("`+id+`").value`); v != want {
+				t.Errorf("%s holds %q, want %q as typed", id, v, want)
+			}
+		}
+	})
+}

@@ -30,7 +30,12 @@ type postmortemForm struct {
 	// is pasted lines not read yet, or a free-form timeline.
 	TimelineRows []timelineRow
 	// BlankRows is how many empty timeline rows the form offers.
-	BlankRows    int
+	BlankRows int
+	// badRow is the first timeline row the timeline's error is about
+	// (1-based; 0: the error, if any, is the pasted lines'), and badPart
+	// its input at fault: "time" or "text".
+	badRow       int
+	badPart      string
 	Author, Note string
 	// RestrictedTo is the groups it is restricted to, comma-separated, as
 	// typed (proxy mode only).
@@ -107,7 +112,25 @@ func (f postmortemForm) Field(name string) field {
 	if name == "incident_date" && fd.Error == "" {
 		fd.Warning = f.dateWarning()
 	}
+	if name == "timeline" && f.badRow > 0 {
+		fd.Error = "" // a row's: shown with the rows (TimelineRowsError)
+	}
 	return fd
+}
+
+// TimelineRowsError is the timeline's error when it is about a row: shown
+// above the rows, and describing the input at fault (RowInvalid).
+func (f postmortemForm) TimelineRowsError() string {
+	if f.badRow == 0 {
+		return ""
+	}
+	return f.Errors["timeline"]
+}
+
+// RowInvalid reports whether the input part ("time" or "text") of the
+// i-th timeline row shown is the one the timeline's error is about.
+func (f postmortemForm) RowInvalid(i int, part string) bool {
+	return f.badRow == i+1 && f.badPart == part
 }
 
 // dateWarning is a doubt about the incident date: a day outside the days
@@ -170,6 +193,14 @@ func (f *postmortemForm) readTimeline(v url.Values) {
 		}
 		return ""
 	}
+	// rowError notes msg about the part of the row about to be added, the
+	// first such error being the one shown.
+	rowError := func(part, msg string) {
+		if f.Errors["timeline"] == "" {
+			f.badRow, f.badPart = len(f.TimelineRows)+1, part
+		}
+		f.Errors.add("timeline", msg)
+	}
 	for i := range n {
 		row := timelineRow{Time: at(times, i), Text: at(texts, i)}
 		if row.Time == "" && row.Text == "" {
@@ -177,17 +208,17 @@ func (f *postmortemForm) readTimeline(v url.Values) {
 		}
 		switch {
 		case row.Time == "":
-			f.Errors.add("timeline", "Give each event of the timeline its time, like 14:02.")
+			rowError("time", "Give each event of the timeline its time, like 14:02.")
 		case row.Text == "":
-			f.Errors.add("timeline", "Say what happened at "+row.Time+" in the timeline.")
+			rowError("text", "Say what happened at "+row.Time+" in the timeline.")
 		case utf8.RuneCountInString(row.Text) > maxTimelineRowRunes:
-			f.Errors.add("timeline", fmt.Sprintf("An event of the timeline is longer than %d characters.", maxTimelineRowRunes))
+			rowError("text", fmt.Sprintf("An event of the timeline is longer than %d characters.", maxTimelineRowRunes))
 		default:
 			// The time alone, as a line would start: "9:15" is kept as "09:15".
 			if e, ok := store.ParseTimeline(row.Time + " x"); ok && len(e) == 1 && e[0].Text == "x" {
 				row.Time = e[0].Clock()
 			} else {
-				f.Errors.add("timeline", "Write the times of the timeline like 14:02, or 2024-03-05 14:02 when it spans days.")
+				rowError("time", "Write the times of the timeline like 14:02, or 2024-03-05 14:02 when it spans days.")
 			}
 		}
 		f.TimelineRows = append(f.TimelineRows, row)
@@ -252,8 +283,17 @@ func (f postmortemForm) FamilyTagged(fam store.Family) bool {
 	return false
 }
 
-// ErrorList is the error summary, in form order.
-func (f postmortemForm) ErrorList() []errorLink { return errorList(postmortemSpecs, "f-", f.Errors) }
+// ErrorList is the error summary, in form order. A timeline row's error
+// links to the input at fault.
+func (f postmortemForm) ErrorList() []errorLink {
+	out := errorList(postmortemSpecs, "f-", f.Errors)
+	for i := range out {
+		if out[i].ID == "f-timeline" && f.badRow > 0 {
+			out[i].ID = fmt.Sprintf("f-timeline-%s-%d", f.badPart, f.badRow-1)
+		}
+	}
+	return out
+}
 
 // timeZones are offered for the incident's times. A zone outside the list
 // that a postmortem already uses is offered too.

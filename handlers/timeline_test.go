@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -69,6 +70,50 @@ func TestTimelineRows(t *testing.T) {
 	mustContain(t, body, `id="f-timeline-time-0" name="timeline_time" type="text" value="14:00"`, `id="f-timeline-time-1" name="timeline_time" type="text" value="14:20"`,
 		`id="f-timeline-time-9"`, `name="blank_rows" value="8"`)
 	mustNotContain(t, body, `id="f-timeline-time-10"`, "error-summary")
+}
+
+// A timeline row that cannot be saved is the field the error summary
+// links to and the one marked invalid, its message shown once (one element
+// with its id); an error of the pasted lines stays with their box.
+func TestTimelineRowErrorPointsAtTheRow(t *testing.T) {
+	t.Parallel()
+	h, _ := newApp(t)
+	for _, tt := range []struct {
+		name, pasted string
+		pairs        []string
+		target       string // the id the summary links to and that is marked invalid
+	}{
+		{"EventWithoutTime", "", []string{"14:00", "deploy", "", "alert fires"}, "f-timeline-time-1"},
+		{"TimeWithoutEvent", "", []string{"14:00", ""}, "f-timeline-text-0"},
+		{"BadTime", "", []string{"14:00", "deploy", "14:05", "alert", "2pm", "rollback"}, "f-timeline-time-2"},
+		{"RowsAndProse", "Prose here.", []string{"14:00", "deploy"}, "f-timeline"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			form := with(validForm(), "timeline", tt.pasted)
+			form.Del("timeline_time")
+			form.Del("timeline_text")
+			for i := 0; i+1 < len(tt.pairs); i += 2 {
+				form.Add("timeline_time", tt.pairs[i])
+				form.Add("timeline_text", tt.pairs[i+1])
+			}
+			rec := postForm(t, h, "/postmortems", form)
+			if rec.Code != http.StatusUnprocessableEntity {
+				t.Fatalf("status %d, want 422", rec.Code)
+			}
+			body := rec.Body.String()
+			if n := strings.Count(body, `id="f-timeline-error"`); n != 1 {
+				t.Errorf("%d elements with the id f-timeline-error, want 1", n)
+			}
+			mustContain(t, body, `<li><a href="#`+tt.target+`">`)
+			tag := regexp.MustCompile(`<(?:input|textarea) id="` + tt.target + `"[^>]*>`).FindString(body)
+			if !strings.Contains(tag, `aria-invalid="true"`) || !strings.Contains(tag, "f-timeline-error") {
+				t.Errorf("the field at fault is not marked invalid and described by the error: %s", tag)
+			}
+			if n := strings.Count(body, `aria-invalid="true"`); n != 1 {
+				t.Errorf("%d fields marked invalid, want 1", n)
+			}
+		})
+	}
 }
 
 func TestIncidentHeaderAndTimelineMarks(t *testing.T) {

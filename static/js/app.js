@@ -226,6 +226,8 @@
       row.querySelectorAll("input").forEach(function (input) {
         input.value = "";
         input.id = input.id.replace(/\d+$/, String(n));
+        input.removeAttribute("aria-invalid");
+        input.removeAttribute("aria-describedby");
       });
       row.querySelectorAll("label").forEach(function (label) {
         label.htmlFor = label.htmlFor.replace(/\d+$/, String(n));
