@@ -224,9 +224,12 @@ type insightsPage struct {
 	Filter    store.InsightFilter
 	Options   store.FilterOptions
 	Incidents int
-	Blocks    []insightBlock
-	Errors    []string
-	URL       string // the page's path and query
+	// Unreviewed counts the postmortems with suggested patterns nobody
+	// has confirmed or dismissed: the figures by pattern leave them out.
+	Unreviewed int
+	Blocks     []insightBlock
+	Errors     []string
+	URL        string // the page's path and query
 }
 
 // insightFilterFromQuery reads the filters; a date that is not a date is
@@ -275,14 +278,20 @@ func (h *Handler) showInsights(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
+	unreviewed, err := h.store.PendingSuggestions(r.Context())
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
 	page := insightsPage{
-		basePage:  h.base(r, "Insights", "What the incidents show together: trends by severity and pattern family, the patterns behind severe incidents, times to detect and resolve, follow-through."),
-		Filter:    f,
-		Options:   opts,
-		Incidents: in.Incidents,
-		Errors:    errs,
-		Blocks:    insightBlocks(in, fams),
-		URL:       r.URL.RequestURI(),
+		Unreviewed: unreviewed,
+		basePage:   h.base(r, "Insights", "What the incidents show together: trends by severity and pattern family, the patterns behind severe incidents, times to detect and resolve, follow-through."),
+		Filter:     f,
+		Options:    opts,
+		Incidents:  in.Incidents,
+		Errors:     errs,
+		Blocks:     insightBlocks(in, fams),
+		URL:        r.URL.RequestURI(),
 	}
 	if len(errs) > 0 {
 		// The form is shown again with what was typed.

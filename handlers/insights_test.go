@@ -310,3 +310,23 @@ func TestInsightsNothingSelected(t *testing.T) {
 	mustContain(t, body, "1 incident", `<section class="insight"`)
 	mustNotContain(t, body, "No incident matches these filters.")
 }
+
+// The figures by pattern count tags people gave or confirmed; while
+// imported postmortems wait with suggested patterns, the page says so and
+// links to the review queue, so that empty charts are not read as
+// incidents without patterns.
+func TestInsightsSayWhatWaitsForReview(t *testing.T) {
+	t.Parallel()
+	h, st := newApp(t)
+	mustNotContain(t, get(t, h, "/insights").Body.String(), "nobody has reviewed")
+	for i := range 2 {
+		p := store.Postmortem{Title: fmt.Sprintf("Imported outage %d", i), Organization: "Chatco", Summary: "Clients reconnected at once.",
+			Suggested: []store.SuggestedTag{{PatternSlug: "thundering-herd", Role: "trigger", Confidence: 0.7, Reason: "phrases"}}}
+		if err := st.ImportPostmortem(t.Context(), &p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustContain(t, get(t, h, "/insights").Body.String(),
+		"2 postmortems have patterns the classifier suggested that nobody has reviewed yet; the figures by pattern count only the tags people gave or confirmed.",
+		`<a href="/review">Review them</a>`)
+}

@@ -227,11 +227,9 @@ const reviewQueueMax = 100
 // suggested longest ago first (at most reviewQueueMax), and how many there
 // are in all.
 func (s *Store) ReviewQueue(ctx context.Context) ([]ReviewItem, int, error) {
-	var total int
-	if err := s.db.QueryRowContext(ctx, `SELECT count(DISTINCT st.postmortem_id)
-		FROM suggested_tags st JOIN postmortems p ON p.id = st.postmortem_id
-		WHERE st.status = 'suggested' AND p.archived_at = '' AND `+visibleSQL(ctx, "p")).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("review queue: %w", err)
+	total, err := s.PendingSuggestions(ctx)
+	if err != nil {
+		return nil, 0, err
 	}
 	rows, err := s.db.QueryContext(ctx, `WITH queue AS (
 			SELECT st.postmortem_id AS id, min(st.suggested_at) AS since
@@ -266,6 +264,18 @@ func (s *Store) ReviewQueue(ctx context.Context) ([]ReviewItem, int, error) {
 		out[len(out)-1].Suggestions = append(out[len(out)-1].Suggestions, t)
 	}
 	return out, total, rows.Err()
+}
+
+// PendingSuggestions counts the live postmortems with unreviewed
+// suggestions (those the review queue lists).
+func (s *Store) PendingSuggestions(ctx context.Context) (int, error) {
+	var total int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(DISTINCT st.postmortem_id)
+		FROM suggested_tags st JOIN postmortems p ON p.id = st.postmortem_id
+		WHERE st.status = 'suggested' AND p.archived_at = '' AND `+visibleSQL(ctx, "p")).Scan(&total); err != nil {
+		return 0, fmt.Errorf("review queue: %w", err)
+	}
+	return total, nil
 }
 
 // pendingSuggestion reads an unreviewed suggestion for update.
