@@ -296,3 +296,17 @@ func TestInsightsSayWhatHasNoDate(t *testing.T) {
 		}
 	}
 }
+
+// Filters that select no incident get one sentence saying so, with a way
+// back to every incident, not eight empty charts.
+func TestInsightsNothingSelected(t *testing.T) {
+	t.Parallel()
+	h, _ := newApp(t)
+	body := get(t, h, "/insights?from=2030-01-01").Body.String()
+	mustContain(t, body, "0 incidents", "No incident matches these filters.", `<a href="/insights">Show all</a>`)
+	mustNotContain(t, body, "None of these incidents records this", `<section class="insight"`)
+	// One that selects some still shows every chart.
+	body = get(t, h, "/insights?org=Facebook").Body.String()
+	mustContain(t, body, "1 incident", `<section class="insight"`)
+	mustNotContain(t, body, "No incident matches these filters.")
+}

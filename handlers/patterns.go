@@ -38,6 +38,10 @@ type roleGroup struct {
 // filtered list has them all, page by page.
 const patternPageRefs = 10
 
+// patternPageAllSuggested bounds the suggestions a pattern page lists with
+// ?suggested=all, the link under the ten most confident.
+const patternPageAllSuggested = 1000
+
 type patternPage struct {
 	basePage
 	Pattern store.Pattern
@@ -52,6 +56,9 @@ type patternPage struct {
 	// not yet reviewed: counted apart from the tagged ones.
 	Suggested      []store.PostmortemRef
 	SuggestedTotal int
+	// AllSuggested is set when the page lists every suggestion
+	// (?suggested=all), not the most confident.
+	AllSuggested bool
 }
 
 // patternPageRejections is how many rejected suggestions a pattern page shows.
@@ -78,13 +85,18 @@ func (h *Handler) showPattern(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	suggested, suggestedTotal, err := h.store.PatternSuggestions(r.Context(), p.Slug, patternPageRefs)
+	allSuggested := r.URL.Query().Get("suggested") == "all"
+	limit := patternPageRefs
+	if allSuggested {
+		limit = patternPageAllSuggested
+	}
+	suggested, suggestedTotal, err := h.store.PatternSuggestions(r.Context(), p.Slug, limit)
 	if err != nil {
 		h.error(w, r, err)
 		return
 	}
 	page := patternPage{basePage: h.base(r, p.Name, markdown.Text(p.Definition)), Pattern: p, Rejections: rejections,
-		Suggested: suggested, SuggestedTotal: suggestedTotal}
+		Suggested: suggested, SuggestedTotal: suggestedTotal, AllSuggested: allSuggested}
 	page.Pattern.Related = nameSlugs(p.Related, all)
 	page.Feeds = append(page.Feeds, feedLink{"Postmortems showing " + p.Name, "/patterns/" + p.Slug + "/feed.atom"})
 	for _, rel := range p.RelatedTo {

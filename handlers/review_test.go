@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -150,4 +151,25 @@ func TestTagEvidenceOnThePage(t *testing.T) {
 			t.Errorf("the Gmail postmortem lacks %q", want)
 		}
 	}
+}
+
+// A pattern page lists the ten postmortems the classifier is most sure
+// show it, and links to all of them: the rest are listed nowhere else.
+func TestPatternPageListsEverySuggestion(t *testing.T) {
+	t.Parallel()
+	h, st := newApp(t)
+	for i := range 12 {
+		p := store.Postmortem{Title: fmt.Sprintf("Reconnect wave %02d", i), Organization: "Chatco", Summary: "Every client reconnected at once.",
+			Suggested: []store.SuggestedTag{{PatternSlug: "thundering-herd", Role: "trigger", Confidence: 0.5 + float64(i)/100, Reason: "phrases"}}}
+		if err := st.ImportPostmortem(t.Context(), &p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	page := get(t, h, "/patterns/thundering-herd").Body.String()
+	mustContain(t, page, "12 imported postmortems may show it", "Reconnect wave 11", "Reconnect wave 02",
+		"The 10 most confident of 12.", `<a href="/patterns/thundering-herd?suggested=all#suggested-heading">Show all 12</a>`)
+	mustNotContain(t, page, "Reconnect wave 01", "Reconnect wave 00")
+	all := get(t, h, "/patterns/thundering-herd?suggested=all")
+	mustContain(t, all.Body.String(), "12 imported postmortems may show it", "Reconnect wave 11", "Reconnect wave 01", "Reconnect wave 00")
+	mustNotContain(t, all.Body.String(), "most confident of", "Show all 12")
 }
