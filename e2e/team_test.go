@@ -174,3 +174,54 @@ func TestTeamRestrictedField(t *testing.T) {
 		}
 	})
 }
+
+// Sue opens the edit form of a postmortem everyone may read; Sam, in his
+// own tab, restricts it to security (which saves no new version); Sue saves
+// her edit without touching the restriction field. The postmortem stays
+// restricted: her form, loaded before, does not open it to everyone.
+func TestTeamStaleEditKeepsTheRestriction(t *testing.T) {
+	t.Parallel()
+	teamWays(t, func(t *testing.T, p *page, js bool) {
+		p.signIn("sam", "security,sre")
+		p.open("/postmortems/new", 200)
+		p.run("write", typeInto("#f-title", "Quokka key rotation"), typeInto("#f-summary", "Keys were rotated by hand."))
+		if status := p.submit(`.form-actions button[value="save"]`); status != 200 {
+			t.Fatalf("save: %d", status)
+		}
+		slug := strings.TrimPrefix(p.path(), "/postmortems/")
+
+		sue := scriptPage(t, p.srv, js)
+		sue.signIn("sue", "security,sre")
+		sue.open("/postmortems/"+slug+"/edit", 200)
+		sue.run("edit", typeInto("#f-impact", "Nobody could sign in for ten minutes."))
+
+		p.open("/postmortems/"+slug+"/edit", 200)
+		p.run("restrict", typeInto("#f-restricted_to", "security"))
+		if status := p.submit(`.form-actions button[value="save"]`); status != 200 {
+			t.Fatalf("restrict: %d", status)
+		}
+		p.see(".notice.restricted", "security")
+
+		if status := sue.submit(`.form-actions button[value="save"]`); status != 200 {
+			t.Fatalf("sue's save: %d", status)
+		}
+		sue.see(".notice.restricted", "security")
+		if got := query[string](t, p.srv, `SELECT restricted_to FROM postmortems WHERE slug = ?`, slug); got != `["security"]` {
+			t.Errorf("after Sue's save the postmortem is restricted to %q, want [\"security\"]", got)
+		}
+		if got := query[string](t, p.srv, `SELECT impact FROM postmortems WHERE slug = ?`, slug); got != "Nobody could sign in for ten minutes." {
+			t.Errorf("Sue's impact was not saved: %q", got)
+		}
+		req, _ := http.NewRequest("GET", p.srv.url+"/postmortems/"+slug, nil)
+		req.Header.Set("X-Forwarded-User", "ed")
+		req.Header.Set("X-Forwarded-Groups", "sre")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusNotFound {
+			t.Errorf("an outsider reads it after Sue's save: %d, want 404", res.StatusCode)
+		}
+	})
+}

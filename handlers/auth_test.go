@@ -724,6 +724,61 @@ func TestAuditTagRejection(t *testing.T) {
 	}
 }
 
+// TestStaleEditKeepsTheRestriction: restricting a postmortem saves no new
+// version, so an edit form opened before it is not stale; saving it, with
+// its restriction field untouched, keeps the postmortem restricted instead
+// of opening it to everyone. A writer who changes the field does change it.
+func TestStaleEditKeepsTheRestriction(t *testing.T) {
+	t.Parallel()
+	h, st := newTeamApp(t)
+	sam, sue := person{"sam", "security, sre"}, person{"sue", "security, sre"}
+	outsider := person{"ed", "sre"}
+	rec := as(t, h, sam, "POST", "/postmortems", with(validForm(), "title", "Quokka key rotation"), "Sec-Fetch-Site", "same-origin")
+	if rec.Code != http.StatusSeeOther {
+		t.Fatalf("create: %d", rec.Code)
+	}
+	slug := strings.TrimPrefix(rec.Header().Get("Location"), "/postmortems/")
+	editPath := "/postmortems/" + slug + "/edit"
+	open := func(who person) url.Values {
+		t.Helper()
+		rec := as(t, h, who, "GET", editPath, nil)
+		if rec.Code != http.StatusOK {
+			t.Fatalf("%s: edit form %d", who.name, rec.Code)
+		}
+		return formValues(rec.Body.String(), editPath)
+	}
+	sues := open(sue) // opened while it is public
+	sams := open(sam)
+	if rec := as(t, h, sam, "POST", editPath, with(sams, "restricted_to", "security", "action", "save"), "Sec-Fetch-Site", "same-origin"); rec.Code != http.StatusSeeOther {
+		t.Fatalf("restrict: %d", rec.Code)
+	}
+	if rec := as(t, h, outsider, "GET", "/postmortems/"+slug, nil); rec.Code != http.StatusNotFound {
+		t.Fatalf("restricted, an outsider still reads it: %d", rec.Code)
+	}
+	rec = as(t, h, sue, "POST", editPath, with(sues, "impact", "Sue's impact.", "action", "save"), "Sec-Fetch-Site", "same-origin")
+	if rec.Code != http.StatusSeeOther {
+		t.Fatalf("sue's save: %d\n%.2000s", rec.Code, rec.Body)
+	}
+	p, err := st.GetPostmortem(store.WithReaderGroups(t.Context(), []string{"security"}), slug)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Impact != "Sue's impact." || !slices.Equal(p.RestrictedTo, []string{"security"}) {
+		t.Errorf("after sue's save: impact %q, restricted to %v; want her impact, still restricted to security", p.Impact, p.RestrictedTo)
+	}
+	if rec := as(t, h, outsider, "GET", "/postmortems/"+slug, nil); rec.Code != http.StatusNotFound {
+		t.Errorf("an edit form opened before the restriction opened it to everyone: outsider gets %d", rec.Code)
+	}
+	// Changing the field is a decision: it applies.
+	rec = as(t, h, sue, "POST", editPath, with(open(sue), "restricted_to", "", "action", "save"), "Sec-Fetch-Site", "same-origin")
+	if rec.Code != http.StatusSeeOther {
+		t.Fatalf("open it: %d", rec.Code)
+	}
+	if rec := as(t, h, outsider, "GET", "/postmortems/"+slug, nil); rec.Code != http.StatusOK {
+		t.Errorf("cleared the restriction, an outsider gets %d", rec.Code)
+	}
+}
+
 // TestRestrictedDraftRejectionStaysWithItsGroups: a suggestion rejected
 // while writing a restricted postmortem, before it is saved, is kept for
 // tuning as every rejection is, but the draft's title is shown only to its

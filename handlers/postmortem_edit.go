@@ -256,6 +256,7 @@ func (h *Handler) editPostmortem(w http.ResponseWriter, r *http.Request) {
 	}
 	f := formFromFields(p.Fields())
 	f.Version, f.Author, f.RestrictedTo = p.Version, authorName(r), strings.Join(p.RestrictedTo, ", ")
+	f.RestrictedWas, f.restrictedWasSent = f.RestrictedTo, true
 	page, err := h.editFormPage(r, f, p)
 	if err != nil {
 		h.error(w, r, err)
@@ -286,8 +287,11 @@ func (h *Handler) updatePostmortem(w http.ResponseWriter, r *http.Request) {
 	upd := store.PostmortemUpdate{
 		Fields: f.fields(), VariantOf: f.VariantOf, VariantKind: f.VariantKind, Author: f.Author, Note: f.Note,
 	}
-	if h.proxyMode() {
-		upd.RestrictedTo = &f.restricted // the form always carries the field there
+	if h.proxyMode() && f.restrictionChanged() {
+		// The form always carries the field there. Left as it was loaded,
+		// it keeps the restriction as it is now: someone may have changed
+		// it since, which saves no new version, so the form is not stale.
+		upd.RestrictedTo = &f.restricted
 	}
 	saved, err := h.store.UpdatePostmortem(r.Context(), cur.Slug, f.Version, upd)
 	// A stale save is an outcome of editing, not a failure: the writer gets
@@ -329,6 +333,12 @@ func (h *Handler) renderConflict(w http.ResponseWriter, r *http.Request, f postm
 	}
 	page.Conflict = c
 	page.Form.Version = cur.Version
+	// Now based on the current version: a restriction the writer left as
+	// it was is shown as it is now.
+	if !page.Form.restrictionChanged() {
+		page.Form.RestrictedTo = strings.Join(cur.RestrictedTo, ", ")
+	}
+	page.Form.RestrictedWas, page.Form.restrictedWasSent = strings.Join(cur.RestrictedTo, ", "), true
 	page.Title = "Edit conflict: " + cur.Title
 	h.render(w, r, http.StatusConflict, "postmortem-form", page)
 }

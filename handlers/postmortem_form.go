@@ -40,6 +40,13 @@ type postmortemForm struct {
 	// RestrictedTo is the groups it is restricted to, comma-separated, as
 	// typed (proxy mode only).
 	RestrictedTo string
+	// RestrictedWas is the groups it was restricted to when the edit form
+	// was loaded (its hidden field restricted_was; restrictedWasSent says
+	// whether the form had one): a restriction is changed only when the
+	// writer changed the field, not because someone restricted it since,
+	// which saves no new version.
+	RestrictedWas     string
+	restrictedWasSent bool
 	// Version is the version the edit started from; it never changes
 	// between a preview or a refused save and the next submission.
 	Version int
@@ -320,6 +327,9 @@ func parsePostmortemForm(v url.Values, patterns map[string]bool, now time.Time) 
 	f := postmortemForm{Action: cmp.Or(v.Get("save"), v.Get("action")), Tags: map[string]bool{}, Errors: formErrors{}, times: map[string]string{}}
 	readFields(postmortemSpecs, v, &f, f.Errors)
 	f.Version, _ = strconv.Atoi(v.Get("version"))
+	if was, ok := v["restricted_was"]; ok && len(was) > 0 {
+		f.RestrictedWas, f.restrictedWasSent = was[0], true
+	}
 	f.readTimeline(v)
 	if b, err := strconv.Atoi(v.Get("blank_rows")); err == nil && b > 0 && b <= 100 {
 		f.BlankRows = b
@@ -452,6 +462,19 @@ func formFromFields(p store.PostmortemFields) postmortemForm {
 		f.Tags[t.PatternSlug+":"+t.Role] = true
 	}
 	return f
+}
+
+// restrictionChanged reports whether the writer changed the form's
+// restriction from what it was when the edit form was loaded (a form
+// without that, as scripts may post, always sets it).
+func (f postmortemForm) restrictionChanged() bool {
+	if !f.restrictedWasSent {
+		return true
+	}
+	typed, was := groupList(f.RestrictedTo), groupList(f.RestrictedWas)
+	slices.Sort(typed)
+	slices.Sort(was)
+	return !slices.Equal(typed, was)
 }
 
 // groupList reads comma-separated groups, each once.

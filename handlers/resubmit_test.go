@@ -93,3 +93,33 @@ func TestAddingActionItemTwiceAddsOne(t *testing.T) {
 		t.Errorf("%d action items, want 2", len(p.ActionItems))
 	}
 }
+
+// A double click on a token's Revoke sends the revocation twice: the
+// second answer says the token is already revoked, not that the page does
+// not exist. A name no token has is still not found.
+func TestRevokingTokenTwice(t *testing.T) {
+	t.Parallel()
+	h, _ := newTeamApp(t)
+	if rec := as(t, h, admin, "POST", "/admin/tokens", url.Values{"name": {"deploy bot"}, "role": {"editor"}}, "Sec-Fetch-Site", "same-origin"); rec.Code != http.StatusOK {
+		t.Fatalf("create: %d", rec.Code)
+	}
+	revoke := url.Values{"name": {"deploy bot"}}
+	first := as(t, h, admin, "POST", "/admin/tokens/revoke", revoke, "Sec-Fetch-Site", "same-origin")
+	second := as(t, h, admin, "POST", "/admin/tokens/revoke", revoke, "Sec-Fetch-Site", "same-origin")
+	for i, rec := range []*httptest.ResponseRecorder{first, second} {
+		if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/admin/tokens" {
+			t.Fatalf("revoke %d: %d → %q", i+1, rec.Code, rec.Header().Get("Location"))
+		}
+	}
+	page := serveAs(h, admin, func() *http.Request {
+		req := httptest.NewRequest("GET", "/admin/tokens", nil)
+		for _, c := range second.Result().Cookies() {
+			req.AddCookie(c)
+		}
+		return req
+	}()).Body.String()
+	mustContain(t, page, "already revoked")
+	if rec := as(t, h, admin, "POST", "/admin/tokens/revoke", url.Values{"name": {"no such token"}}, "Sec-Fetch-Site", "same-origin"); rec.Code != http.StatusNotFound {
+		t.Errorf("revoking a name no token has: %d, want 404", rec.Code)
+	}
+}

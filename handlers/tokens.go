@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strconv"
@@ -80,9 +81,41 @@ func (h *Handler) revokeToken(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := r.PostForm.Get("name")
-	if err := h.store.RevokeToken(r.Context(), name); err != nil {
+	err := h.store.RevokeToken(r.Context(), name)
+	if errors.Is(err, store.ErrNotFound) {
+		// Revoke sent twice (a double click): the first revoked it.
+		revoked, lerr := h.revokedToken(r.Context(), name)
+		if lerr != nil {
+			h.error(w, r, lerr)
+			return
+		}
+		if revoked {
+			redirectWithFlash(w, r, "/admin/tokens", "Token "+strconv.Quote(name)+" was already revoked: it no longer works.")
+			return
+		}
+	}
+	if err != nil {
 		h.error(w, r, err)
 		return
 	}
 	redirectWithFlash(w, r, "/admin/tokens", "Token "+strconv.Quote(name)+" revoked: it no longer works.")
+}
+
+// revokedToken reports whether a revoked token is named name (and no live
+// one is).
+func (h *Handler) revokedToken(ctx context.Context, name string) (bool, error) {
+	tokens, err := h.store.ListTokens(ctx)
+	if err != nil {
+		return false, err
+	}
+	revoked := false
+	for _, t := range tokens {
+		if t.Name == name {
+			if !t.Revoked() {
+				return false, nil
+			}
+			revoked = true
+		}
+	}
+	return revoked, nil
 }

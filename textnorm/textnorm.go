@@ -192,12 +192,20 @@ func (c *stemCache) of(lang, w string, stem func(string) string) string {
 
 var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
 
+// maxSlugBytes bounds a slug, so an address stays readable.
+const maxSlugBytes = 80
+
 // Slug turns a title into the words of a URL: folded, every run of other
-// characters one hyphen, at most 80 bytes; "postmortem" when nothing is left.
+// characters one hyphen, at most 80 bytes, cut after a whole word (unless
+// that leaves less than half); "postmortem" when nothing is left.
 func Slug(title string) string {
 	s := strings.Trim(nonSlug.ReplaceAllString(Fold(title), "-"), "-")
-	if len(s) > 80 {
-		s = strings.TrimRight(s[:80], "-")
+	if len(s) > maxSlugBytes {
+		cut := s[:maxSlugBytes]
+		if i := strings.LastIndexByte(cut, '-'); s[maxSlugBytes] != '-' && i >= maxSlugBytes/2 {
+			cut = cut[:i] // not "…-eqiad-s8-wikidataw"
+		}
+		s = strings.TrimRight(cut, "-")
 	}
 	if s == "" {
 		s = "postmortem"

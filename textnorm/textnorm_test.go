@@ -1,6 +1,7 @@
 package textnorm_test
 
 import (
+	"strings"
 	"testing"
 
 	"hindsight/textnorm"
@@ -62,6 +63,10 @@ func TestSlug(t *testing.T) {
 		{"数据库", "postmortem"},
 		{"", "postmortem"},
 		{"a-very long title that keeps going well past the eighty bytes a slug may hold at most", "a-very-long-title-that-keeps-going-well-past-the-eighty-bytes-a-slug-may-hold-at"},
+		// Cut after a whole word: the 80th byte falls inside "wikidatawiki".
+		{"While codfw was the active DC (and writes were happening there), eqiad s8 wikidatawiki lagged", "while-codfw-was-the-active-dc-and-writes-were-happening-there-eqiad-s8"},
+		// One word longer than 80 bytes is cut where it must be.
+		{strings.Repeat("x", 100), strings.Repeat("x", 80)},
 	}
 	for _, tt := range tests {
 		if got := textnorm.Slug(tt.title); got != tt.want {
