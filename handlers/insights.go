@@ -351,9 +351,30 @@ func undatedNote(in store.Insights) string {
 	}
 }
 
+// everyYear is the years from the first of years to the last (ascending),
+// those between them with no incident included, so that the charts' time
+// axis has no gap; years as they are when they are not years, or span more
+// than two centuries.
+func everyYear(years []string) []string {
+	if len(years) < 2 {
+		return years
+	}
+	first, err1 := strconv.Atoi(years[0])
+	last, err2 := strconv.Atoi(years[len(years)-1])
+	if err1 != nil || err2 != nil || last < first || last-first >= 200 {
+		return years
+	}
+	out := make([]string, 0, last-first+1)
+	for y := first; y <= last; y++ {
+		out = append(out, strconv.Itoa(y))
+	}
+	return out
+}
+
 func insightBlocks(in store.Insights, fams []store.Family) []insightBlock {
 	var out []insightBlock
 	missing := undatedNote(in)
+	years := everyYear(in.Years)
 
 	// Incidents over time by severity.
 	sevs := []string{"SEV1", "SEV2", "SEV3", "SEV4", "SEV5", ""}
@@ -365,11 +386,11 @@ func insightBlocks(in store.Insights, fams []store.Family) []insightBlock {
 		}
 		sevSeries = append(sevSeries, legendEntry{seriesClass(i), label})
 	}
-	b := insightBlock{Heading: "Incidents by year and severity", Empty: len(in.Years) == 0, Missing: missing,
-		Chart: columnChart("by-severity", "Incidents per year, stacked by severity", in.Years, sevSeries,
+	b := insightBlock{Heading: "Incidents by year and severity", Empty: len(years) == 0, Missing: missing,
+		Chart: columnChart("by-severity", "Incidents per year, stacked by severity", years, sevSeries,
 			func(y string, s int) int { return in.BySeverity[y][sevs[s]] })}
 	b.Table = chartTable{Caption: "Incidents per year by severity", Head: append([]string{"Year"}, append(labelsOf(sevSeries), "All")...)}
-	for _, y := range in.Years {
+	for _, y := range years {
 		row, all := []string{y}, 0
 		for _, s := range sevs {
 			row = append(row, strconv.Itoa(in.BySeverity[y][s]))
@@ -386,21 +407,21 @@ func insightBlocks(in store.Insights, fams []store.Family) []insightBlock {
 	}
 	byFamily := func(y string, s int) int { return in.ByFamily[y][fams[s].Slug] }
 	b = insightBlock{Heading: "Incidents by year and pattern family", Note: "An incident counts once in each family its patterns belong to.",
-		Empty: len(in.Years) == 0, Missing: missing,
-		Chart: columnChart("by-family", "Incidents per year, stacked by pattern family", in.Years, famSeries, byFamily)}
+		Empty: len(years) == 0, Missing: missing,
+		Chart: columnChart("by-family", "Incidents per year, stacked by pattern family", years, famSeries, byFamily)}
 	b.Table = chartTable{Caption: "Incidents per year by pattern family", Head: append([]string{"Year"}, labelsOf(famSeries)...),
-		Rows: yearRows(in.Years, len(fams), byFamily)}
+		Rows: yearRows(years, len(fams), byFamily)}
 	out = append(out, b)
 
 	// Incidents over time by pattern: the patterns with the most incidents.
 	topPats, patNames := mostFrequent(in.FollowThrough, 6)
 	b = insightBlock{Heading: "Incidents by year for the most frequent patterns",
 		Note:  "The six patterns with the most incidents, each on the same scale; the number after a name is its incidents in these years.",
-		Empty: len(in.Years) == 0 || len(topPats) == 0, Missing: missing,
-		Chart: smallMultiples("by-pattern", "Incidents per year for each of the most frequent patterns", in.Years, patNames,
+		Empty: len(years) == 0 || len(topPats) == 0, Missing: missing,
+		Chart: smallMultiples("by-pattern", "Incidents per year for each of the most frequent patterns", years, patNames,
 			func(p int, y string) int { return in.ByPattern[y][topPats[p].Slug] })}
 	b.Table = chartTable{Caption: "Incidents per year for the most frequent patterns", Head: append([]string{"Year"}, patNames...),
-		Rows: yearRows(in.Years, len(topPats), func(y string, p int) int { return in.ByPattern[y][topPats[p].Slug] })}
+		Rows: yearRows(years, len(topPats), func(y string, p int) int { return in.ByPattern[y][topPats[p].Slug] })}
 	out = append(out, b)
 
 	// Roles behind severe incidents.

@@ -330,3 +330,19 @@ func TestInsightsSayWhatWaitsForReview(t *testing.T) {
 		"2 postmortems have patterns the classifier suggested that nobody has reviewed yet; the figures by pattern count only the tags people gave or confirmed.",
 		`<a href="/review">Review them</a>`)
 }
+
+// The charts and tables by year have a column and a row for every year
+// from the first incident's to the last's, those with none at 0: a year
+// without incidents is not dropped from the time axis.
+func TestInsightsYearsWithoutIncidents(t *testing.T) {
+	t.Parallel()
+	h, _ := newApp(t) // the seeds: incidents in 2009, 2010 and 2020
+	body := get(t, h, "/insights").Body.String()
+	for _, y := range []string{"2009", "2010", "2011", "2015", "2019", "2020"} {
+		if got := strings.Count(body, `<th scope="row">`+y+`</th>`); got != 3 {
+			t.Errorf("year %s is a row of %d tables, want the 3 by year", y, got)
+		}
+	}
+	mustContain(t, body, `<th scope="row">2015</th><td>0</td><td>0</td>`)
+	mustNotContain(t, body, `<th scope="row">2008</th>`, `<th scope="row">2021</th>`)
+}
