@@ -505,8 +505,13 @@ func TestHistoryCompareRestore(t *testing.T) {
 	if rec.Code != http.StatusUnprocessableEntity || !strings.Contains(rec.Body.String(), "Your name is required.") {
 		t.Errorf("restore without a name: %d", rec.Code)
 	}
-	rec = postForm(t, h, restorePath, url.Values{"version": {"2"}, "author": {"Ada"}})
-	mustContain(t, follow(t, h, rec).Body.String(), "Nothing was restored")
+	// A restore from a page loaded before version 3 was saved: refused, the
+	// page again on version 3 with the note typed.
+	rec = postForm(t, h, restorePath, url.Values{"version": {"2"}, "author": {"Ada"}, "note": {"undo the bad edit"}})
+	if rec.Code != http.StatusConflict {
+		t.Errorf("stale restore: status %d, want 409", rec.Code)
+	}
+	mustContain(t, rec.Body.String(), "Nothing was restored", `name="version" value="3"`, `value="undo the bad edit"`, `value="Ada"`)
 	if p, _ := st.GetPostmortem(t.Context(), slug); p.Version != 3 {
 		t.Fatalf("stale restore changed the postmortem to version %d", p.Version)
 	}

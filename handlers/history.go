@@ -48,6 +48,9 @@ type revisionPage struct {
 	// Author and Note are the restore form's values; Errors its problems.
 	Author, Note string
 	Errors       formErrors
+	// Stale is set when a restore was refused because someone saved a new
+	// version since the page was loaded; the form is shown again on it.
+	Stale bool
 }
 
 // restoreSpecs are the fields of the restore form.
@@ -120,8 +123,10 @@ func (h *Handler) restoreRevision(w http.ResponseWriter, r *http.Request) {
 	slug := page.Postmortem.Slug
 	saved, err := h.store.RestoreRevision(r.Context(), slug, page.Revision.Version, version, page.Author, page.Note)
 	if errors.Is(err, store.ErrStaleVersion) {
-		redirectWithFlash(w, r, "/postmortems/"+slug+"/history",
-			"Nothing was restored: someone saved a new version while you were looking. Check the history and try again.")
+		// The page again, on the version saved meanwhile (page.Postmortem
+		// is read now), with the name and note typed.
+		page.Stale = true
+		h.render(w, r, http.StatusConflict, "revision", page)
 		return
 	}
 	if err != nil {

@@ -279,6 +279,9 @@ func TestImportSave(t *testing.T) {
 		if rec.Code != http.StatusConflict || !strings.Contains(rec.Body.String(), "queue-backlog-after-a-deploy") {
 			t.Errorf("status = %d, want 409 naming the existing postmortem", rec.Code)
 		}
+		// A link to it, not only its path in the text (a double click on
+		// Save lands here).
+		mustContain(t, rec.Body.String(), `<a href="/postmortems/queue-backlog-after-a-deploy">Open the postmortem already there</a>`)
 	})
 
 	t.Run("DamagedSource", func(t *testing.T) {

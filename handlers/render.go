@@ -206,6 +206,9 @@ type errorPage struct {
 	// Submitted is the text of a refused form, shown back so that nothing
 	// typed is lost.
 	Submitted []submittedText
+	// Existing is the address of what the request would have made again
+	// (a text already imported), linked from the page.
+	Existing string
 }
 
 // error is the one place that turns an error into a status code and a page
@@ -283,6 +286,10 @@ func (h *Handler) error(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	if denied.need != roleNone {
 		h.renderErrorPage(w, r, errorPage{Status: status, Message: msg, Submitted: submittedTexts(r)})
+		return
+	}
+	if dup != nil {
+		h.renderErrorPage(w, r, errorPage{Status: status, Message: msg, Existing: "/postmortems/" + dup.Slug})
 		return
 	}
 	h.renderError(w, r, status, msg)
