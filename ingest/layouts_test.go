@@ -339,12 +339,17 @@ func TestCleanActionItemOwner(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []struct{ title, owner string }{
-		{"Alert on consumer lag above 5 minutes", "Tom"},
-		{"Validate session timeouts in CI", "Ana Ruiz"},
-		{"Add a runbook for rebalance storms", "@priya"},
-		{"Document the driver update (in progress)", ""},
-		{"Upgrade the client library [Completed]", ""},
+	// A status in brackets stays in the title and gives the item its status.
+	want := []struct {
+		title, owner string
+		done         bool
+		status       string
+	}{
+		{"Alert on consumer lag above 5 minutes", "Tom", false, ""},
+		{"Validate session timeouts in CI", "Ana Ruiz", false, ""},
+		{"Add a runbook for rebalance storms", "@priya", false, ""},
+		{"Document the driver update (in progress)", "", false, "in-progress"},
+		{"Upgrade the client library [Completed]", "", true, ""},
 	}
 	if len(d.ActionItems) != len(want) {
 		t.Fatalf("action items = %+v, want %d", d.ActionItems, len(want))
@@ -352,6 +357,25 @@ func TestCleanActionItemOwner(t *testing.T) {
 	for i, w := range want {
 		if a := d.ActionItems[i]; a.Title != w.title || a.Owner != w.owner {
 			t.Errorf("action item %d = %q owned by %q, want %q owned by %q", i, a.Title, a.Owner, w.title, w.owner)
+		}
+		if a := d.ActionItems[i]; a.Done != w.done || a.Status != w.status {
+			t.Errorf("action item %d (%q): done %v, status %q; want done %v, status %q", i, a.Title, a.Done, a.Status, w.done, w.status)
+		}
+	}
+	// Words in brackets that are no status leave it open.
+	d, err = ingest.Clean([]byte("# Disk full\n\nThe log volume filled up overnight and writes failed for an hour.\n\n## Acciones\n\n- (Ops) Rotate logs hourly\n- Move logs to their own volume [hecho]\n- Alert at 80% disk (en curso)\n"), "disk.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.ActionItems) != 3 {
+		t.Fatalf("action items = %+v, want 3", d.ActionItems)
+	}
+	for i, w := range []struct {
+		done   bool
+		status string
+	}{{false, ""}, {true, ""}, {false, "in-progress"}} {
+		if a := d.ActionItems[i]; a.Done != w.done || a.Status != w.status {
+			t.Errorf("action item %q: done %v, status %q; want done %v, status %q", a.Title, a.Done, a.Status, w.done, w.status)
 		}
 	}
 }

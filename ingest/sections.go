@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"hindsight/postmortem"
 )
 
 // The fields of the SRE postmortem template that sections go into, named as
@@ -374,6 +376,9 @@ func actionItems(paras []string, inline bool) ([]ActionItem, []string) {
 		}
 		a.Title = clip(a.Title, maxActionTitleRunes)
 		a.Kind = actionKind(a.Title)
+		if !a.Done {
+			a.Done, a.Status = actionStatus(a.Title)
+		}
 		out = append(out, a)
 	}
 	return out, rest
@@ -383,6 +388,27 @@ func actionItems(paras []string, inline bool) ([]ActionItem, []string) {
 // "(owner: Tom)", "[Owner - Ana Ruiz]", "(assignee: @tom)", "(responsable:
 // Ana)", "(@tom)".
 var actionOwnerRe = regexp.MustCompile(`(?i)\s*[(\[]\s*(?:(?:(?:owners?|assignee|dri|responsable|dueño)\s*[:=\-–]|(?:assigned to|owned by)\s)\s*(@?[\p{L}][\p{L}\p{N}._' -]{0,60}?)|(@[\p{L}\p{N}._-]{1,60}))\s*[)\]]\s*[.;]?$`)
+
+// actionStatusRe finds a status written beside an action item, in brackets
+// at its start or end: "[Completed]", "(done)", "(in progress)", "[En
+// curso]". The note stays in the title; the item takes its status.
+var actionStatusRe = regexp.MustCompile(`(?i)(?:^[\[(]\s*([\p{L} -]{4,20}?)\s*[\])]|[\[(]\s*([\p{L} -]{4,20}?)\s*[\])]\s*[.;]?$)`)
+
+// actionStatus reads an action item's status from its title: done, in
+// progress (Status), or neither.
+func actionStatus(title string) (done bool, status string) {
+	m := actionStatusRe.FindStringSubmatch(title)
+	if m == nil {
+		return false, ""
+	}
+	switch strings.Join(strings.Fields(strings.ToLower(m[1]+m[2])), " ") {
+	case "done", "complete", "completed", "finished", "fixed", "resolved", "hecho", "completado", "completada", "terminado", "terminada", "resuelto":
+		return true, ""
+	case "in progress", "in-progress", "ongoing", "wip", "en curso", "en progreso":
+		return false, postmortem.StatusInProgress
+	}
+	return false, ""
+}
 
 // maxActionOwnerRunes is the longest owner kept: a name or a handle.
 const maxActionOwnerRunes = 60
