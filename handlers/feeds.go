@@ -1,6 +1,9 @@
 package handlers
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/xml"
 	"net/http"
 	"slices"
@@ -86,10 +89,16 @@ func (h *Handler) writeFeed(w http.ResponseWriter, r *http.Request, f atomFeed, 
 		h.error(w, r, err)
 		return
 	}
+	body := append(append([]byte(xml.Header), b...), '\n')
+	// Feed readers poll: one that sends back the ETag of what it has gets
+	// a 304 while the feed is the same. The tag is the body's hash, so it
+	// changes with anything the reader would see (an entry gone, an item
+	// now overdue, what the reader's groups may read). No Last-Modified:
+	// the newest entry's time stays the same when an older one is removed.
+	sum := sha256.Sum256(body)
+	w.Header().Set("ETag", `"`+hex.EncodeToString(sum[:16])+`"`)
 	w.Header().Set("Content-Type", "application/atom+xml; charset=utf-8")
-	w.WriteHeader(http.StatusOK)
-	w.Write([]byte(xml.Header))
-	w.Write(append(b, '\n'))
+	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(body))
 }
 
 // postmortemEntries are postmortems as feed entries.

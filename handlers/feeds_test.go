@@ -3,6 +3,7 @@ package handlers_test
 import (
 	"encoding/xml"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strconv"
 	"strings"
@@ -216,5 +217,49 @@ func TestFeedsEmpty(t *testing.T) {
 		if f := fetchAtom(t, c.h, path); len(f.Entries) != 0 {
 			t.Errorf("%s has %d entries, want none", path, len(f.Entries))
 		}
+	}
+}
+
+// A feed reader that sends back the ETag it has gets 304 and no body while
+// the feed is unchanged, and the new feed once a postmortem changes it.
+func TestFeedsAnswerConditionalGets(t *testing.T) {
+	t.Parallel()
+	h, st := newApp(t)
+	conditional := func(path, etag string) *httptest.ResponseRecorder {
+		rec := httptest.NewRecorder()
+		r := httptest.NewRequest(http.MethodGet, path, nil)
+		r.Header.Set("If-None-Match", etag)
+		h.ServeHTTP(rec, r)
+		return rec
+	}
+	for _, path := range []string{"/feed.atom", "/patterns/feedback-loop/feed.atom", "/action-items/feed.atom"} {
+		first := get(t, h, path)
+		etag := first.Header().Get("ETag")
+		if first.Code != http.StatusOK || etag == "" {
+			t.Fatalf("GET %s: %d with ETag %q, want 200 with one", path, first.Code, etag)
+		}
+		if again := get(t, h, path); again.Header().Get("ETag") != etag || again.Body.String() != first.Body.String() {
+			t.Errorf("GET %s twice: ETag %q then %q", path, etag, again.Header().Get("ETag"))
+		}
+		if rec := conditional(path, etag); rec.Code != http.StatusNotModified || rec.Body.Len() != 0 {
+			t.Errorf("GET %s with its ETag: %d with %d bytes, want 304 and none", path, rec.Code, rec.Body.Len())
+		}
+		if rec := conditional(path, `"something-else"`); rec.Code != http.StatusOK || rec.Body.String() != first.Body.String() {
+			t.Errorf("GET %s with another ETag: %d, want 200 and the feed", path, rec.Code)
+		}
+	}
+
+	etag := get(t, h, "/feed.atom").Header().Get("ETag")
+	p := store.Postmortem{Title: "Feedback loop in the cache fill", Summary: "A cache fill retried into itself.", Organization: "Acme",
+		Tags: []store.Tag{{PatternSlug: "feedback-loop", Role: "amplifier"}}}
+	if err := st.CreatePostmortem(t.Context(), &p); err != nil {
+		t.Fatal(err)
+	}
+	rec := conditional("/feed.atom", etag)
+	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), "Feedback loop in the cache fill") {
+		t.Errorf("after a new postmortem, GET /feed.atom with the old ETag: %d, want 200 with the new entry", rec.Code)
+	}
+	if rec.Header().Get("ETag") == etag {
+		t.Error("the feed changed and kept its ETag")
 	}
 }
