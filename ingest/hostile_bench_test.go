@@ -68,3 +68,22 @@ func BenchmarkMarkerTagDoubling(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCleanNumberedItemsDoubling cleans an action items section that is
+// one line of inline numbered items ("1. Fix. 2. Fix. 3. Fix. …", each cut
+// into an item) and one where the number never follows on (no cut, every
+// ". 2" looked at once): ns/op should double with the size.
+func BenchmarkCleanNumberedItemsDoubling(b *testing.B) {
+	head := "# Outage\n\nThe storage front ends slowed down after a change.\n\n## Action items\n\n1. "
+	counted := func(size int) []byte {
+		var sb strings.Builder
+		sb.WriteString(head)
+		for i := 2; sb.Len() < size; i++ {
+			fmt.Fprintf(&sb, "Fix it. %d. ", i)
+		}
+		return []byte(sb.String())
+	}
+	stuck := func(size int) []byte { return []byte(head + doubling.Repeat("Fix it. 3. ", size)) }
+	doubling.Run(b, "counted", 32<<10, 256<<10, counted, func(raw []byte) { ingest.Clean(raw, "a.md") })
+	doubling.Run(b, "stuck", 32<<10, 256<<10, stuck, func(raw []byte) { ingest.Clean(raw, "a.md") })
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -377,6 +378,36 @@ func TestCleanActionItemOwner(t *testing.T) {
 		if a := d.ActionItems[i]; a.Done != w.done || a.Status != w.status {
 			t.Errorf("action item %q: done %v, status %q; want done %v, status %q", a.Title, a.Done, a.Status, w.done, w.status)
 		}
+	}
+}
+
+// Next steps scraped onto one line, "1. … 2. … 3. …", are one action item
+// each; a number inside an item that does not follow on is no cut.
+func TestCleanInlineNumberedActionItems(t *testing.T) {
+	t.Parallel()
+	raw := "# Storage latency in West Europe\n\nWrites to the storage front ends slowed down for 40 minutes after a configuration change.\n\n" +
+		"## Next steps\n\n" +
+		"1. Roll out the configuration in stages, with 2 hours between them. 2. Alert on write latency per scale unit; 3) Add a canary stage (owner: Ana).\n" +
+		"- Review the change process [Completed]\n"
+	d, err := ingest.Clean([]byte(raw), "rca.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"Roll out the configuration in stages, with 2 hours between them.",
+		"Alert on write latency per scale unit",
+		"Add a canary stage",
+		"Review the change process [Completed]",
+	}
+	var got []string
+	for _, a := range d.ActionItems {
+		got = append(got, a.Title)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("action items = %q, want %q", got, want)
+	}
+	if len(d.ActionItems) == 4 && (d.ActionItems[2].Owner != "Ana" || !d.ActionItems[3].Done) {
+		t.Errorf("the split items lost their owner or status: %+v", d.ActionItems)
 	}
 }
 

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -314,6 +315,35 @@ var (
 	checkboxRe   = regexp.MustCompile(`^\[([ xX✓])\]\s*`)
 )
 
+// splitNumbered cuts text, the rest of a line whose list marker is
+// marker, at the next numbers written inline after a sentence: after "1. ",
+// "Fix A. 2. Fix B. 3. Fix C." is three items. The numbers must follow
+// each other, so "costs 2. Then" after "4. " is no cut.
+func splitNumbered(marker, text string) []string {
+	n, err := strconv.Atoi(strings.TrimRight(strings.TrimSpace(marker), ".)"))
+	if err != nil {
+		return []string{text}
+	}
+	var out []string
+	next, from := strconv.Itoa(n+1), 0
+	// One pass: each cut is looked for after the last.
+	for i := 0; i+1 < len(text); i++ {
+		if c := text[i]; c != '.' && c != ';' || text[i+1] != ' ' {
+			continue
+		}
+		rest, ok := strings.CutPrefix(text[i+2:], next)
+		if !ok || !strings.HasPrefix(rest, ". ") && !strings.HasPrefix(rest, ") ") {
+			continue
+		}
+		out = append(out, strings.TrimSuffix(text[from:i+1], ";"))
+		from = i + 2 + len(next) + 2
+		n++
+		next = strconv.Itoa(n + 1)
+		i = from - 1
+	}
+	return append(out, text[from:])
+}
+
 // maxActionTitleRunes keeps an action item a title, not an essay.
 const maxActionTitleRunes = 300
 
@@ -343,13 +373,17 @@ func actionItems(paras []string, inline bool) ([]ActionItem, []string) {
 			if loc := listMarkerRe.FindStringIndex(line); loc != nil && indent < 2 {
 				listed = true
 				text := strings.TrimSpace(line[loc[1]:])
-				a := ActionItem{}
-				if m := checkboxRe.FindStringSubmatch(text); m != nil {
-					a.Done = m[1] != " "
-					text = text[len(m[0]):]
+				// "1. Fix A. 2. Fix B." on one line (a page scraped flat) is
+				// two items.
+				for _, text := range splitNumbered(line[:loc[1]], text) {
+					a := ActionItem{}
+					if m := checkboxRe.FindStringSubmatch(text); m != nil {
+						a.Done = m[1] != " "
+						text = text[len(m[0]):]
+					}
+					a.Title = text
+					items = append(items, a)
 				}
-				a.Title = text
-				items = append(items, a)
 				cur = &items[len(items)-1]
 				continue
 			}
