@@ -83,3 +83,56 @@ func TestBothWaysReviewSuggestedTags(t *testing.T) {
 		}
 	})
 }
+
+// From a pattern's page, an editor opens the review queue narrowed to that
+// pattern, dismisses its suggestion there and is back on the narrowed
+// queue, which then has nothing left; the other pattern's suggestion was
+// never offered there. With JavaScript on and off.
+func TestBothWaysReviewOnePattern(t *testing.T) {
+	t.Parallel()
+	bothWays(t, func(t *testing.T, p *page, js bool) {
+		res, err := http.Post(p.srv.url+"/api/postmortems", "text/markdown", strings.NewReader(reviewImport))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusCreated {
+			t.Fatalf("import: status %d", res.StatusCode)
+		}
+		const slug = "gateway-certificate-outage"
+		suggested := `SELECT st.pattern_slug FROM suggested_tags st JOIN postmortems p ON p.id = st.postmortem_id
+			WHERE p.slug = ? AND st.status = 'suggested' ORDER BY st.confidence DESC, st.pattern_slug LIMIT 1`
+		other := query[string](t, p.srv, suggested, slug)
+		pattern := query[string](t, p.srv, `SELECT st.pattern_slug FROM suggested_tags st JOIN postmortems p ON p.id = st.postmortem_id
+			WHERE p.slug = ? AND st.status = 'suggested' AND st.pattern_slug != ? ORDER BY st.confidence DESC, st.pattern_slug LIMIT 1`, slug, other)
+		name := query[string](t, p.srv, `SELECT name FROM patterns WHERE slug = ?`, pattern)
+		narrowed := "/review?pattern=" + pattern
+
+		p.open("/patterns/"+pattern, 200)
+		p.follow(`main a[href="` + narrowed + `"]`)
+		p.see("h1", "Suggested tags to review: "+name)
+		p.see("main", "Gateway certificate outage")
+		if n := p.count(`form[action$="/suggestions/` + other + `/confirm"]`); n != 0 {
+			t.Errorf("the queue narrowed to %s offers %d suggestions of %s", pattern, n, other)
+		}
+		if js {
+			p.accessible() // axe runs as a script
+		}
+		if status := p.submit(`form[action="/postmortems/` + slug + `/suggestions/` + pattern + `/dismiss"] button`); status != 200 {
+			t.Fatalf("dismiss: the page after it has status %d", status)
+		}
+		if got := p.path(); got != narrowed {
+			t.Errorf("after dismissing: on %s, want %s", got, narrowed)
+		}
+		p.see(".flash", "Dismissed the suggested tag")
+		p.see("main", "Nothing to review", name)
+		if n := query[int](t, p.srv, `SELECT count(*) FROM rejected_suggestions r JOIN postmortems p ON p.id = r.postmortem_id WHERE p.slug = ? AND r.pattern_slug = ?`, slug, pattern); n != 1 {
+			t.Errorf("%s dismissed: %d recorded rejections, want 1", pattern, n)
+		}
+		p.follow(`main a[href="/review"]`)
+		p.see("main", "Gateway certificate outage")
+		if n := p.count(`form[action$="/suggestions/` + other + `/confirm"]`); n != 1 {
+			t.Errorf("the whole queue offers %d suggestions of %s, want 1", n, other)
+		}
+	})
+}

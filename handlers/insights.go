@@ -278,7 +278,7 @@ func (h *Handler) showInsights(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	unreviewed, err := h.store.PendingSuggestions(r.Context())
+	unreviewed, err := h.store.PendingSuggestions(r.Context(), "")
 	if err != nil {
 		h.error(w, r, err)
 		return

@@ -131,6 +131,7 @@ func pageFuncs(a *assets) template.FuncMap {
 		"rfc3339":     func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 		"percent":     func(x float64) int { return int(x*100 + 0.5) },
 		"reviewList":  newReviewList,
+		"reviewBack":  reviewBack,
 		// The fields of a list's filter form (partials/filters.html).
 		"filterSelect": func(name, label, anyLabel, value string, opts []option) filterField {
 			return filterField{Name: name, Label: label, Any: anyLabel, Value: value, Options: opts}

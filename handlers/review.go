@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"hindsight/store"
@@ -15,16 +16,33 @@ type reviewPage struct {
 	basePage
 	Items []store.ReviewItem
 	Total int // postmortems waiting, when more than the page lists
+	// Pattern is the one pattern the queue is narrowed to, if any.
+	Pattern store.Pattern
 }
 
 func (h *Handler) showReview(w http.ResponseWriter, r *http.Request) {
-	items, total, err := h.store.ReviewQueue(r.Context())
+	// ?pattern= narrows the queue to one pattern's suggestions (the
+	// pattern page links it), and the reviews go back to it.
+	var pattern store.Pattern
+	if slug := r.URL.Query().Get("pattern"); slug != "" {
+		p, err := h.store.GetPattern(r.Context(), slug)
+		if err != nil {
+			h.error(w, r, err)
+			return
+		}
+		pattern = p
+	}
+	items, total, err := h.store.ReviewQueue(r.Context(), pattern.Slug)
 	if err != nil {
 		h.error(w, r, err)
 		return
 	}
-	page := reviewPage{basePage: h.base(r, "Suggested tags to review", "Patterns the classifier suggested for imported postmortems, to confirm or dismiss."),
-		Items: items, Total: total}
+	title := "Suggested tags to review"
+	if pattern.Slug != "" {
+		title += ": " + pattern.Name
+	}
+	page := reviewPage{basePage: h.base(r, title, "Patterns the classifier suggested for imported postmortems, to confirm or dismiss."),
+		Items: items, Total: total, Pattern: pattern}
 	h.render(w, r, http.StatusOK, "review", page)
 }
 
@@ -41,11 +59,24 @@ func newReviewList(slug string, sugs []store.SuggestedTag, canWrite bool, ret st
 	return reviewList{Slug: slug, Suggested: sugs, CanWrite: canWrite, Return: ret}
 }
 
+// reviewBack is the return value of the review queue's forms: the queue
+// narrowed to pattern when it is, else the whole queue ("").
+func reviewBack(pattern string) string {
+	if pattern == "" {
+		return ""
+	}
+	return "review:" + pattern
+}
+
 // reviewReturn is where a confirm or dismiss goes back to: the review queue
 // unless the form came from the postmortem's own page.
 func reviewReturn(r *http.Request, slug string) string {
-	if r.PostForm.Get("return") == "postmortem" {
+	ret := r.PostForm.Get("return")
+	if ret == "postmortem" {
 		return "/postmortems/" + slug + "#suggested-heading"
+	}
+	if pattern, ok := strings.CutPrefix(ret, "review:"); ok && pattern != "" {
+		return "/review?pattern=" + url.QueryEscape(pattern)
 	}
 	return "/review"
 }

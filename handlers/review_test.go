@@ -74,6 +74,29 @@ func TestReviewQueue(t *testing.T) {
 		}
 	})
 
+	// Narrowed to one pattern: only its suggestions, its forms lead back to
+	// the narrowed queue; the pattern page links it; an unknown pattern is
+	// a 404.
+	t.Run("OnePattern", func(t *testing.T) {
+		rec := get(t, h, "/review?pattern="+second.PatternSlug)
+		if rec.Code != http.StatusOK {
+			t.Fatalf("GET /review?pattern=%s: %d", second.PatternSlug, rec.Code)
+		}
+		body := rec.Body.String()
+		mustContain(t, body, "Suggested tags to review: "+second.PatternName, "Gateway certificate outage",
+			`action="/postmortems/`+slug+`/suggestions/`+second.PatternSlug+`/confirm"`,
+			`name="return" value="review:`+second.PatternSlug+`"`, `<a href="/review">`)
+		mustNotContain(t, body, `/suggestions/`+first.PatternSlug+`/confirm"`)
+		mustContain(t, get(t, h, "/patterns/"+second.PatternSlug).Body.String(), `href="/review?pattern=`+second.PatternSlug+`"`)
+		if rec := get(t, h, "/review?pattern=no-such-pattern"); rec.Code != http.StatusNotFound {
+			t.Errorf("GET /review?pattern=no-such-pattern: %d, want 404", rec.Code)
+		}
+		// A pattern with no suggestion waiting says so.
+		if rec := get(t, h, "/review?pattern=time-handling"); rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), "Nothing to review") {
+			t.Errorf("GET /review?pattern=time-handling: %d, want 200 saying nothing waits", rec.Code)
+		}
+	})
+
 	t.Run("Confirm", func(t *testing.T) {
 		rec := postForm(t, h, "/postmortems/"+slug+"/suggestions/"+first.PatternSlug+"/confirm", url.Values{})
 		if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/review" {
@@ -95,6 +118,15 @@ func TestReviewQueue(t *testing.T) {
 		rec := postForm(t, h, "/postmortems/"+slug+"/suggestions/"+first.PatternSlug+"/confirm", url.Values{})
 		if rec.Code != http.StatusSeeOther || !strings.Contains(flashOf(t, rec), "already reviewed") {
 			t.Errorf("second confirm: %d, flash %q; want 303 saying it was already reviewed", rec.Code, flashOf(t, rec))
+		}
+	})
+
+	// From the queue narrowed to a pattern, a review goes back to it (here
+	// a second click on the confirmed suggestion, which changes nothing).
+	t.Run("BackToThePatternQueue", func(t *testing.T) {
+		rec := postForm(t, h, "/postmortems/"+slug+"/suggestions/"+first.PatternSlug+"/confirm", url.Values{"return": {"review:" + first.PatternSlug}})
+		if want := "/review?pattern=" + first.PatternSlug; rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != want {
+			t.Fatalf("confirm: %d to %q, want 303 to %s", rec.Code, rec.Header().Get("Location"), want)
 		}
 	})
 

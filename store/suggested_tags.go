@@ -225,22 +225,22 @@ const reviewQueueMax = 100
 
 // ReviewQueue lists the live postmortems with unreviewed suggestions, those
 // suggested longest ago first (at most reviewQueueMax), and how many there
-// are in all.
-func (s *Store) ReviewQueue(ctx context.Context) ([]ReviewItem, int, error) {
-	total, err := s.PendingSuggestions(ctx)
+// are in all; with a pattern, only its suggestions.
+func (s *Store) ReviewQueue(ctx context.Context, pattern string) ([]ReviewItem, int, error) {
+	total, err := s.PendingSuggestions(ctx, pattern)
 	if err != nil {
 		return nil, 0, err
 	}
 	rows, err := s.db.QueryContext(ctx, `WITH queue AS (
 			SELECT st.postmortem_id AS id, min(st.suggested_at) AS since
 			FROM suggested_tags st JOIN postmortems p ON p.id = st.postmortem_id
-			WHERE st.status = 'suggested' AND p.archived_at = '' AND `+visibleSQL(ctx, "p")+`
-			GROUP BY st.postmortem_id ORDER BY since, st.postmortem_id LIMIT ?)
+			WHERE st.status = 'suggested' AND (?1 = '' OR st.pattern_slug = ?1) AND p.archived_at = '' AND `+visibleSQL(ctx, "p")+`
+			GROUP BY st.postmortem_id ORDER BY since, st.postmortem_id LIMIT ?2)
 		SELECT p.slug, p.title, p.organization, p.incident_date, `+suggestedColumns+`
 		FROM queue q JOIN postmortems p ON p.id = q.id
-		JOIN suggested_tags st ON st.postmortem_id = q.id AND st.status = 'suggested'
+		JOIN suggested_tags st ON st.postmortem_id = q.id AND st.status = 'suggested' AND (?1 = '' OR st.pattern_slug = ?1)
 		JOIN patterns pa ON pa.slug = st.pattern_slug
-		ORDER BY q.since, q.id, st.confidence DESC, pa.position`, reviewQueueMax)
+		ORDER BY q.since, q.id, st.confidence DESC, pa.position`, pattern, reviewQueueMax)
 	if err != nil {
 		return nil, 0, fmt.Errorf("review queue: %w", err)
 	}
@@ -267,12 +267,12 @@ func (s *Store) ReviewQueue(ctx context.Context) ([]ReviewItem, int, error) {
 }
 
 // PendingSuggestions counts the live postmortems with unreviewed
-// suggestions (those the review queue lists).
-func (s *Store) PendingSuggestions(ctx context.Context) (int, error) {
+// suggestions (those the review queue lists), of pattern when it is not "".
+func (s *Store) PendingSuggestions(ctx context.Context, pattern string) (int, error) {
 	var total int
 	if err := s.db.QueryRowContext(ctx, `SELECT count(DISTINCT st.postmortem_id)
 		FROM suggested_tags st JOIN postmortems p ON p.id = st.postmortem_id
-		WHERE st.status = 'suggested' AND p.archived_at = '' AND `+visibleSQL(ctx, "p")).Scan(&total); err != nil {
+		WHERE st.status = 'suggested' AND (?1 = '' OR st.pattern_slug = ?1) AND p.archived_at = '' AND `+visibleSQL(ctx, "p"), pattern).Scan(&total); err != nil {
 		return 0, fmt.Errorf("review queue: %w", err)
 	}
 	return total, nil

@@ -87,7 +87,7 @@ func TestImportStoresSuggestedTags(t *testing.T) {
 		t.Errorf("batch import: suggested %v (err %v), want certificate-expiry", suggestedSlugs(got.Suggested), err)
 	}
 
-	queue, total, err := st.ReviewQueue(ctx)
+	queue, total, err := st.ReviewQueue(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}
