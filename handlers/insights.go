@@ -517,7 +517,7 @@ func insightBlocks(in store.Insights, fams []store.Family) []insightBlock {
 	b.Table = chartTable{Caption: "Follow-through per pattern", Head: []string{"Pattern", "Incidents", "Checklist used", "Action items done"}}
 	for _, f := range ft {
 		b.Table.Rows = append(b.Table.Rows, []string{f.Name, strconv.Itoa(f.Incidents),
-			fmt.Sprintf("%d of %d incidents", f.Checklisted, f.Incidents), fmt.Sprintf("%d of %d", f.ItemsDone, f.Items)})
+			fmt.Sprintf("%d of %s", f.Checklisted, countOf(f.Incidents, "incident")), fmt.Sprintf("%d of %d", f.ItemsDone, f.Items)})
 	}
 	out = append(out, b)
 
@@ -554,7 +554,7 @@ func insightBlocks(in store.Insights, fams []store.Family) []insightBlock {
 	b.Table = chartTable{Caption: "Incidents that ticked each checklist step", Head: []string{"Pattern", "Step", "Ticked"}, Prose: true}
 	for _, r := range stepRows {
 		b.Table.Rows = append(b.Table.Rows, []string{r.pattern.Name, markdown.Text(r.step.Text),
-			fmt.Sprintf("%d of %d incidents", r.step.Ticked, r.pattern.Incidents)})
+			fmt.Sprintf("%d of %s", r.step.Ticked, countOf(r.pattern.Incidents, "incident"))})
 	}
 	out = append(out, b)
 	return out

@@ -346,3 +346,13 @@ func TestInsightsYearsWithoutIncidents(t *testing.T) {
 	mustContain(t, body, `<th scope="row">2015</th><td>0</td><td>0</td>`)
 	mustNotContain(t, body, `<th scope="row">2008</th>`, `<th scope="row">2021</th>`)
 }
+
+// The follow-through tables count in words that agree with the number:
+// "0 of 1 incident", not "0 of 1 incidents".
+func TestInsightsFollowThroughCounts(t *testing.T) {
+	t.Parallel()
+	h, _ := newApp(t)
+	body := get(t, h, "/insights").Body.String()
+	mustContain(t, body, " of 1 incident<")
+	mustNotContain(t, body, " of 1 incidents")
+}
