@@ -128,6 +128,9 @@ func TestBothWaysEditFormSteps(t *testing.T) {
 		if n := p.count(".suggestion"); n < 2 {
 			t.Fatalf("%d suggestions for the Gmail postmortem, want 2 or more", n)
 		}
+		if !js && !eval[bool](p, `document.activeElement.matches("[data-suggestions]")`) {
+			t.Error("without JavaScript, the page with the suggestions does not open on them")
+		}
 		accept := eval[string](p, `document.querySelector('.suggestion button[name="accept"]').value`)
 		pattern, role, _ := strings.Cut(accept, ":")
 		reject := eval[string](p, `Array.from(document.querySelectorAll('.suggestion button[name="reject"]')).map(b => b.value).find(v => v !== "`+pattern+`") || ""`)

@@ -37,6 +37,12 @@ func TestBothWaysTimelineRows(t *testing.T) {
 		if v := eval[string](p, `document.getElementById("f-timeline-text-2").value`); v != rows[2][1] {
 			t.Fatalf("after More rows the third event reads %q", v)
 		}
+		// The writer is at the first new row, not at the top of the form:
+		// the script focuses the row it adds; without it, the page comes
+		// back with that row's autofocus.
+		if id := eval[string](p, `document.activeElement.id`); id != fmt.Sprintf("f-timeline-time-%d", before) {
+			t.Errorf("after More rows the focus is on %q, want the first new row (f-timeline-time-%d)", id, before)
+		}
 		p.run("fill the new row", typeInto("#f-timeline-time-3", rows[3][0]), typeInto("#f-timeline-text-3", rows[3][1]))
 		p.run("paste lines", typeInto("#f-timeline", "14:50 all clear\n- 15:05 UTC – incident closed"))
 

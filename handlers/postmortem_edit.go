@@ -43,6 +43,12 @@ type postmortemFormPage struct {
 	Preview     *previewView
 	Conflict    *conflictView
 	Suggestions *suggestionsView
+	// Focus is where a step posted without JavaScript brings the writer
+	// back to, rather than the top of the form: "rows" (the timeline row
+	// FocusRow, the first empty one after "More rows") or "suggestions"
+	// (the panel). With JavaScript the step runs in place.
+	Focus    string
+	FocusRow int
 	Import      *importView // the review of an import
 }
 

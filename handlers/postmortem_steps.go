@@ -120,6 +120,7 @@ func (h *Handler) moreTimelineRows(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	page.Focus, page.FocusRow = "rows", len(page.Form.TimelineRows) // the first empty row
 	page.Form.BlankRows = max(page.Form.BlankRows, blankTimelineRows) + 5
 	page.Form.Errors = formErrors{}
 	h.renderForm(w, r, page)
@@ -169,5 +170,6 @@ func (h *Handler) showPanel(w http.ResponseWriter, r *http.Request, change func(
 		h.error(w, r, err)
 		return
 	}
+	page.Focus = "suggestions"
 	h.renderForm(w, r, page)
 }
