@@ -49,7 +49,7 @@ type postmortemFormPage struct {
 	// (the panel). With JavaScript the step runs in place.
 	Focus    string
 	FocusRow int
-	Import      *importView // the review of an import
+	Import   *importView // the review of an import
 }
 
 // previewView is a postmortem's text as its page shows it: the rendered
