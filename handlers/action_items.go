@@ -32,7 +32,9 @@ var actionItemSpecs = []aiSpec{
 	{Name: "kind", Label: "Type", value: func(f *actionItemForm) *string { return &f.Kind }},
 	{Name: "priority", Label: "Priority", value: func(f *actionItemForm) *string { return &f.Priority }},
 	{Name: "status", Label: "Status", value: func(f *actionItemForm) *string { return &f.Status }},
-	{"due_date", "Due date", "", "date", 10, false, func(f *actionItemForm) *string { return &f.DueDate }},
+	// No length limit: the date check bounds it, and a date picker's
+	// five-digit year is "not a date" rather than "too long".
+	{"due_date", "Due date", "", "date", 0, false, func(f *actionItemForm) *string { return &f.DueDate }},
 	{"ticket_url", "Ticket URL", "A link to the issue tracker, if there is one.", "url", postmortem.MaxURLRunes, false, func(f *actionItemForm) *string { return &f.TicketURL }},
 }
 

@@ -127,13 +127,7 @@ func readFields[F any](specs []fieldSpec[F], v url.Values, form *F, errs formErr
 		}
 		val := normalizeText(v.Get(s.Name), s.multiline())
 		*s.value(form) = val
-		limit := s.Max
-		if s.Type == "date" {
-			// A date picker takes a year of five or six digits: that is
-			// no date (the date check says so), not a text too long.
-			limit = 0
-		}
-		if msg := postmortem.CheckText(val, s.Label, s.multiline(), limit); msg != "" {
+		if msg := postmortem.CheckText(val, s.Label, s.multiline(), s.Max); msg != "" {
 			errs.add(s.Name, msg)
 		} else if val == "" && s.Required {
 			errs.add(s.Name, s.Label+" is required.")

@@ -85,7 +85,8 @@ var (
 	specServices     = pmSpec{"services", postmortem.Labels["services"], "Comma-separated, e.g. checkout, payments API.", "text", postmortem.MaxLineRunes, false, func(f *postmortemForm) *string { return &f.Services }}
 	specAuthors      = pmSpec{"authors", postmortem.Labels["authors"], "Comma-separated names.", "text", postmortem.MaxLineRunes, false, func(f *postmortemForm) *string { return &f.Authors }}
 	specSourceURL    = pmSpec{"source_url", postmortem.Labels["source_url"], "Where the write-up was first published, if anywhere.", "url", postmortem.MaxURLRunes, false, func(f *postmortemForm) *string { return &f.SourceURL }}
-	specIncidentDate = pmSpec{"incident_date", "Incident date", "Filled in from the start time when left empty.", "date", 10, false, func(f *postmortemForm) *string { return &f.IncidentDate }}
+	// No length limit, as the due date's (action_items.go).
+	specIncidentDate = pmSpec{"incident_date", "Incident date", "Filled in from the start time when left empty.", "date", 0, false, func(f *postmortemForm) *string { return &f.IncidentDate }}
 	specStarted      = pmSpec{"started_at", "Started", "", "datetime-local", 19, false, func(f *postmortemForm) *string { return &f.Started }}
 	specDetected     = pmSpec{"detected_at", "Detected", "", "datetime-local", 19, false, func(f *postmortemForm) *string { return &f.Detected }}
 	specMitigated    = pmSpec{"mitigated_at", "Mitigated", "", "datetime-local", 19, false, func(f *postmortemForm) *string { return &f.Mitigated }}
