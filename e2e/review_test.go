@@ -13,6 +13,20 @@ const reviewImport = "---\ntitle: Gateway certificate outage\nincident_date: 202
 	"every request was refused with a certificate error. Mobile clients kept retrying without backoff, and the retry storm " +
 	"overloaded the gateway even after the fix. We renewed the certificate at 02:00 and service was restored.\n"
 
+// importForReview imports reviewImport through the API and returns its slug.
+func importForReview(t *testing.T, srv *server) string {
+	t.Helper()
+	res, err := http.Post(srv.url+"/api/postmortems", "text/markdown", strings.NewReader(reviewImport))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusCreated {
+		t.Fatalf("import: status %d", res.StatusCode)
+	}
+	return "gateway-certificate-outage"
+}
+
 // An editor reviews the classifier's suggestions for an imported
 // postmortem: confirms one in the review queue, dismisses another on the
 // postmortem's page. The buttons are plain forms, so the journey is the
@@ -20,15 +34,7 @@ const reviewImport = "---\ntitle: Gateway certificate outage\nincident_date: 202
 func TestBothWaysReviewSuggestedTags(t *testing.T) {
 	t.Parallel()
 	bothWays(t, func(t *testing.T, p *page, js bool) {
-		res, err := http.Post(p.srv.url+"/api/postmortems", "text/markdown", strings.NewReader(reviewImport))
-		if err != nil {
-			t.Fatal(err)
-		}
-		res.Body.Close()
-		if res.StatusCode != http.StatusCreated {
-			t.Fatalf("import: status %d", res.StatusCode)
-		}
-		const slug = "gateway-certificate-outage"
+		slug := importForReview(t, p.srv)
 		pending := `SELECT count(*) FROM suggested_tags st JOIN postmortems p ON p.id = st.postmortem_id WHERE p.slug = '` + slug + `' AND st.status = 'suggested'`
 		if n := query[int](t, p.srv, pending); n < 2 {
 			t.Fatalf("%d suggestions pending, want at least two", n)
@@ -91,15 +97,7 @@ func TestBothWaysReviewSuggestedTags(t *testing.T) {
 func TestBothWaysReviewOnePattern(t *testing.T) {
 	t.Parallel()
 	bothWays(t, func(t *testing.T, p *page, js bool) {
-		res, err := http.Post(p.srv.url+"/api/postmortems", "text/markdown", strings.NewReader(reviewImport))
-		if err != nil {
-			t.Fatal(err)
-		}
-		res.Body.Close()
-		if res.StatusCode != http.StatusCreated {
-			t.Fatalf("import: status %d", res.StatusCode)
-		}
-		const slug = "gateway-certificate-outage"
+		slug := importForReview(t, p.srv)
 		suggested := `SELECT st.pattern_slug FROM suggested_tags st JOIN postmortems p ON p.id = st.postmortem_id
 			WHERE p.slug = ? AND st.status = 'suggested' ORDER BY st.confidence DESC, st.pattern_slug LIMIT 1`
 		other := query[string](t, p.srv, suggested, slug)
