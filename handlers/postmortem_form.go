@@ -42,11 +42,14 @@ type postmortemForm struct {
 	RestrictedTo string
 	// RestrictedWas is the groups it was restricted to when the edit form
 	// was loaded (its hidden field restricted_was; restrictedWasSent says
-	// whether the form had one): a restriction is changed only when the
-	// writer changed the field, not because someone restricted it since,
-	// which saves no new version.
+	// whether the form had one): the restriction is sent to the store only
+	// when the writer changed the field, and a conflict page shows the
+	// restriction as it is now in a field the writer left alone.
 	RestrictedWas     string
 	restrictedWasSent bool
+	// setsRestriction: this save sends its restriction to the store (a
+	// conflict counts it among the writer's changes).
+	setsRestriction bool
 	// Version is the version the edit started from; it never changes
 	// between a preview or a refused save and the next submission.
 	Version int
