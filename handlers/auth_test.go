@@ -762,7 +762,7 @@ func TestStaleEditKeepsTheRestriction(t *testing.T) {
 	if rec.Code != http.StatusConflict {
 		t.Fatalf("sue's stale save: %d, want 409\n%.2000s", rec.Code, rec.Body)
 	}
-	mustContain(t, rec.Body.String(), "Someone else saved this postmortem", "(Restricted to security (text unchanged))",
+	mustContain(t, rec.Body.String(), "Someone else saved this postmortem", "by sam — Restricted to security (text unchanged)",
 		"<h3>Restricted to groups</h3>", "Now only members of security may read it.")
 	if rec := as(t, h, outsider, "GET", "/postmortems/"+slug, nil); rec.Code != http.StatusNotFound {
 		t.Errorf("a stale edit form opened it to everyone: outsider gets %d", rec.Code)
