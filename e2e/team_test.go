@@ -176,9 +176,11 @@ func TestTeamRestrictedField(t *testing.T) {
 }
 
 // Sue opens the edit form of a postmortem everyone may read; Sam, in his
-// own tab, restricts it to security (which saves no new version); Sue saves
-// her edit without touching the restriction field. The postmortem stays
-// restricted: her form, loaded before, does not open it to everyone.
+// own tab, restricts it to security (a new version); Sue saves her edit
+// without touching the restriction field. Her form, loaded before, is
+// stale: she meets the edit conflict, which shows the restriction, and the
+// postmortem stays restricted; saved again from there, her edit keeps it
+// restricted.
 func TestTeamStaleEditKeepsTheRestriction(t *testing.T) {
 	t.Parallel()
 	teamWays(t, func(t *testing.T, p *page, js bool) {
@@ -191,6 +193,7 @@ func TestTeamStaleEditKeepsTheRestriction(t *testing.T) {
 		slug := strings.TrimPrefix(p.path(), "/postmortems/")
 
 		sue := scriptPage(t, p.srv, js)
+		sue.expectConsole("409") // the browser logs the status of the conflict
 		sue.signIn("sue", "security,sre")
 		sue.open("/postmortems/"+slug+"/edit", 200)
 		sue.run("edit", typeInto("#f-impact", "Nobody could sign in for ten minutes."))
@@ -202,6 +205,19 @@ func TestTeamStaleEditKeepsTheRestriction(t *testing.T) {
 		}
 		p.see(".notice.restricted", "security")
 
+		if status := sue.submit(`.form-actions button[value="save"]`); status != 409 {
+			t.Fatalf("sue's stale save: %d, want 409", status)
+		}
+		sue.see(".conflict", "Someone else saved this postmortem while you were editing", "Restricted to groups", "Now only members of security may read it.")
+		if v := eval[string](sue, `document.getElementById("f-restricted_to").value`); v != "security" {
+			t.Errorf("the conflict's form restricts it to %q, want security", v)
+		}
+		if v := eval[string](sue, `document.getElementById("f-impact").value`); v != "Nobody could sign in for ten minutes." {
+			t.Errorf("sue's impact was lost: %q", v)
+		}
+		if got := query[string](t, p.srv, `SELECT restricted_to FROM postmortems WHERE slug = ?`, slug); got != `["security"]` {
+			t.Errorf("after Sue's stale save the postmortem is restricted to %q, want [\"security\"]", got)
+		}
 		if status := sue.submit(`.form-actions button[value="save"]`); status != 200 {
 			t.Fatalf("sue's save: %d", status)
 		}

@@ -59,8 +59,9 @@ func decodeJSONBody(r *http.Request, v any, what string) (map[string]bool, error
 // version it was read at. It is validated as the edit form is and saved
 // as an edit, with a revision signed as every write is. A version saved
 // over meanwhile is refused (409) with the current record and what
-// changed since; a save identical to the current content is not a
-// conflict. The fields the server owns (slug, url, languages, variants,
+// changed since, a change of restricted_to included (it is a version of
+// its own, so a record read before it cannot undo it); a save identical
+// to the current content and restriction is not a conflict. The fields the server owns (slug, url, languages, variants,
 // archived, published_date, duration_minutes, action_items) are accepted
 // and ignored, so a record read can be sent back.
 func (h *Handler) apiUpdatePostmortem(w http.ResponseWriter, r *http.Request) {
@@ -94,7 +95,7 @@ func (h *Handler) apiUpdatePostmortem(w http.ResponseWriter, r *http.Request) {
 	if has["restricted_to"] {
 		f.restricted = h.restrictionOf(r, &f)
 		if h.proxyMode() {
-			restrict = &f.restricted
+			restrict, f.setsRestriction = &f.restricted, true
 		}
 	}
 	if len(cur.Variants) > 0 {

@@ -724,10 +724,13 @@ func TestAuditTagRejection(t *testing.T) {
 	}
 }
 
-// TestStaleEditKeepsTheRestriction: restricting a postmortem saves no new
-// version, so an edit form opened before it is not stale; saving it, with
-// its restriction field untouched, keeps the postmortem restricted instead
-// of opening it to everyone. A writer who changes the field does change it.
+// TestStaleEditKeepsTheRestriction: restricting a postmortem saves a new
+// version, so an edit form opened before it is stale: saving it, with its
+// restriction field untouched, shows the edit-conflict page (the
+// restriction among what changed, the writer's text kept, the field now
+// showing the restriction) instead of opening it to everyone; saved again
+// from there, it keeps the postmortem restricted. A writer who changes the
+// field does change it.
 func TestStaleEditKeepsTheRestriction(t *testing.T) {
 	t.Parallel()
 	h, st := newTeamApp(t)
@@ -756,6 +759,22 @@ func TestStaleEditKeepsTheRestriction(t *testing.T) {
 		t.Fatalf("restricted, an outsider still reads it: %d", rec.Code)
 	}
 	rec = as(t, h, sue, "POST", editPath, with(sues, "impact", "Sue's impact.", "action", "save"), "Sec-Fetch-Site", "same-origin")
+	if rec.Code != http.StatusConflict {
+		t.Fatalf("sue's stale save: %d, want 409\n%.2000s", rec.Code, rec.Body)
+	}
+	mustContain(t, rec.Body.String(), "Someone else saved this postmortem", "(Restricted to security (text unchanged))",
+		"<h3>Restricted to groups</h3>", "Now only members of security may read it.")
+	if rec := as(t, h, outsider, "GET", "/postmortems/"+slug, nil); rec.Code != http.StatusNotFound {
+		t.Errorf("a stale edit form opened it to everyone: outsider gets %d", rec.Code)
+	}
+	rebased := formValues(rec.Body.String(), editPath)
+	if got := rebased.Get("impact"); got != "Sue's impact." {
+		t.Errorf("the conflict page's form lost sue's impact: %q", got)
+	}
+	if got := rebased.Get("restricted_to"); got != "security" {
+		t.Errorf("the conflict page's form restricts it to %q, want the restriction as it is now", got)
+	}
+	rec = as(t, h, sue, "POST", editPath, with(rebased, "action", "save"), "Sec-Fetch-Site", "same-origin")
 	if rec.Code != http.StatusSeeOther {
 		t.Fatalf("sue's save: %d\n%.2000s", rec.Code, rec.Body)
 	}
@@ -769,6 +788,8 @@ func TestStaleEditKeepsTheRestriction(t *testing.T) {
 	if rec := as(t, h, outsider, "GET", "/postmortems/"+slug, nil); rec.Code != http.StatusNotFound {
 		t.Errorf("an edit form opened before the restriction opened it to everyone: outsider gets %d", rec.Code)
 	}
+	history := as(t, h, sam, "GET", "/postmortems/"+slug+"/history", nil).Body.String()
+	mustContain(t, history, "Restricted to security (text unchanged)")
 	// Changing the field is a decision: it applies.
 	rec = as(t, h, sue, "POST", editPath, with(open(sue), "restricted_to", "", "action", "save"), "Sec-Fetch-Site", "same-origin")
 	if rec.Code != http.StatusSeeOther {

@@ -20,6 +20,8 @@ type fieldChange struct {
 	Removed, Added []string
 	// Full is the field's whole new text, shown with a conflict to copy from.
 	Full string
+	// Summary says in words what the change comes to (who may read now).
+	Summary string
 	// Coarse says some changed lines are marked whole, not word by word:
 	// the field was too large to compare word by word.
 	Coarse bool
@@ -268,12 +270,27 @@ func (h *Handler) conflictOf(r *http.Request, cur store.Postmortem, f postmortem
 	base, err := h.store.GetRevision(r.Context(), cur.ID, f.Version)
 	if errors.Is(err, store.ErrNotFound) {
 		c.Theirs, c.Mine = diffFields(cur.Fields(), mine, names), true
+		if ch, ok := restrictionChange(cur.RestrictedTo, f.restricted); ok && f.setsRestriction {
+			c.Theirs = append(c.Theirs, ch)
+		}
 		return c, nil
 	}
 	if err != nil {
 		return nil, err
 	}
 	c.Theirs = diffFields(base.Fields, cur.Fields(), names)
+	// Who could read it at the version the writer started from: recorded
+	// with it, else what the form was loaded with.
+	wasKnown, was := base.RestrictionKnown || f.restrictedWasSent, base.RestrictedTo
+	if !base.RestrictionKnown {
+		was = groupList(f.RestrictedWas)
+	}
+	if ch, ok := restrictionChange(was, cur.RestrictedTo); ok && wasKnown {
+		c.Theirs = append(c.Theirs, ch)
+		if _, mineChanged := restrictionChange(was, f.restricted); mineChanged && f.setsRestriction {
+			c.Overlap = append(c.Overlap, ch.Label)
+		}
+	}
 	now := formFromFields(cur.Fields())
 	for i, ch := range c.Theirs {
 		if s, ok := specOf(ch.Name); ok && s.multiline() {
@@ -290,4 +307,35 @@ func (h *Handler) conflictOf(r *http.Request, cur store.Postmortem, f postmortem
 		}
 	}
 	return c, nil
+}
+
+// restrictionChange is a change of who may read a postmortem, from the
+// groups it was restricted to to the ones it is (none: everyone), as the
+// groups that went and came; ok is false when they are the same.
+func restrictionChange(from, to []string) (ch fieldChange, ok bool) {
+	for _, g := range from {
+		if !slices.Contains(to, g) {
+			ch.Removed = append(ch.Removed, g)
+		}
+	}
+	for _, g := range to {
+		if !slices.Contains(from, g) {
+			ch.Added = append(ch.Added, g)
+		}
+	}
+	if len(ch.Removed)+len(ch.Added) == 0 {
+		return ch, false
+	}
+	slices.Sort(ch.Removed)
+	slices.Sort(ch.Added)
+	ch.Name, ch.Label, ch.Summary = specRestricted.Name, specRestricted.Label, whoMayRead(to)
+	return ch, true
+}
+
+// whoMayRead says who may read a postmortem restricted to groups.
+func whoMayRead(groups []string) string {
+	if len(groups) == 0 {
+		return "Now open to everyone."
+	}
+	return "Now only members of " + strings.Join(groups, ", ") + " may read it."
 }

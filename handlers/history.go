@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"hindsight/postmortem"
 	"hindsight/store"
@@ -201,6 +202,11 @@ func (h *Handler) compareRevisions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	page.Changes = diffFields(page.From.Fields, page.To.Fields, patternNames(fams))
+	if page.From.RestrictionKnown && page.To.RestrictionKnown {
+		if ch, ok := restrictionChange(page.From.RestrictedTo, page.To.RestrictedTo); ok {
+			page.Changes = append(page.Changes, ch)
+		}
+	}
 	h.render(w, r, http.StatusOK, "compare", page)
 }
 
@@ -215,17 +221,32 @@ func versionParam(v string, def int) (int, error) {
 	return n, nil
 }
 
-// revisionActionLabel says in words what a save did.
+// revisionActionLabel says in words what a save did, and who may read
+// the postmortem since when it changed that.
 func revisionActionLabel(r store.Revision) string {
+	var label string
 	switch r.Action {
 	case store.ActionCreate:
-		return "Created"
+		label = "Created"
 	case store.ActionEdit:
-		return "Edited"
+		label = "Edited"
 	case store.ActionRestore:
-		return fmt.Sprintf("Restored version %d", r.RestoredFrom)
+		label = fmt.Sprintf("Restored version %d", r.RestoredFrom)
 	case store.ActionBaseline:
-		return "As found before history was kept"
+		label = "As found before history was kept"
+	case store.ActionRestrict:
+		if len(r.RestrictedTo) == 0 {
+			return "Opened to everyone (text unchanged)"
+		}
+		return "Restricted to " + strings.Join(r.RestrictedTo, ", ") + " (text unchanged)"
+	default:
+		return r.Action
 	}
-	return r.Action
+	if r.RestrictionChanged {
+		if len(r.RestrictedTo) == 0 {
+			return label + ", and opened to everyone"
+		}
+		return label + ", and restricted to " + strings.Join(r.RestrictedTo, ", ")
+	}
+	return label
 }

@@ -294,10 +294,10 @@ func (h *Handler) updatePostmortem(w http.ResponseWriter, r *http.Request) {
 		Fields: f.fields(), VariantOf: f.VariantOf, VariantKind: f.VariantKind, Author: f.Author, Note: f.Note,
 	}
 	if h.proxyMode() && f.restrictionChanged() {
-		// The form always carries the field there. Left as it was loaded,
-		// it keeps the restriction as it is now: someone may have changed
-		// it since, which saves no new version, so the form is not stale.
-		upd.RestrictedTo = &f.restricted
+		// The form always carries the field there; left as it was loaded,
+		// it changes nothing. Someone who changed the restriction since
+		// made a new version, so this form is stale then either way.
+		upd.RestrictedTo, f.setsRestriction = &f.restricted, true
 	}
 	saved, err := h.store.UpdatePostmortem(r.Context(), cur.Slug, f.Version, upd)
 	// A stale save is an outcome of editing, not a failure: the writer gets
@@ -311,8 +311,11 @@ func (h *Handler) updatePostmortem(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	msg := fmt.Sprintf("Saved as version %d.", saved.Version)
-	if saved.Version == f.Version {
+	switch {
+	case saved.Version == f.Version:
 		msg = "Nothing had changed, so nothing was saved."
+	case saved.Version == f.Version+1 && saved.Fields().Equal(cur.Fields()):
+		msg = fmt.Sprintf("Who may read it changed, saved as version %d; the text is as it was.", saved.Version)
 	}
 	redirectWithFlash(w, r, afterSave(*f, saved.Slug), msg)
 }

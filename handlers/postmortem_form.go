@@ -42,11 +42,14 @@ type postmortemForm struct {
 	RestrictedTo string
 	// RestrictedWas is the groups it was restricted to when the edit form
 	// was loaded (its hidden field restricted_was; restrictedWasSent says
-	// whether the form had one): a restriction is changed only when the
-	// writer changed the field, not because someone restricted it since,
-	// which saves no new version.
+	// whether the form had one): the restriction is sent to the store only
+	// when the writer changed the field, and a conflict page shows the
+	// restriction as it is now in a field the writer left alone.
 	RestrictedWas     string
 	restrictedWasSent bool
+	// setsRestriction: this save sends its restriction to the store (a
+	// conflict counts it among the writer's changes).
+	setsRestriction bool
 	// Version is the version the edit started from; it never changes
 	// between a preview or a refused save and the next submission.
 	Version int
@@ -490,8 +493,11 @@ func groupList(s string) []string {
 }
 
 // restrictionOf reads the groups the form restricts the postmortem to and
-// checks them: restricting needs the proxy mode, and a signed-in user must
-// name a group of their own, or they could not read what they saved.
+// checks them: restricting needs the proxy mode, and the writer must name
+// a group of their own, or they could not read what they saved. Every
+// write path (the forms, import, the API) reads the field through it, so
+// the rule holds for proxy users and API tokens alike: a token is in no
+// group, so it cannot restrict a postmortem.
 func (h *Handler) restrictionOf(r *http.Request, f *postmortemForm) []string {
 	groups := groupList(f.RestrictedTo)
 	if len(groups) == 0 {
@@ -501,7 +507,12 @@ func (h *Handler) restrictionOf(r *http.Request, f *postmortemForm) []string {
 	switch {
 	case !h.proxyMode():
 		f.Errors.add("restricted_to", "Restricting a postmortem to groups needs sign-in through a proxy (-auth proxy); clear this field to save it for everyone to read.")
-	case u.Via == "proxy" && !slices.ContainsFunc(groups, func(g string) bool { return slices.Contains(u.Groups, g) }):
+	case slices.ContainsFunc(groups, func(g string) bool { return slices.Contains(u.Groups, g) }):
+	case u.Via == "token":
+		f.Errors.add("restricted_to", "An API token is in no group, so it could not read a postmortem restricted to groups: leave restricted_to out or empty, and restrict it signed in as a member of the groups.")
+	case len(u.Groups) == 0:
+		f.Errors.add("restricted_to", "You are in no group, so you could not read it yourself: clear this field to save it for everyone to read.")
+	default:
 		f.Errors.add("restricted_to", "Name at least one group you are in ("+strings.Join(u.Groups, ", ")+"), or you could not read it yourself.")
 	}
 	return groups

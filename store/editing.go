@@ -29,18 +29,22 @@ type PostmortemUpdate struct {
 	Author string
 	Note   string
 	// RestrictedTo, when not nil, replaces the groups it is restricted
-	// to (see Postmortem.RestrictedTo). It is not part of the revisions:
-	// restoring an old version never opens a restricted postmortem.
+	// to (see Postmortem.RestrictedTo). Changing them makes a new version
+	// (a restrict revision when the text stays as it is), so that a write
+	// based on the version before, which may send the groups it read, is
+	// stale. It is not part of the revisions' text: restoring an old
+	// version never opens a restricted postmortem.
 	RestrictedTo *[]string
 }
 
 // UpdatePostmortem saves upd over the postmortem at slug, provided its
 // version is still expectedVersion, and records the save as a revision, in
-// one transaction. A save identical to the current content changes nothing,
-// whatever its version: a repeated submission of a save that already went
-// through is not a conflict. Otherwise a stale version fails with
-// ErrStaleVersion and nothing is written; so do fields that
-// postmortem.Validate refuses, as FieldErrors.
+// one transaction. A change of who may read it is a save too, with its own
+// version and revision. A save identical to the current content and
+// restriction changes nothing, whatever its version: a repeated submission
+// of a save that already went through is not a conflict. Otherwise a stale
+// version fails with ErrStaleVersion and nothing is written; so do fields
+// that postmortem.Validate refuses, as FieldErrors.
 func (s *Store) UpdatePostmortem(ctx context.Context, slug string, expectedVersion int, upd PostmortemUpdate) (Postmortem, error) {
 	var edited Postmortem
 	upd.Fields.ApplyTo(&edited)
@@ -67,7 +71,7 @@ func (s *Store) UpdatePostmortem(ctx context.Context, slug string, expectedVersi
 		saves := !cur.Fields().Equal(upd.Fields) || join != 0
 		what := fmt.Sprintf("saved version %d of “%s”", cur.Version+1, upd.Fields.Title)
 		if !saves {
-			what = "changed who may read “" + cur.Title + "”"
+			what = fmt.Sprintf("changed who may read “%s” (version %d)", cur.Title, cur.Version+1)
 		}
 		if restrict {
 			to := "everyone"
@@ -78,13 +82,19 @@ func (s *Store) UpdatePostmortem(ctx context.Context, slug string, expectedVersi
 		}
 		tx.audit(auditNote{kind: "postmortem.edit", postmortem: slug, signer: upd.Author, what: what})
 		if restrict {
+			// The state before goes into the history first, with who could
+			// read it then.
+			if err := ensureBaseline(ctx, tx, cur); err != nil {
+				return err
+			}
 			if _, err := tx.ExecContext(ctx, `UPDATE postmortems SET restricted_to = ? WHERE id = ?`,
 				encodeRestriction(*upd.RestrictedTo), cur.ID); err != nil {
 				return err
 			}
+			cur.RestrictedTo = decodeRestriction(encodeRestriction(*upd.RestrictedTo))
 		}
 		if !saves {
-			return nil
+			return restrictPostmortem(ctx, tx, cur, revisionMeta{Action: ActionRestrict, Author: upd.Author, Note: upd.Note}, s.Now())
 		}
 		next, err := s.savePostmortem(ctx, tx, cur, upd.Fields, revisionMeta{Action: ActionEdit, Author: upd.Author, Note: upd.Note})
 		if err != nil {
@@ -99,6 +109,21 @@ func (s *Store) UpdatePostmortem(ctx context.Context, slug string, expectedVersi
 		return Postmortem{}, fmt.Errorf("update postmortem %q: %w", slug, err)
 	}
 	return s.GetPostmortem(ctx, slug)
+}
+
+// restrictPostmortem records a change of who may read p (already written
+// to p and its row), its text unchanged, as a new version: every write
+// based on the version before is now stale.
+func restrictPostmortem(ctx context.Context, tx *writeTx, p Postmortem, m revisionMeta, now time.Time) error {
+	res, err := tx.ExecContext(ctx, `UPDATE postmortems SET version = version + 1 WHERE id = ? AND version = ?`, p.ID, p.Version)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return fmt.Errorf("postmortem %d left version %d: %w", p.ID, p.Version, ErrStaleVersion)
+	}
+	p.Version++
+	return insertRevision(ctx, tx, p, m, now.UTC().Truncate(time.Second))
 }
 
 // RestoreRevision brings back the content of an earlier version of the

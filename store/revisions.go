@@ -98,6 +98,9 @@ const (
 	ActionEdit     = "edit"
 	ActionRestore  = "restore"
 	ActionBaseline = "baseline" // the state found before history was kept
+	// ActionRestrict changed who may read the postmortem, not its text: a
+	// version of its own, so that edits based on the one before are stale.
+	ActionRestrict = "restrict"
 )
 
 // Revision is one saved state of a postmortem.
@@ -111,6 +114,15 @@ type Revision struct {
 	Note         string
 	CreatedAt    time.Time
 	Fields       PostmortemFields
+	// RestrictedTo is who could read the postmortem at this version: the
+	// groups it was restricted to, nil for everyone. RestrictionKnown is
+	// false for a revision saved before that was recorded.
+	RestrictedTo     []string
+	RestrictionKnown bool
+	// RestrictionChanged: this save changed who may read it (a restrict,
+	// or an edit that also did; known only when both it and the revision
+	// before record the restriction).
+	RestrictionChanged bool
 }
 
 type revisionMeta struct {
@@ -128,23 +140,27 @@ func insertRevision(ctx context.Context, tx *writeTx, p Postmortem, m revisionMe
 	if m.RestoredFrom > 0 {
 		from = m.RestoredFrom
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO revisions (postmortem_id, version, action, restored_from, author, note, fields, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, p.ID, p.Version, m.Action, from, m.Author, m.Note, string(snap), formatTime(now))
+	_, err = tx.ExecContext(ctx, `INSERT INTO revisions (postmortem_id, version, action, restored_from, author, note, fields, created_at, restricted_to)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, p.ID, p.Version, m.Action, from, m.Author, m.Note, string(snap), formatTime(now),
+		encodeRestriction(p.RestrictedTo))
 	if err != nil {
 		return fmt.Errorf("record revision %d of postmortem %d: %w", p.Version, p.ID, err)
 	}
 	return nil
 }
 
-const revisionColumns = `id, postmortem_id, version, action, coalesce(restored_from, 0), author, note, fields, created_at`
+const revisionColumns = `id, postmortem_id, version, action, coalesce(restored_from, 0), author, note, fields, created_at, restricted_to`
 
 func scanRevision(row scanner) (Revision, error) {
 	var r Revision
 	var fields, created string
-	if err := row.Scan(&r.ID, &r.PostmortemID, &r.Version, &r.Action, &r.RestoredFrom, &r.Author, &r.Note, &fields, &created); err != nil {
+	var restricted sql.NullString
+	if err := row.Scan(&r.ID, &r.PostmortemID, &r.Version, &r.Action, &r.RestoredFrom, &r.Author, &r.Note, &fields, &created, &restricted); err != nil {
 		return r, err
 	}
 	r.CreatedAt = parseTime(created)
+	r.RestrictedTo, r.RestrictionKnown = decodeRestriction(restricted.String), restricted.Valid
+	r.RestrictionChanged = r.Action == ActionRestrict
 	if err := json.Unmarshal([]byte(fields), &r.Fields); err != nil {
 		return r, fmt.Errorf("revision %d: %w", r.ID, err)
 	}
@@ -165,6 +181,13 @@ func (s *Store) ListRevisions(ctx context.Context, postmortemID int64) ([]Revisi
 			return nil, fmt.Errorf("list revisions: %w", err)
 		}
 		out = append(out, r)
+	}
+	// Newest first: each revision against the one before it.
+	for i := 0; i+1 < len(out); i++ {
+		if r, before := &out[i], out[i+1]; r.RestrictionKnown && before.RestrictionKnown &&
+			encodeRestriction(r.RestrictedTo) != encodeRestriction(before.RestrictedTo) {
+			r.RestrictionChanged = true
+		}
 	}
 	return out, rows.Err()
 }
