@@ -6,6 +6,7 @@ import (
 	"go/format"
 	"math"
 	"os"
+	"strings"
 )
 
 // FeaturesOf returns the features the model reads of a suggestion.
@@ -165,4 +166,37 @@ func WriteModel(path string, m Model, l2, show float64, maxShown int, comment st
 		return err
 	}
 	return os.WriteFile(path, src, 0o644)
+}
+
+// Terms returns the words of a document as the pool evaluation's sentence
+// model reads them: the English stem of every word of three letters or more
+// that holds no digit and is no stop word, and each pair of such stems that
+// follow each other, joined by "_". Repeats are kept: the model counts them.
+func Terms(doc Document) []string {
+	var out []string
+	for _, part := range []string{doc.Title, doc.Body, doc.Lessons, doc.ActionItems} {
+		prev := ""
+		for _, t := range tokenize(part) {
+			st := stemOf(t.norm).en
+			if len(t.norm) < 3 || strings.ContainsAny(t.norm, "0123456789") || stopwords[st] {
+				prev = ""
+				continue
+			}
+			out = append(out, st)
+			if prev != "" {
+				out = append(out, prev+"_"+st)
+			}
+			prev = st
+		}
+	}
+	return out
+}
+
+// Sentences cuts text into sentences, as the classifier reads it.
+func Sentences(text string) []string {
+	var out []string
+	for _, sp := range splitSentences(text) {
+		out = append(out, text[sp.start:sp.end])
+	}
+	return out
 }
