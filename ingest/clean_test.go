@@ -425,3 +425,46 @@ func TestCleanOrganization(t *testing.T) {
 		})
 	}
 }
+
+// A one-line field refuses text-direction controls (postmortem.CheckText),
+// and an import drops them: also when they reach a field without being in
+// the file's text as characters (an HTML entity, a JSON escape in front
+// matter), and from an export's header, which is read as written. An
+// export of a postmortem saved before the controls were refused has them
+// in its header; without this it would not import again.
+func TestCleanDropsDirectionControlsFromOneLineFields(t *testing.T) {
+	tests := []struct {
+		name, file, text string
+		title, org, srv  string
+	}{
+		{"HTML entity in the page's title", "a.html",
+			"<html><head><title>Invoice &#x202E;fdp.exe outage</title></head><body><p>We had an outage of the checkout service for an hour and fixed it.</p><p>The deploy was rolled back.</p></body></html>",
+			"Invoice fdp.exe outage", "", ""},
+		{"JSON escapes in front matter", "a.md",
+			"---\ntitle: \"Invoice \\u202efdp\"\norganization: \"Acme \\u2067Corp\\u2069\"\nservices: \"checkout\\u202d, api\"\n---\n\nWe had an outage of the checkout service for an hour and fixed it.\n",
+			"Invoice fdp", "Acme Corp", "checkout, api"},
+		{"an export's header, read as written", "a.md",
+			"---\nhindsight_export: 1\ntitle: Invoice \u202efdp\norganization: \"\\\"Acme\\\" \u2067Corp\u2069\"\nservices: checkout\u202a\nsummary: \"Quoted \u202eexample\u202c stays.\"\nlanguage: en\n---\n\nWe had an outage.\n",
+			"Invoice fdp", `"Acme" Corp`, "checkout"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := ingest.Clean([]byte(tt.text), tt.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Title != tt.title || d.Organization != tt.org || d.Services != tt.srv {
+				t.Errorf("title %q, organization %q, services %q; want %q, %q, %q", d.Title, d.Organization, d.Services, tt.title, tt.org, tt.srv)
+			}
+		})
+	}
+	// A multi-line field may hold them (a paragraph confines them): an
+	// export's summary comes back exactly.
+	d, err := ingest.Clean([]byte(tests[2].text), "a.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "Quoted \u202eexample\u202c stays."; d.Summary != want {
+		t.Errorf("export's summary %q, want %q", d.Summary, want)
+	}
+}

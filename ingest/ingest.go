@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"hindsight/textnorm"
 )
 
 // MaxSize is the largest file Clean accepts. Real write-ups are a few tens of
@@ -147,6 +149,7 @@ func Clean(raw []byte, filename string) (Draft, error) {
 		}
 		d.exportedBody(tag, body)
 		d.note("read as a Hindsight export (%s): every field is from its header and its marked sections, nothing was guessed", ExportKey)
+		d.dropDirectionControls()
 		return d, nil
 	}
 	if hasFM {
@@ -185,7 +188,30 @@ func Clean(raw []byte, filename string) (Draft, error) {
 	if strings.TrimSpace(d.Body) == "" && len(d.Sections) == 0 && len(d.ActionItems) == 0 {
 		return Draft{}, &InputError{Err: ErrEmpty, Detail: "nothing is left once page chrome and repeated lines are removed"}
 	}
+	d.dropDirectionControls()
 	return d, nil
+}
+
+// dropDirectionControls removes text-direction controls from the one-line
+// fields, which refuse them (postmortem.CheckText). normalize removed the
+// ones written as characters; these came as an HTML entity or a JSON
+// escape, or in an export's header, which is read as written (an export of
+// a postmortem saved before they were refused has them).
+func (d *Draft) dropDirectionControls() {
+	for _, f := range []struct {
+		name string
+		v    *string
+	}{{"title", &d.Title}, {"organization", &d.Organization}, {"services", &d.Services}, {"authors", &d.Authors}, {"source address", &d.SourceURL}} {
+		if v := strings.Map(func(r rune) rune {
+			if textnorm.IsBidiControl(r) {
+				return -1
+			}
+			return r
+		}, *f.v); v != *f.v {
+			*f.v = v
+			d.note("removed invisible text-direction controls from the %s", f.name)
+		}
+	}
 }
 
 // checkInput refuses what is not a reasonably sized UTF-8 text.
