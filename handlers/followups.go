@@ -56,6 +56,8 @@ type followUpsPage struct {
 	URL        *url.URL
 	// CSV is the same selection as a CSV file.
 	CSV string
+	// Notices say which filters name nothing.
+	Notices []filterNotice
 }
 
 // listFollowUps is /action-items: every action item across postmortems.
@@ -94,6 +96,7 @@ func (h *Handler) listFollowUps(w http.ResponseWriter, r *http.Request) {
 		Pages:      pageCount(totals.Matching, followUpPageSize),
 		URL:        r.URL,
 		CSV:        csvLink("/action-items.csv", r.URL.Query()),
+		Notices:    filterNotices(r.URL, followUpFilterProblems(f, pats, &opts)),
 	})
 }
 

@@ -229,7 +229,9 @@ type insightsPage struct {
 	Unreviewed int
 	Blocks     []insightBlock
 	Errors     []string
-	URL        string // the page's path and query
+	// Notices say which filters name nothing.
+	Notices []filterNotice
+	URL     string // the page's path and query
 }
 
 // insightFilterFromQuery reads the filters; a date that is not a date is
@@ -290,6 +292,7 @@ func (h *Handler) showInsights(w http.ResponseWriter, r *http.Request) {
 		Options:    opts,
 		Incidents:  in.Incidents,
 		Errors:     errs,
+		Notices:    filterNotices(r.URL, insightFilterProblems(f, &opts)),
 		Blocks:     insightBlocks(in, fams),
 		URL:        r.URL.RequestURI(),
 	}

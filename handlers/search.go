@@ -40,6 +40,9 @@ type searchPage struct {
 	Pages  int
 	Start  int // rank of the page's first hit
 	URL    *url.URL
+	// Notices say which filters of the query name nothing, each with
+	// the search without it.
+	Notices []filterNotice
 }
 
 // searchRequest reads the query and page shared by the page and the API.
@@ -77,6 +80,15 @@ func (h *Handler) showSearch(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
+	bad, err := h.searchFilterProblems(r.Context(), res.Query)
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	var notices []filterNotice
+	for _, b := range bad {
+		notices = append(notices, filterNotice{Text: b.Problem, Without: searchURL(res.Query.WithFilter(b.Name, ""))})
+	}
 	title := "Search"
 	if !res.Query.IsEmpty() {
 		title = "Search: " + res.Query.String()
@@ -91,6 +103,7 @@ func (h *Handler) showSearch(w http.ResponseWriter, r *http.Request) {
 		Pages:    pageCount(res.Total, searchPageSize),
 		Start:    params.Offset + 1,
 		URL:      r.URL,
+		Notices:  notices,
 	})
 }
 
