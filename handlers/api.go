@@ -147,8 +147,34 @@ func toAPIPostmortem(p store.Postmortem, full bool) apiPostmortem {
 	return out
 }
 
+// maxAPILimit is the most items a page of a JSON list holds (limit).
+const maxAPILimit = 100
+
+// apiListPostmortems is /api/postmortems: the list's filters, page and
+// limit. A value the request cannot mean (a page or limit that is not a
+// number in range, a pattern or severity that is not one, a year or
+// language not written as one) is a 400 naming it; an organization, year
+// or language no incident has yet is an empty list.
 func (h *Handler) apiListPostmortems(w http.ResponseWriter, r *http.Request) {
-	f, page := filterFromQuery(r.URL.Query())
+	q := r.URL.Query()
+	f, _ := filterFromQuery(q)
+	var bad badParams
+	page := wholeNumber(q, "page", 1, 1, noPage, &bad)
+	f.Limit = wholeNumber(q, "limit", listPageSize, 1, maxAPILimit, &bad)
+	f.Offset = (page - 1) * f.Limit
+	var pats []store.Pattern
+	if f.Pattern != "" {
+		var err error
+		if pats, err = h.store.PatternCatalogue(r.Context()); err != nil {
+			h.error(w, r, err)
+			return
+		}
+	}
+	bad = append(bad, postmortemFilterProblems(f, pats, nil)...)
+	if err := bad.err(); err != nil {
+		h.error(w, r, err)
+		return
+	}
 	items, total, err := h.store.ListPostmortems(r.Context(), f)
 	if err != nil {
 		h.error(w, r, err)
@@ -159,7 +185,7 @@ func (h *Handler) apiListPostmortems(w http.ResponseWriter, r *http.Request) {
 		Total int             `json:"total"`
 		Page  int             `json:"page"`
 		Pages int             `json:"pages"`
-	}{Items: []apiPostmortem{}, Total: total, Page: page, Pages: pageCount(total, listPageSize)}
+	}{Items: []apiPostmortem{}, Total: total, Page: page, Pages: pageCount(total, f.Limit)}
 	for _, p := range items {
 		// A list entry stands for its whole variant group; its variants are
 		// named on the single-postmortem endpoint.

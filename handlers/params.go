@@ -95,19 +95,12 @@ func wholeNumber(q url.Values, name string, def, lo, hi int, bad *badParams) int
 	return def
 }
 
-// oneOf reads a parameter that takes one of values (the first, the
-// default, when it is absent or empty).
-func oneOf(q url.Values, name string, values []string, bad *badParams) string {
-	v := q.Get(name)
-	if v == "" {
-		return values[0]
+// oneOf checks a parameter that takes one of values, or nothing.
+func oneOf(q url.Values, name string, values []string, bad *badParams) {
+	if v := q.Get(name); v != "" && !slices.Contains(values, v) {
+		*bad = append(*bad, badParam{Name: name, Value: v, Problem: quoted(v) + " is not understood.",
+			Expected: "one of " + strings.Join(values, ", ") + ", or nothing"})
 	}
-	if slices.Contains(values, v) {
-		return v
-	}
-	*bad = append(*bad, badParam{Name: name, Value: v, Problem: "There is no " + name + " " + quoted(v) + ".",
-		Expected: "one of " + strings.Join(values[1:], ", ") + ", or nothing"})
-	return values[0]
 }
 
 func unknownPattern(name, v string) badParam {

@@ -239,6 +239,7 @@ func (h *Handler) error(w http.ResponseWriter, r *http.Request, err error) {
 		tooBig  *http.MaxBytesError
 		tooMany *tooManyError
 		denied  errForbidden
+		params  badParams
 	)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
@@ -271,6 +272,8 @@ func (h *Handler) error(w http.ResponseWriter, r *http.Request, err error) {
 		status, msg = http.StatusRequestTimeout, fmt.Sprintf("The request body was not received within %v.", bodyReadTimeout)
 	case errors.Is(err, errBadRequest):
 		status, msg = http.StatusBadRequest, err.Error()
+	case errors.As(err, &params):
+		status, msg = http.StatusBadRequest, params.Error()
 	case errors.Is(err, errUnauthorized):
 		status, msg = http.StatusUnauthorized, "Sign in through your organisation's sign-in page to use Hindsight, or send an API token."
 	case errors.Is(err, errBadToken):
@@ -293,6 +296,9 @@ func (h *Handler) error(w http.ResponseWriter, r *http.Request, err error) {
 		body := map[string]any{"error": msg}
 		if fields != nil {
 			body["fields"] = fields
+		}
+		if params != nil {
+			body["fields"] = params.fields()
 		}
 		if dup != nil {
 			body["slug"] = dup.Slug
