@@ -73,21 +73,24 @@ type (
 		URL         string `json:"url,omitempty"`
 	}
 	apiPattern struct {
-		Slug        string             `json:"slug"`
-		Name        string             `json:"name"`
-		Headline    string             `json:"headline"`
-		Family      string             `json:"family"`
-		Definition  string             `json:"definition"`
-		Mechanism   string             `json:"mechanism,omitempty"`
-		Signals     string             `json:"signals,omitempty"`
-		Related     []string           `json:"related,omitempty"`
-		PhrasesEN   []string           `json:"detection_phrases_en,omitempty"`
-		PhrasesES   []string           `json:"detection_phrases_es,omitempty"`
-		Checklist   []apiChecklistItem `json:"checklist"`
-		Incidents   []apiIncident      `json:"example_incidents,omitempty"`
-		Count       int                `json:"count"`
-		Postmortems []apiTag           `json:"postmortems"`
-		URL         string             `json:"url"`
+		Slug       string             `json:"slug"`
+		Name       string             `json:"name"`
+		Headline   string             `json:"headline"`
+		Family     string             `json:"family"`
+		Definition string             `json:"definition"`
+		Mechanism  string             `json:"mechanism,omitempty"`
+		Signals    string             `json:"signals,omitempty"`
+		Related    []string           `json:"related,omitempty"`
+		PhrasesEN  []string           `json:"detection_phrases_en,omitempty"`
+		PhrasesES  []string           `json:"detection_phrases_es,omitempty"`
+		Checklist  []apiChecklistItem `json:"checklist"`
+		Incidents  []apiIncident      `json:"example_incidents,omitempty"`
+		Count      int                `json:"count"`
+		// SuggestedCount: the postmortems the classifier suggested it
+		// for that nobody has reviewed yet, not in Count (as its page).
+		SuggestedCount int      `json:"suggested_count"`
+		Postmortems    []apiTag `json:"postmortems"`
+		URL            string   `json:"url"`
 	}
 )
 
@@ -229,12 +232,19 @@ func (h *Handler) apiListPatterns(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
+	suggested, err := h.store.PatternSuggestionCounts(r.Context())
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
 	out := struct {
 		Items []apiPattern `json:"items"`
 	}{Items: []apiPattern{}}
 	for _, p := range pats {
 		p.Checklist = checklists[p.Slug]
-		out.Items = append(out.Items, toAPIPattern(p))
+		item := toAPIPattern(p)
+		item.SuggestedCount = suggested[p.Slug]
+		out.Items = append(out.Items, item)
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -255,6 +265,12 @@ func (h *Handler) apiGetPattern(w http.ResponseWriter, r *http.Request) {
 		out.Postmortems = append(out.Postmortems, apiTag{Slug: ref.Slug, Role: ref.Role})
 	}
 	out.Count = countGroups(refs)
+	suggested, err := h.store.PatternSuggestionCounts(r.Context())
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	out.SuggestedCount = suggested[p.Slug]
 	writeJSON(w, http.StatusOK, out)
 }
 
