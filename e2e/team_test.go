@@ -97,6 +97,54 @@ func TestTeamTokenAdminPage(t *testing.T) {
 	})
 }
 
+// A token form sent twice loses the first answer, the one with the
+// secret; the second send is refused (409) and offers to make the token
+// again, which shows a new secret and stops the first.
+func TestTeamTokenFormSentTwice(t *testing.T) {
+	t.Parallel()
+	eachScriptWay(t, func(t *testing.T, js bool) {
+		// Not teamWays' strict tab: it fails on the 409 this test is about.
+		p := scriptPage(t, teamServer(t), js)
+		p.expectConsole("409") // the browser logs the status of the refused send
+		p.signIn("ada", "admins")
+		p.open("/admin/tokens", 200)
+		p.run("fill in the token", typeInto("#token-name", "ci"), setSelect("#token-role", "editor"))
+		if status := p.submit(`.token-form button[type="submit"]`); status != 200 {
+			t.Fatalf("first send: %d", status)
+		}
+		lost := eval[string](p, `document.querySelector("#token-secret").value`)
+		// The same form again, as the second click of a double click sends it.
+		p.open("/admin/tokens", 200)
+		p.run("fill in the same token", typeInto("#token-name", "ci"), setSelect("#token-role", "editor"))
+		if status := p.submit(`.token-form button[type="submit"]`); status != 409 {
+			t.Fatalf("second send: %d, want 409", status)
+		}
+		p.see("#token-name-error", "moments ago", "Make it again (above)")
+		p.see(".token-again", "Make “ci” again")
+		if p.count("#token-secret") != 0 {
+			t.Error("a secret is shown on the refused send")
+		}
+		if js { // axe runs as a script
+			p.accessible()
+		}
+		if status := p.submit(`.token-again button[type="submit"]`); status != 200 {
+			t.Fatalf("make it again: %d", status)
+		}
+		again := eval[string](p, `document.querySelector("#token-secret").value`)
+		if again == "" || again == lost {
+			t.Fatalf("the secret made again = %q, the first %q", again, lost)
+		}
+		p.see("#secret-heading", "“ci” created")
+		p.see("table.tokens", "ci", "editor", "revoked")
+		if got := bearer(t, p.srv, lost, "/api/postmortems"); got != 401 {
+			t.Errorf("the first secret: %d, want 401", got)
+		}
+		if got := bearer(t, p.srv, again, "/api/postmortems"); got != 200 {
+			t.Errorf("the secret made again: %d, want 200", got)
+		}
+	})
+}
+
 func TestTeamAuditFilters(t *testing.T) {
 	t.Parallel()
 	teamWays(t, func(t *testing.T, p *page, js bool) {

@@ -263,6 +263,60 @@ func TestTokensFromTheAdminPage(t *testing.T) {
 	}
 }
 
+// A token form sent twice (a double click) makes the token with the first
+// send, whose answer, with the secret, the browser drops; the second is a
+// conflict. The page says so and offers to make it again, which revokes
+// the first (never used) and shows a new secret. A token that was used, or
+// that another admin made, is a plain conflict.
+func TestTokenFormSentTwice(t *testing.T) {
+	t.Parallel()
+	h, _ := newTeamApp(t)
+	secretRe := regexp.MustCompile(`hst_[A-Za-z0-9_-]{20,}`)
+	post := func(who person, form url.Values) *httptest.ResponseRecorder {
+		return as(t, h, who, "POST", "/admin/tokens", form, "Sec-Fetch-Site", "same-origin")
+	}
+	bearer := func(secret string) int {
+		return as(t, h, person{}, "GET", "/api/postmortems", nil, "Authorization", "Bearer "+secret).Code
+	}
+	form := url.Values{"name": {"ci"}, "role": {"editor"}}
+	lost := secretRe.FindString(post(admin, form).Body.String())
+	rec := post(admin, form)
+	body := rec.Body.String()
+	if rec.Code != http.StatusConflict || !strings.Contains(body, "moments ago") || !strings.Contains(body, `name="again" value="1"`) || secretRe.MatchString(body) {
+		t.Fatalf("second send: %d, want 409 offering to make it again, no secret\n%.2000s", rec.Code, body)
+	}
+	rec = post(admin, url.Values{"name": {"ci"}, "again": {"1"}})
+	again := secretRe.FindString(rec.Body.String())
+	if rec.Code != 200 || again == "" || again == lost {
+		t.Fatalf("make it again: %d, secret %q (first %q)", rec.Code, again, lost)
+	}
+	if got := bearer(lost); got != http.StatusUnauthorized {
+		t.Errorf("the first secret after making it again: %d, want 401", got)
+	}
+	if got := bearer(again); got != 200 {
+		t.Errorf("the new secret: %d", got)
+	}
+	if !strings.Contains(rec.Body.String(), "ci</th>\n      <td>editor</td>") {
+		t.Errorf("the token made again lost its role:\n%s", rec.Body)
+	}
+	// Now used: sending the form again is a plain conflict, and "again" too.
+	for _, f := range []url.Values{form, {"name": {"ci"}, "again": {"1"}}} {
+		rec := post(admin, f)
+		if body := rec.Body.String(); rec.Code != http.StatusConflict || !strings.Contains(body, "revoke it first") || strings.Contains(body, `name="again"`) {
+			t.Errorf("%v on a used token: %d\n%.2000s", f, rec.Code, body)
+		}
+	}
+	if got := bearer(again); got != 200 {
+		t.Errorf("a refused make-again touched the used token: %d", got)
+	}
+	// Another admin's fresh token is theirs to make again, not ours.
+	other := person{"bob", "admins"}
+	post(other, url.Values{"name": {"bob's"}, "role": {"viewer"}})
+	if rec := post(admin, url.Values{"name": {"bob's"}, "again": {"1"}}); rec.Code != http.StatusConflict || strings.Contains(rec.Body.String(), `name="again"`) {
+		t.Errorf("make another admin's token again: %d", rec.Code)
+	}
+}
+
 func TestTokensWorkWithoutTheProxy(t *testing.T) {
 	t.Parallel()
 	h, st := newApp(t)
@@ -762,7 +816,7 @@ func TestStaleEditKeepsTheRestriction(t *testing.T) {
 	if rec.Code != http.StatusConflict {
 		t.Fatalf("sue's stale save: %d, want 409\n%.2000s", rec.Code, rec.Body)
 	}
-	mustContain(t, rec.Body.String(), "Someone else saved this postmortem", "(Restricted to security (text unchanged))",
+	mustContain(t, rec.Body.String(), "Someone else saved this postmortem", "by sam — Restricted to security (text unchanged)",
 		"<h3>Restricted to groups</h3>", "Now only members of security may read it.")
 	if rec := as(t, h, outsider, "GET", "/postmortems/"+slug, nil); rec.Code != http.StatusNotFound {
 		t.Errorf("a stale edit form opened it to everyone: outsider gets %d", rec.Code)

@@ -176,6 +176,7 @@ func TestCreatePostmortemValidation(t *testing.T) {
 		{"TitleMissing", with(validForm(), "title", "  "), "title", "Title is required.", "Checkout failed for two hours."},
 		{"TitleTooLong", with(validForm(), "title", strings.Repeat("é", 201)), "title", "Title is too long: 201 characters, at most 200.", strings.Repeat("é", 201)},
 		{"TitleNotOneLine", with(validForm(), "title", "two\nlines"), "title", "Title must be a single line of text.", ""},
+		{"TitleDirectionOverride", with(validForm(), "title", "Checkout \u202Edeliaf"), "title", "invisible text-direction control (U+202E)", "Checkout \u202Edeliaf"},
 		{"SummaryMissing", with(validForm(), "summary", ""), "summary", "Summary is required.", "Checkout outage"},
 		{"SummaryNotUTF8", with(validForm(), "summary", "bad \xff byte"), "summary", "not valid UTF-8", "bad \uFFFD byte"},
 		{"ImpactTooLong", with(validForm(), "impact", strings.Repeat("x", 100_001)), "impact", "Impact is too long: 100001 characters", ""},

@@ -314,7 +314,9 @@ func (h *Handler) updatePostmortem(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case saved.Version == f.Version:
 		msg = "Nothing had changed, so nothing was saved."
-	case saved.Version == f.Version+1 && saved.Fields().Equal(cur.Fields()):
+	case saved.Fields().Equal(cur.Fields()) && !slices.Equal(saved.RestrictedTo, cur.RestrictedTo):
+		// cur is as it was when this save came in: a repeated save finds
+		// the restriction already changed.
 		msg = fmt.Sprintf("Who may read it changed, saved as version %d; the text is as it was.", saved.Version)
 	}
 	redirectWithFlash(w, r, afterSave(*f, saved.Slug), msg)

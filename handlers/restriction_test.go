@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -119,5 +120,40 @@ func TestTokenCannotRestrictToOtherGroups(t *testing.T) {
 	delete(body, "restricted_to")
 	if rec := sendJSON(t, h, person{}, "PUT", path, mustJSON(t, body), bearer...); rec.Code != http.StatusOK {
 		t.Errorf("token PUT without a restriction: %d\n%.800s", rec.Code, rec.Body)
+	}
+}
+
+// TestRestrictionSaveSaysWhatChanged: saving only a new restriction says
+// that who may read changed; a double click on a text edit, whose second
+// save changes nothing, still says which version was saved.
+func TestRestrictionSaveSaysWhatChanged(t *testing.T) {
+	t.Parallel()
+	h, _ := newTeamApp(t)
+	sam := person{"sam", "security, sre"}
+	rec := as(t, h, sam, "POST", "/postmortems", with(validForm(), "title", "Quokka key rotation"), "Sec-Fetch-Site", "same-origin")
+	if rec.Code != http.StatusSeeOther {
+		t.Fatalf("create: %d", rec.Code)
+	}
+	editPath := "/postmortems/" + strings.TrimPrefix(rec.Header().Get("Location"), "/postmortems/") + "/edit"
+	flash := func(form url.Values) string {
+		t.Helper()
+		rec := as(t, h, sam, "POST", editPath, form, "Sec-Fetch-Site", "same-origin")
+		c := cookie(rec, "hindsight_flash")
+		if rec.Code != http.StatusSeeOther || c == nil {
+			t.Fatalf("save: %d, flash %v\n%.1000s", rec.Code, c, rec.Body)
+		}
+		msg, _ := url.QueryUnescape(c.Value)
+		return msg
+	}
+	form := formValues(as(t, h, sam, "GET", editPath, nil).Body.String(), editPath)
+	if got := flash(with(form, "restricted_to", "security", "action", "save")); !strings.HasPrefix(got, "Who may read it changed, saved as version 2") {
+		t.Errorf("restricting: flash %q", got)
+	}
+	form = formValues(as(t, h, sam, "GET", editPath, nil).Body.String(), editPath)
+	edit := with(form, "impact", "Sam's impact.", "action", "save")
+	for i := range 2 {
+		if got := flash(edit); got != "Saved as version 3." {
+			t.Errorf("text edit, save %d: flash %q, want Saved as version 3.", i+1, got)
+		}
 	}
 }

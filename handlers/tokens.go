@@ -23,6 +23,10 @@ type tokensPage struct {
 	// Name and Role are the form's values, kept when it is refused.
 	Name, Role string
 	Errors     formErrors
+	// Fresh is the token the same form made moments ago when it was sent
+	// twice: its secret was on the answer the browser did not show, so
+	// the page offers to make it again.
+	Fresh store.Token
 }
 
 func (h *Handler) tokensPage(r *http.Request) (tokensPage, error) {
@@ -46,7 +50,15 @@ func (h *Handler) createToken(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name, role := strings.TrimSpace(r.PostForm.Get("name")), r.PostForm.Get("role")
-	t, secret, err := h.store.CreateToken(r.Context(), name, role, userOf(r).Name)
+	by, since := userOf(r).Name, h.store.Now().Add(-resentWithin)
+	var t store.Token
+	var secret string
+	var err error
+	if r.PostForm.Get("again") == "1" {
+		t, secret, err = h.store.RemakeFreshToken(r.Context(), name, by, since)
+	} else {
+		t, secret, err = h.store.CreateToken(r.Context(), name, role, by)
+	}
 	page, perr := h.tokensPage(r)
 	if perr != nil {
 		h.error(w, r, perr)
@@ -65,7 +77,19 @@ func (h *Handler) createToken(w http.ResponseWriter, r *http.Request) {
 		}
 	case errors.Is(err, store.ErrConflict):
 		status = http.StatusConflict
-		page.Errors.add("name", "A live token already has this name: revoke it first, or choose another name.")
+		fresh, ferr := h.store.FreshToken(r.Context(), name, by, since)
+		switch {
+		case ferr == nil:
+			// The form sent twice (a double click): the first send made
+			// the token, and its answer, with the secret, was dropped.
+			page.Fresh = fresh
+			page.Errors.add("name", "You made “"+fresh.Name+"” moments ago, and it has not been used: its secret was on a page your browser did not show (was the form sent twice?). Make it again (above) to get a new secret.")
+		case errors.Is(ferr, store.ErrNotFound):
+			page.Errors.add("name", "A live token already has this name: revoke it first, or choose another name.")
+		default:
+			h.error(w, r, ferr)
+			return
+		}
 	default:
 		h.error(w, r, err)
 		return

@@ -20,6 +20,8 @@ func TestNormalize(t *testing.T) {
 		{"zero-width space", "fee\u200bdback", "feedback"},
 		{"trailing spaces", "a  \nb\t\n", "a\nb\n"},
 		{"control characters", "a\x07b\x1bc", "abc"},
+		{"text-direction controls", "invoice\u202Etxt.exe \u2066x\u2069", "invoicetxt.exe x"},
+		{"right-to-left marks stay", "\u05e9\u05dc\u05d5\u05dd\u200f 5", "\u05e9\u05dc\u05d5\u05dd\u200f 5"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := ingest.Normalize(tt.in); got != tt.want {

@@ -6,11 +6,15 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"hindsight/textnorm"
 )
 
 // normalize makes line endings and spaces uniform so that later steps can
-// compare lines: CRLF becomes LF, no-break and zero-width spaces and stray
-// control characters go, and trailing spaces are trimmed.
+// compare lines: CRLF becomes LF, no-break and zero-width spaces, stray
+// control characters and text-direction controls (which the title and
+// name fields refuse; in a page they only steer display) go, and trailing
+// spaces are trimmed.
 func normalize(s string) string {
 	s = strings.TrimPrefix(s, "\uFEFF")
 	s = strings.ReplaceAll(s, "\r\n", "\n")
@@ -23,7 +27,7 @@ func normalize(s string) string {
 		case r == '\n' || r == '\t':
 			b.WriteRune(r)
 		case r == '\u200B' || r == '\u200C' || r == '\u200D' || r == '\u2060' || r == '\uFEFF':
-		case unicode.IsControl(r):
+		case unicode.IsControl(r) || textnorm.IsBidiControl(r):
 		case unicode.IsSpace(r):
 			b.WriteByte(' ')
 		default:

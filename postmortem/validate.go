@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"hindsight/markdown"
+	"hindsight/textnorm"
 )
 
 // Limits of a postmortem's fields, in characters (runes).
@@ -235,7 +236,8 @@ func checkActionItem(a ActionItem) string {
 }
 
 // CheckText returns what is wrong with a text value, or "": bytes that are
-// not UTF-8, control characters (a line break in a single line), or more
+// not UTF-8, control characters (a line break in a single line), a
+// text-direction control in a single line (textnorm.IsBidiControl), or more
 // than maxRunes characters (0: no limit). label starts the messages, e.g.
 // "Title".
 func CheckText(v, label string, multiline bool, maxRunes int) string {
@@ -251,6 +253,9 @@ func CheckText(v, label string, multiline bool, maxRunes int) string {
 				return label + " contains control characters; remove them."
 			}
 			return label + " must be a single line of text."
+		}
+		if !multiline && textnorm.IsBidiControl(r) {
+			return fmt.Sprintf("%s contains an invisible text-direction control (U+%04X), which can make it show in another order than it reads; remove it.", label, r)
 		}
 	}
 	if n := utf8.RuneCountInString(v); maxRunes > 0 && n > maxRunes {

@@ -87,3 +87,49 @@ func TestLoadRevisesOldSeedTags(t *testing.T) {
 		t.Errorf("third load: %+v, %v; want nothing revised", r, err)
 	}
 }
+
+// A seed whose readers were restricted since, its text untouched, is still
+// a seed nobody edited: it gets the reviewed tags, and stays restricted.
+func TestLoadRevisesRestrictedSeedTags(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "old.db")
+	st, err := store.Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if _, err := seeds.Load(t.Context(), st); err != nil {
+		t.Fatal(err)
+	}
+	const dw = "dreamwidth-2020-05-25-site-interruptions"
+	sec := store.WithReaderGroups(t.Context(), []string{"security"})
+	p, err := st.GetPostmortem(sec, dw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups := []string{"security"}
+	if _, err := st.UpdatePostmortem(sec, dw, p.Version, store.PostmortemUpdate{Fields: p.Fields(), Author: "sam", RestrictedTo: &groups}); err != nil {
+		t.Fatal(err)
+	}
+	storetest.Exec(t, path,
+		`UPDATE tags SET evidence = '' WHERE postmortem_id = (SELECT id FROM postmortems WHERE slug = '`+dw+`')`,
+	)
+	r, err := seeds.Load(t.Context(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.TagsRevised != 1 {
+		t.Errorf("load after the restriction: %+v, want the Dreamwidth tags revised", r)
+	}
+	p, err = st.GetPostmortem(sec, dw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Version != 3 || len(p.RestrictedTo) != 1 {
+		t.Errorf("version %d, restricted to %v; want 3 (created, restricted, revised), still restricted", p.Version, p.RestrictedTo)
+	}
+	for _, tg := range p.Tags {
+		if tg.Evidence == "" {
+			t.Errorf("after the revision: tag %s (%s) has no evidence", tg.PatternSlug, tg.Role)
+		}
+	}
+}

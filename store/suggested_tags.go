@@ -419,16 +419,22 @@ func (s *Store) PatternSuggestionCounts(ctx context.Context) (map[string]int, er
 }
 
 // ReviseCuratedTags gives the postmortem at slug the tags given, with their
-// evidence, provided it was never edited (still at version 1) and its tags
-// differ: the seeds use it to bring curated tags reviewed since they were
-// loaded into a database. The change is saved like an edit (a revision with
-// note, by Hindsight), so it shows in the history and runs once. It reports
+// evidence, provided its text was never edited (still at version 1, or
+// every version since a change of who may read it) and its tags differ:
+// the seeds use it to bring curated tags reviewed since they were loaded
+// into a database. The change is saved like an edit (a revision with note,
+// by Hindsight), so it shows in the history and runs once. It reports
 // whether it changed anything.
 func (s *Store) ReviseCuratedTags(ctx context.Context, slug string, tags []Tag, note string) (bool, error) {
 	revised := false
 	err := s.inTx(ctx, func(tx *writeTx) error {
 		cur, err := postmortemForUpdate(ctx, tx, slug)
-		if err != nil || cur.Version != 1 {
+		if err != nil {
+			return err
+		}
+		var restrictions int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM revisions WHERE postmortem_id = ? AND version > 1 AND action = ?`,
+			cur.ID, ActionRestrict).Scan(&restrictions); err != nil || cur.Version != 1+restrictions {
 			return err
 		}
 		have := map[[3]string]bool{}

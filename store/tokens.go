@@ -55,10 +55,8 @@ func (s *Store) CreateToken(ctx context.Context, name, role, by string) (Token, 
 	if len(errs) > 0 {
 		return Token{}, "", fmt.Errorf("create token: %w", errs)
 	}
-	raw := make([]byte, 32)
-	rand.Read(raw)
-	secret := tokenPrefix + base64.RawURLEncoding.EncodeToString(raw)
-	t := Token{Name: name, Role: role, CreatedBy: by, CreatedAt: s.Now().UTC().Truncate(time.Second)}
+	var t Token
+	var secret string
 	err := s.inTx(ctx, func(tx *writeTx) error {
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM api_tokens WHERE name = ? AND revoked_at = ''`, name).Scan(&n); err != nil {
@@ -67,17 +65,84 @@ func (s *Store) CreateToken(ctx context.Context, name, role, by string) (Token, 
 		if n > 0 {
 			return ErrConflict
 		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO api_tokens (name, role, hash, created_at, created_by) VALUES (?, ?, ?, ?, ?)`,
-			name, role, hashToken(secret), formatTime(t.CreatedAt), by)
-		if err != nil {
-			return err
+		var err error
+		t, secret, err = s.insertToken(ctx, tx, name, role, by)
+		if err == nil {
+			tx.audit(auditNote{kind: "token.create", signer: by, what: fmt.Sprintf("created token %q with role %s", name, role)})
 		}
-		t.ID, err = res.LastInsertId()
-		tx.audit(auditNote{kind: "token.create", signer: by, what: fmt.Sprintf("created token %q with role %s", name, role)})
 		return err
 	})
 	if err != nil {
 		return Token{}, "", fmt.Errorf("create token %q: %w", name, err)
+	}
+	return t, secret, nil
+}
+
+// insertToken stores a new live token and returns it with its secret.
+func (s *Store) insertToken(ctx context.Context, tx *writeTx, name, role, by string) (Token, string, error) {
+	raw := make([]byte, 32)
+	rand.Read(raw)
+	secret := tokenPrefix + base64.RawURLEncoding.EncodeToString(raw)
+	t := Token{Name: name, Role: role, CreatedBy: by, CreatedAt: s.Now().UTC().Truncate(time.Second)}
+	res, err := tx.ExecContext(ctx, `INSERT INTO api_tokens (name, role, hash, created_at, created_by) VALUES (?, ?, ?, ?, ?)`,
+		name, role, hashToken(secret), formatTime(t.CreatedAt), by)
+	if err != nil {
+		return t, "", err
+	}
+	t.ID, err = res.LastInsertId()
+	return t, secret, err
+}
+
+// freshToken selects the live token of a name (first argument) that a
+// user (second) made since a time (third) and that was never used.
+const freshToken = `name = ? AND revoked_at = '' AND created_by = ? AND created_at >= ? AND last_used_at = ''`
+
+// FreshToken returns the live token named name if by made it since `since`
+// and it has never been used: the one a form sent twice made first, whose
+// secret was on an answer the browser did not show. Otherwise it is
+// ErrNotFound.
+func (s *Store) FreshToken(ctx context.Context, name, by string, since time.Time) (Token, error) {
+	t, err := scanToken(s.db.QueryRowContext(ctx, `SELECT `+tokenFields+` FROM api_tokens WHERE `+freshToken,
+		name, by, formatTime(since)))
+	if errors.Is(err, sql.ErrNoRows) {
+		return t, fmt.Errorf("fresh token %q: %w", name, ErrNotFound)
+	}
+	if err != nil {
+		return t, fmt.Errorf("fresh token %q: %w", name, err)
+	}
+	return t, nil
+}
+
+// RemakeFreshToken replaces the live token named name, provided it is
+// still fresh (FreshToken), with a new one of the same name and role, and
+// returns the new token and its secret: the first stops working. Anything
+// else (used since, made by someone else or long ago, revoked) is
+// ErrConflict, and nothing changes.
+func (s *Store) RemakeFreshToken(ctx context.Context, name, by string, since time.Time) (Token, string, error) {
+	var t Token
+	var secret string
+	err := s.inTx(ctx, func(tx *writeTx) error {
+		var id int64
+		var role string
+		err := tx.QueryRowContext(ctx, `SELECT id, role FROM api_tokens WHERE `+freshToken,
+			name, by, formatTime(since)).Scan(&id, &role)
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrConflict
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE api_tokens SET revoked_at = ? WHERE id = ?`, s.now(), id); err != nil {
+			return err
+		}
+		t, secret, err = s.insertToken(ctx, tx, name, role, by)
+		if err == nil {
+			tx.audit(auditNote{kind: "token.create", signer: by, what: fmt.Sprintf("made token %q (%s) again: the first, never used, was revoked", name, role)})
+		}
+		return err
+	})
+	if err != nil {
+		return Token{}, "", fmt.Errorf("remake token %q: %w", name, err)
 	}
 	return t, secret, nil
 }

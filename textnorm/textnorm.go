@@ -22,6 +22,17 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
+// IsBidiControl reports whether r is an invisible control that embeds,
+// overrides or isolates the direction of the text after it (U+202A to
+// U+202E, U+2066 to U+2069). In a title or a name it can make the text
+// show in another order than it reads (the "Trojan Source" trick), and
+// the change leaks into whatever is shown next to it on the same line.
+// The marks U+200E and U+200F, which right-to-left writing needs, are not
+// among them.
+func IsBidiControl(r rune) bool {
+	return '\u202A' <= r && r <= '\u202E' || '\u2066' <= r && r <= '\u2069'
+}
+
 // Fold lower-cases s and strips accents, keeping everything else.
 func Fold(s string) string {
 	b := make([]byte, 0, len(s))
