@@ -82,6 +82,7 @@ func TestAPIRefusesMalformedParameters(t *testing.T) {
 		{"/api/postmortems?limit=100&page=1", `"total": 3`},
 		{"/api/postmortems?pattern=&severity=&page=", `"total": 3`},
 		{"/api/search?q=pattern%3Anope", "There is no pattern “nope”."},
+		{"/api/search?q=pattern%3Anope&typing=1", `"notes": []`}, // half typed, maybe
 		{"/api/search?q=retry&limit=100&page=1000", `"page": 1000`},
 		{"/api/search?q=retry&page=5000", `"page": 1000`}, // the deepest page, as before
 		{"/api/action-items?overdue=0&sort=-due&status=unfinished&org=Nope", `"total": 0`},

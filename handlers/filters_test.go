@@ -47,6 +47,9 @@ func TestUnknownFilterValues(t *testing.T) {
 		{"/action-items?status=unfinished&type=prevent&priority=P1&org=facebook", nil, []string{"There is no", `role="alert"`}},
 		{"/insights?org=Facebook&severity=SEV1", nil, []string{"There is no", `role="alert"`}},
 		{"/search?q=pattern%3Afeedback-loop+org%3Aface+sev%3A1", nil, []string{"There is no", `role="alert"`}},
+		// Live results while the query is typed: the filter may be half
+		// typed, so no notice flashes at each keystroke.
+		{"/search?q=retry+pattern%3Anet&typing=1", []string{"0 incidents"}, []string{"There is no", `role="alert"`}},
 	} {
 		t.Run(tt.path, func(t *testing.T) {
 			rec := get(t, h, tt.path)

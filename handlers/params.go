@@ -1,10 +1,10 @@
 package handlers
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math"
+	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
@@ -250,15 +250,19 @@ func filterNotices(u *url.URL, bad badParams) []filterNotice {
 	return out
 }
 
-// searchFilterProblems are the filters of a search query that name
-// nothing, each named by its key in the query language: a pattern the
+// searchFilterProblems are the filters of the search query q of r that
+// name nothing, each named by its key in the query language: a pattern the
 // catalogue does not have, a severity that is not one, an organization no
-// incident's name holds, a year or a language no incident has.
-func (h *Handler) searchFilterProblems(ctx context.Context, q search.Query) (badParams, error) {
+// incident's name holds, a year or a language no incident has. Live
+// results asked while the query is typed (typing=1) get none: the filter
+// may be half typed ("pattern:ne"), and a notice would flash and be
+// announced at every keystroke; the search sent with Enter says it.
+func (h *Handler) searchFilterProblems(r *http.Request, q search.Query) (badParams, error) {
 	f := q.Filters
-	if f == (search.Filters{}) {
+	if f == (search.Filters{}) || r.URL.Query().Get("typing") != "" {
 		return nil, nil
 	}
+	ctx := r.Context()
 	pats, err := h.store.PatternCatalogue(ctx)
 	if err != nil {
 		return nil, err

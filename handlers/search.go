@@ -84,7 +84,7 @@ func (h *Handler) showSearch(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	bad, err := h.searchFilterProblems(r.Context(), res.Query)
+	bad, err := h.searchFilterProblems(r, res.Query)
 	if err != nil {
 		h.error(w, r, err)
 		return
@@ -223,7 +223,7 @@ func (h *Handler) apiSearch(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	unknown, err := h.searchFilterProblems(r.Context(), res.Query)
+	unknown, err := h.searchFilterProblems(r, res.Query)
 	if err != nil {
 		h.error(w, r, err)
 		return
