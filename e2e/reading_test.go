@@ -97,6 +97,37 @@ func TestJourneyFilterTheList(t *testing.T) {
 	})
 }
 
+// A filter value that names nothing (an old link, a typo) is said above
+// the empty list and kept in the form; the notice's link removes just that
+// filter, the others kept. The search says the same of its filters.
+func TestJourneyUnknownFilter(t *testing.T) {
+	t.Parallel()
+	readBothWays(t, func(t *testing.T, p *page, js bool) {
+		p.open("/postmortems?pattern=nope&lang=es", 200)
+		p.see(`[role="alert"]`, "There is no pattern “nope”")
+		p.see(".result-count", "0 incidents")
+		if got := eval[string](p, `document.querySelector("#f-pattern").value`); got != "nope" {
+			t.Errorf("the pattern field shows %q, want the unknown value", got)
+		}
+		p.follow(`[role="alert"] a`)
+		if got := p.path(); got != "/postmortems?lang=es" {
+			t.Errorf("removing the filter led to %s, want /postmortems?lang=es", got)
+		}
+		p.see(".result-count", "1 incident")
+		if n := p.count(`[role="alert"]`); n != 0 {
+			t.Errorf("%d notices left without the unknown filter", n)
+		}
+
+		p.open("/search?q=retry+pattern%3Anope", 200)
+		p.see(`[role="alert"]`, "There is no pattern “nope”")
+		p.follow(`[role="alert"] a`)
+		if got := p.path(); got != "/search?q=retry" {
+			t.Errorf("removing the search filter led to %s, want /search?q=retry", got)
+		}
+		p.see(".result-count", "for retry")
+	})
+}
+
 // An unknown address shows a real 404 page with a way back.
 func TestJourneyNotFound(t *testing.T) {
 	t.Parallel()

@@ -73,21 +73,24 @@ type (
 		URL         string `json:"url,omitempty"`
 	}
 	apiPattern struct {
-		Slug        string             `json:"slug"`
-		Name        string             `json:"name"`
-		Headline    string             `json:"headline"`
-		Family      string             `json:"family"`
-		Definition  string             `json:"definition"`
-		Mechanism   string             `json:"mechanism,omitempty"`
-		Signals     string             `json:"signals,omitempty"`
-		Related     []string           `json:"related,omitempty"`
-		PhrasesEN   []string           `json:"detection_phrases_en,omitempty"`
-		PhrasesES   []string           `json:"detection_phrases_es,omitempty"`
-		Checklist   []apiChecklistItem `json:"checklist"`
-		Incidents   []apiIncident      `json:"example_incidents,omitempty"`
-		Count       int                `json:"count"`
-		Postmortems []apiTag           `json:"postmortems"`
-		URL         string             `json:"url"`
+		Slug       string             `json:"slug"`
+		Name       string             `json:"name"`
+		Headline   string             `json:"headline"`
+		Family     string             `json:"family"`
+		Definition string             `json:"definition"`
+		Mechanism  string             `json:"mechanism,omitempty"`
+		Signals    string             `json:"signals,omitempty"`
+		Related    []string           `json:"related,omitempty"`
+		PhrasesEN  []string           `json:"detection_phrases_en,omitempty"`
+		PhrasesES  []string           `json:"detection_phrases_es,omitempty"`
+		Checklist  []apiChecklistItem `json:"checklist"`
+		Incidents  []apiIncident      `json:"example_incidents,omitempty"`
+		Count      int                `json:"count"`
+		// SuggestedCount: the postmortems the classifier suggested it
+		// for that nobody has reviewed yet, not in Count (as its page).
+		SuggestedCount int      `json:"suggested_count"`
+		Postmortems    []apiTag `json:"postmortems"`
+		URL            string   `json:"url"`
 	}
 )
 
@@ -147,8 +150,34 @@ func toAPIPostmortem(p store.Postmortem, full bool) apiPostmortem {
 	return out
 }
 
+// maxAPILimit is the most items a page of a JSON list holds (limit).
+const maxAPILimit = 100
+
+// apiListPostmortems is /api/postmortems: the list's filters, page and
+// limit. A value the request cannot mean (a page or limit that is not a
+// number in range, a pattern or severity that is not one, a year or
+// language not written as one) is a 400 naming it; an organization, year
+// or language no incident has yet is an empty list.
 func (h *Handler) apiListPostmortems(w http.ResponseWriter, r *http.Request) {
-	f, page := filterFromQuery(r.URL.Query())
+	q := r.URL.Query()
+	f, _ := filterFromQuery(q)
+	var bad badParams
+	page := wholeNumber(q, "page", 1, 1, noPage, &bad)
+	f.Limit = wholeNumber(q, "limit", listPageSize, 1, maxAPILimit, &bad)
+	f.Offset = (page - 1) * f.Limit
+	var pats []store.Pattern
+	if f.Pattern != "" {
+		var err error
+		if pats, err = h.store.PatternCatalogue(r.Context()); err != nil {
+			h.error(w, r, err)
+			return
+		}
+	}
+	bad = append(bad, postmortemFilterProblems(f, pats, nil)...)
+	if err := bad.err(); err != nil {
+		h.error(w, r, err)
+		return
+	}
 	items, total, err := h.store.ListPostmortems(r.Context(), f)
 	if err != nil {
 		h.error(w, r, err)
@@ -159,7 +188,7 @@ func (h *Handler) apiListPostmortems(w http.ResponseWriter, r *http.Request) {
 		Total int             `json:"total"`
 		Page  int             `json:"page"`
 		Pages int             `json:"pages"`
-	}{Items: []apiPostmortem{}, Total: total, Page: page, Pages: pageCount(total, listPageSize)}
+	}{Items: []apiPostmortem{}, Total: total, Page: page, Pages: pageCount(total, f.Limit)}
 	for _, p := range items {
 		// A list entry stands for its whole variant group; its variants are
 		// named on the single-postmortem endpoint.
@@ -203,12 +232,19 @@ func (h *Handler) apiListPatterns(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
+	suggested, err := h.store.PatternSuggestionCounts(r.Context())
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
 	out := struct {
 		Items []apiPattern `json:"items"`
 	}{Items: []apiPattern{}}
 	for _, p := range pats {
 		p.Checklist = checklists[p.Slug]
-		out.Items = append(out.Items, toAPIPattern(p))
+		item := toAPIPattern(p)
+		item.SuggestedCount = suggested[p.Slug]
+		out.Items = append(out.Items, item)
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -229,6 +265,12 @@ func (h *Handler) apiGetPattern(w http.ResponseWriter, r *http.Request) {
 		out.Postmortems = append(out.Postmortems, apiTag{Slug: ref.Slug, Role: ref.Role})
 	}
 	out.Count = countGroups(refs)
+	suggested, err := h.store.PatternSuggestionCounts(r.Context())
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	out.SuggestedCount = suggested[p.Slug]
 	writeJSON(w, http.StatusOK, out)
 }
 

@@ -56,6 +56,8 @@ type followUpsPage struct {
 	URL        *url.URL
 	// CSV is the same selection as a CSV file.
 	CSV string
+	// Notices say which filters name nothing.
+	Notices []filterNotice
 }
 
 // listFollowUps is /action-items: every action item across postmortems.
@@ -94,6 +96,7 @@ func (h *Handler) listFollowUps(w http.ResponseWriter, r *http.Request) {
 		Pages:      pageCount(totals.Matching, followUpPageSize),
 		URL:        r.URL,
 		CSV:        csvLink("/action-items.csv", r.URL.Query()),
+		Notices:    filterNotices(r.URL, followUpFilterProblems(f, pats, &opts)),
 	})
 }
 
@@ -135,8 +138,31 @@ func toAPIFollowUp(e store.ActionItemEntry) apiFollowUp {
 	}
 }
 
+// apiListFollowUps is /api/action-items. A value the request cannot mean
+// (a status, type, priority, pattern, order or overdue that is not one, a
+// page that is not a number) is a 400 naming it; an organization no
+// incident has yet is an empty list.
 func (h *Handler) apiListFollowUps(w http.ResponseWriter, r *http.Request) {
-	f, page := followUpFilterFromQuery(r.URL.Query())
+	q := r.URL.Query()
+	f, _ := followUpFilterFromQuery(q)
+	var bad badParams
+	page := wholeNumber(q, "page", 1, 1, noPage, &bad)
+	f.Offset = (page - 1) * followUpPageSize
+	oneOf(q, "sort", []string{"due", "-due"}, &bad)
+	oneOf(q, "overdue", []string{"1", "true", "on", "0", "false", "off"}, &bad)
+	var pats []store.Pattern
+	if f.Pattern != "" {
+		var err error
+		if pats, err = h.store.PatternCatalogue(r.Context()); err != nil {
+			h.error(w, r, err)
+			return
+		}
+	}
+	bad = append(bad, followUpFilterProblems(f, pats, nil)...)
+	if err := bad.err(); err != nil {
+		h.error(w, r, err)
+		return
+	}
 	items, totals, err := h.store.ListActionItems(r.Context(), f, h.now())
 	if err != nil {
 		h.error(w, r, err)

@@ -229,28 +229,40 @@ type insightsPage struct {
 	Unreviewed int
 	Blocks     []insightBlock
 	Errors     []string
-	URL        string // the page's path and query
+	// Notices say which filters name nothing.
+	Notices []filterNotice
+	URL     string // the page's path and query
 }
 
 // insightFilterFromQuery reads the filters; a date that is not a date is
-// reported and left out, the text kept in the form.
-func insightFilterFromQuery(q url.Values) (store.InsightFilter, []string) {
-	f := store.InsightFilter{Org: q.Get("org"), Service: strings.TrimSpace(q.Get("service")), Severity: q.Get("severity"),
+// returned in bad and left out (the page says so and keeps the text in
+// the form; the API refuses it).
+func insightFilterFromQuery(q url.Values) (f store.InsightFilter, bad badParams) {
+	f = store.InsightFilter{Org: q.Get("org"), Service: strings.TrimSpace(q.Get("service")), Severity: q.Get("severity"),
 		From: strings.TrimSpace(q.Get("from")), To: strings.TrimSpace(q.Get("to"))}
-	var errs []string
 	for _, d := range []struct {
 		name string
 		v    *string
-	}{{"From", &f.From}, {"To", &f.To}} {
+	}{{"from", &f.From}, {"to", &f.To}} {
 		if *d.v == "" {
 			continue
 		}
 		if _, err := time.Parse(time.DateOnly, *d.v); err != nil {
-			errs = append(errs, fmt.Sprintf("%s: %q is not a date; write it as YYYY-MM-DD. It was left out.", d.name, *d.v))
+			bad = append(bad, badParam{Name: d.name, Value: *d.v, Problem: quoted(*d.v) + " is not a date.", Expected: "a day written YYYY-MM-DD"})
 			*d.v = ""
 		}
 	}
-	return f, errs
+	return f, bad
+}
+
+// dateErrors are the page's messages for the dates it left out.
+func dateErrors(bad badParams) []string {
+	var out []string
+	for _, b := range bad {
+		label := map[string]string{"from": "From", "to": "To"}[b.Name]
+		out = append(out, fmt.Sprintf("%s: %q is not a date; write it as YYYY-MM-DD. It was left out.", label, b.Value))
+	}
+	return out
 }
 
 // organizationOptions are the organizations a filter form offers: those of
@@ -262,7 +274,8 @@ func (h *Handler) organizationOptions(ctx context.Context) (store.FilterOptions,
 }
 
 func (h *Handler) showInsights(w http.ResponseWriter, r *http.Request) {
-	f, errs := insightFilterFromQuery(r.URL.Query())
+	f, dates := insightFilterFromQuery(r.URL.Query())
+	errs := dateErrors(dates)
 	in, err := h.store.Insights(r.Context(), f)
 	if err != nil {
 		h.error(w, r, err)
@@ -290,6 +303,7 @@ func (h *Handler) showInsights(w http.ResponseWriter, r *http.Request) {
 		Options:    opts,
 		Incidents:  in.Incidents,
 		Errors:     errs,
+		Notices:    filterNotices(r.URL, insightFilterProblems(f, &opts)),
 		Blocks:     insightBlocks(in, fams),
 		URL:        r.URL.RequestURI(),
 	}
@@ -577,9 +591,10 @@ func labelsOf(es []legendEntry) []string {
 
 // apiInsights is /api/insights: the same figures as JSON.
 func (h *Handler) apiInsights(w http.ResponseWriter, r *http.Request) {
-	f, errs := insightFilterFromQuery(r.URL.Query())
-	if len(errs) > 0 {
-		writeJSON(w, http.StatusBadRequest, map[string]any{"error": strings.Join(errs, " ")})
+	f, bad := insightFilterFromQuery(r.URL.Query())
+	bad = append(bad, insightFilterProblems(f, nil)...)
+	if err := bad.err(); err != nil {
+		h.error(w, r, err)
 		return
 	}
 	in, err := h.store.Insights(r.Context(), f)

@@ -25,6 +25,8 @@ type postmortemListPage struct {
 	URL      *url.URL
 	// CSV is the same selection, every page of it, as a CSV file.
 	CSV string
+	// Notices say which filters name nothing.
+	Notices []filterNotice
 }
 
 // csvLink is the CSV file at path of the selection a list page's query
@@ -91,6 +93,7 @@ func (h *Handler) listPostmortems(w http.ResponseWriter, r *http.Request) {
 		Pages:    pageCount(total, listPageSize),
 		URL:      r.URL,
 		CSV:      csvLink("/postmortems.csv", r.URL.Query()),
+		Notices:  filterNotices(r.URL, postmortemFilterProblems(f, pats, &opts)),
 	})
 }
 

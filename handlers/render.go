@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -133,9 +134,7 @@ func pageFuncs(a *assets) template.FuncMap {
 		"reviewList":  newReviewList,
 		"reviewBack":  reviewBack,
 		// The fields of a list's filter form (partials/filters.html).
-		"filterSelect": func(name, label, anyLabel, value string, opts []option) filterField {
-			return filterField{Name: name, Label: label, Any: anyLabel, Value: value, Options: opts}
-		},
+		"filterSelect": filterSelect,
 		"filterInput": func(name, label, typ, value string) filterField {
 			return filterField{Name: name, Label: label, Type: typ, Value: value}
 		},
@@ -152,6 +151,22 @@ func pageFuncs(a *assets) template.FuncMap {
 type filterField struct {
 	Name, Label, Any, Type, Value, Clear string
 	Options                              []option
+}
+
+// filterSelect is a select of a filter form with value chosen: the option
+// it names, ignoring case, or, when it names none (an old link, a typo),
+// an option of its own, so that the form shows what the page is filtered
+// by (the page says the value names nothing).
+func filterSelect(name, label, anyLabel, value string, opts []option) filterField {
+	if value != "" {
+		i := slices.IndexFunc(opts, func(o option) bool { return strings.EqualFold(o.Value, value) })
+		if i >= 0 {
+			value = opts[i].Value
+		} else {
+			opts = append(slices.Clip(opts), option{Value: value, Label: quoted(value) + " (unknown)"})
+		}
+	}
+	return filterField{Name: name, Label: label, Any: anyLabel, Value: value, Options: opts}
 }
 
 // textOptions are choices shown as their value.
@@ -224,6 +239,7 @@ func (h *Handler) error(w http.ResponseWriter, r *http.Request, err error) {
 		tooBig  *http.MaxBytesError
 		tooMany *tooManyError
 		denied  errForbidden
+		params  badParams
 	)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
@@ -256,6 +272,8 @@ func (h *Handler) error(w http.ResponseWriter, r *http.Request, err error) {
 		status, msg = http.StatusRequestTimeout, fmt.Sprintf("The request body was not received within %v.", bodyReadTimeout)
 	case errors.Is(err, errBadRequest):
 		status, msg = http.StatusBadRequest, err.Error()
+	case errors.As(err, &params):
+		status, msg = http.StatusBadRequest, params.Error()
 	case errors.Is(err, errUnauthorized):
 		status, msg = http.StatusUnauthorized, "Sign in through your organisation's sign-in page to use Hindsight, or send an API token."
 	case errors.Is(err, errBadToken):
@@ -278,6 +296,9 @@ func (h *Handler) error(w http.ResponseWriter, r *http.Request, err error) {
 		body := map[string]any{"error": msg}
 		if fields != nil {
 			body["fields"] = fields
+		}
+		if params != nil {
+			body["fields"] = params.fields()
 		}
 		if dup != nil {
 			body["slug"] = dup.Slug

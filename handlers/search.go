@@ -12,6 +12,10 @@ import (
 
 const searchPageSize = 20
 
+// maxSearchPage is the deepest page of results: deeper pages are not worth
+// the offset scan.
+const maxSearchPage = 1000
+
 // facetLink is one value of a facet: following it adds the filter to the
 // query, or removes it when it is already there.
 type facetLink struct {
@@ -40,6 +44,9 @@ type searchPage struct {
 	Pages  int
 	Start  int // rank of the page's first hit
 	URL    *url.URL
+	// Notices say which filters of the query name nothing, each with
+	// the search without it.
+	Notices []filterNotice
 }
 
 // searchRequest reads the query and page shared by the page and the API.
@@ -50,7 +57,7 @@ func searchRequest(r *http.Request, size int) (store.SearchParams, int) {
 	if err != nil || page < 1 {
 		page = 1
 	}
-	page = min(page, 1000) // deeper pages are not worth the offset scan
+	page = min(page, maxSearchPage)
 	q := search.Parse(v.Get("q"))
 	if v.Get("typing") != "" {
 		// Live results while the words are typed: the last one may be
@@ -77,6 +84,15 @@ func (h *Handler) showSearch(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
+	bad, err := h.searchFilterProblems(r, res.Query)
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	var notices []filterNotice
+	for _, b := range bad {
+		notices = append(notices, filterNotice{Text: b.Problem, Without: searchURL(res.Query.WithFilter(b.Name, ""))})
+	}
 	title := "Search"
 	if !res.Query.IsEmpty() {
 		title = "Search: " + res.Query.String()
@@ -91,6 +107,7 @@ func (h *Handler) showSearch(w http.ResponseWriter, r *http.Request) {
 		Pages:    pageCount(res.Total, searchPageSize),
 		Start:    params.Offset + 1,
 		URL:      r.URL,
+		Notices:  notices,
 	})
 }
 
@@ -188,13 +205,25 @@ func apiFacets(fs []search.Facet) []apiFacet {
 	return out
 }
 
+// apiSearch is /api/search. The query never fails (what it cannot read,
+// and filters that name nothing, are notes); a page or limit that is not a
+// whole number in range is a 400 naming it. A page past the deepest is
+// answered as the deepest, and "page" says so.
 func (h *Handler) apiSearch(w http.ResponseWriter, r *http.Request) {
-	size := searchPageSize
-	if n, err := strconv.Atoi(r.URL.Query().Get("limit")); err == nil && n > 0 {
-		size = min(n, 100)
+	var bad badParams
+	size := wholeNumber(r.URL.Query(), "limit", searchPageSize, 1, maxAPILimit, &bad)
+	wholeNumber(r.URL.Query(), "page", 1, 1, noPage, &bad)
+	if err := bad.err(); err != nil {
+		h.error(w, r, err)
+		return
 	}
 	params, page := searchRequest(r, size)
 	res, err := h.runSearch(r.Context(), params)
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	unknown, err := h.searchFilterProblems(r, res.Query)
 	if err != nil {
 		h.error(w, r, err)
 		return
@@ -223,8 +252,9 @@ func (h *Handler) apiSearch(w http.ResponseWriter, r *http.Request) {
 			"year": apiFacets(res.Facets.Years), "lang": apiFacets(res.Facets.Languages), "sev": apiFacets(res.Facets.Severities),
 		},
 	}
-	if out.Notes == nil {
-		out.Notes = []string{}
+	out.Notes = append([]string{}, out.Notes...)
+	for _, b := range unknown {
+		out.Notes = append(out.Notes, b.Problem)
 	}
 	for _, hit := range res.Hits {
 		item := apiSearchHit{

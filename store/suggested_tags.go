@@ -394,6 +394,30 @@ func (s *Store) PatternSuggestions(ctx context.Context, slug string, limit int) 
 	return out, total, rows.Err()
 }
 
+// PatternSuggestionCounts counts, per pattern, the live postmortems the
+// reader may see with an unreviewed suggestion of it: PatternSuggestions'
+// total, for every pattern at once (a pattern with none is absent). It
+// reads every pending suggestion, so the result is kept until the data
+// changes; callers must not modify it.
+func (s *Store) PatternSuggestionCounts(ctx context.Context) (map[string]int, error) {
+	return cached(ctx, s, "pattern-suggestion-counts", func() (map[string]int, error) {
+		counts := map[string]int{}
+		err := scanRows(ctx, s.db, `SELECT st.pattern_slug, count(*) FROM suggested_tags st JOIN postmortems p ON p.id = st.postmortem_id
+			WHERE st.status = 'suggested' AND p.archived_at = '' AND `+visibleSQL(ctx, "p")+`
+			GROUP BY st.pattern_slug`, nil, func(rs *sql.Rows) error {
+			var slug string
+			var n int
+			err := rs.Scan(&slug, &n)
+			counts[slug] = n
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("count suggestions by pattern: %w", err)
+		}
+		return counts, nil
+	})
+}
+
 // ReviseCuratedTags gives the postmortem at slug the tags given, with their
 // evidence, provided its text was never edited (still at version 1, or
 // every version since a change of who may read it) and its tags differ:
