@@ -292,100 +292,46 @@ func (m *sentModel) scores(d *poolDoc) map[string]float64 {
 
 // The stacker combines the shipped confidence with the sentence model's
 // score: a logistic regression over both logits, apart for patterns the
-// rules find evidence for and those they do not.
-const stackDim = 5
-
+// rules find evidence for and those they do not. It is the shipped model's
+// fit (classify.Fit) over four of its feature slots; the others stay zero,
+// and a constant feature is ignored.
 func logit(p float64) float64 {
 	p = min(max(p, 0.005), 0.995)
 	return math.Log(p / (1 - p))
 }
 
-func stackFeatures(d *poolDoc, slug string, sent float64) [stackDim]float64 {
+func stackFeatures(d *poolDoc, slug string, sent float64) []float64 {
+	x := make([]float64, len(classify.FeatureNames))
 	if r, ok := d.ruleConf[slug]; ok {
-		return [stackDim]float64{logit(r), 1, logit(sent), 0, 1}
-	}
-	return [stackDim]float64{0, 0, 0, logit(sent), 1}
-}
-
-func fitStacker(docs []*poolDoc, sent map[*poolDoc]map[string]float64, slugs []string) [stackDim]float64 {
-	var w [stackDim]float64
-	for range 50 { // Newton's method, with a small ridge
-		var g [stackDim]float64
-		var h [stackDim][stackDim + 1]float64
-		for _, d := range docs {
-			for _, s := range slugs {
-				x := stackFeatures(d, s, sent[d][s])
-				p := 1 / (1 + math.Exp(-dot(w[:], x[:])))
-				y := 0.0
-				if d.labels[s] {
-					y = 1
-				}
-				for j := range x {
-					g[j] += (p-y)*x[j] + 1e-2*w[j]/float64(len(docs)*len(slugs))
-					for k := range x {
-						h[j][k] += p * (1 - p) * x[j] * x[k]
-					}
-				}
-			}
-		}
-		for j := range stackDim {
-			h[j][j] += 1e-2
-			h[j][stackDim] = g[j]
-		}
-		step := gaussSolve(h)
-		for j := range w {
-			w[j] -= step[j]
-		}
-	}
-	return w
-}
-
-func dot(a, b []float64) float64 {
-	s := 0.0
-	for i := range a {
-		s += a[i] * b[i]
-	}
-	return s
-}
-
-// gaussSolve solves the augmented system a by Gaussian elimination with
-// partial pivoting.
-func gaussSolve(a [stackDim][stackDim + 1]float64) [stackDim]float64 {
-	for c := range stackDim {
-		p := c
-		for r := c + 1; r < stackDim; r++ {
-			if math.Abs(a[r][c]) > math.Abs(a[p][c]) {
-				p = r
-			}
-		}
-		a[c], a[p] = a[p], a[c]
-		for r := c + 1; r < stackDim && a[c][c] != 0; r++ {
-			f := a[r][c] / a[c][c]
-			for k := c; k <= stackDim; k++ {
-				a[r][k] -= f * a[c][k]
-			}
-		}
-	}
-	var x [stackDim]float64
-	for r := stackDim - 1; r >= 0; r-- {
-		s := a[r][stackDim]
-		for k := r + 1; k < stackDim; k++ {
-			s -= a[r][k] * x[k]
-		}
-		if a[r][r] != 0 {
-			x[r] = s / a[r][r]
-		}
+		x[0], x[1], x[2] = logit(r), 1, logit(sent)
+	} else {
+		x[3] = logit(sent)
 	}
 	return x
 }
 
-func stacked(docs []*poolDoc, sent map[*poolDoc]map[string]float64, slugs []string, w [stackDim]float64) []scored {
+func fitStacker(docs []*poolDoc, sent map[*poolDoc]map[string]float64, slugs []string) classify.Model {
+	var xs [][]float64
+	var ys []float64
+	for _, d := range docs {
+		for _, s := range slugs {
+			xs = append(xs, stackFeatures(d, s, sent[d][s]))
+			y := 0.0
+			if d.labels[s] {
+				y = 1
+			}
+			ys = append(ys, y)
+		}
+	}
+	return classify.Fit(xs, ys, 0.01)
+}
+
+func stacked(docs []*poolDoc, sent map[*poolDoc]map[string]float64, slugs []string, m classify.Model) []scored {
 	var out []scored
 	for _, d := range docs {
 		s := scored{d: d, probs: map[string]float64{}}
 		for _, slug := range slugs {
-			x := stackFeatures(d, slug, sent[d][slug])
-			s.probs[slug] = 1 / (1 + math.Exp(-dot(w[:], x[:])))
+			s.probs[slug] = m.Prob(stackFeatures(d, slug, sent[d][slug]))
 		}
 		out = append(out, s)
 	}
