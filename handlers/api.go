@@ -165,13 +165,10 @@ func (h *Handler) apiListPostmortems(w http.ResponseWriter, r *http.Request) {
 	page := wholeNumber(q, "page", 1, 1, noPage, &bad)
 	f.Limit = wholeNumber(q, "limit", listPageSize, 1, maxAPILimit, &bad)
 	f.Offset = (page - 1) * f.Limit
-	var pats []store.Pattern
-	if f.Pattern != "" {
-		var err error
-		if pats, err = h.store.PatternCatalogue(r.Context()); err != nil {
-			h.error(w, r, err)
-			return
-		}
+	pats, err := h.catalogueFor(r.Context(), f.Pattern)
+	if err != nil {
+		h.error(w, r, err)
+		return
 	}
 	bad = append(bad, postmortemFilterProblems(f, pats, nil)...)
 	if err := bad.err(); err != nil {

@@ -37,6 +37,10 @@ var postmortemsCSVHeader = []string{"slug", "title", "organization", "incident_d
 // select (all pages), one row each, with its facts and tags.
 func (h *Handler) postmortemsCSV(w http.ResponseWriter, r *http.Request) {
 	f, _ := filterFromQuery(r.URL.Query())
+	if err := h.postmortemFilterErr(r.Context(), f); err != nil {
+		h.error(w, r, err)
+		return
+	}
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Content-Disposition", `attachment; filename="postmortems.csv"`)
 	cw := csv.NewWriter(w)

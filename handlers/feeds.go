@@ -160,6 +160,10 @@ func (h *Handler) patternFeed(w http.ResponseWriter, r *http.Request) {
 // then.
 func (h *Handler) followUpsFeed(w http.ResponseWriter, r *http.Request) {
 	f, _ := followUpFilterFromQuery(r.URL.Query())
+	if err := h.followUpFilterErr(r.Context(), f); err != nil {
+		h.error(w, r, err)
+		return
+	}
 	// The items due last are the ones that changed (or fell due) last.
 	f.Sort, f.Limit, f.Offset = "-due", feedSize, 0
 	now := h.now()

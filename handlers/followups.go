@@ -150,13 +150,10 @@ func (h *Handler) apiListFollowUps(w http.ResponseWriter, r *http.Request) {
 	f.Offset = (page - 1) * followUpPageSize
 	oneOf(q, "sort", []string{"due", "-due"}, &bad)
 	oneOf(q, "overdue", []string{"1", "true", "on", "0", "false", "off"}, &bad)
-	var pats []store.Pattern
-	if f.Pattern != "" {
-		var err error
-		if pats, err = h.store.PatternCatalogue(r.Context()); err != nil {
-			h.error(w, r, err)
-			return
-		}
+	pats, err := h.catalogueFor(r.Context(), f.Pattern)
+	if err != nil {
+		h.error(w, r, err)
+		return
 	}
 	bad = append(bad, followUpFilterProblems(f, pats, nil)...)
 	if err := bad.err(); err != nil {
@@ -190,6 +187,10 @@ var followUpsCSVHeader = []string{"id", "title", "owner", "type", "priority", "s
 func (h *Handler) followUpsCSV(w http.ResponseWriter, r *http.Request) {
 	f, _ := followUpFilterFromQuery(r.URL.Query())
 	f.Limit, f.Offset = 0, 0
+	if err := h.followUpFilterErr(r.Context(), f); err != nil {
+		h.error(w, r, err)
+		return
+	}
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Content-Disposition", `attachment; filename="action-items.csv"`)
 	cw := csv.NewWriter(w)

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -121,6 +122,36 @@ func unknownChoice(name, noun, v string, choices []option) badParam {
 		values[i] = c.Value
 	}
 	return badParam{Name: name, Value: v, Problem: "There is no " + noun + " " + quoted(v) + ".", Expected: "one of " + strings.Join(values, ", ")}
+}
+
+// catalogueFor is the pattern catalogue when a filter names a pattern, to
+// check it is one; nil otherwise (nothing to check, no query).
+func (h *Handler) catalogueFor(ctx context.Context, slug string) ([]store.Pattern, error) {
+	if slug == "" {
+		return nil, nil
+	}
+	return h.store.PatternCatalogue(ctx)
+}
+
+// postmortemFilterErr is the error (a 400) of the postmortem list's filters
+// that name nothing, for the API and the CSV download: an empty answer
+// would pass for "no such incidents".
+func (h *Handler) postmortemFilterErr(ctx context.Context, f store.PostmortemFilter) error {
+	pats, err := h.catalogueFor(ctx, f.Pattern)
+	if err != nil {
+		return err
+	}
+	return postmortemFilterProblems(f, pats, nil).err()
+}
+
+// followUpFilterErr is postmortemFilterErr for the follow-ups' filters, for
+// their CSV and feed.
+func (h *Handler) followUpFilterErr(ctx context.Context, f store.ActionItemFilter) error {
+	pats, err := h.catalogueFor(ctx, f.Pattern)
+	if err != nil {
+		return err
+	}
+	return followUpFilterProblems(f, pats, nil).err()
 }
 
 func hasPattern(pats []store.Pattern, slug string) bool {
