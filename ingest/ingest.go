@@ -202,12 +202,7 @@ func (d *Draft) dropDirectionControls() {
 		name string
 		v    *string
 	}{{"title", &d.Title}, {"organization", &d.Organization}, {"services", &d.Services}, {"authors", &d.Authors}, {"source address", &d.SourceURL}} {
-		if v := strings.Map(func(r rune) rune {
-			if textnorm.IsBidiControl(r) {
-				return -1
-			}
-			return r
-		}, *f.v); v != *f.v {
+		if v := textnorm.DropBidiControls(*f.v); v != *f.v {
 			*f.v = v
 			d.note("removed invisible text-direction controls from the %s", f.name)
 		}

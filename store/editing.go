@@ -140,6 +140,9 @@ func (s *Store) RestoreRevision(ctx context.Context, slug string, version, expec
 		if err != nil {
 			return err
 		}
+		// A text saved before one-line fields refused text-direction
+		// controls comes back without them.
+		withoutDirectionControls(&rev.Fields)
 		// A text already as restored needs nothing, whatever version the
 		// restore was based on: sent twice (a double click), it is not
 		// stale, as the same edit sent twice is not.

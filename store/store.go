@@ -135,6 +135,9 @@ func (s *Store) open(ctx context.Context) error {
 	if err := s.runOnce(ctx, "source-hashes", s.hashSourceTexts); err != nil {
 		return fmt.Errorf("hash imported texts: %w", err)
 	}
+	if err := s.runOnce(ctx, "direction-controls", s.dropDirectionControls); err != nil {
+		return fmt.Errorf("remove text-direction controls from one-line fields: %w", err)
+	}
 	s.countingInsights = true
 	if err := s.foldPendingInsights(ctx); err != nil {
 		return fmt.Errorf("count insights: %w", err)

@@ -33,6 +33,20 @@ func IsBidiControl(r rune) bool {
 	return '\u202A' <= r && r <= '\u202E' || '\u2066' <= r && r <= '\u2069'
 }
 
+// DropBidiControls returns s without its text-direction controls
+// (IsBidiControl).
+func DropBidiControls(s string) string {
+	if !strings.ContainsFunc(s, IsBidiControl) {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if IsBidiControl(r) {
+			return -1
+		}
+		return r
+	}, s)
+}
+
 // Fold lower-cases s and strips accents, keeping everything else.
 func Fold(s string) string {
 	b := make([]byte, 0, len(s))
