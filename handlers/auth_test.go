@@ -299,12 +299,19 @@ func TestTokenFormSentTwice(t *testing.T) {
 	if !strings.Contains(rec.Body.String(), "ci</th>\n      <td>editor</td>") {
 		t.Errorf("the token made again lost its role:\n%s", rec.Body)
 	}
-	// Now used: sending the form again is a plain conflict, and "again" too.
-	for _, f := range []url.Values{form, {"name": {"ci"}, "again": {"1"}}} {
+	// Now used: sending the form again is a plain conflict, and "again"
+	// says it can no longer be made again.
+	for msg, f := range map[string]url.Values{"revoke it first": form, "can no longer be made again": {"name": {"ci"}, "again": {"1"}}} {
 		rec := post(admin, f)
-		if body := rec.Body.String(); rec.Code != http.StatusConflict || !strings.Contains(body, "revoke it first") || strings.Contains(body, `name="again"`) {
-			t.Errorf("%v on a used token: %d\n%.2000s", f, rec.Code, body)
+		if body := rec.Body.String(); rec.Code != http.StatusConflict || !strings.Contains(body, msg) || strings.Contains(body, `name="again"`) {
+			t.Errorf("%v on a used token: %d, want 409 saying %q\n%.2000s", f, rec.Code, msg, body)
 		}
+	}
+	// Revoked since the page offered it: no live token, and it says so.
+	post(admin, url.Values{"name": {"gone"}, "role": {"viewer"}})
+	as(t, h, admin, "POST", "/admin/tokens/revoke", url.Values{"name": {"gone"}}, "Sec-Fetch-Site", "same-origin")
+	if rec := post(admin, url.Values{"name": {"gone"}, "again": {"1"}}); rec.Code != http.StatusConflict || !strings.Contains(rec.Body.String(), "can no longer be made again") {
+		t.Errorf("make a revoked token again: %d\n%.1500s", rec.Code, rec.Body)
 	}
 	if got := bearer(again); got != 200 {
 		t.Errorf("a refused make-again touched the used token: %d", got)

@@ -54,7 +54,8 @@ func (h *Handler) createToken(w http.ResponseWriter, r *http.Request) {
 	var t store.Token
 	var secret string
 	var err error
-	if r.PostForm.Get("again") == "1" {
+	again := r.PostForm.Get("again") == "1"
+	if again {
 		t, secret, err = h.store.RemakeFreshToken(r.Context(), name, by, since)
 	} else {
 		t, secret, err = h.store.CreateToken(r.Context(), name, role, by)
@@ -84,6 +85,10 @@ func (h *Handler) createToken(w http.ResponseWriter, r *http.Request) {
 			// the token, and its answer, with the secret, was dropped.
 			page.Fresh = fresh
 			page.Errors.add("name", "You made “"+fresh.Name+"” moments ago, and it has not been used: its secret was on a page your browser did not show (was the form sent twice?). Make it again (above) to get a new secret.")
+		case errors.Is(ferr, store.ErrNotFound) && again:
+			// "Make it again" pressed late: the token was used, revoked or
+			// made again since (or was never this admin's).
+			page.Errors.add("name", "“"+name+"” can no longer be made again: since that page it has been used, revoked or made again, or it is not a token you made. Create a token here instead.")
 		case errors.Is(ferr, store.ErrNotFound):
 			page.Errors.add("name", "A live token already has this name: revoke it first, or choose another name.")
 		default:
