@@ -1,11 +1,15 @@
 package handlers_test
 
 import (
+	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestAPIStaleWriteKeepsTheRestriction: client A reads a postmortem open
@@ -155,5 +159,155 @@ func TestRestrictionSaveSaysWhatChanged(t *testing.T) {
 		if got := flash(edit); got != "Saved as version 3." {
 			t.Errorf("text edit, save %d: flash %q, want Saved as version 3.", i+1, got)
 		}
+	}
+}
+
+// TestRedactedThenOpenedKeepsOldVersionsRestricted: the usual way to
+// publish a sensitive postmortem is to write it restricted, redact it,
+// then open it to everyone. The versions saved while it was restricted
+// stay readable only by those who could read it then: to anyone else the
+// history lists them without their text, note, groups or diff links, and
+// their revision page, a compare or restore involving them, and a write
+// based on one answer as for a postmortem they cannot read, while
+// comparing two versions they may read never shows the secret. Members
+// still read every version. Opening it is a fresh change: it comes first
+// in /feed.atom, with the time it was opened, and the feed's ETag moves.
+func TestRedactedThenOpenedKeepsOldVersionsRestricted(t *testing.T) {
+	t.Parallel()
+	h, st := newTeamApp(t)
+	const secret = "Initech's signing keys were copied to a pastebin."
+	const note = "Added the Initech details"
+	sam := person{"sam", "security, sre"}                        // a member, and an editor
+	otto, vera := person{"otto", "sre"}, person{"vera", "staff"} // outsiders: an editor, a viewer
+	path := "/api/postmortems/" + gmail
+	origin := record(t, h, sam, gmail)["version"].(float64)
+
+	put := func(change func(m map[string]any)) int {
+		t.Helper()
+		m := record(t, h, sam, gmail)
+		change(m)
+		rec := sendJSON(t, h, sam, "PUT", path, mustJSON(t, m))
+		if rec.Code != http.StatusOK {
+			t.Fatalf("PUT: %d\n%.800s", rec.Code, rec.Body)
+		}
+		return decode[struct{ Version int }](t, rec).Version
+	}
+	restricted := put(func(m map[string]any) { m["restricted_to"] = []string{"security"} })
+	secretV := put(func(m map[string]any) {
+		m["restricted_to"], m["impact"], m["note"] = []string{"security"}, secret, note
+	})
+	redacted := put(func(m map[string]any) {
+		m["restricted_to"], m["impact"] = []string{"security"}, "A customer's signing keys leaked."
+	})
+	feedBefore := as(t, h, vera, "GET", "/feed.atom", nil)
+	opened := time.Now().UTC().Add(2 * time.Hour).Truncate(time.Second)
+	st.Now = func() time.Time { return opened }
+	open := put(func(m map[string]any) { m["restricted_to"] = []string{} })
+	hidden := []int{restricted, secretV, redacted}
+	base := "/postmortems/" + gmail
+
+	leaks := func(who person, what string, rec *httptest.ResponseRecorder) {
+		t.Helper()
+		body := htmlUnescape(rec.Body.String())
+		for _, s := range []string{"Initech", note, "security"} {
+			if strings.Contains(body, s) {
+				t.Errorf("%s as %s: the page shows %q", what, who.name, s)
+			}
+		}
+	}
+	for _, who := range []person{otto, vera} {
+		rec := as(t, h, who, "GET", base+"/history", nil)
+		if rec.Code != http.StatusOK {
+			t.Fatalf("history as %s: %d", who.name, rec.Code)
+		}
+		leaks(who, "history", rec)
+		if got := strings.Count(rec.Body.String(), "saved while only certain groups could read"); got != len(hidden) {
+			t.Errorf("history as %s says %d versions were saved while restricted, want %d\n%s", who.name, got, len(hidden), rec.Body)
+		}
+		for _, v := range hidden {
+			for _, link := range []string{fmt.Sprintf("/revisions/%d\"", v), fmt.Sprintf("from=%d&", v), fmt.Sprintf("to=%d\"", v),
+				fmt.Sprintf(`value="%d"`, v)} {
+				if strings.Contains(htmlUnescape(rec.Body.String()), link) {
+					t.Errorf("history as %s links to hidden version %d (%s)", who.name, v, link)
+				}
+			}
+			for _, p := range []string{fmt.Sprintf("%s/revisions/%d", base, v), fmt.Sprintf("%s/compare?from=%d&to=%d", base, v, open),
+				fmt.Sprintf("%s/compare?from=%d&to=%d", base, int(origin), v), fmt.Sprintf("%s/compare?to=%d", base, v)} {
+				rec := as(t, h, who, "GET", p, nil)
+				if rec.Code != http.StatusNotFound {
+					t.Errorf("GET %s as %s: %d, want 404", p, who.name, rec.Code)
+				}
+				leaks(who, p, rec)
+			}
+		}
+		// Versions they may read compare as before, without the secret:
+		// by default the newest against the newest before it they may read.
+		for _, p := range []string{base + "/compare", fmt.Sprintf("%s/compare?from=%d&to=%d", base, int(origin), open),
+			fmt.Sprintf("%s/revisions/%d", base, open), fmt.Sprintf("%s/revisions/%d", base, int(origin))} {
+			rec := as(t, h, who, "GET", p, nil)
+			if rec.Code != http.StatusOK {
+				t.Errorf("GET %s as %s: %d, want 200", p, who.name, rec.Code)
+			}
+			leaks(who, p, rec)
+		}
+		if rec := sendJSON(t, h, who, "GET", path, ""); rec.Code != http.StatusOK {
+			t.Errorf("GET %s as %s: %d", path, who.name, rec.Code)
+		}
+	}
+
+	// Restoring a hidden version, as an editor outside the group: 404,
+	// nothing saved.
+	rec := as(t, h, otto, "POST", fmt.Sprintf("%s/revisions/%d/restore", base, secretV),
+		url.Values{"version": {strconv.Itoa(open)}, "note": {"bring it back"}}, "Sec-Fetch-Site", "same-origin")
+	if rec.Code != http.StatusNotFound {
+		t.Errorf("restore of version %d as otto: %d, want 404", secretV, rec.Code)
+	}
+	leaks(otto, "restore", rec)
+	if got := record(t, h, sam, gmail); got["version"] != float64(open) || strings.Contains(fmt.Sprint(got["impact"]), "Initech") {
+		t.Errorf("after otto's restore: version %v, impact %q", got["version"], got["impact"])
+	}
+
+	// A write based on a hidden version, through the API and the form: the
+	// conflict shows what changed without the hidden versions' text.
+	m := record(t, h, otto, gmail)
+	m["version"], m["summary"] = secretV, "Otto's summary."
+	rec = sendJSON(t, h, otto, "PUT", path, mustJSON(t, m))
+	if rec.Code != http.StatusConflict {
+		t.Errorf("otto's PUT based on version %d: %d, want 409", secretV, rec.Code)
+	}
+	leaks(otto, "PUT conflict", rec)
+	editPath := base + "/edit"
+	form := formValues(as(t, h, otto, "GET", editPath, nil).Body.String(), editPath)
+	rec = as(t, h, otto, "POST", editPath, with(form, "version", strconv.Itoa(secretV), "summary", "Otto's summary.", "action", "save"),
+		"Sec-Fetch-Site", "same-origin")
+	if rec.Code != http.StatusConflict {
+		t.Errorf("otto's form based on version %d: %d, want 409", secretV, rec.Code)
+	}
+	leaks(otto, "edit conflict", rec)
+
+	// A member reads every version, as before.
+	rec = as(t, h, sam, "GET", base+"/history", nil)
+	if body := rec.Body.String(); rec.Code != http.StatusOK || !strings.Contains(body, fmt.Sprintf("/revisions/%d\"", secretV)) ||
+		!strings.Contains(body, "Restricted to security") || !strings.Contains(body, note) {
+		t.Errorf("history as sam: %d, no link to version %d, its groups or its note\n%s", rec.Code, secretV, body)
+	}
+	for _, p := range []string{fmt.Sprintf("%s/revisions/%d", base, secretV), fmt.Sprintf("%s/compare?from=%d&to=%d", base, secretV, redacted)} {
+		if rec := as(t, h, sam, "GET", p, nil); rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), "Initech") {
+			t.Errorf("GET %s as sam: %d, secret shown: %v", p, rec.Code, strings.Contains(rec.Body.String(), "Initech"))
+		}
+	}
+
+	// Opened to everyone is a fresh change in the feed.
+	feed := as(t, h, vera, "GET", "/feed.atom", nil)
+	body := feed.Body.String()
+	first, _, _ := strings.Cut(body[strings.Index(body, "<entry>")+1:], "</entry>")
+	if !strings.Contains(first, "/postmortems/"+gmail+"<") || !strings.Contains(first, "<updated>"+opened.Format(time.RFC3339)+"</updated>") {
+		t.Errorf("/feed.atom's first entry after opening, want %s updated %s:\n%s", gmail, opened.Format(time.RFC3339), first)
+	}
+	if rec := as(t, h, vera, "GET", "/feed.atom", nil, "If-None-Match", feedBefore.Header().Get("ETag")); rec.Code != http.StatusOK {
+		t.Errorf("/feed.atom with the ETag from before the opening: %d, want 200", rec.Code)
+	}
+	if rec := as(t, h, vera, "GET", "/feed.atom", nil, "If-None-Match", feed.Header().Get("ETag")); rec.Code != http.StatusNotModified {
+		t.Errorf("/feed.atom with its current ETag: %d, want 304", rec.Code)
 	}
 }
