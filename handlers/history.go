@@ -14,7 +14,18 @@ import (
 type historyPage struct {
 	basePage
 	Postmortem store.Postmortem
-	Revisions  []store.Revision
+	Revisions  []historyRow
+	// From and To are the versions the compare form picks at first: the
+	// newest two the reader may read.
+	From, To int
+}
+
+// historyRow is one saved version in the history. Previous is the version
+// its "changes" link compares it with: the newest before it the reader may
+// read (0: none). A Hidden version has no links.
+type historyRow struct {
+	store.Revision
+	Previous int
 }
 
 func (h *Handler) showHistory(w http.ResponseWriter, r *http.Request) {
@@ -23,11 +34,35 @@ func (h *Handler) showHistory(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	h.render(w, r, http.StatusOK, "history", historyPage{
+	page := historyPage{
 		basePage:   h.base(r, "History of "+p.Title, "Every saved version of "+p.Title+", who saved it and why."),
 		Postmortem: p,
-		Revisions:  revs,
-	})
+	}
+	var readable []int
+	for _, rev := range revs {
+		page.Revisions = append(page.Revisions, historyRow{Revision: rev, Previous: previousReadable(revs, rev.Version)})
+		if !rev.Hidden {
+			readable = append(readable, rev.Version)
+		}
+	}
+	if len(readable) > 0 {
+		page.To = readable[0]
+	}
+	if len(readable) > 1 {
+		page.From = readable[1]
+	}
+	h.render(w, r, http.StatusOK, "history", page)
+}
+
+// previousReadable is the newest version before v among revs (newest
+// first) that the reader may read, or 0.
+func previousReadable(revs []store.Revision, v int) int {
+	for _, rev := range revs {
+		if rev.Version < v && !rev.Hidden {
+			return rev.Version
+		}
+	}
+	return 0
 }
 
 // revisionsOf reads the postmortem the URL names and its saved versions.
@@ -45,7 +80,10 @@ type revisionPage struct {
 	basePage
 	Postmortem store.Postmortem // the current state
 	Revision   store.Revision
-	Content    previewView // the revision's text, for display
+	// Previous is the version "What this version changed" compares it
+	// with: the newest before it the reader may read (0: none).
+	Previous int
+	Content  previewView // the revision's text, for display
 	// Author and Note are the restore form's values; Errors its problems.
 	Author, Note string
 	Errors       formErrors
@@ -81,6 +119,10 @@ func (h *Handler) revisionPage(r *http.Request) (revisionPage, error) {
 	if err != nil {
 		return revisionPage{}, err
 	}
+	revs, err := h.store.ListRevisions(r.Context(), p.ID)
+	if err != nil {
+		return revisionPage{}, err
+	}
 	fams, err := h.store.ListFamilies(r.Context())
 	if err != nil {
 		return revisionPage{}, err
@@ -89,6 +131,7 @@ func (h *Handler) revisionPage(r *http.Request) (revisionPage, error) {
 		basePage:   h.base(r, fmt.Sprintf("Version %d of %s", v, p.Title), fmt.Sprintf("Version %d of %s as it was saved.", v, p.Title)),
 		Postmortem: p,
 		Revision:   rev,
+		Previous:   previousReadable(revs, rev.Version),
 		Content:    previewOf(p.Slug, rev.Fields, fams),
 		Author:     authorName(r),
 		Errors:     formErrors{},
@@ -167,14 +210,22 @@ func (h *Handler) compareRevisions(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	from, err := versionParam(q.Get("from"), to-1)
+	// By default, to against the version before it, or the newest before
+	// it the reader may read.
+	def := to - 1
+	if prev := previousReadable(revs, to); prev > 0 {
+		def = prev
+	}
+	from, err := versionParam(q.Get("from"), def)
 	if err != nil {
 		h.error(w, r, err)
 		return
 	}
+	// A version the reader may not read is not found, as its own page is
+	// not; nor is it offered in the pickers.
 	find := func(v int) (store.Revision, error) {
 		for _, rev := range revs {
-			if rev.Version == v {
+			if rev.Version == v && !rev.Hidden {
 				return rev, nil
 			}
 		}
@@ -183,7 +234,11 @@ func (h *Handler) compareRevisions(w http.ResponseWriter, r *http.Request) {
 	page := comparePage{
 		basePage:   h.base(r, "Compare versions of "+p.Title, "What changed between two saved versions of "+p.Title+"."),
 		Postmortem: p,
-		Revisions:  revs,
+	}
+	for _, rev := range revs {
+		if !rev.Hidden {
+			page.Revisions = append(page.Revisions, rev)
+		}
 	}
 	if page.To, err = find(to); err != nil {
 		h.error(w, r, err)
@@ -224,6 +279,9 @@ func versionParam(v string, def int) (int, error) {
 // revisionActionLabel says in words what a save did, and who may read
 // the postmortem since when it changed that.
 func revisionActionLabel(r store.Revision) string {
+	if r.Hidden {
+		return "Saved while only certain groups could read it"
+	}
 	var label string
 	switch r.Action {
 	case store.ActionCreate:

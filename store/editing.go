@@ -113,9 +113,13 @@ func (s *Store) UpdatePostmortem(ctx context.Context, slug string, expectedVersi
 
 // restrictPostmortem records a change of who may read p (already written
 // to p and its row), its text unchanged, as a new version: every write
-// based on the version before is now stale.
+// based on the version before is now stale. It is a change like an edit:
+// updated_at moves, so a postmortem just opened to everyone comes first
+// in the feeds, as fresh to its new readers as it is.
 func restrictPostmortem(ctx context.Context, tx *writeTx, p Postmortem, m revisionMeta, now time.Time) error {
-	res, err := tx.ExecContext(ctx, `UPDATE postmortems SET version = version + 1 WHERE id = ? AND version = ?`, p.ID, p.Version)
+	now = now.UTC().Truncate(time.Second)
+	res, err := tx.ExecContext(ctx, `UPDATE postmortems SET version = version + 1, updated_at = ? WHERE id = ? AND version = ?`,
+		formatTime(now), p.ID, p.Version)
 	if err != nil {
 		return err
 	}
@@ -123,7 +127,7 @@ func restrictPostmortem(ctx context.Context, tx *writeTx, p Postmortem, m revisi
 		return fmt.Errorf("postmortem %d left version %d: %w", p.ID, p.Version, ErrStaleVersion)
 	}
 	p.Version++
-	return insertRevision(ctx, tx, p, m, now.UTC().Truncate(time.Second))
+	return insertRevision(ctx, tx, p, m, now)
 }
 
 // RestoreRevision brings back the content of an earlier version of the

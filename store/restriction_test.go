@@ -1,9 +1,11 @@
 package store_test
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"testing"
+	"time"
 
 	"hindsight/store"
 )
@@ -105,5 +107,96 @@ func TestRestrictionChangeMakesEarlierEditsStale(t *testing.T) {
 	}
 	if r := revs[0]; r.RestrictedTo != nil || !r.RestrictionKnown {
 		t.Errorf("the lift's revision: restricted to %v (known %v), want everyone", r.RestrictedTo, r.RestrictionKnown)
+	}
+}
+
+// TestRevisionsSavedWhileRestricted: a version saved while the postmortem
+// was restricted is read as a postmortem restricted to those groups is,
+// whoever may read the postmortem now. Once it is opened, an outsider's
+// history lists that version Hidden (version, action, author and time;
+// no text, note or groups) and GetRevision does not find it; its members
+// and the every-group reader read it whole. A version whose restriction
+// was not recorded (saved before migration 0196) stays readable by anyone
+// who may read the postmortem. Opening it moves updated_at.
+func TestRevisionsSavedWhileRestricted(t *testing.T) {
+	t.Parallel()
+	st, _ := newSeededStore(t)
+	member := store.WithReaderGroups(t.Context(), []string{"ir", "sre"})
+	outsider := store.WithReaderGroups(t.Context(), []string{"sre"})
+	p := newDraft("Quokka key rotation")
+	if err := st.CreatePostmortem(member, &p); err != nil {
+		t.Fatal(err)
+	}
+	groups, none := []string{"ir"}, []string{}
+	save := func(f store.PostmortemFields, note string, to *[]string) store.Postmortem {
+		t.Helper()
+		cur, err := st.GetPostmortem(member, p.Slug)
+		if err != nil {
+			t.Fatal(err)
+		}
+		saved, err := st.UpdatePostmortem(member, p.Slug, cur.Version, store.PostmortemUpdate{Fields: f, Author: "sam", Note: note, RestrictedTo: to})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return saved
+	}
+	restricted := save(p.Fields(), "", &groups)
+	f := p.Fields()
+	f.Impact = "Initech's keys leaked."
+	secret := save(f, "Initech details", &groups)
+	f.Impact = "A customer's keys leaked."
+	save(f, "", &groups)
+	opened := restricted.UpdatedAt.Add(time.Hour).Truncate(time.Second)
+	st.Now = func() time.Time { return opened }
+	open := save(f, "", &none)
+	if !open.UpdatedAt.Equal(opened) {
+		t.Errorf("opened: updated_at %v, want the time it was opened, %v", open.UpdatedAt, opened)
+	}
+
+	revs, err := st.ListRevisions(outsider, p.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hidden []int
+	for _, r := range revs {
+		if r.Hidden {
+			hidden = append(hidden, r.Version)
+			if r.Fields.Impact != "" || r.Note != "" || r.RestrictedTo != nil || r.Author != "sam" || r.Action == "" || r.CreatedAt.IsZero() {
+				t.Errorf("hidden version %d shows %+v", r.Version, r)
+			}
+		}
+	}
+	if want := []int{open.Version - 1, secret.Version, restricted.Version}; !slices.Equal(hidden, want) {
+		t.Errorf("outsider: hidden versions %v, want %v", hidden, want)
+	}
+	if _, err := st.GetRevision(outsider, p.ID, secret.Version); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("outsider: GetRevision of the secret version: %v, want ErrNotFound", err)
+	}
+	if _, err := st.RestoreRevision(outsider, p.Slug, secret.Version, open.Version, "otto", ""); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("outsider: RestoreRevision of the secret version: %v, want ErrNotFound", err)
+	}
+	for name, ctx := range map[string]context.Context{"member": member, "every group": store.WithEveryGroup(t.Context())} {
+		r, err := st.GetRevision(ctx, p.ID, secret.Version)
+		if err != nil || r.Hidden || r.Fields.Impact != "Initech's keys leaked." || r.Note != "Initech details" {
+			t.Errorf("%s: GetRevision of the secret version: %+v, %v", name, r, err)
+		}
+		revs, err := st.ListRevisions(ctx, p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range revs {
+			if r.Hidden {
+				t.Errorf("%s: version %d hidden", name, r.Version)
+			}
+		}
+	}
+
+	// Unrecorded (NULL): as before, readable by whoever reads the postmortem.
+	if _, err := st.DB().ExecContext(t.Context(), `UPDATE revisions SET restricted_to = NULL WHERE postmortem_id = ? AND version = ?`,
+		p.ID, secret.Version); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := st.GetRevision(outsider, p.ID, secret.Version); err != nil || r.Hidden || r.Fields.Impact != "Initech's keys leaked." {
+		t.Errorf("outsider: GetRevision of a version without a recorded restriction: %+v, %v", r, err)
 	}
 }

@@ -123,6 +123,23 @@ type Revision struct {
 	// or an edit that also did; known only when both it and the revision
 	// before record the restriction).
 	RestrictionChanged bool
+	// Hidden: the reader may not read this version. It was saved while the
+	// postmortem was restricted to groups the reader is not in, so it is
+	// readable only as a postmortem restricted to them would be, whoever
+	// may read the postmortem now. A hidden revision keeps its version,
+	// action, author and time; its text (Fields), note and groups are left
+	// out, and GetRevision does not find it. A revision whose restriction
+	// was not recorded (RestrictionKnown false) is never hidden.
+	Hidden bool
+}
+
+// withhold hides r from ctx's reader when they may not read it.
+func withhold(ctx context.Context, r *Revision) {
+	if !r.RestrictionKnown || canSee(ctx, r.RestrictedTo) {
+		return
+	}
+	*r = Revision{ID: r.ID, PostmortemID: r.PostmortemID, Version: r.Version, Action: r.Action, RestoredFrom: r.RestoredFrom,
+		Author: r.Author, CreatedAt: r.CreatedAt, RestrictionKnown: true, Hidden: true}
 }
 
 type revisionMeta struct {
@@ -167,7 +184,9 @@ func scanRevision(row scanner) (Revision, error) {
 	return r, nil
 }
 
-// ListRevisions returns a postmortem's revisions, newest first.
+// ListRevisions returns a postmortem's revisions, newest first; those
+// saved while it was restricted to groups ctx's reader is not in are
+// Hidden.
 func (s *Store) ListRevisions(ctx context.Context, postmortemID int64) ([]Revision, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT `+revisionColumns+` FROM revisions WHERE postmortem_id = ? ORDER BY version DESC`, postmortemID)
 	if err != nil {
@@ -189,10 +208,15 @@ func (s *Store) ListRevisions(ctx context.Context, postmortemID int64) ([]Revisi
 			r.RestrictionChanged = true
 		}
 	}
+	for i := range out {
+		withhold(ctx, &out[i])
+	}
 	return out, rows.Err()
 }
 
 // GetRevision returns the revision that produced a postmortem's version.
+// One ctx's reader may not read (see Revision.Hidden) is not found, as a
+// postmortem they may not read is not.
 func (s *Store) GetRevision(ctx context.Context, postmortemID int64, version int) (Revision, error) {
 	return getRevision(ctx, s.db, postmortemID, version)
 }
@@ -204,6 +228,9 @@ func getRevision(ctx context.Context, q queryRower, postmortemID int64, version 
 	}
 	if err != nil {
 		return r, fmt.Errorf("get revision %d of postmortem %d: %w", version, postmortemID, err)
+	}
+	if withhold(ctx, &r); r.Hidden {
+		return Revision{}, fmt.Errorf("get revision %d of postmortem %d: saved while restricted: %w", version, postmortemID, ErrNotFound)
 	}
 	return r, nil
 }
