@@ -1,6 +1,11 @@
 package e2e_test
 
 import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -60,4 +65,95 @@ func TestBothWaysHistoryCompareRestore(t *testing.T) {
 			t.Errorf("the history does not show the restore's note: %q", got)
 		}
 	})
+}
+
+// Sam writes a postmortem restricted to quokka-sec, adds a secret, redacts
+// it and opens it to everyone (through the API: the setup, not the
+// journey). Vera, outside the group, reads its history with JavaScript on
+// and off: the versions saved while it was restricted are listed without
+// text, note, group or links, and cannot be picked; the compare form's
+// defaults and the "changes since" link compare the versions she may read,
+// without the secret; the hidden version's own page is 404. Sam, in the
+// group, still reads every version.
+func TestBothWaysHistoryHidesVersionsSavedWhileRestricted(t *testing.T) {
+	t.Parallel()
+	const slug = "gmail-2009-09-01-request-router-overload"
+	const secret = "Initech signing keys were copied to a pastebin."
+	teamWays(t, func(t *testing.T, p *page, js bool) {
+		put := func(change map[string]any) int {
+			t.Helper()
+			m := map[string]any{}
+			if err := json.Unmarshal([]byte(apiAs(t, p.srv, "GET", "/api/postmortems/"+slug, "", 200)), &m); err != nil {
+				t.Fatal(err)
+			}
+			maps.Copy(m, change)
+			b, _ := json.Marshal(m)
+			var saved struct{ Version int }
+			if err := json.Unmarshal([]byte(apiAs(t, p.srv, "PUT", "/api/postmortems/"+slug, string(b), 200)), &saved); err != nil {
+				t.Fatal(err)
+			}
+			return saved.Version
+		}
+		first := query[int](t, p.srv, `SELECT version FROM postmortems WHERE slug = ?`, slug)
+		put(map[string]any{"restricted_to": []string{"quokka-sec"}})
+		secretV := put(map[string]any{"restricted_to": []string{"quokka-sec"}, "impact": secret, "note": "Added the Initech details"})
+		put(map[string]any{"restricted_to": []string{"quokka-sec"}, "impact": "A customer's signing keys leaked."})
+		open := put(map[string]any{"restricted_to": []string{}})
+		if got := apiAs(t, p.srv, "GET", fmt.Sprintf("/postmortems/%s/revisions/%d", slug, secretV), "", 404, "vera", "staff"); strings.Contains(got, "Initech") {
+			t.Errorf("the hidden version's 404 page shows the secret")
+		}
+
+		p.signIn("vera", "staff")
+		p.open("/postmortems/"+slug, 200)
+		p.follow(`.pm-toolbar a[href="/postmortems/` + slug + `/history"]`)
+		p.see("table.history", "Saved while only certain groups could read it: its text is not shown to you.")
+		if got := p.text("table.history"); strings.Contains(got, "Initech") || strings.Contains(got, "quokka-sec") {
+			t.Errorf("the history shows the hidden versions' note or group: %q", got)
+		}
+		if n := p.count("tr.withheld"); n != open-first-1 {
+			t.Errorf("%d versions withheld, want %d", n, open-first-1)
+		}
+		if n := p.count(fmt.Sprintf(`a[href$="/revisions/%d"], input[value="%d"]`, secretV, secretV)); n != 0 {
+			t.Errorf("the history links to or offers the hidden version %d (%d elements)", secretV, n)
+		}
+		p.press(`.history-form button[type="submit"]`, false) // the newest two she may read, chosen by default
+		p.see("h1", fmt.Sprintf("Changes from version %d to version %d", first, open))
+		if got := p.text("main"); strings.Contains(got, "Initech") {
+			t.Errorf("the compare shows the secret: %q", got)
+		}
+		p.open("/postmortems/"+slug+"/history", 200)
+		p.follow(fmt.Sprintf(`table.history a[href$="compare?from=%d&to=%d"]`, first, open))
+		p.see("h1", fmt.Sprintf("Changes from version %d to version %d", first, open))
+
+		p.signIn("sam", "quokka-sec,sre")
+		p.open("/postmortems/"+slug+"/history", 200)
+		p.see("table.history", "Restricted to quokka-sec", "Added the Initech details")
+		p.follow(fmt.Sprintf(`table.history a[href$="/revisions/%d"]`, secretV))
+		p.see(".revision-body", secret)
+	})
+}
+
+// apiAs sends a request straight to the server as a user in groups (sam,
+// in quokka-sec and sre, when none is given), and returns the body after
+// checking the status.
+func apiAs(t *testing.T, srv *server, method, path, body string, status int, who ...string) string {
+	t.Helper()
+	user, groups := "sam", "quokka-sec,sre"
+	if len(who) == 2 {
+		user, groups = who[0], who[1]
+	}
+	req, _ := http.NewRequest(method, srv.url+path, strings.NewReader(body))
+	req.Header.Set("X-Forwarded-User", user)
+	req.Header.Set("X-Forwarded-Groups", groups)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	if res.StatusCode != status {
+		t.Fatalf("%s %s as %s: %d, want %d\n%.500s", method, path, user, res.StatusCode, status, b)
+	}
+	return string(b)
 }
