@@ -19,7 +19,7 @@ func TestUnknownFilterValues(t *testing.T) {
 		notWant []string
 	}{
 		{"/postmortems?pattern=nope&lang=es", []string{`role="alert"`, "There is no pattern “nope”.", `href="/postmortems?lang=es"`,
-			`<option value="nope" selected>`, "0 incidents"}, nil},
+			`<option value="nope" selected>`, "0 incidents"}, []string{"Download these as CSV", ".csv?"}},
 		{"/postmortems?org=Nope+Corp&severity=SEV1", []string{"There is no organization “Nope Corp”.", `href="/postmortems?severity=SEV1"`}, nil},
 		{"/postmortems?severity=SEV9", []string{"There is no severity “SEV9”", `href="/postmortems"`}, nil},
 		{"/postmortems?year=20x0", []string{"There is no year “20x0”", `href="/postmortems"`}, nil},
@@ -30,7 +30,7 @@ func TestUnknownFilterValues(t *testing.T) {
 		{"/postmortems?pattern=nope&severity=SEV9", []string{"There is no pattern “nope”.", `href="/postmortems?severity=SEV9"`,
 			"There is no severity “SEV9”", `href="/postmortems?pattern=nope"`}, nil},
 		{"/action-items?status=closed&priority=P0", []string{`role="alert"`, "There is no status “closed”.", `href="/action-items?priority=P0"`,
-			`<option value="closed" selected>`}, nil},
+			`<option value="closed" selected>`}, []string{"Download these as CSV", `href="/api/action-items`}},
 		{"/action-items?type=fix", []string{"There is no type “fix”."}, nil},
 		{"/action-items?priority=P9", []string{"There is no priority “P9”."}, nil},
 		{"/action-items?pattern=nope", []string{"There is no pattern “nope”."}, nil},
@@ -43,8 +43,8 @@ func TestUnknownFilterValues(t *testing.T) {
 
 		// Values that exist: no notice, whatever their case where case is
 		// ignored.
-		{"/postmortems?pattern=connection-exhaustion&org=dreamwidth&year=2020&lang=en&severity=", []string{"1 incident<"}, []string{"There is no", "No incident is from", `role="alert"`}},
-		{"/action-items?status=unfinished&type=prevent&priority=P1&org=facebook", nil, []string{"There is no", `role="alert"`}},
+		{"/postmortems?pattern=connection-exhaustion&org=dreamwidth&year=2020&lang=en&severity=", []string{"1 incident<", "Download these as CSV"}, []string{"There is no", "No incident is from", `role="alert"`}},
+		{"/action-items?status=unfinished&type=prevent&priority=P1&org=facebook", []string{"Download these as CSV", `href="/api/action-items`}, []string{"There is no", `role="alert"`}},
 		{"/insights?org=Facebook&severity=SEV1", nil, []string{"There is no", `role="alert"`}},
 		{"/search?q=pattern%3Afeedback-loop+org%3Aface+sev%3A1", nil, []string{"There is no", `role="alert"`}},
 		// Live results while the query is typed: the filter may be half
