@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -90,6 +91,11 @@ type revisionPage struct {
 	// Stale is set when a restore was refused because someone saved a new
 	// version since the page was loaded; the form is shown again on it.
 	Stale bool
+	// KeptFrom is set when the version was saved while only its groups
+	// (named in it) could read the postmortem, and others can now (named
+	// in ReadersNow): restoring it shows its text to readers it was kept
+	// from, so the form says so first.
+	KeptFrom, ReadersNow string
 }
 
 // restoreSpecs are the fields of the restore form.
@@ -127,7 +133,7 @@ func (h *Handler) revisionPage(r *http.Request) (revisionPage, error) {
 	if err != nil {
 		return revisionPage{}, err
 	}
-	return revisionPage{
+	page := revisionPage{
 		basePage:   h.base(r, fmt.Sprintf("Version %d of %s", v, p.Title), fmt.Sprintf("Version %d of %s as it was saved.", v, p.Title)),
 		Postmortem: p,
 		Revision:   rev,
@@ -135,7 +141,14 @@ func (h *Handler) revisionPage(r *http.Request) (revisionPage, error) {
 		Content:    previewOf(p.Slug, rev.Fields, fams),
 		Author:     authorName(r),
 		Errors:     formErrors{},
-	}, nil
+	}
+	if readersWidened(rev.RestrictedTo, p.RestrictedTo) {
+		page.KeptFrom, page.ReadersNow = strings.Join(rev.RestrictedTo, ", "), "everyone"
+		if len(p.RestrictedTo) > 0 {
+			page.ReadersNow = "the groups " + strings.Join(p.RestrictedTo, ", ")
+		}
+	}
+	return page, nil
 }
 
 func (h *Handler) showRevision(w http.ResponseWriter, r *http.Request) {
@@ -307,4 +320,14 @@ func revisionActionLabel(r store.Revision) string {
 		return label + ", and restricted to " + strings.Join(r.RestrictedTo, ", ")
 	}
 	return label
+}
+
+// readersWidened reports whether a postmortem restricted to now may be read
+// by someone it was kept from when restricted to then: then named groups,
+// and now is open to everyone or names a group then did not.
+func readersWidened(then, now []string) bool {
+	if len(then) == 0 {
+		return false
+	}
+	return len(now) == 0 || slices.ContainsFunc(now, func(g string) bool { return !slices.Contains(then, g) })
 }

@@ -297,6 +297,15 @@ func TestRedactedThenOpenedKeepsOldVersionsRestricted(t *testing.T) {
 			t.Errorf("GET %s as sam: %d, secret shown: %v", p, rec.Code, strings.Contains(rec.Body.String(), "Initech"))
 		}
 	}
+	// Its restore form says first that restoring shows the text to readers
+	// it was kept from; a version saved while open needs no such word.
+	warning := "this version was saved while only quokka-sec could read it, and everyone can read the postmortem now"
+	if body := as(t, h, sam, "GET", fmt.Sprintf("%s/revisions/%d", base, secretV), nil).Body.String(); !strings.Contains(body, warning) {
+		t.Errorf("the restore form of version %d does not warn that everyone would read it:\n%s", secretV, body)
+	}
+	if body := as(t, h, sam, "GET", fmt.Sprintf("%s/revisions/%d", base, int(origin)), nil).Body.String(); strings.Contains(body, "Read it first") {
+		t.Errorf("the restore form of version %d, saved while open, warns", int(origin))
+	}
 
 	// Opened to everyone is a fresh change in the feed.
 	feed := as(t, h, vera, "GET", "/feed.atom", nil)
