@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
 	"hindsight/postmortem"
@@ -338,4 +339,12 @@ func whoMayRead(groups []string) string {
 		return "Now open to everyone."
 	}
 	return "Now only members of " + strings.Join(groups, ", ") + " may read it."
+}
+
+// whoCouldRead is whoMayRead of an earlier version.
+func whoCouldRead(version int, groups []string) string {
+	if len(groups) == 0 {
+		return "At version " + strconv.Itoa(version) + ", everyone could read it."
+	}
+	return "At version " + strconv.Itoa(version) + ", only members of " + strings.Join(groups, ", ") + " could read it."
 }

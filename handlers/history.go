@@ -272,6 +272,10 @@ func (h *Handler) compareRevisions(w http.ResponseWriter, r *http.Request) {
 	page.Changes = diffFields(page.From.Fields, page.To.Fields, patternNames(fams))
 	if page.From.RestrictionKnown && page.To.RestrictionKnown {
 		if ch, ok := restrictionChange(page.From.RestrictedTo, page.To.RestrictedTo); ok {
+			if page.To.Version != p.Version {
+				// "Now" is the current version's; this one is history.
+				ch.Summary = whoCouldRead(page.To.Version, page.To.RestrictedTo)
+			}
 			page.Changes = append(page.Changes, ch)
 		}
 	}

@@ -297,6 +297,16 @@ func TestRedactedThenOpenedKeepsOldVersionsRestricted(t *testing.T) {
 			t.Errorf("GET %s as sam: %d, secret shown: %v", p, rec.Code, strings.Contains(rec.Body.String(), "Initech"))
 		}
 	}
+	// A compare that ends at an earlier version says who could read it
+	// then; one that ends at the current version, who may now.
+	for p, want := range map[string]string{
+		fmt.Sprintf("%s/compare?from=%d&to=%d", base, int(origin), secretV): fmt.Sprintf("At version %d, only members of quokka-sec could read it.", secretV),
+		fmt.Sprintf("%s/compare?from=%d&to=%d", base, redacted, open):       "Now open to everyone.",
+	} {
+		if body := as(t, h, sam, "GET", p, nil).Body.String(); !strings.Contains(body, want) {
+			t.Errorf("GET %s as sam does not say %q", p, want)
+		}
+	}
 	// Its restore form says first that restoring shows the text to readers
 	// it was kept from; a version saved while open needs no such word.
 	warning := "this version was saved while only quokka-sec could read it, and everyone can read the postmortem now"
