@@ -370,6 +370,64 @@ func sentenceCV(pool, tune []*poolDoc, slugs []string, frac int) (combined count
 	return combined, alone
 }
 
+// knnCV scores the pool by five-fold cross-validation of a vote of the
+// k labelled reports most like each (TF-IDF cosine over whole reports,
+// fitted inside the fold with the tuning half): a pattern's score is the
+// similarity-weighted share of them that carry it.
+func knnCV(pool, tune []*poolDoc, k int) []scored {
+	whole := func(d *poolDoc) map[string]float64 {
+		m := map[string]float64{}
+		for _, s := range d.sents {
+			for term, n := range s {
+				m[term] += n
+			}
+		}
+		return m
+	}
+	var out []scored
+	for f := range 5 {
+		trainP, testP := splitFold(pool, "outer", f)
+		train := append(trainP, tune...)
+		docs := make([]map[string]float64, len(train))
+		for i, d := range train {
+			docs[i] = whole(d)
+		}
+		v := newVectorizer(docs, 2)
+		vecs := make([]map[int]float64, len(train))
+		for i := range train {
+			x := v.vec(docs[i])
+			vecs[i] = make(map[int]float64, len(x.idx))
+			for j, idx := range x.idx {
+				vecs[i][idx] = x.val[j]
+			}
+		}
+		for _, d := range testP {
+			x := v.vec(whole(d))
+			sims := make([]float64, len(train))
+			order := make([]int, len(train))
+			for i := range train {
+				order[i] = i
+				for j, idx := range x.idx {
+					sims[i] += x.val[j] * vecs[i][idx]
+				}
+			}
+			slices.SortFunc(order, func(a, b int) int { return cmp.Compare(sims[b], sims[a]) })
+			probs, total := map[string]float64{}, 0.0
+			for _, i := range order[:k] {
+				total += sims[i]
+				for l := range train[i].labels {
+					probs[l] += sims[i]
+				}
+			}
+			for l := range probs {
+				probs[l] /= max(total, 1e-9)
+			}
+			out = append(out, scored{d: d, probs: probs})
+		}
+	}
+	return out
+}
+
 // TestPoolEvaluation measures the shipped classifier on the development pool,
 // reports how many of its tags the rules find any evidence for, and scores
 // the learned sentence model that was tried (testdata/pool/README.md). It
@@ -428,6 +486,14 @@ func TestPoolEvaluation(t *testing.T) {
 		}
 	}
 
+	near := knnCV(pool, tune, 10)
+	for _, th := range []float64{0.3, 0.5} {
+		a := countShown(near, func(s scored) []string { return decide(s.probs, th, 3) })
+		u := countShown(near, func(s scored) []string { return withShipped(s, decide(s.probs, th, 2)) })
+		t.Logf("the 10 most similar labelled reports vote, share >= %.1f (at most 3): precision %.2f, recall %.2f; added to the shipped suggestions (at most 2): %.2f, %.2f",
+			th, a.precision(), a.recall(), u.precision(), u.recall())
+	}
+
 	fracs := []int{4}
 	if *poolCurve {
 		fracs = []int{1, 2, 4}
@@ -438,15 +504,7 @@ func TestPoolEvaluation(t *testing.T) {
 			frac, comb.precision(), comb.recall(), comb.tp, comb.fp, comb.fn)
 		for _, th := range []float64{0.05, 0.10, 0.20} {
 			a := countShown(alone, func(s scored) []string { return decide(s.probs, th, 3) })
-			u := countShown(alone, func(s scored) []string {
-				out := decide(s.probs, th, 2)
-				for _, slug := range s.d.shown {
-					if !slices.Contains(out, slug) {
-						out = append(out, slug)
-					}
-				}
-				return out
-			})
+			u := countShown(alone, func(s scored) []string { return withShipped(s, decide(s.probs, th, 2)) })
 			t.Logf("  sentence model >= %.2f (at most 3): precision %.2f, recall %.2f; added to the shipped suggestions (at most 2): %.2f, %.2f",
 				th, a.precision(), a.recall(), u.precision(), u.recall())
 		}
@@ -485,4 +543,14 @@ func TestPoolLabels(t *testing.T) {
 	if len(labelled) != 137 {
 		t.Errorf("%d files labelled, want the pool's 137", len(labelled))
 	}
+}
+
+// withShipped adds the shipped default suggestions of s's report to out.
+func withShipped(s scored, out []string) []string {
+	for _, slug := range s.d.shown {
+		if !slices.Contains(out, slug) {
+			out = append(out, slug)
+		}
+	}
+	return out
 }
