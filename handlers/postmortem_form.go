@@ -47,6 +47,9 @@ type postmortemForm struct {
 	// restriction as it is now in a field the writer left alone.
 	RestrictedWas     string
 	restrictedWasSent bool
+	// restrictedToSent: the form had the restricted_to field at all (the
+	// app's own form always has it in proxy mode; a script's may not).
+	restrictedToSent bool
 	// setsRestriction: this save sends its restriction to the store (a
 	// conflict counts it among the writer's changes).
 	setsRestriction bool
@@ -334,6 +337,7 @@ func parsePostmortemForm(v url.Values, patterns map[string]bool, now time.Time) 
 	if was, ok := v["restricted_was"]; ok && len(was) > 0 {
 		f.RestrictedWas, f.restrictedWasSent = was[0], true
 	}
+	_, f.restrictedToSent = v["restricted_to"]
 	f.readTimeline(v)
 	if b, err := strconv.Atoi(v.Get("blank_rows")); err == nil && b > 0 && b <= 100 {
 		f.BlankRows = b
@@ -470,8 +474,13 @@ func formFromFields(p store.PostmortemFields) postmortemForm {
 
 // restrictionChanged reports whether the writer changed the form's
 // restriction from what it was when the edit form was loaded (a form
-// without that, as scripts may post, always sets it).
+// without that, as scripts may post, sets it). A form without the
+// restricted_to field leaves who may read it alone, as a PUT without
+// restricted_to does: a script that edits the summary must not open it.
 func (f postmortemForm) restrictionChanged() bool {
+	if !f.restrictedToSent {
+		return false
+	}
 	if !f.restrictedWasSent {
 		return true
 	}

@@ -162,6 +162,42 @@ func TestRestrictionSaveSaysWhatChanged(t *testing.T) {
 	}
 }
 
+// A script that posts the edit form without the restriction fields (it
+// edits the impact, knows nothing of restrictions) leaves who may read it
+// alone, as a PUT without restricted_to does. Sent empty, the field opens
+// it, as the form's own empty field does.
+func TestFormWithoutRestrictionFieldKeepsIt(t *testing.T) {
+	t.Parallel()
+	h, _ := newTeamApp(t)
+	sam, vera := person{"sam", "security, sre"}, person{"vera", "staff"}
+	rec := as(t, h, sam, "POST", "/postmortems", with(validForm(), "title", "Quokka key rotation", "restricted_to", "security"), "Sec-Fetch-Site", "same-origin")
+	if rec.Code != http.StatusSeeOther {
+		t.Fatalf("create: %d\n%.800s", rec.Code, rec.Body)
+	}
+	page := rec.Header().Get("Location")
+	editPath := page + "/edit"
+	form := formValues(as(t, h, sam, "GET", editPath, nil).Body.String(), editPath)
+	form.Del("restricted_to")
+	form.Del("restricted_was")
+	if rec := as(t, h, sam, "POST", editPath, with(form, "impact", "Edited by a script.", "action", "save"), "Sec-Fetch-Site", "same-origin"); rec.Code != http.StatusSeeOther {
+		t.Fatalf("script's save: %d\n%.800s", rec.Code, rec.Body)
+	}
+	if rec := as(t, h, vera, "GET", page, nil); rec.Code != http.StatusNotFound {
+		t.Errorf("after a save without the restriction fields, an outsider gets %d, want 404", rec.Code)
+	}
+	if body := as(t, h, sam, "GET", page, nil).Body.String(); !strings.Contains(body, "Edited by a script.") {
+		t.Error("the script's edit was not saved")
+	}
+	form = formValues(as(t, h, sam, "GET", editPath, nil).Body.String(), editPath)
+	form.Del("restricted_was")
+	if rec := as(t, h, sam, "POST", editPath, with(form, "restricted_to", "", "action", "save"), "Sec-Fetch-Site", "same-origin"); rec.Code != http.StatusSeeOther {
+		t.Fatalf("open it: %d", rec.Code)
+	}
+	if rec := as(t, h, vera, "GET", page, nil); rec.Code != http.StatusOK {
+		t.Errorf("after a save with the field empty, an outsider gets %d, want 200", rec.Code)
+	}
+}
+
 // TestRedactedThenOpenedKeepsOldVersionsRestricted: the usual way to
 // publish a sensitive postmortem is to write it restricted, redact it,
 // then open it to everyone. The versions saved while it was restricted
