@@ -120,6 +120,16 @@ func restrictPostmortem(ctx context.Context, tx *writeTx, p Postmortem, m revisi
 	now = now.UTC().Truncate(time.Second)
 	res, err := tx.ExecContext(ctx, `UPDATE postmortems SET version = version + 1, updated_at = ? WHERE id = ? AND version = ?`,
 		formatTime(now), p.ID, p.Version)
+	if err := bumped(res, err, &p, now); err != nil {
+		return err
+	}
+	return insertRevision(ctx, tx, p, m, now)
+}
+
+// bumped checks that an UPDATE moving p's row on from p.Version (res, err)
+// found it still there, and moves p on with it: version and updated_at.
+// A row left at another version is ErrStaleVersion.
+func bumped(res sql.Result, err error, p *Postmortem, now time.Time) error {
 	if err != nil {
 		return err
 	}
@@ -127,7 +137,8 @@ func restrictPostmortem(ctx context.Context, tx *writeTx, p Postmortem, m revisi
 		return fmt.Errorf("postmortem %d left version %d: %w", p.ID, p.Version, ErrStaleVersion)
 	}
 	p.Version++
-	return insertRevision(ctx, tx, p, m, now)
+	p.UpdatedAt = now
+	return nil
 }
 
 // RestoreRevision brings back the content of an earlier version of the
@@ -229,14 +240,9 @@ func updatePostmortem(ctx context.Context, tx *writeTx, p *Postmortem, now time.
 		p.WentWell, p.WentWrong, p.GotLucky, p.Services, p.Authors,
 		p.StartedAt, p.DetectedAt, p.MitigatedAt, p.ResolvedAt, p.TimeZone, p.SourceURL,
 		formatTime(now), p.ID, p.Version)
-	if err != nil {
+	if err := bumped(res, err, p, now); err != nil {
 		return err
 	}
-	if n, err := res.RowsAffected(); err != nil || n == 0 {
-		return fmt.Errorf("postmortem %d left version %d: %w", p.ID, p.Version, ErrStaleVersion)
-	}
-	p.Version++
-	p.UpdatedAt = now
 	if err := replaceTags(ctx, tx, p.ID, p.Tags); err != nil {
 		return err
 	}
