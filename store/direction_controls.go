@@ -39,11 +39,9 @@ func (s *Store) dropDirectionControls(ctx context.Context) error {
 	ctx = WithEveryGroup(ctx)
 	var conds []string
 	var args []any
-	for _, span := range [][2]rune{{'\u202A', '\u202E'}, {'\u2066', '\u2069'}} {
-		for r := span[0]; r <= span[1]; r++ {
-			conds = append(conds, `instr(title || organization || services || authors || source_url, ?) > 0`)
-			args = append(args, string(r))
-		}
+	for _, r := range textnorm.BidiControls {
+		conds = append(conds, `instr(title || organization || services || authors || source_url, ?) > 0`)
+		args = append(args, string(r))
 	}
 	slugs, err := queryColumn[string](ctx, s.db, `SELECT slug FROM postmortems WHERE `+strings.Join(conds, " OR ")+` ORDER BY id`, args...)
 	if err != nil {

@@ -33,6 +33,10 @@ func IsBidiControl(r rune) bool {
 	return '\u202A' <= r && r <= '\u202E' || '\u2066' <= r && r <= '\u2069'
 }
 
+// BidiControls holds every rune IsBidiControl accepts, for code that must
+// list them (a query looking for them).
+const BidiControls = "\u202A\u202B\u202C\u202D\u202E\u2066\u2067\u2068\u2069"
+
 // DropBidiControls returns s without its text-direction controls
 // (IsBidiControl).
 func DropBidiControls(s string) string {

@@ -3,6 +3,7 @@ package textnorm_test
 import (
 	"strings"
 	"testing"
+	"unicode"
 
 	"hindsight/textnorm"
 )
@@ -72,5 +73,18 @@ func TestSlug(t *testing.T) {
 		if got := textnorm.Slug(tt.title); got != tt.want {
 			t.Errorf("Slug(%q) = %q, want %q", tt.title, got, tt.want)
 		}
+	}
+}
+
+// BidiControls lists exactly the runes IsBidiControl accepts, and
+// DropBidiControls removes those and nothing else.
+func TestBidiControls(t *testing.T) {
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if listed := strings.ContainsRune(textnorm.BidiControls, r); listed != textnorm.IsBidiControl(r) {
+			t.Errorf("U+%04X: listed %v, IsBidiControl %v", r, listed, !listed)
+		}
+	}
+	if got := textnorm.DropBidiControls("a\u202Eb\u2067c\u200Fd"); got != "abc\u200Fd" {
+		t.Errorf("DropBidiControls = %q, want the controls gone and the RLM kept", got)
 	}
 }
