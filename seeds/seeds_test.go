@@ -46,10 +46,10 @@ func TestSeedTagsCiteTheirText(t *testing.T) {
 	}
 }
 
-// A database seeded before the review (Dreamwidth tagged bad-config-push,
-// no evidence) gets the reviewed tags on the next start, once, as a
-// revision; a seed someone edited since is left alone.
-func TestLoadRevisesOldSeedTags(t *testing.T) {
+// seededStore is a store in a file of t's own with the seeds loaded, and
+// the file's path.
+func seededStore(t *testing.T) (*store.Store, string) {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "old.db")
 	st, err := store.Open(t.Context(), path)
 	if err != nil {
@@ -59,6 +59,14 @@ func TestLoadRevisesOldSeedTags(t *testing.T) {
 	if _, err := seeds.Load(t.Context(), st); err != nil {
 		t.Fatal(err)
 	}
+	return st, path
+}
+
+// A database seeded before the review (Dreamwidth tagged bad-config-push,
+// no evidence) gets the reviewed tags on the next start, once, as a
+// revision; a seed someone edited since is left alone.
+func TestLoadRevisesOldSeedTags(t *testing.T) {
+	st, path := seededStore(t)
 	const dw = "dreamwidth-2020-05-25-site-interruptions"
 	storetest.Exec(t, path,
 		`UPDATE tags SET evidence = '' WHERE postmortem_id = (SELECT id FROM postmortems WHERE slug = '`+dw+`')`,
@@ -91,15 +99,7 @@ func TestLoadRevisesOldSeedTags(t *testing.T) {
 // A seed whose readers were restricted since, its text untouched, is still
 // a seed nobody edited: it gets the reviewed tags, and stays restricted.
 func TestLoadRevisesRestrictedSeedTags(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "old.db")
-	st, err := store.Open(t.Context(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if _, err := seeds.Load(t.Context(), st); err != nil {
-		t.Fatal(err)
-	}
+	st, path := seededStore(t)
 	const dw = "dreamwidth-2020-05-25-site-interruptions"
 	sec := store.WithReaderGroups(t.Context(), []string{"security"})
 	p, err := st.GetPostmortem(sec, dw)
