@@ -68,9 +68,6 @@ const patternCardRefs = 5
 // their snippet, not their Markdown or source. Callers must not modify the
 // result: it is shared.
 func (s *Store) Search(ctx context.Context, p SearchParams) (SearchResult, error) {
-	if err := s.flushSearchIndex(ctx); err != nil {
-		return SearchResult{}, err
-	}
 	syn, err := s.searchSynonyms(ctx)
 	if err != nil {
 		return SearchResult{}, err
