@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -209,59 +208,6 @@ type writeTx struct {
 	note *auditNote // what the write did, for its audit entry
 }
 
-// stmtTx is a transaction that prepares each statement once: a batch
-// import runs the same few statements for thousands of postmortems, and
-// preparing one costs about as much as running it. Its statements come from
-// the store's stmtCache, so a connection compiles a statement once, not once
-// per transaction (a save runs some thirty, a postmortem page's read six).
-type stmtTx struct {
-	*sql.Tx
-	db    *database
-	stmts map[string]*sql.Stmt
-}
-
-func (tx *stmtTx) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
-	if st, ok := tx.stmts[query]; ok {
-		return st, nil
-	}
-	var st *sql.Stmt
-	if shared := tx.db.stmts.get(ctx, tx.db.DB, query); shared != nil {
-		// Prepared on this transaction's connection the first time only;
-		// closing st with the transaction leaves shared prepared.
-		st = tx.Tx.StmtContext(ctx, shared)
-	} else {
-		var err error
-		if st, err = tx.Tx.PrepareContext(ctx, query); err != nil {
-			return nil, err
-		}
-	}
-	tx.stmts[query] = st
-	return st, nil
-}
-
-// database is the store's *sql.DB whose reads, like transactions' statements
-// (stmtTx), run statements prepared once and kept in stmts: parsing the SQL
-// was about a third of the CPU time of the reads behind /insights and the
-// follow-ups list.
-type database struct {
-	*sql.DB
-	stmts stmtCache
-}
-
-func (db *database) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	if st := db.stmts.get(ctx, db.DB, query); st != nil {
-		return st.QueryContext(ctx, args...)
-	}
-	return db.DB.QueryContext(ctx, query, args...)
-}
-
-func (db *database) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	if st := db.stmts.get(ctx, db.DB, query); st != nil {
-		return st.QueryRowContext(ctx, args...)
-	}
-	return db.DB.QueryRowContext(ctx, query, args...)
-}
-
 // beginRead starts a read-only transaction, for reads that must see one
 // moment of the data.
 func (db *database) beginRead(ctx context.Context) (*stmtTx, error) {
@@ -270,71 +216,6 @@ func (db *database) beginRead(ctx context.Context) (*stmtTx, error) {
 		return nil, err
 	}
 	return &stmtTx{Tx: tx, db: db, stmts: map[string]*sql.Stmt{}}, nil
-}
-
-// stmtCache holds statements prepared on the database, by query, for every
-// read and transaction. It keeps at most maxCachedStmts: beyond them
-// (queries built for a number of values) a query is prepared each time.
-type stmtCache struct {
-	mu sync.Mutex
-	m  map[string]*sql.Stmt
-}
-
-const maxCachedStmts = 1024
-
-// get returns the statement for query, prepared on db, or nil when the
-// cache is full or query does not prepare (the unprepared query then
-// reports why). It prepares outside the lock: preparing waits for a free
-// connection, and every read looks here first.
-func (c *stmtCache) get(ctx context.Context, db *sql.DB, query string) *sql.Stmt {
-	c.mu.Lock()
-	st, ok := c.m[query]
-	full := len(c.m) >= maxCachedStmts
-	c.mu.Unlock()
-	if ok || full {
-		return st
-	}
-	st, err := db.PrepareContext(ctx, query)
-	if err != nil {
-		return nil
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if kept, ok := c.m[query]; ok || len(c.m) >= maxCachedStmts {
-		st.Close() // prepared meanwhile by another caller, or no room left
-		return kept
-	}
-	if c.m == nil {
-		c.m = map[string]*sql.Stmt{}
-	}
-	c.m[query] = st
-	return st
-}
-
-func (tx *stmtTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	st, err := tx.prepared(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	return st.ExecContext(ctx, args...)
-}
-
-func (tx *stmtTx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	st, err := tx.prepared(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	return st.QueryContext(ctx, args...)
-}
-
-func (tx *stmtTx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	st, err := tx.prepared(ctx, query)
-	if err != nil {
-		// *sql.Row carries no error of its own making: the unprepared
-		// query reports the same error from Scan.
-		return tx.Tx.QueryRowContext(ctx, query, args...)
-	}
-	return st.QueryRowContext(ctx, args...)
 }
 
 // queryRower is a *sql.DB or a transaction, for reads that run in either.
