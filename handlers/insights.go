@@ -232,6 +232,9 @@ type insightsPage struct {
 	// Notices say which filters name nothing.
 	Notices []filterNotice
 	URL     string // the page's path and query
+	// Examples counts the live example postmortems, which the figures
+	// leave out unless asked (the switch is shown while there are some).
+	Examples int
 }
 
 // insightFilterFromQuery reads the filters; a date that is not a date is
@@ -239,7 +242,7 @@ type insightsPage struct {
 // the form; the API refuses it).
 func insightFilterFromQuery(q url.Values) (f store.InsightFilter, bad badParams) {
 	f = store.InsightFilter{Org: q.Get("org"), Service: strings.TrimSpace(q.Get("service")), Severity: q.Get("severity"),
-		From: strings.TrimSpace(q.Get("from")), To: strings.TrimSpace(q.Get("to"))}
+		From: strings.TrimSpace(q.Get("from")), To: strings.TrimSpace(q.Get("to")), Examples: switchedOn(q, "examples")}
 	for _, d := range []struct {
 		name string
 		v    *string
@@ -296,7 +299,13 @@ func (h *Handler) showInsights(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
+	examples, err := h.store.CountExamples(r.Context())
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
 	page := insightsPage{
+		Examples:   examples,
 		Unreviewed: unreviewed,
 		basePage:   h.base(r, "Insights", "What the incidents show together: trends by severity and pattern family, the patterns behind severe incidents, times to detect and resolve, follow-through."),
 		Filter:     f,

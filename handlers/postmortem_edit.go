@@ -364,6 +364,21 @@ func (h *Handler) unarchivePostmortem(w http.ResponseWriter, r *http.Request) {
 	h.setArchived(w, r, h.store.UnarchivePostmortem, "Restored: this postmortem appears in lists again.")
 }
 
+// archiveExamples archives every example postmortem at once (an admin's
+// form on the home page) and goes back there.
+func (h *Handler) archiveExamples(w http.ResponseWriter, r *http.Request) {
+	slugs, err := h.store.ArchiveExamples(r.Context())
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	msg := fmt.Sprintf("Archived the %d example postmortems: they no longer appear in lists, follow-ups or insights. Each stays reachable at its address.", len(slugs))
+	if len(slugs) == 0 {
+		msg = "There were no example postmortems left to archive."
+	}
+	redirectWithFlash(w, r, "/", msg)
+}
+
 // setArchived saves the page's ticks, then archives or restores the
 // postmortem with change and goes back to its page with msg.
 func (h *Handler) setArchived(w http.ResponseWriter, r *http.Request, change func(ctx context.Context, slug string) error, msg string) {

@@ -122,6 +122,7 @@ func (h *Handler) routes() http.Handler {
 		r.Post("/patterns/{slug}/checklist/{item}/move", h.moveChecklistItem)
 		r.Post("/patterns/{slug}/checklist/{item}/remove", h.removeChecklistItem)
 		r.Post("/patterns/{slug}/checklist/{item}/restore", h.restoreChecklistItem)
+		r.Post("/admin/examples/archive", h.archiveExamples)
 		r.Get("/admin/tokens", h.listTokens)
 		r.Post("/admin/tokens", h.createToken)
 		r.Post("/admin/tokens/revoke", h.revokeToken)

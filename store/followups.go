@@ -66,6 +66,9 @@ type ActionItemFilter struct {
 	Service  string // the postmortem names it among its services
 	Org      string // the postmortem's organization, ignoring case
 	Overdue  bool   // unfinished and past the due date where the postmortem's team is
+	// Examples includes the items of example postmortems (see
+	// Postmortem.Example), left out otherwise.
+	Examples bool
 	// Sort is "due" (soonest first, undated last; the default) or "-due"
 	// (latest first).
 	Sort   string
@@ -140,6 +143,9 @@ type itemQuery struct {
 	// today is the date it is where the postmortem p's team is (an SQL
 	// expression whose arguments are overdueArgs).
 	today string
+	// withoutExamples: live examples are left out, which the kept counts
+	// do not know of, so the items are counted.
+	withoutExamples bool
 }
 
 func (s *Store) actionItemQuery(ctx context.Context, f ActionItemFilter, now time.Time) (itemQuery, error) {
@@ -153,6 +159,16 @@ func (s *Store) actionItemQuery(ctx context.Context, f ActionItemFilter, now tim
 	// Restricted postmortems the reader may not see do not exist for them:
 	// neither do their action items.
 	q.pConds = []string{`p.archived_at = ''`, visibleSQL(ctx, "p")}
+	if !f.Examples {
+		n, err := s.CountExamples(ctx)
+		if err != nil {
+			return q, err
+		}
+		if n > 0 {
+			q.pConds = append(q.pConds, `p.example = 0`)
+			q.withoutExamples = true
+		}
+	}
 	switch f.Status {
 	case "":
 	case StatusUnfinished:
@@ -241,7 +257,7 @@ func (s *Store) ListActionItems(ctx context.Context, f ActionItemFilter, now tim
 	if err != nil {
 		return nil, t, fmt.Errorf("list action items: %w", err)
 	}
-	if countedByStatus(f) {
+	if countedByStatus(f) && !q.withoutExamples {
 		t, err = s.keptActionItemTotals(ctx, q, f, now)
 	} else {
 		t, err = q.countItems(ctx, s.db, f)

@@ -19,6 +19,12 @@ type InsightFilter struct {
 	Service  string
 	Severity string
 	From, To string
+	// Examples includes the example postmortems (see Postmortem.Example),
+	// left out otherwise.
+	Examples bool
+	// withoutExamples: live examples are left out, which the kept counts
+	// do not know of, so the incidents are counted.
+	withoutExamples bool
 }
 
 // Insights are what a collection of incidents shows together.
@@ -112,6 +118,9 @@ type StepFollowThrough struct {
 // variant group ids) only those groups are looked at.
 func insightBase(ctx context.Context, f InsightFilter, groups string) (string, []any) {
 	conds := []string{`p.archived_at = ''`, visibleSQL(ctx, "p")}
+	if f.withoutExamples {
+		conds = append(conds, `p.example = 0`)
+	}
 	var args []any
 	if groups != "" {
 		conds = append(conds, `g.id IN (SELECT value FROM json_each(?))`)
@@ -160,8 +169,15 @@ func insightBase(ctx context.Context, f InsightFilter, groups string) (string, [
 // every incident, taken once per generation of the data (publicInsights);
 // otherwise it counts the selected incidents.
 func (s *Store) Insights(ctx context.Context, f InsightFilter) (Insights, error) {
-	key := strings.Join([]string{"insights", f.Org, strings.ToLower(strings.TrimSpace(f.Service)), f.Severity, f.From, f.To}, "\x00")
+	key := strings.Join([]string{"insights", f.Org, strings.ToLower(strings.TrimSpace(f.Service)), f.Severity, f.From, f.To, strconv.FormatBool(f.Examples)}, "\x00")
 	return cached(ctx, s, key, func() (Insights, error) {
+		if !f.Examples {
+			n, err := s.CountExamples(ctx)
+			if err != nil {
+				return Insights{}, fmt.Errorf("insights: %w", err)
+			}
+			f.withoutExamples = n > 0
+		}
 		in, err := s.insights(ctx, f)
 		if err != nil {
 			return in, fmt.Errorf("insights: %w", err)
@@ -173,7 +189,9 @@ func (s *Store) Insights(ctx context.Context, f InsightFilter) (Insights, error)
 func (s *Store) insights(ctx context.Context, f InsightFilter) (Insights, error) {
 	var acc tally
 	var err error
-	if sel, ok := selectionFor(f); ok {
+	if f.withoutExamples {
+		acc, err = s.countInsights(ctx, s.db, f, "", nil)
+	} else if sel, ok := selectionFor(f); ok {
 		acc, err = s.keptInsightCounts(ctx, sel)
 	} else if whole, parts, ok := splitYears(f); ok {
 		// Dates inside a year: the whole years between from the counts,
