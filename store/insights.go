@@ -190,7 +190,7 @@ func (s *Store) insights(ctx context.Context, f InsightFilter) (Insights, error)
 	var acc tally
 	var err error
 	if f.withoutExamples {
-		acc, err = s.countInsights(ctx, s.db, f, "", nil)
+		acc, err = s.countInsights(ctx, s.db, f, "")
 	} else if sel, ok := selectionFor(f); ok {
 		acc, err = s.keptInsightCounts(ctx, sel)
 	} else if whole, parts, ok := splitYears(f); ok {
