@@ -57,6 +57,9 @@ type AuthConfig struct {
 	// Admins and Editors list users (by name or email) and groups. With no
 	// editors listed, every signed-in user is an editor.
 	Admins, Editors []string
+	// SignOutURL, in proxy mode, is where the header's "Sign out" link
+	// goes (the proxy's sign-out address); no link when empty.
+	SignOutURL string
 }
 
 // Auth sets how users are known (see AuthConfig).

@@ -374,22 +374,29 @@ func undatedNote(in store.Insights) string {
 	}
 }
 
-// everyYear is the years from the first of years to the last (ascending),
-// those between them with no incident included, so that the charts' time
-// axis has no gap; years as they are when they are not years, or span more
-// than two centuries.
+// maxEmptyYears is the longest run of years without incidents the time
+// axis shows (at 0): a short lull is part of the trend, a decade of empty
+// rows (old incidents beside this year's) is not.
+const maxEmptyYears = 2
+
+// everyYear is years (ascending) with the years between two of them that
+// have no incident, at most maxEmptyYears in a row; years as they are when
+// they are not years.
 func everyYear(years []string) []string {
-	if len(years) < 2 {
-		return years
-	}
-	first, err1 := strconv.Atoi(years[0])
-	last, err2 := strconv.Atoi(years[len(years)-1])
-	if err1 != nil || err2 != nil || last < first || last-first >= 200 {
-		return years
-	}
-	out := make([]string, 0, last-first+1)
-	for y := first; y <= last; y++ {
-		out = append(out, strconv.Itoa(y))
+	out := make([]string, 0, len(years))
+	prev := 0
+	for i, y := range years {
+		n, err := strconv.Atoi(y)
+		if err != nil {
+			return years
+		}
+		if i > 0 && n > prev+1 && n-prev-1 <= maxEmptyYears {
+			for e := prev + 1; e < n; e++ {
+				out = append(out, strconv.Itoa(e))
+			}
+		}
+		out = append(out, y)
+		prev = n
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"html"
 	"html/template"
 	"io/fs"
 	"net/http"
@@ -209,9 +210,32 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, pag
 		h.error(w, r, fmt.Errorf("render %s: %w", page, err))
 		return
 	}
+	body := buf.Bytes()
+	if !infoOf(r).impersonal {
+		body = bytes.Replace(body, signedInMark, h.signedIn(r), 1)
+	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
-	buf.WriteTo(w)
+	w.Write(body)
+}
+
+// signedInMark is where the layout's header names who is signed in: pages
+// are kept in the page cache for every reader of a role, so the name is
+// put in when a page is sent (signedIn), never kept.
+var signedInMark = []byte("<hindsight-signed-in></hindsight-signed-in>")
+
+// signedIn is the header's note of who is signed in (proxy mode), with
+// the sign-out link when a sign-out URL is configured.
+func (h *Handler) signedIn(r *http.Request) []byte {
+	u := userOf(r)
+	if !h.proxyMode() || u.Name == "" {
+		return nil
+	}
+	out := `<p class="signed-in">Signed in as <strong>` + html.EscapeString(u.Name) + `</strong>`
+	if h.auth.SignOutURL != "" {
+		out += ` · <a href="` + html.EscapeString(h.auth.SignOutURL) + `">Sign out</a>`
+	}
+	return []byte(out + `</p>`)
 }
 
 type errorPage struct {

@@ -101,6 +101,7 @@ func (h *Handler) routes() http.Handler {
 		r.Get("/postmortems/{slug}/action-items/{id}/edit", h.editActionItem)
 		r.Post("/postmortems/{slug}/action-items/{id}", h.updateActionItem)
 		r.Post("/postmortems/{slug}/action-items/{id}/complete", h.completeActionItem)
+		r.Post("/postmortems/{slug}/action-items/{id}/status", h.setActionItemStatus)
 		r.Post("/postmortems/{slug}/checklist", h.tickChecklist)
 		r.Post("/postmortems/{slug}/checklist/{item}", h.tickChecklistItem)
 		r.Post("/postmortems/{slug}/checklist/{item}/action-item", h.checklistActionItem)

@@ -10,9 +10,9 @@ import (
 )
 
 // searchIndexVersion names the definition of what the index holds (columns,
-// normalisation, pattern tokens). Change it with any such change: Open then
+// normalisation, pattern and synonym tokens). Change it with any such change: Open then
 // rebuilds the index.
-const searchIndexVersion = "2+suggested"
+const searchIndexVersion = "3+synonym-words"
 
 // bm25Weights rank title and summary matches above body matches, in the
 // index's column order: title, summary, body, extra, patterns.

@@ -199,10 +199,10 @@ func (d indexDoc) row() indexRow {
 		suggested = append(suggested, SuggestedTag{PatternSlug: slug})
 	}
 	return indexRow{
-		title:    search.IndexText(d.title, d.lang),
-		summary:  search.IndexText(d.summary, d.lang),
-		body:     withSuggestedTokens(search.IndexText(d.body, d.lang), suggested),
-		extra:    search.IndexText(d.extra, d.lang),
+		title:    search.IndexColumn(d.title, d.lang),
+		summary:  search.IndexColumn(d.summary, d.lang),
+		body:     withSuggestedTokens(search.IndexColumn(d.body, d.lang), suggested),
+		extra:    search.IndexColumn(d.extra, d.lang),
 		patterns: strings.Join(tokens, " "),
 	}
 }

@@ -174,6 +174,8 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		"in proxy mode, the header with the user's email (env HINDSIGHT_AUTH_EMAIL_HEADER)")
 	fs.StringVar(&c.auth.GroupsHeader, "auth-groups-header", envOr(getenv, "HINDSIGHT_AUTH_GROUPS_HEADER", "X-Forwarded-Groups"),
 		"in proxy mode, the header with the user's groups, comma-separated (env HINDSIGHT_AUTH_GROUPS_HEADER)")
+	fs.StringVar(&c.auth.SignOutURL, "signout-url", getenv("HINDSIGHT_SIGNOUT_URL"),
+		"in proxy mode, the sign-in proxy's sign-out address (e.g. /oauth2/sign_out), linked from every page's header; no link when empty (env HINDSIGHT_SIGNOUT_URL)")
 	admins := fs.String("admins", getenv("HINDSIGHT_ADMINS"), "comma-separated users and groups who are admins (env HINDSIGHT_ADMINS)")
 	editors := fs.String("editors", getenv("HINDSIGHT_EDITORS"),
 		"comma-separated users and groups who are editors; when empty every signed-in user is (env HINDSIGHT_EDITORS)")
@@ -195,6 +197,11 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	c.auth.Admins, c.auth.Editors = splitList(*admins), splitList(*editors)
 	if c.auth.Mode != "none" && c.auth.Mode != "proxy" {
 		return c, fmt.Errorf("-auth %q: want none or proxy", c.auth.Mode)
+	}
+	if u := c.auth.SignOutURL; u != "" {
+		if p, err := url.Parse(u); err != nil || !(p.Scheme == "" && p.Host == "" && strings.HasPrefix(p.Path, "/") || (p.Scheme == "http" || p.Scheme == "https") && p.Host != "") {
+			return c, fmt.Errorf("-signout-url %q: want a path such as /oauth2/sign_out or an absolute http or https URL", u)
+		}
 	}
 	if *publicURL != "" {
 		u, err := url.Parse(*publicURL)
