@@ -128,6 +128,11 @@ func New(st *store.Store, log *slog.Logger, opts ...Option) (*Handler, error) {
 	if h.metrics, err = newMetrics(st, log, cap(h.slots), h.bodies.held, h.collectors); err != nil {
 		return nil, err
 	}
+	if h.proxyMode() {
+		if err := h.warnPlainEntries(context.Background()); err != nil {
+			return nil, err
+		}
+	}
 	h.mux = h.routes()
 	return h, nil
 }

@@ -193,7 +193,7 @@ func postmortemForm(title string) url.Values {
 func TestProxyModeThroughNginx(t *testing.T) {
 	t.Parallel()
 	base, stop, logs := startServer(t, []string{"-db", dbFrom(t, storetest.Seeded),
-		"-auth", "proxy", "-trusted-proxies", "127.0.0.2", "-admins", "admins", "-editors", "sre"}, nil)
+		"-auth", "proxy", "-trusted-proxies", "127.0.0.2", "-admins", "group:admins", "-editors", "group:sre"}, nil)
 	defer func() {
 		if err := stop(); err != nil {
 			t.Errorf("run: %v\n%s", err, logs)
