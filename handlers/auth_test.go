@@ -36,7 +36,7 @@ func newTeamAppAt(t *testing.T, path string, opts ...handlers.Option) (http.Hand
 	st := openSeeded(t, path)
 	opts = append([]handlers.Option{
 		handlers.TrustedProxies([]netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}),
-		handlers.Auth(handlers.AuthConfig{Mode: "proxy", Admins: []string{"admins"}, Editors: []string{"sre"}}),
+		handlers.Auth(handlers.AuthConfig{Mode: "proxy", Admins: []string{"group:admins"}, Editors: []string{"group:sre"}}),
 	}, opts...)
 	h, err := handlers.New(st, slog.New(slog.NewTextHandler(io.Discard, nil)), opts...)
 	if err != nil {

@@ -44,7 +44,8 @@ type labeledMetrics struct {
 	duration prometheus.Observer
 }
 
-func newMetrics(st *store.Store, log *slog.Logger, maxInFlight int, extra []prometheus.Collector) (*metrics, error) {
+// bodyBytes is the memory request bodies hold now (admission.go).
+func newMetrics(st *store.Store, log *slog.Logger, maxInFlight int, bodyBytes func() int64, extra []prometheus.Collector) (*metrics, error) {
 	m := &metrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "hindsight_http_requests_total",
@@ -74,12 +75,16 @@ func newMetrics(st *store.Store, log *slog.Logger, maxInFlight int, extra []prom
 		Help: "Cap on expensive requests served at once (-max-inflight); 0 means no cap.",
 	})
 	limit.Set(float64(maxInFlight))
+	bodies := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "hindsight_http_request_body_bytes",
+		Help: "Memory held by the request bodies being received or served.",
+	}, func() float64 { return float64(bodyBytes()) })
 	reg := prometheus.NewRegistry()
 	for _, c := range append([]prometheus.Collector{
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		storeCollector{st: st, pool: collectors.NewDBStatsCollector(st.DB(), "hindsight")},
-		m.requests, m.duration, m.inFlight, m.shed, m.search, limit,
+		m.requests, m.duration, m.inFlight, m.shed, m.search, limit, bodies,
 	}, extra...) {
 		if err := reg.Register(c); err != nil {
 			return nil, err

@@ -403,7 +403,9 @@ func (h *Handler) setArchived(w http.ResponseWriter, r *http.Request, change fun
 func (h *Handler) previewMarkdown(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 	if err := parseUploadForm(r); err != nil {
-		h.error(w, r, fmt.Errorf("read form: %v: %w", err, store.ErrInvalid))
+		// A preview has no form to show again: the request is bad (400),
+		// or too large (413).
+		h.error(w, r, fmt.Errorf("%w: the form cannot be read (%w)", errBadRequest, err))
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")

@@ -16,11 +16,12 @@ func (h *Handler) routes() http.Handler {
 	// Refusals (wrong host, cross-origin, too large, too slow, no identity,
 	// too many, shed) come after the headers are set and before any work,
 	// and are logged and counted like the rest. Admission (admission.go)
-	// reads the body before a request may take a slot. HEAD is answered
-	// wherever GET is.
+	// knows who sent a request and applies their limits before it reads
+	// the body, and reads it before the request may take a slot. HEAD is
+	// answered wherever GET is.
 	r.Use(h.observeRequests, h.recoverPanics, securityHeaders, h.checkHost,
-		h.refuseCrossOrigin, h.limitBodies, h.readBodies, middleware.GetHead, h.authenticate,
-		h.fromPageCache, h.limitClients, h.shed, takeFlash)
+		h.refuseCrossOrigin, h.limitBodies, middleware.GetHead, h.authenticate,
+		h.fromPageCache, h.limitClients, h.readBodies, h.shed, takeFlash)
 	r.NotFound(h.notFound)
 	r.MethodNotAllowed(h.methodNotAllowed)
 

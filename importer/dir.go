@@ -67,7 +67,8 @@ func (pl *Pipeline) Dir(ctx context.Context, dir, author string) ([]Result, erro
 		if e.IsDir() || strings.HasPrefix(name, ".") {
 			continue
 		}
-		if e.Type()&fs.ModeSymlink != 0 {
+		mode := e.Type()
+		if mode&fs.ModeSymlink != 0 {
 			info, err := root.Stat(name)
 			if err != nil {
 				results = append(results, &Result{File: name, Status: "skipped", Detail: "a symbolic link that leads out of the folder"})
@@ -76,9 +77,16 @@ func (pl *Pipeline) Dir(ctx context.Context, dir, author string) ([]Result, erro
 			if info.IsDir() {
 				continue
 			}
+			mode = info.Mode()
 		}
 		res := &Result{File: name}
 		results = append(results, res)
+		if !mode.IsRegular() {
+			// Reading a named pipe waits for a writer, for good; a
+			// device may never end.
+			res.Status, res.Detail = "skipped", notRegular(mode)
+			continue
+		}
 		if !importExts[strings.ToLower(filepath.Ext(name))] {
 			res.Status, res.Detail = "skipped", "not a .md, .txt or .html file"
 			continue
@@ -106,6 +114,9 @@ func (pl *Pipeline) Dir(ctx context.Context, dir, author string) ([]Result, erro
 	}()
 	var retry []*Result
 	for b := range batches {
+		if err := stopped(ctx); err != nil {
+			return nil, err
+		}
 		again, err := importFiles(ctx, pl.store, b.files)
 		if err != nil {
 			return nil, err
@@ -127,12 +138,24 @@ func (pl *Pipeline) Dir(ctx context.Context, dir, author string) ([]Result, erro
 		}
 		retry = again
 	}
+	if err := stopped(ctx); err != nil {
+		return nil, err
+	}
 
 	out := make([]Result, len(results))
 	for i, res := range results {
 		out[i] = *res
 	}
 	return out, nil
+}
+
+// stopped is the error of an import whose context was cancelled (main
+// cancels it on SIGTERM).
+func stopped(ctx context.Context) error {
+	if ctx.Err() == nil {
+		return nil
+	}
+	return fmt.Errorf("import: stopped before the end (the batches imported so far are kept; run it again to go on): %w", ctx.Err())
 }
 
 // readBatch reads files through the import pipeline and prepares them, on
@@ -150,6 +173,9 @@ func (pl *Pipeline) readBatch(ctx context.Context, author string, root *os.Root,
 		go func() {
 			defer wg.Done()
 			for i := range next {
+				if ctx.Err() != nil {
+					continue // stopping (SIGTERM): Dir returns the error
+				}
 				p, err := pl.readFile(ctx, author, root, files[i].File)
 				if err != nil {
 					files[i].Status, files[i].Detail = "failed", err.Error()
@@ -219,6 +245,9 @@ func (pl *Pipeline) readFile(ctx context.Context, author string, root *os.Root, 
 	if err != nil {
 		return store.Postmortem{}, err
 	}
+	if !info.Mode().IsRegular() { // replaced since the folder was listed
+		return store.Postmortem{}, errors.New(notRegular(info.Mode()))
+	}
 	if info.Size() > MaxSize {
 		return store.Postmortem{}, &InputError{Err: ErrTooLarge, Detail: fmt.Sprintf("it has %d bytes", info.Size())}
 	}
@@ -227,4 +256,18 @@ func (pl *Pipeline) readFile(ctx context.Context, author string, root *os.Root, 
 		return store.Postmortem{}, err
 	}
 	return pl.Read(ctx, raw, name, author, "Imported from "+name)
+}
+
+// notRegular says what a file that is not a regular one is.
+func notRegular(mode fs.FileMode) string {
+	kind := ""
+	switch {
+	case mode&fs.ModeNamedPipe != 0:
+		kind = " (a named pipe)"
+	case mode&fs.ModeSocket != 0:
+		kind = " (a socket)"
+	case mode&fs.ModeDevice != 0:
+		kind = " (a device)"
+	}
+	return "not a regular file" + kind
 }

@@ -17,6 +17,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -176,9 +177,10 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		"in proxy mode, the header with the user's groups, comma-separated (env HINDSIGHT_AUTH_GROUPS_HEADER)")
 	fs.StringVar(&c.auth.SignOutURL, "signout-url", getenv("HINDSIGHT_SIGNOUT_URL"),
 		"in proxy mode, the sign-in proxy's sign-out address (e.g. /oauth2/sign_out), linked from every page's header; no link when empty (env HINDSIGHT_SIGNOUT_URL)")
-	admins := fs.String("admins", getenv("HINDSIGHT_ADMINS"), "comma-separated users and groups who are admins (env HINDSIGHT_ADMINS)")
+	admins := fs.String("admins", getenv("HINDSIGHT_ADMINS"),
+		"comma-separated admins: group:NAME for a group, a user's name, or an email (with @) (env HINDSIGHT_ADMINS)")
 	editors := fs.String("editors", getenv("HINDSIGHT_EDITORS"),
-		"comma-separated users and groups who are editors; when empty every signed-in user is (env HINDSIGHT_EDITORS)")
+		"comma-separated editors, as -admins; when empty every signed-in user is one (env HINDSIGHT_EDITORS)")
 	publicURL := fs.String("public-url", getenv("HINDSIGHT_PUBLIC_URL"),
 		"the URL users reach Hindsight at, e.g. https://hindsight.example.com; other Host headers are refused (env HINDSIGHT_PUBLIC_URL)")
 	fs.StringVar(&c.metricsAddr, "metrics-addr", getenv("HINDSIGHT_METRICS_ADDR"),
@@ -195,6 +197,11 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		return c, err
 	}
 	c.auth.Admins, c.auth.Editors = splitList(*admins), splitList(*editors)
+	for _, who := range slices.Concat(c.auth.Admins, c.auth.Editors) {
+		if strings.TrimSpace(strings.TrimPrefix(who, "group:")) == "" {
+			return c, fmt.Errorf("-admins or -editors: %q names no group", who)
+		}
+	}
 	if c.auth.Mode != "none" && c.auth.Mode != "proxy" {
 		return c, fmt.Errorf("-auth %q: want none or proxy", c.auth.Mode)
 	}
