@@ -176,6 +176,16 @@ var (
 		"Open or in-progress action items of live postmortems past their due date in the postmortem's time zone.", nil, nil)
 )
 
+var (
+	writeErrorsDesc = prometheus.NewDesc("hindsight_write_errors_total",
+		"Writes that failed for the storage under the database, by reason: disk_full, busy (the lock held elsewhere past the busy timeout), read_only, io, corrupt.",
+		[]string{"reason"}, nil)
+	diskFreeDesc = prometheus.NewDesc("hindsight_database_disk_free_bytes",
+		"Bytes free for the database on the file system that holds it.", nil, nil)
+	diskSizeDesc = prometheus.NewDesc("hindsight_database_disk_size_bytes",
+		"Size of the file system that holds the database, in bytes.", nil, nil)
+)
+
 // storeCollector collects the database's metrics: the connection pool's
 // statistics (go_sql_*{db_name="hindsight"}) and the size of the
 // collection, counted when scraped so the figures are never stale.
@@ -190,10 +200,22 @@ func (c storeCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- incidentsDesc
 	ch <- openActionItemsDesc
 	ch <- overdueActionItemsDesc
+	ch <- writeErrorsDesc
+	ch <- diskFreeDesc
+	ch <- diskSizeDesc
 }
 
 func (c storeCollector) Collect(ch chan<- prometheus.Metric) {
 	c.pool.Collect(ch)
+	for reason, n := range c.st.WriteFaults() {
+		ch <- prometheus.MustNewConstMetric(writeErrorsDesc, prometheus.CounterValue, float64(n), reason)
+	}
+	if free, size, err := c.st.DiskFree(); err != nil {
+		ch <- prometheus.NewInvalidMetric(diskFreeDesc, err)
+	} else {
+		ch <- prometheus.MustNewConstMetric(diskFreeDesc, prometheus.GaugeValue, float64(free))
+		ch <- prometheus.MustNewConstMetric(diskSizeDesc, prometheus.GaugeValue, float64(size))
+	}
 	// A scrape must not hang on a locked or sick database; the counts are
 	// dropped from that scrape instead.
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)

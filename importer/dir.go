@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"hindsight/store"
 )
@@ -25,7 +26,8 @@ type Result struct {
 	Detail string
 }
 
-// importBatch is how many files one transaction imports. Each postmortem
+// importBatch is how many files are read ahead, and the most one
+// transaction imports (importPaced sizes them by time). Each postmortem
 // adds rows all over some large indexes (fingerprint bands, facts, search
 // terms), so a commit writes most of their pages whatever the batch size:
 // large batches write each page once for many postmortems. It stays small
@@ -46,8 +48,9 @@ type importFile struct {
 // files are retried until no more can be imported, so a translation may
 // come before its original in name order. Files are read and cleaned on
 // every core, a batch ahead of the batch being imported, and each batch is
-// imported in one transaction. The error is a folder that cannot be read
-// or a failed write; a file that cannot be imported is a failed result.
+// imported in transactions of about a second (importPaced). The error is a
+// folder that cannot be read or a failed write; a file that cannot be
+// imported is a failed result.
 func (pl *Pipeline) Dir(ctx context.Context, dir, author string) ([]Result, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -201,7 +204,7 @@ func (pl *Pipeline) readBatch(ctx context.Context, author string, root *os.Root,
 	return slices.DeleteFunc(out, func(f importFile) bool { return f.res == nil }), waiting
 }
 
-// importFiles imports files in one transaction and records each outcome.
+// importFiles imports files (importPaced) and records each outcome.
 // It returns the files to try again: variants whose original is not
 // imported yet.
 func importFiles(ctx context.Context, st *store.Store, files []importFile) ([]*Result, error) {
@@ -210,7 +213,7 @@ func importFiles(ctx context.Context, st *store.Store, files []importFile) ([]*R
 		p := files[i].p
 		ps[i] = &p
 	}
-	errs, err := st.ImportPostmortems(ctx, ps)
+	errs, err := importPaced(ctx, st, ps)
 	if err != nil {
 		return nil, err
 	}
@@ -237,6 +240,47 @@ func importFiles(ctx context.Context, st *store.Store, files []importFile) ([]*R
 		}
 	}
 	return retry, nil
+}
+
+// A server writing to the same database waits for the write lock while an
+// import's transaction holds it (SQLite has one writer): an import commits
+// in transactions of about importTxTime, and pauses importPause between
+// them, longer than the longest sleep of SQLite's busy handler (100 ms),
+// so that a save waiting in another process finds the lock free and goes
+// first. Users' saves then wait about a second at most; the import pays
+// about a tenth of its time, and commits more often.
+const (
+	importTxTime = time.Second
+	importPause  = 120 * time.Millisecond
+)
+
+// importPaced imports ps as ImportPostmortems does, in transactions sized
+// to last about importTxTime each: the first few files, then as many as
+// the last transaction's pace fits (at most twice as many). An error
+// stops it, with the transactions before it committed.
+func importPaced(ctx context.Context, st *store.Store, ps []*store.Postmortem) ([]error, error) {
+	errs := make([]error, 0, len(ps))
+	n := 32
+	for start := 0; start < len(ps); {
+		if start > 0 {
+			select {
+			case <-time.After(importPause):
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		tx := ps[start:min(start+n, len(ps))]
+		began := time.Now()
+		txErrs, err := st.ImportPostmortems(ctx, tx)
+		if err != nil {
+			return nil, err
+		}
+		errs = append(errs, txErrs...)
+		start += len(tx)
+		took := max(time.Since(began), time.Millisecond)
+		n = max(1, min(2*len(tx), importBatch, int(int64(len(tx))*int64(importTxTime)/int64(took))))
+	}
+	return errs, nil
 }
 
 // readFile reads the file name of root through the pipeline.

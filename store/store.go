@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -59,7 +61,14 @@ type Store struct {
 	// lastCommit is when the latest write transaction committed (Unix
 	// nanoseconds), for the replication's lag.
 	lastCommit atomic.Int64
+	// path is the database file; health is how writes have gone
+	// (faults.go).
+	path   string
+	health writeHealth
 }
+
+// Path is the database file's path.
+func (s *Store) Path() string { return s.path }
 
 // LastCommit is when the latest write transaction committed, or the zero
 // time before the first. Replication measures its lag from it.
@@ -82,6 +91,18 @@ func CheckpointsByReplication() OpenOption {
 	return func(q *url.Values) { q.Add("_pragma", "wal_autocheckpoint(0)") }
 }
 
+// BusyTimeout is how long a write waits for the lock another process
+// (an import, a backup, sqlite3) holds before it fails as busy; the
+// default is 5 s.
+func BusyTimeout(d time.Duration) OpenOption {
+	return func(q *url.Values) {
+		// In place of dsn's: the driver runs busy_timeout pragmas first, in
+		// no set order among themselves.
+		pragmas := slices.DeleteFunc((*q)["_pragma"], func(p string) bool { return strings.HasPrefix(p, "busy_timeout") })
+		(*q)["_pragma"] = append(pragmas, fmt.Sprintf("busy_timeout(%d)", d.Milliseconds()))
+	}
+}
+
 // Open opens (creating if needed) the SQLite database at path and applies any
 // pending migrations.
 func Open(ctx context.Context, path string, opts ...OpenOption) (*Store, error) {
@@ -93,7 +114,7 @@ func Open(ctx context.Context, path string, opts ...OpenOption) (*Store, error) 
 		db.Close()
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
-	s := &Store{db: &database{DB: db}, Now: time.Now, writer: make(chan struct{}, 1)}
+	s := &Store{db: &database{DB: db}, Now: time.Now, writer: make(chan struct{}, 1), path: path}
 	s.derived = NewCache[any](s, derivedMax, nil)
 	s.counts = NewCache[any](s, 2, nil)
 	s.facets = NewCache[*search.Table](s, 1, nil)
@@ -170,7 +191,18 @@ func (s *Store) Close() error {
 // committing it writes the audit entry fn noted (writeTx.audit), so a
 // write and its entry commit or fail together, and reindexes for search
 // the postmortems fn changed, so the index is always in step with the data.
-func (s *Store) inTx(ctx context.Context, fn func(tx *writeTx) error) error {
+// A write that fails for the storage under the database returns a
+// *FaultError, and its outcome is the store's write health (faults.go).
+func (s *Store) inTx(ctx context.Context, fn func(tx *writeTx) error) (err error) {
+	defer func() {
+		var fault *FaultError
+		switch err = asFault(err, filepath.Dir(s.path)); {
+		case err == nil:
+			s.health.succeeded()
+		case errors.As(err, &fault):
+			s.health.failed(fault)
+		}
+	}()
 	select {
 	case s.writer <- struct{}{}:
 	case <-ctx.Done():
