@@ -633,7 +633,7 @@ func recentlyCreated(ctx context.Context, tx *writeTx, p *Postmortem, since time
 			continue
 		}
 		var group int64
-		err = tx.QueryRowContext(ctx, `SELECT group_id FROM postmortems WHERE slug = ?`, p.VariantOf).Scan(&group)
+		err = tx.QueryRowContext(ctx, `SELECT group_id FROM postmortems WHERE slug = ? AND `+visibleSQL(ctx, "postmortems"), p.VariantOf).Scan(&group)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return Postmortem{}, err
 		}

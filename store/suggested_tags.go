@@ -334,12 +334,14 @@ func (s *Store) ConfirmSuggestedTag(ctx context.Context, slug, pattern, by strin
 
 // DismissSuggestedTag turns down the classifier's suggestion of pattern for
 // the postmortem at slug and records it with the rejected suggestions (see
-// RecordRejection), with its phrases, so detection can be tuned.
+// RecordRejection), with its phrases, so detection can be tuned. A
+// postmortem ctx's reader may not see is ErrNotFound, as one that does not
+// exist.
 func (s *Store) DismissSuggestedTag(ctx context.Context, slug, pattern, by string) error {
 	err := s.inTx(ctx, func(tx *writeTx) error {
 		var id int64
 		var title string
-		err := tx.QueryRowContext(ctx, `SELECT id, title FROM postmortems WHERE slug = ?`, slug).Scan(&id, &title)
+		err := tx.QueryRowContext(ctx, `SELECT id, title FROM postmortems WHERE slug = ? AND `+visibleSQL(ctx, "postmortems"), slug).Scan(&id, &title)
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("postmortem %q: %w", slug, ErrNotFound)
 		}
