@@ -3,6 +3,7 @@ package store
 import (
 	"cmp"
 	"context"
+	"crypto/rand"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -656,7 +657,7 @@ func (s *Store) createPostmortem(ctx context.Context, tx *writeTx, p *Postmortem
 	if p.DurationMinutes == 0 {
 		setDuration(p)
 	}
-	slug, err := uniqueSlug(ctx, tx, p.Slug, slugTitle(p))
+	slug, err := uniqueSlug(ctx, tx, p.Slug, slugTitle(p), len(p.RestrictedTo) > 0)
 	if err != nil {
 		return err
 	}
@@ -789,8 +790,11 @@ func insertTags(ctx context.Context, tx *writeTx, id int64, tags []Tag) error {
 }
 
 // uniqueSlug returns want when it is free (a caller-chosen slug must be), or
-// a slug made from the title with a numeric suffix when needed.
-func uniqueSlug(ctx context.Context, tx *writeTx, want, title string) (string, error) {
+// a slug made from the title: for a postmortem open to everyone, with a
+// numeric suffix when needed; for one restricted to groups, always with a
+// random part (restrictedSlug), so that no one outside them can find it by
+// creating a twin of its title and seeing which slug theirs gets.
+func uniqueSlug(ctx context.Context, tx *writeTx, want, title string, restricted bool) (string, error) {
 	taken := func(s string) (bool, error) {
 		if reservedSlugs[s] {
 			return true, nil
@@ -812,7 +816,10 @@ func uniqueSlug(ctx context.Context, tx *writeTx, want, title string) (string, e
 	base := Slugify(title)
 	for i := 1; ; i++ {
 		cand := base
-		if i > 1 {
+		switch {
+		case restricted:
+			cand = restrictedSlug(base)
+		case i > 1:
 			cand = fmt.Sprintf("%s-%d", base, i)
 		}
 		t, err := taken(cand)
@@ -823,6 +830,16 @@ func uniqueSlug(ctx context.Context, tx *writeTx, want, title string) (string, e
 			return cand, nil
 		}
 	}
+}
+
+// restrictedSlug is base with eight random letters and digits (40 bits)
+// after it, within Slugify's length: a slug no twin's title can make.
+func restrictedSlug(base string) string {
+	const random = 8
+	if maxLen := 80 - 1 - random; len(base) > maxLen {
+		base = strings.TrimRight(base[:maxLen], "-")
+	}
+	return base + "-" + strings.ToLower(rand.Text()[:random])
 }
 
 // slugTitle is what a new postmortem's slug is made from: its title, or,
