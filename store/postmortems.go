@@ -56,6 +56,12 @@ type Postmortem struct {
 
 	SourceURL  string
 	SourceText string // verbatim text when imported
+	// SourceRestrictedTo is who could read the postmortem when its source
+	// text and Comments came with it (its import): they belong to that
+	// version, as a revision's text does, whoever may read it now. For
+	// other readers GetPostmortem leaves them out and sets SourceWithheld.
+	SourceRestrictedTo []string
+	SourceWithheld     bool
 
 	GroupID     int64
 	VariantKind string
@@ -168,22 +174,23 @@ const postmortemColumns = `p.id, p.slug, p.title, p.organization, p.incident_dat
 	p.went_well, p.went_wrong, p.got_lucky, p.services, p.authors,
 	p.started_at, p.detected_at, p.mitigated_at, p.resolved_at, p.time_zone,
 	p.source_url, p.source_text, p.group_id, p.variant_kind, g.canonical_id = p.id,
-	p.version, p.archived_at, p.created_at, p.updated_at, p.restricted_to`
+	p.version, p.archived_at, p.created_at, p.updated_at, p.restricted_to, p.source_restricted_to`
 
 type scanner interface{ Scan(...any) error }
 
 func scanPostmortem(row scanner) (Postmortem, error) {
 	var p Postmortem
-	var created, updated, restricted string
+	var created, updated, restricted, sourceRestricted string
 	err := row.Scan(&p.ID, &p.Slug, &p.Title, &p.Organization, &p.IncidentDate, &p.PublishedDate,
 		&p.DurationMinutes, &p.Severity, &p.Language, &p.Summary, &p.Body,
 		&p.Impact, &p.Trigger, &p.Contributing, &p.Detection, &p.Resolution, &p.Timeline,
 		&p.WentWell, &p.WentWrong, &p.GotLucky, &p.Services, &p.Authors,
 		&p.StartedAt, &p.DetectedAt, &p.MitigatedAt, &p.ResolvedAt, &p.TimeZone,
 		&p.SourceURL, &p.SourceText, &p.GroupID, &p.VariantKind, &p.Canonical,
-		&p.Version, &p.ArchivedAt, &created, &updated, &restricted)
+		&p.Version, &p.ArchivedAt, &created, &updated, &restricted, &sourceRestricted)
 	p.CreatedAt, p.UpdatedAt = parseTime(created), parseTime(updated)
 	p.RestrictedTo = decodeRestriction(restricted)
+	p.SourceRestrictedTo = decodeRestriction(sourceRestricted)
 	return p, err
 }
 
@@ -222,6 +229,13 @@ func (s *Store) GetPostmortem(ctx context.Context, slug string) (Postmortem, err
 	}
 	if p.Comments, err = listComments(ctx, tx, p.ID); err != nil {
 		return Postmortem{}, err
+	}
+	if !canSee(ctx, p.SourceRestrictedTo) {
+		// Imported while restricted to groups the reader is not in: the
+		// verbatim text and its comments may hold what a redaction took
+		// out before the postmortem was opened.
+		p.SourceWithheld = p.SourceText != "" || len(p.Comments) > 0
+		p.SourceText, p.Comments = "", nil
 	}
 	if p.Suggested, err = listSuggestedTags(ctx, tx, p.ID); err != nil {
 		return Postmortem{}, err
@@ -692,14 +706,15 @@ func (s *Store) createPostmortem(ctx context.Context, tx *writeTx, p *Postmortem
 			duration_minutes, severity, language, summary, body,
 			impact, trigger_text, contributing, detection, resolution, timeline, went_well, went_wrong, got_lucky,
 			services, authors, started_at, detected_at, mitigated_at, resolved_at, time_zone,
-			source_url, source_text, source_hash, group_id, variant_kind, version, archived_at, created_at, updated_at, restricted_to)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?)`,
+			source_url, source_text, source_hash, group_id, variant_kind, version, archived_at, created_at, updated_at, restricted_to,
+			source_restricted_to)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?)`,
 		p.Slug, p.Title, p.Organization, p.IncidentDate, p.PublishedDate,
 		duration, p.Severity, p.Language, p.Summary, p.Body,
 		p.Impact, p.Trigger, p.Contributing, p.Detection, p.Resolution, p.Timeline, p.WentWell, p.WentWrong, p.GotLucky,
 		p.Services, p.Authors, p.StartedAt, p.DetectedAt, p.MitigatedAt, p.ResolvedAt, p.TimeZone,
 		p.SourceURL, p.SourceText, sourceHash, p.GroupID, p.VariantKind, p.ArchivedAt, formatTime(now), formatTime(now),
-		encodeRestriction(p.RestrictedTo))
+		encodeRestriction(p.RestrictedTo), encodeRestriction(p.RestrictedTo))
 	if err != nil {
 		return err
 	}
