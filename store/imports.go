@@ -353,7 +353,7 @@ func (s *Store) indexImported(ctx context.Context, tx *writeTx, ps []*Postmortem
 	for _, p := range ps {
 		r := *p.indexed
 		r.body = withSuggestedTokens(r.body, p.Suggested)
-		if err := insertIndexRow(ctx, tx, p.ID, r); err != nil {
+		if err := insertIndexRow(ctx, tx, p.ID, r, len(p.RestrictedTo) > 0); err != nil {
 			return err
 		}
 	}
