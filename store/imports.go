@@ -92,7 +92,10 @@ func findImported(ctx context.Context, q queryRower, source string) (string, err
 	// that SQLite can use it: with a bound value alone it cannot tell.
 	// Only a postmortem the reader can see makes the text a duplicate: to
 	// the others a restricted one does not exist, not even by its text.
+	// Nor by a text imported while restricted to groups the reader is not
+	// in, once the postmortem is opened: the text is not theirs to match.
 	err := q.QueryRowContext(ctx, `SELECT slug FROM postmortems WHERE source_hash != '' AND source_hash = ? AND `+visibleSQL(ctx, "postmortems")+`
+		AND `+restrictionVisibleSQL(ctx, "postmortems.source_restricted_to")+`
 		ORDER BY id LIMIT 1`, hashSource(source)).Scan(&slug)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", fmt.Errorf("find imported text: %w", ErrNotFound)
@@ -353,7 +356,7 @@ func (s *Store) indexImported(ctx context.Context, tx *writeTx, ps []*Postmortem
 	for _, p := range ps {
 		r := *p.indexed
 		r.body = withSuggestedTokens(r.body, p.Suggested)
-		if err := insertIndexRow(ctx, tx, p.ID, r); err != nil {
+		if err := insertIndexRow(ctx, tx, p.ID, r, len(p.RestrictedTo) > 0); err != nil {
 			return err
 		}
 	}

@@ -42,9 +42,11 @@ func indexStale(ctx context.Context, tx *writeTx) error {
 		return err
 	}
 	// A marked postmortem that no longer exists leaves the index.
-	if _, err := tx.ExecContext(ctx, `DELETE FROM search_index WHERE rowid IN
-		(SELECT postmortem_id FROM search_stale WHERE postmortem_id NOT IN (SELECT id FROM postmortems))`); err != nil {
-		return fmt.Errorf("update search index: %w", err)
+	for _, table := range indexTables {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE rowid IN
+			(SELECT postmortem_id FROM search_stale WHERE postmortem_id NOT IN (SELECT id FROM postmortems))`); err != nil {
+			return fmt.Errorf("update search index: %w", err)
+		}
 	}
 	if err := writeIndexDocs(ctx, tx, docs); err != nil {
 		return err
@@ -59,8 +61,10 @@ func indexStale(ctx context.Context, tx *writeTx) error {
 // Open calls it when the index was built by another definition.
 func (s *Store) RebuildSearchIndex(ctx context.Context) error {
 	err := s.inTx(ctx, func(tx *writeTx) error {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO search_index (search_index) VALUES ('delete-all')`); err != nil {
-			return err
+		for _, table := range indexTables {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO `+table+` (`+table+`) VALUES ('delete-all')`); err != nil {
+				return err
+			}
 		}
 		// In batches, to bound memory on large collections.
 		var last int64
@@ -113,6 +117,7 @@ type indexDoc struct {
 	lang, title, summary, body, extra string
 	patterns                          []string
 	suggested                         []string // patterns the classifier suggested, unreviewed
+	restricted                        bool     // indexed apart (indexTables)
 }
 
 func loadIndexDocs(ctx context.Context, tx *writeTx, where string, args ...any) ([]indexDoc, error) {
@@ -123,7 +128,8 @@ func loadIndexDocs(ctx context.Context, tx *writeTx, where string, args ...any) 
 				(SELECT group_concat(a.title, char(10)) FROM action_items a WHERE a.postmortem_id = p.id)),
 			coalesce((SELECT group_concat(DISTINCT t.pattern_slug) FROM tags t WHERE t.postmortem_id = p.id), ''),
 			coalesce((SELECT group_concat(st.pattern_slug) FROM suggested_tags st
-				WHERE st.postmortem_id = p.id AND st.status = 'suggested'), '')
+				WHERE st.postmortem_id = p.id AND st.status = 'suggested'), ''),
+			p.restricted_to != ''
 		FROM postmortems p WHERE `+where, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read postmortems to index: %w", err)
@@ -133,7 +139,7 @@ func loadIndexDocs(ctx context.Context, tx *writeTx, where string, args ...any) 
 	for rows.Next() {
 		var d indexDoc
 		var patterns, suggested string
-		if err := rows.Scan(&d.id, &d.lang, &d.title, &d.summary, &d.body, &d.extra, &patterns, &suggested); err != nil {
+		if err := rows.Scan(&d.id, &d.lang, &d.title, &d.summary, &d.body, &d.extra, &patterns, &suggested, &d.restricted); err != nil {
 			return nil, fmt.Errorf("read postmortems to index: %w", err)
 		}
 		if patterns != "" {
@@ -213,19 +219,36 @@ func writeIndexDocs(ctx context.Context, tx *writeTx, docs []indexDoc) error {
 	rows := make([]indexRow, len(docs))
 	parallel(len(docs), func(i int) { rows[i] = docs[i].row() })
 	for i, d := range docs {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM search_index WHERE rowid = ?`, d.id); err != nil {
-			return fmt.Errorf("index postmortem %d: %w", d.id, err)
+		for _, table := range indexTables {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE rowid = ?`, d.id); err != nil {
+				return fmt.Errorf("index postmortem %d: %w", d.id, err)
+			}
 		}
-		if err := insertIndexRow(ctx, tx, d.id, rows[i]); err != nil {
+		if err := insertIndexRow(ctx, tx, d.id, rows[i], d.restricted); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// insertIndexRow indexes postmortem id, which must not be in the index.
-func insertIndexRow(ctx context.Context, tx *writeTx, id int64, r indexRow) error {
-	if _, err := tx.ExecContext(ctx, `INSERT INTO search_index (rowid, title, summary, body, extra, patterns)
+// indexTables are the full-text tables: the postmortems everyone may
+// read, and the restricted ones apart (migration 0206), so that the
+// first's ranking statistics come only from what everyone may read.
+var indexTables = []string{"search_index", "search_index_restricted"}
+
+// indexTable is the table a postmortem is indexed in.
+func indexTable(restricted bool) string {
+	if restricted {
+		return "search_index_restricted"
+	}
+	return "search_index"
+}
+
+// insertIndexRow indexes postmortem id, which must not be in the index, in
+// the table for a restricted postmortem or an open one.
+func insertIndexRow(ctx context.Context, tx *writeTx, id int64, r indexRow, restricted bool) error {
+	table := indexTable(restricted)
+	if _, err := tx.ExecContext(ctx, `INSERT INTO `+table+` (rowid, title, summary, body, extra, patterns)
 		VALUES (?, ?, ?, ?, ?, ?)`, id, r.title, r.summary, r.body, r.extra, r.patterns); err != nil {
 		return fmt.Errorf("index postmortem %d: %w", id, err)
 	}
