@@ -125,4 +125,3 @@ func matchSQL(ctx context.Context, columns func(table string) string, more strin
 	}
 	return strings.Join(arms, " UNION ALL ")
 }
-
