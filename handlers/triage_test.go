@@ -2,7 +2,9 @@ package handlers_test
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -224,6 +226,37 @@ func TestTriageBadInput(t *testing.T) {
 			}
 			if !strings.Contains(body, "\n"+tc.text+"</textarea>") {
 				t.Error("the text is not kept in the box")
+			}
+		})
+	}
+}
+
+// BenchmarkTriage is the server-side cost of POST /api/triage over 2,000
+// generated postmortems: "repeat" sends the same symptom (the search's
+// result and the patterns' incidents are kept), "new" a text never sent
+// before each time, as during an incident (the search runs for its words).
+func BenchmarkTriage(b *testing.B) {
+	h, _ := benchApp(b, 2000)
+	const symptom = "FIRING: db-primary connection pool exhausted (200/200 in use); requests to orders-api timing out after 30s."
+	for _, bb := range []struct {
+		name string
+		text func(i int) string
+	}{
+		{"repeat", func(int) string { return symptom }},
+		{"new", func(i int) string { return symptom + " Seen on host" + strconv.Itoa(i) + "." }},
+	} {
+		b.Run(bb.name, func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				i++
+				body := `{"text": "` + bb.text(i) + `"}`
+				rec := httptest.NewRecorder()
+				req := httptest.NewRequest(http.MethodPost, "/api/triage", strings.NewReader(body))
+				req.Header.Set("Content-Type", "application/json")
+				h.ServeHTTP(rec, req)
+				if rec.Code != http.StatusOK {
+					b.Fatalf("POST /api/triage: %d %.300s", rec.Code, rec.Body)
+				}
 			}
 		})
 	}
