@@ -49,6 +49,9 @@ func (h *Handler) routes() http.Handler {
 		r.Get("/postmortems/{slug}/compare", h.compareRevisions)
 		r.Get("/postmortems/{slug}/revisions/{version}", h.showRevision)
 		r.Get("/review", h.showReview)
+		// "Have we seen this?": reads the pasted text, stores nothing.
+		r.Get("/triage", h.showTriage)
+		r.Post("/triage", h.runTriage)
 
 		r.Get("/api/postmortems", h.apiListPostmortems)
 		r.Get("/api/postmortems/{slug}", h.apiGetPostmortem)
@@ -60,6 +63,7 @@ func (h *Handler) routes() http.Handler {
 		r.Get("/api/action-items", h.apiListFollowUps)
 		r.Get("/api/insights", h.apiInsights)
 		r.Get("/api/openapi.json", h.apiOpenAPI)
+		r.Post("/api/triage", h.apiTriage)
 	})
 
 	// Writing and editing (forms; every POST redirects or re-renders with
