@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"hindsight/handlers"
+	"hindsight/postmortem"
 	"hindsight/store"
 	"hindsight/store/storetest"
 )
@@ -201,7 +202,7 @@ func TestPostmortemMarkdownIntoAnotherInstance(t *testing.T) {
 		Impact: "Nadie pudo entrar.", Trigger: "Un cambio de configuración.", Contributing: "Sin canario.",
 		Detection: "Un cliente avisó.", Resolution: "Se revirtió.", WentWell: "Las alertas.", WentWrong: "Los paneles.",
 		GotLucky: "Era domingo.",
-		Timeline: store.FormatTimeline([]store.TimelineEntry{{Time: "14:02:30", Text: "empieza"}, {Date: "2024-03-06", Time: "09:00", Text: "arreglado"}}),
+		Timeline: postmortem.FormatTimeline([]postmortem.TimelineEntry{{Time: "14:02:30", Text: "empieza"}, {Date: "2024-03-06", Time: "09:00", Text: "arreglado"}}),
 		TimeZone: "Europe/Madrid", StartedAt: start.Format(time.RFC3339), DetectedAt: start.Add(8 * time.Minute).Format(time.RFC3339),
 		MitigatedAt: start.Add(time.Hour).Format(time.RFC3339), ResolvedAt: start.Add(19 * time.Hour).Format(time.RFC3339),
 		DurationMinutes: 1140, RestrictedTo: []string{"security"},

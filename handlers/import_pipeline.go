@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"hindsight/importer"
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 
@@ -90,8 +91,8 @@ func (im *ImportForm) validate(ctx context.Context, v url.Values, p *store.Postm
 	}
 	x := importExtras{Published: strings.TrimSpace(v.Get("published_date")), Duration: strings.TrimSpace(v.Get("duration_minutes"))}
 	mapped := p.Tags
-	f.fields().ApplyTo(p)
-	p.RestrictedTo = groupList(f.RestrictedTo)
+	p.SetFields(f.fields())
+	p.RestrictedTo = postmortem.ParseRestriction(f.RestrictedTo)
 	p.PublishedDate, p.VariantOf, p.VariantKind = x.Published, f.VariantOf, f.VariantKind
 	p.SavedBy, p.SaveNote = f.Author, f.Note
 	importer.Finish(p, mapped)
@@ -102,7 +103,7 @@ func (im *ImportForm) validate(ctx context.Context, v url.Values, p *store.Postm
 		}
 		p.DurationMinutes = n
 	}
-	f.validate(p) // what only imports carry: the write-up's date, the duration, action items
+	f.addErrors(p.Record().Validate(time.Time{})) // what only imports carry: the write-up's date, the duration, action items
 	return f, x, nil
 }
 

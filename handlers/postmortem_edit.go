@@ -63,7 +63,7 @@ type previewView struct {
 // from the catalogue fams.
 func previewOf(slug string, fields store.PostmortemFields, fams []store.Family) previewView {
 	p := store.Postmortem{Slug: slug}
-	fields.ApplyTo(&p)
+	p.SetFields(fields)
 	names := patternNames(fams)
 	for i := range p.Tags {
 		p.Tags[i].PatternName = names[p.Tags[i].PatternSlug]
@@ -163,7 +163,7 @@ func (h *Handler) createPostmortem(w http.ResponseWriter, r *http.Request) {
 	if p.VariantOf == "" {
 		p.VariantKind = postmortem.KindOriginal
 	}
-	f.fields().ApplyTo(&p)
+	p.SetFields(f.fields())
 	created, err := h.store.CreatePostmortemOnce(r.Context(), &p, resentWithin)
 	if err != nil {
 		h.error(w, r, err)

@@ -97,15 +97,7 @@ type Postmortem struct {
 }
 
 // Tag says that a postmortem shows a pattern, and in which role.
-type Tag struct {
-	PatternSlug string `json:"pattern"`
-	PatternName string `json:"-"`
-	Role        string `json:"role"`
-	// Evidence is the sentence of the text that supports the tag, when one
-	// was recorded. Like the name, it is not part of the edited content: an
-	// edit that keeps the tag keeps it.
-	Evidence string `json:"-"`
-}
+type Tag = postmortem.Tag
 
 // Variant is another member of a postmortem's variant group.
 type Variant struct {

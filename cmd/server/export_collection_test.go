@@ -63,7 +63,7 @@ func genCollection(t *testing.T, st *store.Store, n int) []string {
 			p.WentWell, p.WentWrong, p.GotLucky = "Paging worked.", "Dashboards lagged.", "It was a Sunday."
 		}
 		if i%2 == 0 {
-			p.Timeline = store.FormatTimeline([]store.TimelineEntry{
+			p.Timeline = postmortem.FormatTimeline([]postmortem.TimelineEntry{
 				{Time: "14:02", Text: "deploy of v42 starts"}, {Time: "14:10:30", Text: "alert *fires*"},
 				{Date: "2024-03-06", Time: "09:00", Text: "fixed the next day"}})
 		} else if i%5 == 1 {
