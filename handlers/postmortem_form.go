@@ -23,9 +23,9 @@ type postmortemForm struct {
 	Summary, Body                                                         string
 	// sections are the template's; the timeline is pasted lines not read
 	// yet, or a free-form timeline (see TimelineRows).
-	sections postmortem.Sections
+	sections               postmortem.Sections
 	VariantOf, VariantKind string
-	Tags                                                                  map[string]bool // "pattern-slug:role"
+	Tags                   map[string]bool // "pattern-slug:role"
 	// TimelineRows are the timeline's rows as typed.
 	TimelineRows []timelineRow
 	// BlankRows is how many empty timeline rows the form offers.
@@ -327,7 +327,7 @@ const datetimeLocal = postmortem.WallClock
 // the set of known pattern slugs; now bounds dates in the future. Checks
 // that need the database (the variant target) are the handler's.
 func parsePostmortemForm(v url.Values, patterns map[string]bool, now time.Time) postmortemForm {
-	f := postmortemForm{Action: cmp.Or(v.Get("save"), v.Get("action")), Tags: map[string]bool{}, Errors: formErrors{}, }
+	f := postmortemForm{Action: cmp.Or(v.Get("save"), v.Get("action")), Tags: map[string]bool{}, Errors: formErrors{}}
 	readFields(postmortemSpecs, v, &f, f.Errors)
 	f.Version, _ = strconv.Atoi(v.Get("version"))
 	if was, ok := v["restricted_was"]; ok && len(was) > 0 {
