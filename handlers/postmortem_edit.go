@@ -86,16 +86,16 @@ func (h *Handler) postmortemFormPage(r *http.Request, f postmortemForm, title st
 	if !slices.Contains(timeZones, f.TimeZone) && f.TimeZone != "" {
 		page.TimeZones = append([]string{f.TimeZone}, timeZones...)
 	}
-	codes := make([]string, 0, len(languageNames)+1)
-	for code := range languageNames {
+	codes := make([]string, 0, len(postmortem.LanguageNames)+1)
+	for code := range postmortem.LanguageNames {
 		codes = append(codes, code)
 	}
-	if _, ok := languageNames[f.Language]; !ok && postmortem.ValidLanguage(f.Language) {
+	if _, ok := postmortem.LanguageNames[f.Language]; !ok && postmortem.ValidLanguage(f.Language) {
 		codes = append(codes, f.Language)
 	}
 	slices.Sort(codes)
 	for _, c := range codes {
-		page.Languages = append(page.Languages, option{Value: c, Label: languageName(c) + " (" + c + ")"})
+		page.Languages = append(page.Languages, option{Value: c, Label: postmortem.LanguageName(c) + " (" + c + ")"})
 	}
 	var err error
 	if page.Families, err = h.store.ListFamilies(r.Context()); err != nil {
@@ -118,7 +118,7 @@ func (h *Handler) readPostmortemForm(w http.ResponseWriter, r *http.Request) (po
 	if err != nil {
 		return postmortemForm{}, err
 	}
-	f := parsePostmortemForm(r.PostForm, knownPatterns(fams), h.now())
+	f := parsePostmortemForm(r.PostForm, knownPattern(fams), h.now())
 	f.restricted = h.restrictionOf(r, &f)
 	rememberAuthor(w, r, f.Author)
 	return f, nil
@@ -132,6 +132,12 @@ func knownPatterns(fams []store.Family) map[string]bool {
 		}
 	}
 	return out
+}
+
+// knownPattern reports whether a slug is a pattern of fams.
+func knownPattern(fams []store.Family) func(string) bool {
+	known := knownPatterns(fams)
+	return func(slug string) bool { return known[slug] }
 }
 
 func (h *Handler) newPostmortem(w http.ResponseWriter, r *http.Request) {
@@ -249,7 +255,7 @@ func checkVariant(ctx context.Context, st *store.Store, f *postmortemForm, self 
 	case self.ID != 0 && target.GroupID == self.GroupID:
 		f.VariantOf = "" // already in that group: nothing to change
 	case f.VariantKind == postmortem.KindTranslation && target.Language == f.Language:
-		f.Errors.add("variant_kind", fmt.Sprintf("A translation is in another language than the original (%s).", languageName(target.Language)))
+		f.Errors.add("variant_kind", fmt.Sprintf("A translation is in another language than the original (%s).", postmortem.LanguageName(target.Language)))
 	}
 	return nil
 }

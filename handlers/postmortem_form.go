@@ -323,10 +323,11 @@ var timeZones = []string{
 
 const datetimeLocal = postmortem.WallClock
 
-// parsePostmortemForm reads and validates the postmortem form. patterns is
-// the set of known pattern slugs; now bounds dates in the future. Checks
+// parsePostmortemForm reads and validates the postmortem form. known
+// reports whether a pattern slug is in the catalogue; now bounds dates in
+// the future. Checks
 // that need the database (the variant target) are the handler's.
-func parsePostmortemForm(v url.Values, patterns map[string]bool, now time.Time) postmortemForm {
+func parsePostmortemForm(v url.Values, known func(string) bool, now time.Time) postmortemForm {
 	f := postmortemForm{Action: cmp.Or(v.Get("save"), v.Get("action")), Tags: map[string]bool{}, Errors: formErrors{}}
 	readFields(postmortemSpecs, v, &f, f.Errors)
 	f.Version, _ = strconv.Atoi(v.Get("version"))
@@ -340,7 +341,7 @@ func parsePostmortemForm(v url.Values, patterns map[string]bool, now time.Time) 
 	}
 	for _, t := range v["tags"] {
 		slug, _, _ := strings.Cut(t, ":")
-		if !patterns[slug] {
+		if !known(slug) {
 			f.Errors.add("tags", "Choose patterns and roles from the list.")
 			continue
 		}
@@ -446,31 +447,44 @@ func (f postmortemForm) restrictionChanged() bool {
 	if !f.restrictedWasSent {
 		return true
 	}
-	return !postmortem.ParseRestriction(f.RestrictedTo).Same(postmortem.ParseRestriction(f.RestrictedWas))
+	return !f.restriction().Same(postmortem.ParseRestriction(f.RestrictedWas))
+}
+
+// restriction is the groups the form restricts the postmortem to.
+func (f postmortemForm) restriction() postmortem.Restriction {
+	return postmortem.ParseRestriction(f.RestrictedTo)
 }
 
 // restrictionOf reads the groups the form restricts the postmortem to and
-// checks them: restricting needs the proxy mode, and the writer must name
-// a group of their own, or they could not read what they saved. Every
-// write path (the forms, import, the API) reads the field through it, so
-// the rule holds for proxy users and API tokens alike: a token is in no
-// group, so it cannot restrict a postmortem.
+// checks them (restrictionProblem).
 func (h *Handler) restrictionOf(r *http.Request, f *postmortemForm) []string {
-	groups := postmortem.ParseRestriction(f.RestrictedTo)
+	groups := f.restriction()
+	if msg := h.restrictionProblem(r, groups); msg != "" {
+		f.Errors.add("restricted_to", msg)
+	}
+	return groups
+}
+
+// restrictionProblem says what is wrong with restricting a postmortem to
+// groups, or "": restricting needs the proxy mode, and the writer must
+// name a group of their own, or they could not read what they saved. Every
+// write path (the forms, import, the API) checks through it, so the rule
+// holds for proxy users and API tokens alike: a token is in no group, so it
+// cannot restrict a postmortem.
+func (h *Handler) restrictionProblem(r *http.Request, groups postmortem.Restriction) string {
 	if len(groups) == 0 {
-		return nil
+		return ""
 	}
 	u := userOf(r)
 	switch {
 	case !h.proxyMode():
-		f.Errors.add("restricted_to", "Restricting a postmortem to groups needs sign-in through a proxy (-auth proxy); clear this field to save it for everyone to read.")
+		return "Restricting a postmortem to groups needs sign-in through a proxy (-auth proxy); clear this field to save it for everyone to read."
 	case slices.ContainsFunc(groups, func(g string) bool { return slices.Contains(u.Groups, g) }):
+		return ""
 	case u.Via == "token":
-		f.Errors.add("restricted_to", "An API token is in no group, so it could not read a postmortem restricted to groups: leave restricted_to out or empty, and restrict it signed in as a member of the groups.")
+		return "An API token is in no group, so it could not read a postmortem restricted to groups: leave restricted_to out or empty, and restrict it signed in as a member of the groups."
 	case len(u.Groups) == 0:
-		f.Errors.add("restricted_to", "You are in no group, so you could not read it yourself: clear this field to save it for everyone to read.")
-	default:
-		f.Errors.add("restricted_to", "Name at least one group you are in ("+strings.Join(u.Groups, ", ")+"), or you could not read it yourself.")
+		return "You are in no group, so you could not read it yourself: clear this field to save it for everyone to read."
 	}
-	return groups
+	return "Name at least one group you are in (" + strings.Join(u.Groups, ", ") + "), or you could not read it yourself."
 }

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"hindsight/handlers"
 	"hindsight/importer"
 	"hindsight/internal/corpustest"
 	"hindsight/search"
@@ -29,11 +28,10 @@ func TestRankedSearch(t *testing.T) {
 		half[r[0]] = r[1]
 	}
 	_, st := newApp(t)
-	form, err := handlers.NewImportForm(t.Context(), st, time.Now())
+	im, err := importer.New(t.Context(), st, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
-	im := importer.New(st, form)
 	files := slices.Sorted(func(yield func(string) bool) {
 		for f := range half {
 			if !yield(f) {

@@ -337,3 +337,16 @@ func validSlug(s string) bool {
 	}
 	return true
 }
+
+// CheckSignature checks who signs a save and the note they leave with it,
+// both recorded in the history with the revision.
+func CheckSignature(author, note string) Errors {
+	errs := Errors{}
+	if msg := CheckText(author, "Your name", false, MaxAuthorRunes); msg != "" {
+		errs.add("author", msg)
+	} else if strings.TrimSpace(author) == "" {
+		errs.add("author", "Your name is required.")
+	}
+	errs.add("note", CheckText(note, "Note about this change", false, MaxLineRunes))
+	return errs
+}
