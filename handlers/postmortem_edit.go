@@ -399,5 +399,5 @@ func (h *Handler) previewMarkdown(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
-	w.Write([]byte(markdown.Render(normalizeText(r.PostForm.Get("text"), true))))
+	w.Write([]byte(markdown.Render(postmortem.NormalizeText(r.PostForm.Get("text"), true))))
 }
