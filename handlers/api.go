@@ -101,7 +101,7 @@ func toAPIPostmortem(p store.Postmortem, full bool) apiPostmortem {
 		PublishedDate: p.PublishedDate, DurationMinutes: p.DurationMinutes, Severity: p.Severity,
 		Language: p.Language, Languages: p.Languages, Summary: p.Summary, VariantKind: p.VariantKind,
 		SourceURL: p.SourceURL, Services: p.Services, Authors: p.Authors,
-		Times: p.Fields().Times,
+		Times: p.Times,
 		URL:   "/postmortems/" + p.Slug, Archived: p.Archived(), RestrictedTo: p.RestrictedTo, Version: p.Version,
 		Patterns: []apiTag{}, Variants: []apiVariant{},
 	}
@@ -116,7 +116,7 @@ func toAPIPostmortem(p store.Postmortem, full bool) apiPostmortem {
 	}
 	if full {
 		out.Body = p.Body
-		out.Sections = p.Sections()
+		out.Sections = p.Sections
 		for _, a := range p.ActionItems {
 			out.ActionItems = append(out.ActionItems, toAPIActionItem(a))
 		}

@@ -11,6 +11,7 @@ import (
 
 	"hindsight/importer"
 	"hindsight/internal/corpustest"
+	"hindsight/postmortem"
 	"hindsight/search"
 	"hindsight/store"
 )
@@ -54,7 +55,7 @@ func TestRankedSearch(t *testing.T) {
 			failed = append(failed, fmt.Sprintf("%s (%v)", name, err))
 			text := strings.TrimSpace(string(raw))
 			title, _, _ := strings.Cut(text, "\n")
-			p = store.Postmortem{Title: clipRunes(title, 120), Summary: clipRunes(title, 120), Body: text, Language: "en", SourceText: string(raw)}
+			p = store.Postmortem{Content: postmortem.Content{Title: clipRunes(title, 120), Summary: clipRunes(title, 120), Body: text, Language: "en"}, SourceText: string(raw)}
 		}
 		if err := st.ImportPostmortem(t.Context(), &p); err != nil {
 			t.Fatalf("%s: %v", name, err)

@@ -18,32 +18,15 @@ type PostmortemFields = postmortem.Content
 
 // Fields returns the editable part of p, with its tags in a stable order.
 func (p Postmortem) Fields() PostmortemFields {
-	f := PostmortemFields{
-		Title: p.Title, Organization: p.Organization, IncidentDate: p.IncidentDate, Severity: p.Severity,
-		Language: p.Language, Summary: p.Summary, Body: p.Body, Sections: p.Sections(),
-		Services: p.Services, Authors: p.Authors, SourceURL: p.SourceURL,
-		Times: postmortem.Times{StartedAt: p.StartedAt, DetectedAt: p.DetectedAt, MitigatedAt: p.MitigatedAt,
-			ResolvedAt: p.ResolvedAt, TimeZone: p.TimeZone},
-		Tags: slices.Clone(p.Tags),
-	}
+	f := p.Content
+	f.Tags = slices.Clone(p.Tags)
 	sortTags(f.Tags)
 	return f
 }
 
-// Sections are p's template sections.
-func (p Postmortem) Sections() postmortem.Sections {
-	return postmortem.Sections{Impact: p.Impact, Trigger: p.Trigger, Contributing: p.Contributing, Detection: p.Detection,
-		Resolution: p.Resolution, Timeline: p.Timeline, WentWell: p.WentWell, WentWrong: p.WentWrong, GotLucky: p.GotLucky}
-}
-
 // SetFields copies f onto p.
 func (p *Postmortem) SetFields(f PostmortemFields) {
-	p.Title, p.Organization, p.IncidentDate, p.Severity = f.Title, f.Organization, f.IncidentDate, f.Severity
-	p.Language, p.Summary, p.Body = f.Language, f.Summary, f.Body
-	p.Impact, p.Trigger, p.Contributing, p.Detection = f.Impact, f.Trigger, f.Contributing, f.Detection
-	p.Resolution, p.Timeline, p.WentWell, p.WentWrong, p.GotLucky = f.Resolution, f.Timeline, f.WentWell, f.WentWrong, f.GotLucky
-	p.Services, p.Authors, p.SourceURL, p.TimeZone = f.Services, f.Authors, f.SourceURL, f.TimeZone
-	p.StartedAt, p.DetectedAt, p.MitigatedAt, p.ResolvedAt = f.StartedAt, f.DetectedAt, f.MitigatedAt, f.ResolvedAt
+	p.Content = f
 	p.Tags = slices.Clone(f.Tags)
 }
 
