@@ -11,6 +11,7 @@ import (
 
 	_ "time/tzdata" // the time-zone select must work on hosts without zoneinfo
 
+	"hindsight/importer"
 	"hindsight/markdown"
 	"hindsight/postmortem"
 	"hindsight/store"
@@ -246,18 +247,12 @@ func checkVariant(ctx context.Context, st *store.Store, f *postmortemForm, self 
 	if f.VariantOf == "" || f.Errors["variant_of"] != "" {
 		return nil
 	}
-	target, err := st.GetPostmortem(ctx, f.VariantOf)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		f.Errors.add("variant_of", "Choose an existing postmortem from the list.")
-	case err != nil:
-		return fmt.Errorf("check variant_of %q: %w", f.VariantOf, err)
-	case self.ID != 0 && target.GroupID == self.GroupID:
+	errs, inGroup, err := importer.VariantProblems(ctx, st, self, f.VariantOf, f.VariantKind, f.Language)
+	if inGroup {
 		f.VariantOf = "" // already in that group: nothing to change
-	case f.VariantKind == postmortem.KindTranslation && target.Language == f.Language:
-		f.Errors.add("variant_kind", fmt.Sprintf("A translation is in another language than the original (%s).", postmortem.LanguageName(target.Language)))
 	}
-	return nil
+	f.addErrors(errs)
+	return err
 }
 
 func (h *Handler) editPostmortem(w http.ResponseWriter, r *http.Request) {

@@ -323,10 +323,11 @@ var timeZones = []string{
 
 const datetimeLocal = postmortem.WallClock
 
-// parsePostmortemForm reads and validates the postmortem form. known
-// reports whether a pattern slug is in the catalogue; now bounds dates in
-// the future. Checks
-// that need the database (the variant target) are the handler's.
+// parsePostmortemForm reads the postmortem form and validates the record it
+// holds (postmortem.Postmortem.Validate, once normalised). known reports
+// whether a pattern slug is in the catalogue; now bounds dates in the
+// future. Checks that need the database (the variant target) are the
+// handler's.
 func parsePostmortemForm(v url.Values, known func(string) bool, now time.Time) postmortemForm {
 	f := postmortemForm{Action: cmp.Or(v.Get("save"), v.Get("action")), Tags: map[string]bool{}, Errors: formErrors{}}
 	readFields(postmortemSpecs, v, &f, f.Errors)

@@ -72,9 +72,15 @@ func (c *Checker) Check(ctx context.Context, p *store.Postmortem) (store.FieldEr
 	for name, msg := range postmortem.CheckSignature(p.SavedBy, p.SaveNote) {
 		errs[name] = msg
 	}
-	if errs["variant_of"] == "" {
-		if err := c.checkVariant(ctx, &rec, errs); err != nil {
+	if rec.VariantOf != "" && errs["variant_of"] == "" {
+		refused, _, err := VariantProblems(ctx, c.store, store.Postmortem{}, rec.VariantOf, rec.VariantKind, rec.Language)
+		if err != nil {
 			return nil, err
+		}
+		for name, msg := range refused {
+			if _, ok := errs[name]; !ok {
+				errs[name] = msg
+			}
 		}
 	}
 	mapped := p.Tags
@@ -88,21 +94,23 @@ func (c *Checker) Check(ctx context.Context, p *store.Postmortem) (store.FieldEr
 	return store.FieldErrors(errs), nil
 }
 
-// checkVariant checks that rec.VariantOf names a postmortem to be a
-// variant of: one that exists, and, for a translation, in another
-// language.
-func (c *Checker) checkVariant(ctx context.Context, rec *postmortem.Postmortem, errs postmortem.Errors) error {
-	if rec.VariantOf == "" {
-		return nil
-	}
-	target, err := c.store.GetPostmortem(ctx, rec.VariantOf)
+// VariantProblems checks that a postmortem in lang can be a variant, of
+// kind, of the postmortem named of: one that exists (as ctx's reader sees
+// it) and, for a translation, in another language. self is the postmortem
+// being saved (ID 0 when it is new); inGroup reports that it is in that
+// group already, so there is nothing to join. The error is a failure to
+// read the database.
+func VariantProblems(ctx context.Context, st *store.Store, self store.Postmortem, of, kind, lang string) (errs postmortem.Errors, inGroup bool, err error) {
+	target, err := st.GetPostmortem(ctx, of)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		errs["variant_of"] = "Choose an existing postmortem from the list."
+		return postmortem.Errors{"variant_of": "Choose an existing postmortem from the list."}, false, nil
 	case err != nil:
-		return fmt.Errorf("check variant_of %q: %w", rec.VariantOf, err)
-	case rec.VariantKind == postmortem.KindTranslation && target.Language == rec.Language && errs["variant_kind"] == "":
-		errs["variant_kind"] = fmt.Sprintf("A translation is in another language than the original (%s).", postmortem.LanguageName(target.Language))
+		return nil, false, fmt.Errorf("check variant_of %q: %w", of, err)
+	case self.ID != 0 && target.GroupID == self.GroupID:
+		return nil, true, nil
+	case kind == postmortem.KindTranslation && target.Language == lang:
+		return postmortem.Errors{"variant_kind": fmt.Sprintf("A translation is in another language than the original (%s).", postmortem.LanguageName(target.Language))}, false, nil
 	}
-	return nil
+	return nil, false, nil
 }
