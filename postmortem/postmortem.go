@@ -69,17 +69,30 @@ type Section struct {
 // Of is the section's text in s.
 func (sec Section) Of(s *Sections) *string { return sec.value(s) }
 
+// The names of the template's sections.
+const (
+	SectionImpact       = "impact"
+	SectionTrigger      = "trigger"
+	SectionContributing = "contributing"
+	SectionDetection    = "detection"
+	SectionResolution   = "resolution"
+	SectionTimeline     = "timeline"
+	SectionWentWell     = "went_well"
+	SectionWentWrong    = "went_wrong"
+	SectionGotLucky     = "got_lucky"
+)
+
 // SectionList is the template's sections, in the order pages show them.
 var SectionList = []Section{
-	{"impact", "Impact", func(s *Sections) *string { return &s.Impact }},
-	{"trigger", "Trigger", func(s *Sections) *string { return &s.Trigger }},
-	{"contributing", "Contributing factors", func(s *Sections) *string { return &s.Contributing }},
-	{"detection", "Detection", func(s *Sections) *string { return &s.Detection }},
-	{"resolution", "Resolution", func(s *Sections) *string { return &s.Resolution }},
-	{"timeline", "Timeline", func(s *Sections) *string { return &s.Timeline }},
-	{"went_well", "What went well", func(s *Sections) *string { return &s.WentWell }},
-	{"went_wrong", "What went wrong", func(s *Sections) *string { return &s.WentWrong }},
-	{"got_lucky", "Where we got lucky", func(s *Sections) *string { return &s.GotLucky }},
+	{SectionImpact, "Impact", func(s *Sections) *string { return &s.Impact }},
+	{SectionTrigger, "Trigger", func(s *Sections) *string { return &s.Trigger }},
+	{SectionContributing, "Contributing factors", func(s *Sections) *string { return &s.Contributing }},
+	{SectionDetection, "Detection", func(s *Sections) *string { return &s.Detection }},
+	{SectionResolution, "Resolution", func(s *Sections) *string { return &s.Resolution }},
+	{SectionTimeline, "Timeline", func(s *Sections) *string { return &s.Timeline }},
+	{SectionWentWell, "What went well", func(s *Sections) *string { return &s.WentWell }},
+	{SectionWentWrong, "What went wrong", func(s *Sections) *string { return &s.WentWrong }},
+	{SectionGotLucky, "Where we got lucky", func(s *Sections) *string { return &s.GotLucky }},
 }
 
 // Times are the incident's times in RFC 3339 with the writer's offset, ""
