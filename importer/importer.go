@@ -139,21 +139,13 @@ func Postmortem(d ingest.Draft, source string) store.Postmortem {
 			Services:     d.Services,
 			Authors:      d.Authors,
 			SourceURL:    d.SourceURL,
-			Sections: postmortem.Sections{
-				Impact:       d.Sections[ingest.SectionImpact],
-				Trigger:      d.Sections[ingest.SectionTrigger],
-				Contributing: d.Sections[ingest.SectionContributing],
-				Detection:    d.Sections[ingest.SectionDetection],
-				Resolution:   d.Sections[ingest.SectionResolution],
-				Timeline:     d.Sections[ingest.SectionTimeline],
-				WentWell:     d.Sections[ingest.SectionWentWell],
-				WentWrong:    d.Sections[ingest.SectionWentWrong],
-				GotLucky:     d.Sections[ingest.SectionGotLucky],
-			},
 		},
 		SourceText:  source,
 		VariantOf:   d.Meta.VariantOf,
 		VariantKind: normalizeKind(d.Meta.VariantKind),
+	}
+	for _, sec := range postmortem.SectionList {
+		*sec.Of(&p.Sections) = d.Sections[sec.Name]
 	}
 	if !d.IncidentDate.IsZero() {
 		p.IncidentDate = d.IncidentDate.Format(time.DateOnly)
