@@ -6,13 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"net/http"
-	"slices"
 	"strings"
 	"time"
 
-	"hindsight/postmortem"
+	"hindsight/importer"
 	"hindsight/store"
 )
 
@@ -79,12 +77,16 @@ func (h *Handler) apiUpdatePostmortem(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	fams, err := h.store.ListFamilies(r.Context())
+	ch, err := importer.NewChecker(r.Context(), h.store, h.now())
 	if err != nil {
 		h.error(w, r, err)
 		return
 	}
-	f := h.requestForm(r, req, knownPattern(fams))
+	p := req.postmortem()
+	p.SavedBy = apiAuthorOf(r, req.Author)
+	refused := ch.Normalize(&p) // the variant link is checkVariant's, below
+	f := formOfPostmortem(p)
+	f.Errors = formErrorsOf(store.FieldErrors(refused))
 	f.Version = req.Version
 	if req.Version < 1 {
 		f.Errors.add("version", fmt.Sprintf("Send the version you read (this postmortem is at version %d); it is how a save made meanwhile is noticed.", cur.Version))
@@ -120,38 +122,6 @@ func (h *Handler) apiUpdatePostmortem(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, toAPIPostmortem(saved, true))
-}
-
-// requestForm reads a PUT's postmortem as the edit form holds one, with
-// what postmortem.Validate refuses.
-func (h *Handler) requestForm(r *http.Request, req apiCreateRequest, known func(string) bool) postmortemForm {
-	p := req.postmortem()
-	p.SavedBy = apiAuthorOf(r, req.Author)
-	rec := p.Record()
-	errs := postmortem.Errors{}
-	rec.Tags = nil
-	for _, t := range p.Tags {
-		if !known(t.PatternSlug) {
-			errs["patterns"] = "Choose patterns and roles from the list."
-			continue
-		}
-		if !slices.Contains(rec.Tags, t) {
-			rec.Tags = append(rec.Tags, t)
-		}
-	}
-	rec.Normalize(h.now())
-	maps.Copy(errs, postmortem.CheckSignature(postmortem.NormalizeText(p.SavedBy, false), postmortem.NormalizeText(p.SaveNote, false)))
-	for name, msg := range rec.Validate(h.now()) {
-		if _, ok := errs[name]; !ok {
-			errs[name] = msg
-		}
-	}
-	p.SetFields(rec.Content)
-	p.VariantOf, p.VariantKind = rec.VariantOf, rec.VariantKind
-	f := formOfPostmortem(p)
-	f.Author, f.Note = postmortem.NormalizeText(f.Author, false), postmortem.NormalizeText(f.Note, false)
-	f.Errors = formErrorsOf(store.FieldErrors(errs))
-	return f
 }
 
 // The body of a refused stale save of a postmortem (409): what the form's

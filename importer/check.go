@@ -11,8 +11,8 @@ import (
 	"hindsight/store"
 )
 
-// Checker makes the checks of a postmortem about to be created, whichever
-// way it comes in (/import, POST /api/postmortems, `server import`): the
+// Checker makes the checks of a postmortem about to be saved, whichever
+// way it comes in (/import, the JSON API, `server import`): the
 // record's own (postmortem.Validate, once normalised), and those that need
 // the database: its patterns are in the catalogue, and variant_of names a
 // postmortem it can be a variant of.
@@ -43,11 +43,34 @@ func (c *Checker) KnownPattern(slug string) bool { return c.patterns[slug] }
 // Now is the time the checker bounds dates with.
 func (c *Checker) Now() time.Time { return c.now }
 
-// Check normalises p as a save keeps it (postmortem.Postmortem.Normalize)
-// and returns what is wrong with it, fields named as in the JSON API; the
-// error is a failure to read the database. The tags p keeps get the
-// evidence they came with, and a main version is an original (Finish).
+// Check normalises p (Normalize) and returns what is wrong with it,
+// fields named as in the JSON API, the variant link checked too
+// (VariantProblems); the error is a failure to read the database.
 func (c *Checker) Check(ctx context.Context, p *store.Postmortem) (store.FieldErrors, error) {
+	errs := c.Normalize(p)
+	if p.VariantOf != "" && errs["variant_of"] == "" {
+		refused, _, err := VariantProblems(ctx, c.store, store.Postmortem{}, p.VariantOf, p.VariantKind, p.Language)
+		if err != nil {
+			return nil, err
+		}
+		for name, msg := range refused {
+			if _, ok := errs[name]; !ok {
+				errs[name] = msg
+			}
+		}
+	}
+	if len(errs) == 0 {
+		return nil, nil
+	}
+	return store.FieldErrors(errs), nil
+}
+
+// Normalize makes p as a save keeps it (postmortem.Postmortem.Normalize,
+// each tag once) and returns what its own rules refuse: the record's
+// (postmortem.Postmortem.Validate), the catalogue's patterns, and who signs
+// it. The tags p keeps get the evidence they came with, and a main version
+// is an original (Finish).
+func (c *Checker) Normalize(p *store.Postmortem) postmortem.Errors {
 	rec := p.Record()
 	rec.Tags = nil
 	seen := map[store.Tag]bool{}
@@ -72,26 +95,12 @@ func (c *Checker) Check(ctx context.Context, p *store.Postmortem) (store.FieldEr
 	for name, msg := range postmortem.CheckSignature(p.SavedBy, p.SaveNote) {
 		errs[name] = msg
 	}
-	if rec.VariantOf != "" && errs["variant_of"] == "" {
-		refused, _, err := VariantProblems(ctx, c.store, store.Postmortem{}, rec.VariantOf, rec.VariantKind, rec.Language)
-		if err != nil {
-			return nil, err
-		}
-		for name, msg := range refused {
-			if _, ok := errs[name]; !ok {
-				errs[name] = msg
-			}
-		}
-	}
 	mapped := p.Tags
 	p.SetFields(rec.Content)
 	p.PublishedDate, p.VariantOf, p.VariantKind = rec.PublishedDate, rec.VariantOf, rec.VariantKind
 	p.RestrictedTo = postmortem.ParseRestriction(strings.Join(p.RestrictedTo, ","))
 	Finish(p, mapped)
-	if len(errs) == 0 {
-		return nil, nil
-	}
-	return store.FieldErrors(errs), nil
+	return errs
 }
 
 // VariantProblems checks that a postmortem in lang can be a variant, of
