@@ -76,6 +76,13 @@ func parseActionItemForm(v url.Values) actionItemForm {
 	f := actionItemForm{Errors: formErrors{}, ChecklistItem: v.Get("checklist_item")}
 	f.Version, _ = strconv.Atoi(v.Get("version"))
 	readFields(actionItemSpecs, v, &f, f.Errors)
+	f.check()
+	return f
+}
+
+// check checks the item's type, priority, status, due date and ticket, the
+// fields' texts being read (readFields or checkFields).
+func (f *actionItemForm) check() {
 	if !postmortem.Has(postmortem.ActionKinds, f.Kind) {
 		f.Errors.add("kind", "Choose whether it mitigates, prevents or changes a process.")
 	}
@@ -95,7 +102,6 @@ func parseActionItemForm(v url.Values) actionItemForm {
 			f.Errors.add("ticket_url", msg)
 		}
 	}
-	return f
 }
 
 type actionItemPage struct {

@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"hindsight/importer"
 	"hindsight/store"
 )
 
@@ -102,17 +103,16 @@ func (h *Handler) apiUpdatePostmortem(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	fams, err := h.store.ListFamilies(r.Context())
+	ch, err := importer.NewChecker(r.Context(), h.store, h.now())
 	if err != nil {
 		h.error(w, r, err)
 		return
 	}
-	v := req.values()
-	v.Set("author", apiAuthorOf(r, req.Author))
-	if v.Get("language") == "" {
-		v.Set("language", "en") // as when creating
-	}
-	f := parsePostmortemForm(v, knownPatterns(fams), h.now())
+	p := req.postmortem()
+	p.SavedBy = apiAuthorOf(r, req.Author)
+	refused := ch.Normalize(&p) // the variant link is checkVariant's, below
+	f := formOfPostmortem(p)
+	f.Errors = formErrorsOf(store.FieldErrors(refused))
 	f.Version = req.Version
 	if req.Version < 1 {
 		f.Errors.add("version", fmt.Sprintf("Send the version you read (this postmortem is at version %d); it is how a save made meanwhile is noticed.", cur.Version))

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 
@@ -250,8 +251,14 @@ func TestFeedsAnswerConditionalGets(t *testing.T) {
 	}
 
 	etag := get(t, h, "/feed.atom").Header().Get("ETag")
-	p := store.Postmortem{Title: "Feedback loop in the cache fill", Summary: "A cache fill retried into itself.", Organization: "Acme",
-		Tags: []store.Tag{{PatternSlug: "feedback-loop", Role: "amplifier"}}}
+	p := store.Postmortem{
+		Content: postmortem.Content{
+			Title:        "Feedback loop in the cache fill",
+			Summary:      "A cache fill retried into itself.",
+			Organization: "Acme",
+			Tags:         []store.Tag{{PatternSlug: "feedback-loop", Role: "amplifier"}},
+		},
+	}
 	if err := st.CreatePostmortem(t.Context(), &p); err != nil {
 		t.Fatal(err)
 	}

@@ -125,15 +125,19 @@ func (g *generation) generate(ctx context.Context, st *store.Store, n int, now t
 	day := func(d int) string { return now.AddDate(0, 0, d).UTC().Format("2006-01-02") }
 	for i := range n + 1 {
 		p := store.Postmortem{
-			Title:        fmt.Sprintf("Generated incident %03d", i),
-			Organization: genOrgs[i%len(genOrgs)],
-			IncidentDate: fmt.Sprintf("20%02d-%02d-%02d", 10+i%15, 1+i%12, 1+i%28),
-			Severity:     fmt.Sprintf("SEV%d", 1+i%5),
-			Services:     genServices[i%len(genServices)],
-			TimeZone:     genZones[i%len(genZones)],
-			Summary:      "A generated incident.",
-			Body:         fmt.Sprintf("Generated body %d.", i),
-			Tags:         []store.Tag{{PatternSlug: pats[i%len(pats)].Slug, Role: "trigger"}},
+			Content: postmortem.Content{
+				Title:        fmt.Sprintf("Generated incident %03d", i),
+				Organization: genOrgs[i%len(genOrgs)],
+				IncidentDate: fmt.Sprintf("20%02d-%02d-%02d", 10+i%15, 1+i%12, 1+i%28),
+				Severity:     fmt.Sprintf("SEV%d", 1+i%5),
+				Services:     genServices[i%len(genServices)],
+				Summary:      "A generated incident.",
+				Body:         fmt.Sprintf("Generated body %d.", i),
+				Tags:         []store.Tag{{PatternSlug: pats[i%len(pats)].Slug, Role: "trigger"}},
+				Times: postmortem.Times{
+					TimeZone: genZones[i%len(genZones)],
+				},
+			},
 		}
 		if second := pats[(i*7+3)%len(pats)].Slug; i%2 == 0 && second != p.Tags[0].PatternSlug {
 			p.Tags = append(p.Tags, store.Tag{PatternSlug: second, Role: []string{"amplifier", "missing-defence"}[i/2%2]})
@@ -487,8 +491,17 @@ func TestFollowUpsAcrossMidnight(t *testing.T) {
 		{time.Date(2026, 3, 10, 7, 0, 0, 0, time.UTC), true},   // 00:00 on the 10th
 	} {
 		c := newCollection(t, 0, tt.now)
-		p := store.Postmortem{Title: "Late in California", Summary: "Late in California", Body: "Text.", TimeZone: "America/Los_Angeles",
-			ActionItems: []store.ActionItem{{Title: "Fix it", Kind: postmortem.KindPrevent, DueDate: "2026-03-09"}}}
+		p := store.Postmortem{
+			Content: postmortem.Content{
+				Title:   "Late in California",
+				Summary: "Late in California",
+				Body:    "Text.",
+				Times: postmortem.Times{
+					TimeZone: "America/Los_Angeles",
+				},
+			},
+			ActionItems: []store.ActionItem{{Title: "Fix it", Kind: postmortem.KindPrevent, DueDate: "2026-03-09"}},
+		}
 		if err := c.st.CreatePostmortem(t.Context(), &p); err != nil {
 			t.Fatal(err)
 		}
@@ -605,8 +618,18 @@ func TestRepeatIncidents(t *testing.T) {
 	t.Parallel()
 	c := newCollection(t, 0, time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC))
 	mk := func(title, org, services, date string, tags []store.Tag, items ...store.ActionItem) store.Postmortem {
-		p := store.Postmortem{Title: title, Summary: title, Organization: org, Services: services, IncidentDate: date, Body: "Text.",
-			Tags: tags, ActionItems: items}
+		p := store.Postmortem{
+			Content: postmortem.Content{
+				Title:        title,
+				Summary:      title,
+				Organization: org,
+				Services:     services,
+				IncidentDate: date,
+				Body:         "Text.",
+				Tags:         tags,
+			},
+			ActionItems: items,
+		}
 		if err := c.st.CreatePostmortem(t.Context(), &p); err != nil {
 			t.Fatal(err)
 		}
@@ -669,8 +692,17 @@ func TestFollowUpsCachedAcrossMidnight(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 3, 10, 6, 59, 0, 0, time.UTC) // 23:59 on the 9th in Los Angeles
 	c := newCollection(t, 0, now)
-	p := store.Postmortem{Title: "Late in California", Summary: "Late in California", Body: "Text.", TimeZone: "America/Los_Angeles",
-		ActionItems: []store.ActionItem{{Title: "Fix it", Kind: postmortem.KindPrevent, DueDate: "2026-03-09"}}}
+	p := store.Postmortem{
+		Content: postmortem.Content{
+			Title:   "Late in California",
+			Summary: "Late in California",
+			Body:    "Text.",
+			Times: postmortem.Times{
+				TimeZone: "America/Los_Angeles",
+			},
+		},
+		ActionItems: []store.ActionItem{{Title: "Fix it", Kind: postmortem.KindPrevent, DueDate: "2026-03-09"}},
+	}
 	if err := c.st.CreatePostmortem(t.Context(), &p); err != nil {
 		t.Fatal(err)
 	}
@@ -726,11 +758,10 @@ func TestDownloadsRefuseFiltersThatNameNothing(t *testing.T) {
 func TestFollowUpsStatusInPlace(t *testing.T) {
 	t.Parallel()
 	h, st := newApp(t)
-	p := store.Postmortem{Title: "Queue stalled", Organization: "Us", IncidentDate: "2026-03-01", Summary: "The queue stopped.",
-		ActionItems: []store.ActionItem{
-			{Title: "Alert on queue age", Kind: "prevent", Priority: "P1", Status: "open"},
-			{Title: "Drain runbook written", Kind: "process", Priority: "P2", Status: "done"},
-		}}
+	p := store.Postmortem{Content: postmortem.Content{Title: "Queue stalled", Organization: "Us", IncidentDate: "2026-03-01", Summary: "The queue stopped."}, ActionItems: []store.ActionItem{
+		{Title: "Alert on queue age", Kind: "prevent", Priority: "P1", Status: "open"},
+		{Title: "Drain runbook written", Kind: "process", Priority: "P2", Status: "done"},
+	}}
 	if err := st.CreatePostmortem(t.Context(), &p); err != nil {
 		t.Fatal(err)
 	}

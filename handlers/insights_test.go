@@ -258,7 +258,7 @@ func TestInsightsSayWhatHasNoDate(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 2 {
-		p := store.Postmortem{Title: fmt.Sprintf("Undated incident %d", i), Organization: "Nodate Inc", Summary: "It happened, once."}
+		p := store.Postmortem{Content: postmortem.Content{Title: fmt.Sprintf("Undated incident %d", i), Organization: "Nodate Inc", Summary: "It happened, once."}}
 		if err := st.CreatePostmortem(t.Context(), &p); err != nil {
 			t.Fatal(err)
 		}
@@ -321,8 +321,14 @@ func TestInsightsSayWhatWaitsForReview(t *testing.T) {
 	h, st := newApp(t)
 	mustNotContain(t, get(t, h, "/insights").Body.String(), "nobody has reviewed")
 	for i := range 2 {
-		p := store.Postmortem{Title: fmt.Sprintf("Imported outage %d", i), Organization: "Chatco", Summary: "Clients reconnected at once.",
-			Suggested: []store.SuggestedTag{{PatternSlug: "thundering-herd", Role: "trigger", Confidence: 0.7, Reason: "phrases"}}}
+		p := store.Postmortem{
+			Content: postmortem.Content{
+				Title:        fmt.Sprintf("Imported outage %d", i),
+				Organization: "Chatco",
+				Summary:      "Clients reconnected at once.",
+			},
+			Suggested: []store.SuggestedTag{{PatternSlug: "thundering-herd", Role: "trigger", Confidence: 0.7, Reason: "phrases"}},
+		}
 		if err := st.ImportPostmortem(t.Context(), &p); err != nil {
 			t.Fatal(err)
 		}
@@ -338,7 +344,7 @@ func TestInsightsSayWhatWaitsForReview(t *testing.T) {
 func TestInsightsYearsWithoutIncidents(t *testing.T) {
 	t.Parallel()
 	h, st := newApp(t) // the seeds: incidents in 2009, 2010 and 2020
-	p := store.Postmortem{Title: "Lull breaker", Organization: "Us", IncidentDate: "2017-05-01", Summary: "It broke."}
+	p := store.Postmortem{Content: postmortem.Content{Title: "Lull breaker", Organization: "Us", IncidentDate: "2017-05-01", Summary: "It broke."}}
 	if err := st.CreatePostmortem(t.Context(), &p); err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"hindsight/postmortem"
 	"net/http"
 	"strings"
 	"testing"
@@ -27,9 +28,7 @@ func TestRedactionSticks(t *testing.T) {
 	redactedBody := strings.ReplaceAll(strings.ReplaceAll(body, "Initech payment gateway", "payment gateway"), "Initech mobile", "Mobile")
 	sam := person{"sam", "security, sre"}
 	ctx := store.WithReaderGroups(t.Context(), []string{"security", "sre"})
-	p := store.Postmortem{Title: "Gateway certificate outage", Organization: "Example Corp", IncidentDate: "2024-03-01",
-		Summary: summary,
-		Body:    body, SourceText: "# Gateway certificate outage\n\n" + body + "\n\nComment: Initech again?\n",
+	p := store.Postmortem{Content: postmortem.Content{Title: "Gateway certificate outage", Organization: "Example Corp", IncidentDate: "2024-03-01", Summary: summary, Body: body}, SourceText: "# Gateway certificate outage\n\n" + body + "\n\nComment: Initech again?\n",
 		Comments: []store.Comment{{Author: "reader", Text: "Initech again? Their certificates keep expiring."}}, RestrictedTo: []string{"security"}}
 	if err := st.ImportPostmortem(ctx, &p); err != nil {
 		t.Fatal(err)

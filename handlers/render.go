@@ -114,7 +114,7 @@ func pageFuncs(a *assets) template.FuncMap {
 		"asset":     a.url,
 		"roleLabel": postmortem.RoleLabel,
 		"roles":     func() []string { return postmortem.Roles },
-		"langName":  languageName,
+		"langName":  postmortem.LanguageName,
 		"date":      humanDate,
 		"duration":  humanDuration,
 		"overdue": func(a store.ActionItem, tz string, now time.Time) bool {
@@ -183,7 +183,7 @@ func textOptions(values []string) []option {
 func languageOptions(codes []string) []option {
 	opts := make([]option, len(codes))
 	for i, c := range codes {
-		opts[i] = option{Value: c, Label: languageName(c)}
+		opts[i] = option{Value: c, Label: postmortem.LanguageName(c)}
 	}
 	return opts
 }
@@ -439,19 +439,6 @@ func (h *Handler) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
 }
 
 func isAPI(r *http.Request) bool { return strings.HasPrefix(r.URL.Path, "/api/") }
-
-var languageNames = map[string]string{
-	"en": "English", "es": "Español", "fr": "Français", "de": "Deutsch",
-	"pt": "Português", "it": "Italiano", "ja": "日本語", "zh": "中文", "ko": "한국어",
-	"ru": "Русский", "sv": "Svenska", "no": "Norsk", "hu": "Magyar",
-}
-
-func languageName(code string) string {
-	if n, ok := languageNames[code]; ok {
-		return n
-	}
-	return code
-}
 
 // humanDate turns YYYY-MM-DD into "23 September 2010".
 func humanDate(d string) string {

@@ -1,6 +1,7 @@
 package seeds_test
 
 import (
+	"hindsight/postmortem"
 	"testing"
 	"time"
 
@@ -22,9 +23,7 @@ func TestExamplesLeftOutUnlessAsked(t *testing.T) {
 	if !p.Example {
 		t.Fatal("a seed is not marked as an example")
 	}
-	own := store.Postmortem{Title: "Our own outage", Organization: "Us", IncidentDate: "2026-03-01", Language: "en",
-		Summary: "The queue stopped.", Body: "The queue stopped.",
-		ActionItems: []store.ActionItem{{Title: "Alert on queue age", Kind: "prevent", Priority: "P1", Status: "open"}}}
+	own := store.Postmortem{Content: postmortem.Content{Title: "Our own outage", Organization: "Us", IncidentDate: "2026-03-01", Language: "en", Summary: "The queue stopped.", Body: "The queue stopped."}, ActionItems: []store.ActionItem{{Title: "Alert on queue age", Kind: "prevent", Priority: "P1", Status: "open"}}}
 	if err := st.CreatePostmortem(ctx, &own); err != nil {
 		t.Fatal(err)
 	}

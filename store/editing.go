@@ -48,7 +48,7 @@ type PostmortemUpdate struct {
 // that postmortem.Validate refuses, as FieldErrors.
 func (s *Store) UpdatePostmortem(ctx context.Context, slug string, expectedVersion int, upd PostmortemUpdate) (Postmortem, error) {
 	var edited Postmortem
-	upd.Fields.ApplyTo(&edited)
+	edited.SetFields(upd.Fields)
 	edited.VariantOf, edited.VariantKind = upd.VariantOf, upd.VariantKind
 	if errs := ValidatePostmortem(&edited); errs != nil {
 		return Postmortem{}, fmt.Errorf("update postmortem %q: %w", slug, errs)
@@ -237,7 +237,7 @@ func (s *Store) savePostmortem(ctx context.Context, tx *writeTx, cur Postmortem,
 	}
 	now := s.Now().UTC().Truncate(time.Second)
 	next := cur
-	f.ApplyTo(&next)
+	next.SetFields(f)
 	setDuration(&next)
 	if err := updatePostmortem(ctx, tx, &next, now); err != nil {
 		return cur, err

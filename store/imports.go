@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"hindsight/postmortem"
 )
@@ -47,31 +48,27 @@ func (e FieldErrors) Unwrap() error { return ErrInvalid }
 // acceptable. Checks that need the database (do the patterns and
 // variant_of exist?) are made by ImportPostmortem.
 func ValidatePostmortem(p *Postmortem) FieldErrors {
-	return FieldErrors(postmortem.Validate(p.domainFields()))
+	r := p.Record()
+	if r.VariantOf != "" && (r.VariantKind == "" || r.VariantKind == postmortem.KindOriginal) {
+		// An import without the kind gets one from the languages (see
+		// checkReferences); a writer's input names it.
+		r.VariantKind = postmortem.KindRewrite
+	}
+	return FieldErrors(r.Validate(time.Time{}))
 }
 
-// domainFields are the values postmortem.Validate checks.
-func (p *Postmortem) domainFields() postmortem.Fields {
-	f := postmortem.Fields{
-		Title: p.Title, Organization: p.Organization, Summary: p.Summary, Services: p.Services, Authors: p.Authors,
-		Severity: p.Severity, Language: p.Language, SourceURL: p.SourceURL,
-		IncidentDate: p.IncidentDate, PublishedDate: p.PublishedDate,
-		StartedAt: p.StartedAt, DetectedAt: p.DetectedAt, MitigatedAt: p.MitigatedAt, ResolvedAt: p.ResolvedAt,
-		DurationMinutes: p.DurationMinutes, VariantOf: p.VariantOf, VariantKind: p.VariantKind,
-		Body: p.Body, Impact: p.Impact, Trigger: p.Trigger, Contributing: p.Contributing, Detection: p.Detection,
-		Resolution: p.Resolution, Timeline: p.Timeline, WentWell: p.WentWell, WentWrong: p.WentWrong, GotLucky: p.GotLucky,
-	}
-	for _, t := range p.Tags {
-		f.Tags = append(f.Tags, postmortem.Tag{Pattern: t.PatternSlug, Role: t.Role})
-	}
+// Record is p as the domain holds it.
+func (p *Postmortem) Record() postmortem.Postmortem {
+	r := postmortem.Postmortem{Content: p.Fields(), PublishedDate: p.PublishedDate, DurationMinutes: p.DurationMinutes,
+		VariantOf: p.VariantOf, VariantKind: p.VariantKind, RestrictedTo: p.RestrictedTo}
 	for _, t := range p.Suggested {
-		f.Suggested = append(f.Suggested, postmortem.Suggestion{Pattern: t.PatternSlug, Role: t.Role, Confidence: t.Confidence, Status: t.Status})
+		r.Suggested = append(r.Suggested, postmortem.Suggestion{Pattern: t.PatternSlug, Role: t.Role, Confidence: t.Confidence, Status: t.Status})
 	}
 	for _, a := range p.ActionItems {
-		f.ActionItems = append(f.ActionItems, postmortem.ActionItem{Title: a.Title, Kind: a.Kind, Priority: a.Priority,
+		r.ActionItems = append(r.ActionItems, postmortem.ActionItem{Title: a.Title, Kind: a.Kind, Priority: a.Priority,
 			Status: a.Status, DueDate: a.DueDate, TicketURL: a.TicketURL})
 	}
-	return f
+	return r
 }
 
 // hashSource identifies a verbatim source text.

@@ -18,43 +18,15 @@ import (
 	"hindsight/textnorm"
 )
 
-// Postmortem is one incident write-up.
+// Postmortem is one incident write-up: its content (postmortem.Content,
+// what its writers edit) and what the store keeps beside it.
 type Postmortem struct {
-	ID              int64
-	Slug            string
-	Title           string
-	Organization    string
-	IncidentDate    string // YYYY-MM-DD, "" when unknown
+	ID   int64
+	Slug string
+	postmortem.Content
 	PublishedDate   string // YYYY-MM-DD, "" when unknown
 	DurationMinutes int    // 0 when unknown
-	Severity        string // SEV1..SEV5 or ""
-	Language        string // ISO 639-1
-	Summary         string
-	Body            string // Markdown
 
-	// Sections of the SRE postmortem template, Markdown each.
-	Impact       string
-	Trigger      string
-	Contributing string
-	Detection    string
-	Resolution   string
-	Timeline     string
-	WentWell     string
-	WentWrong    string
-	GotLucky     string
-
-	Services string
-	Authors  string
-
-	// Incident times in RFC 3339 with the writer's offset, "" when unknown,
-	// and the IANA time zone they were entered in.
-	StartedAt   string
-	DetectedAt  string
-	MitigatedAt string
-	ResolvedAt  string
-	TimeZone    string
-
-	SourceURL  string
 	SourceText string // verbatim text when imported
 	// SourceRestrictedTo is who could read the postmortem when its source
 	// text and Comments came with it (its import): they belong to that
@@ -85,7 +57,6 @@ type Postmortem struct {
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
 
-	Tags []Tag
 	// Suggested are the classifier's unreviewed suggestions (machine tags),
 	// apart from Tags. An import fills them for a postmortem that comes
 	// with no tags; GetPostmortem reads them back.
@@ -107,15 +78,7 @@ type Postmortem struct {
 }
 
 // Tag says that a postmortem shows a pattern, and in which role.
-type Tag struct {
-	PatternSlug string `json:"pattern"`
-	PatternName string `json:"-"`
-	Role        string `json:"role"`
-	// Evidence is the sentence of the text that supports the tag, when one
-	// was recorded. Like the name, it is not part of the edited content: an
-	// edit that keeps the tag keeps it.
-	Evidence string `json:"-"`
-}
+type Tag = postmortem.Tag
 
 // Variant is another member of a postmortem's variant group.
 type Variant struct {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"hindsight/postmortem"
 	"io"
 	"path/filepath"
 	"testing"
@@ -53,7 +54,7 @@ func TestImportLetsServerWritesIn(t *testing.T) {
 		case <-time.After(2 * time.Millisecond):
 		}
 	}
-	p := store.Postmortem{Title: "Saved during the import", Summary: "A user's save while the import runs."}
+	p := store.Postmortem{Content: postmortem.Content{Title: "Saved during the import", Summary: "A user's save while the import runs."}}
 	if err := server.CreatePostmortem(t.Context(), &p); err != nil {
 		t.Fatal(err)
 	}
