@@ -97,7 +97,7 @@ func start(t *testing.T, path string, urls []string, failAfter time.Duration) *r
 func TestRestorePointInTime(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "app.db")
-	url := "file://" + filepath.Join(t.TempDir(), "replica")
+	url := "file://" + t.TempDir() // there before the first upload, as a restore needs
 	db := openDB(t, path)
 	r := start(t, path, []string{url}, 0)
 	insert(t, db, "before")
@@ -187,7 +187,7 @@ func TestRestoreFromMissingReplica(t *testing.T) {
 func TestFailingReplica(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "app.db")
-	good := "file://" + filepath.Join(t.TempDir(), "replica")
+	good := "file://" + t.TempDir()
 	bad := "file:///dev/null/replica" // not a directory, even for root
 	db := openDB(t, path)
 	defer db.Close()

@@ -56,7 +56,7 @@ func TestReplicationDrill(t *testing.T) {
 	defer s3.Close()
 	replicas := []struct{ name, url string }{
 		{"s3", "s3://drill/hindsight?endpoint=" + s3.URL + "&region=us-east-1"},
-		{"file", "file://" + filepath.Join(t.TempDir(), "replica")},
+		{"file", "file://" + t.TempDir()}, // there before the first upload, as a restore needs
 	}
 
 	// Without the race detector (buildServer), which would measure its
@@ -440,7 +440,7 @@ func TestStopFlushesReplica(t *testing.T) {
 // stopFlushesReplica runs the scenario once and reports whether it could
 // observe the flush (the save absent from the replica before the stop).
 func stopFlushesReplica(t *testing.T) bool {
-	url := "file://" + filepath.Join(t.TempDir(), "replica")
+	url := "file://" + t.TempDir()    // there before the first upload, as a restore needs
 	db := dbFrom(t, storetest.Seeded) // seeded before it replicates
 	base, stop, logs := startServer(t, []string{"-db", db},
 		map[string]string{"HINDSIGHT_REPLICA": url, "HINDSIGHT_REPLICA_INTERVAL": "1h"})
