@@ -229,7 +229,7 @@ func writeIndexDocs(ctx context.Context, tx *writeTx, docs []indexDoc) error {
 }
 
 // indexTables are the full-text tables: the postmortems open to everyone,
-// and every postmortem (migration 0206), so that the first's ranking
+// and every postmortem (migrations 0206, 0208), so that the first's ranking
 // statistics come only from what everyone may read.
 var indexTables = []string{"search_index", "search_index_all"}
 
