@@ -42,6 +42,7 @@ var pageTypes = []pageType{
 	{"action-item-edit", "/postmortems/facebook-2010-09-23-outage/action-items/1/edit", 200},
 	{"checklist-edit", "/patterns/feedback-loop/checklist", 200},
 	{"import", "/import", 200},
+	{"triage", "/triage", 200},
 	{"action-items", "/action-items", 200},
 	{"action-items-filtered", "/action-items?overdue=1&sort=-due&owner=Dana", 200},
 	{"action-items-none", "/action-items?status=wont-do", 200},

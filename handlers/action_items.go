@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"hindsight/postmortem"
 	"hindsight/store"
@@ -255,6 +256,32 @@ func (h *Handler) updateActionItem(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	redirectWithFlash(w, r, "/postmortems/"+p.Slug+"#actions-heading", "Action item saved.")
+}
+
+// setActionItemStatus changes an item's status in place, from its row on
+// the follow-ups page, and goes back to that page as it was (return).
+func (h *Handler) setActionItemStatus(w http.ResponseWriter, r *http.Request) {
+	_, a, err := h.actionItemOf(r)
+	if err == nil {
+		err = parseForm(w, r)
+	}
+	status := r.PostFormValue("status")
+	if err == nil && !postmortem.Has(postmortem.ActionStatuses, status) {
+		err = fmt.Errorf("status %q: want open, in-progress, done or wont-do: %w", clip(status, 40), store.ErrInvalid)
+	}
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	if _, err := h.store.UpdateActionItem(r.Context(), a.ID, store.ActionItemUpdate{Status: &status}); err != nil {
+		h.error(w, r, err)
+		return
+	}
+	back := r.PostFormValue("return")
+	if !strings.HasPrefix(back, "/action-items") || strings.HasPrefix(back, "/action-items/") {
+		back = "/action-items"
+	}
+	redirectWithFlash(w, r, back, "“"+a.Title+"” is now "+strings.ToLower(postmortem.Label(postmortem.ActionStatuses, status))+".")
 }
 
 func (h *Handler) completeActionItem(w http.ResponseWriter, r *http.Request) {

@@ -58,6 +58,8 @@ type (
 		apiSections                 // with the body: in the full record only
 		ActionItems []apiActionItem `json:"action_items,omitempty"`
 		Archived    bool            `json:"archived"`
+		// Example: a seed loaded so a new instance is not empty.
+		Example bool `json:"example,omitempty"`
 		// RestrictedTo: the groups that alone may read it (proxy mode).
 		RestrictedTo []string `json:"restricted_to,omitempty"`
 		// Version counts its saves: PUT /api/postmortems/{slug} sends back
@@ -126,7 +128,7 @@ func toAPIPostmortem(p store.Postmortem, full bool) apiPostmortem {
 		SourceURL: p.SourceURL, Services: p.Services, Authors: p.Authors,
 		apiTimes: apiTimes{StartedAt: p.StartedAt, DetectedAt: p.DetectedAt, MitigatedAt: p.MitigatedAt,
 			ResolvedAt: p.ResolvedAt, TimeZone: p.TimeZone},
-		URL: "/postmortems/" + p.Slug, Archived: p.Archived(), RestrictedTo: p.RestrictedTo, Version: p.Version,
+		URL: "/postmortems/" + p.Slug, Archived: p.Archived(), Example: p.Example, RestrictedTo: p.RestrictedTo, Version: p.Version,
 		Patterns: []apiTag{}, Variants: []apiVariant{},
 	}
 	if out.Languages == nil {

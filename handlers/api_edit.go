@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"hindsight/store"
 )
@@ -31,16 +32,29 @@ func apiAuthorOf(r *http.Request, given string) string {
 
 // decodeJSONBody reads r's body as one JSON object into v, refusing fields
 // v does not have, and returns the names of the fields the body carries
-// (so that an absent field can be told from an empty one).
+// (so that an absent field can be told from an empty one). It is how the
+// API reads every JSON body: the body must be valid UTF-8 (the decoder
+// would keep invalid bytes as U+FFFD, saving text nobody sent) and hold
+// one value with nothing after it but white space (the decoder would stop
+// at its end, and save half of what was meant).
 func decodeJSONBody(r *http.Request, v any, what string) (map[string]bool, error) {
 	raw, err := io.ReadAll(r.Body)
 	if err != nil {
 		return nil, decodeErrorOf(err, what)
 	}
+	if !utf8.Valid(raw) {
+		return nil, fmt.Errorf("%w: the body must be a JSON object with %s, and it is not valid UTF-8 (at byte %d)",
+			errBadRequest, what, invalidUTF8At(raw))
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return nil, decodeErrorOf(err, what)
+	}
+	end := dec.InputOffset()
+	if rest := bytes.TrimLeft(raw[end:], " \t\r\n"); len(rest) > 0 {
+		return nil, fmt.Errorf("%w: the body must be one JSON object with %s, and more follows it (at byte %d)",
+			errBadRequest, what, int(end)+len(raw[end:])-len(rest))
 	}
 	var keys map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &keys); err != nil {
@@ -51,6 +65,18 @@ func decodeJSONBody(r *http.Request, v any, what string) (map[string]bool, error
 		has[k] = true
 	}
 	return has, nil
+}
+
+// invalidUTF8At is the offset of the first byte of b that is not valid UTF-8.
+func invalidUTF8At(b []byte) int {
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return i
+		}
+		i += size
+	}
+	return len(b)
 }
 
 // apiUpdatePostmortem is PUT /api/postmortems/{slug}: the whole postmortem

@@ -105,10 +105,8 @@ func (h *Handler) apiCreatePostmortem(w http.ResponseWriter, r *http.Request) {
 	switch name, isDoc := apiImportNames[mediaType]; {
 	case mediaType == "application/json" || mediaType == "":
 		var req apiCreateRequest
-		dec := json.NewDecoder(r.Body)
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&req); err != nil {
-			h.error(w, r, decodeError(err))
+		if _, err := decodeJSONBody(r, &req, "a postmortem's fields"); err != nil {
+			h.error(w, r, err)
 			return
 		}
 		v := req.values()

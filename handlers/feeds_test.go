@@ -263,3 +263,25 @@ func TestFeedsAnswerConditionalGets(t *testing.T) {
 		t.Error("the feed changed and kept its ETag")
 	}
 }
+
+// The feeds are linked where a reader sees them, not only in <head>: the
+// home page, the lists and a pattern's page.
+func TestFeedsLinkedFromPages(t *testing.T) {
+	t.Parallel()
+	h, _ := newApp(t)
+	for path, feed := range map[string]string{
+		"/":                     "/feed.atom",
+		"/postmortems":          "/feed.atom",
+		"/action-items":         "/action-items/feed.atom?overdue=1",
+		"/patterns/retry-storm": "/patterns/retry-storm/feed.atom",
+	} {
+		body := get(t, h, path).Body.String()
+		head, main, _ := strings.Cut(body, "<main")
+		if !strings.Contains(head, `<link rel="alternate" type="application/atom+xml"`) || !strings.Contains(head, `href="`+feed+`"`) {
+			t.Errorf("%s does not name %s in its head", path, feed)
+		}
+		if !strings.Contains(main, `<a href="`+feed+`"`) {
+			t.Errorf("%s shows no link to %s", path, feed)
+		}
+	}
+}

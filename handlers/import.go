@@ -297,9 +297,14 @@ func readUpload(w http.ResponseWriter, r *http.Request) (raw []byte, name, paste
 
 // parseUploadForm reads a multipart (or URL-encoded) form body.
 func parseUploadForm(r *http.Request) error {
-	err := r.ParseMultipartForm(1 << 20)
-	if errors.Is(err, http.ErrNotMultipart) {
-		err = r.ParseForm()
+	// ParseForm first: ParseMultipartForm calls it, and drops its error
+	// (a bad escape, a body cut short) when the body is not multipart, and
+	// a second ParseForm finds the form parsed.
+	err := r.ParseForm()
+	if err == nil {
+		if err = r.ParseMultipartForm(1 << 20); errors.Is(err, http.ErrNotMultipart) {
+			err = nil
+		}
 	}
 	if err == nil {
 		signAsUser(r)

@@ -364,6 +364,21 @@ func (h *Handler) unarchivePostmortem(w http.ResponseWriter, r *http.Request) {
 	h.setArchived(w, r, h.store.UnarchivePostmortem, "Restored: this postmortem appears in lists again.")
 }
 
+// archiveExamples archives every example postmortem at once (an admin's
+// form on the home page) and goes back there.
+func (h *Handler) archiveExamples(w http.ResponseWriter, r *http.Request) {
+	slugs, err := h.store.ArchiveExamples(r.Context())
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	msg := fmt.Sprintf("Archived the %d example postmortems: they no longer appear in lists, follow-ups or insights. Each stays reachable at its address.", len(slugs))
+	if len(slugs) == 0 {
+		msg = "There were no example postmortems left to archive."
+	}
+	redirectWithFlash(w, r, "/", msg)
+}
+
 // setArchived saves the page's ticks, then archives or restores the
 // postmortem with change and goes back to its page with msg.
 func (h *Handler) setArchived(w http.ResponseWriter, r *http.Request, change func(ctx context.Context, slug string) error, msg string) {
@@ -388,7 +403,9 @@ func (h *Handler) setArchived(w http.ResponseWriter, r *http.Request, change fun
 func (h *Handler) previewMarkdown(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 	if err := parseUploadForm(r); err != nil {
-		h.error(w, r, fmt.Errorf("read form: %v: %w", err, store.ErrInvalid))
+		// A preview has no form to show again: the request is bad (400),
+		// or too large (413).
+		h.error(w, r, fmt.Errorf("%w: the form cannot be read (%w)", errBadRequest, err))
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")

@@ -136,7 +136,7 @@ func TestRestorePointInTime(t *testing.T) {
 func TestRestoreRefuses(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	url := "file://" + filepath.Join(t.TempDir(), "empty")
+	url := "file://" + t.TempDir() // there, and empty
 	for _, name := range []string{"exists.db", "stray.db-wal"} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o600); err != nil {
 			t.Fatal(err)
@@ -157,6 +157,27 @@ func TestRestoreRefuses(t *testing.T) {
 	}
 	if _, err := os.Stat(fresh); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a restore from an empty replica left a file: %v", err)
+	}
+}
+
+// TestRestoreFromMissingReplica: a replica path that does not exist is a
+// mistake (a typo, a volume not mounted), not a replica with nothing in
+// it yet: restore says so, and RestoreIfMissing refuses to let the
+// server start empty.
+func TestRestoreFromMissingReplica(t *testing.T) {
+	t.Parallel()
+	missing := filepath.Join(t.TempDir(), "no-such-replica")
+	url := "file://" + missing
+	dest := filepath.Join(t.TempDir(), "app.db")
+	err := replica.Restore(t.Context(), url, dest, time.Time{})
+	if err == nil || errors.Is(err, replica.ErrNoBackup) || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("restore from a replica path that does not exist: %v, want an error saying so", err)
+	}
+	if from, err := replica.RestoreIfMissing(t.Context(), dest, []string{url}); err == nil || !strings.Contains(err.Error(), missing) {
+		t.Errorf("RestoreIfMissing from a replica path that does not exist: %q, %v; want an error naming it", from, err)
+	}
+	if _, err := os.Stat(dest); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a failed restore left a file: %v", err)
 	}
 }
 

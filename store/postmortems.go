@@ -76,6 +76,9 @@ type Postmortem struct {
 
 	Version    int
 	ArchivedAt string
+	// Example marks a public postmortem loaded so a new instance is not
+	// empty (the seeds): follow-ups and insights leave it out unless asked.
+	Example bool
 	// RestrictedTo names the groups that may read it; empty, anyone may.
 	// To everyone else it does not exist (see visibleSQL).
 	RestrictedTo []string
@@ -174,7 +177,7 @@ const postmortemColumns = `p.id, p.slug, p.title, p.organization, p.incident_dat
 	p.went_well, p.went_wrong, p.got_lucky, p.services, p.authors,
 	p.started_at, p.detected_at, p.mitigated_at, p.resolved_at, p.time_zone,
 	p.source_url, p.source_text, p.group_id, p.variant_kind, g.canonical_id = p.id,
-	p.version, p.archived_at, p.created_at, p.updated_at, p.restricted_to, p.source_restricted_to`
+	p.version, p.archived_at, p.created_at, p.updated_at, p.restricted_to, p.example, p.source_restricted_to`
 
 type scanner interface{ Scan(...any) error }
 
@@ -187,7 +190,7 @@ func scanPostmortem(row scanner) (Postmortem, error) {
 		&p.WentWell, &p.WentWrong, &p.GotLucky, &p.Services, &p.Authors,
 		&p.StartedAt, &p.DetectedAt, &p.MitigatedAt, &p.ResolvedAt, &p.TimeZone,
 		&p.SourceURL, &p.SourceText, &p.GroupID, &p.VariantKind, &p.Canonical,
-		&p.Version, &p.ArchivedAt, &created, &updated, &restricted, &sourceRestricted)
+		&p.Version, &p.ArchivedAt, &created, &updated, &restricted, &p.Example, &sourceRestricted)
 	p.CreatedAt, p.UpdatedAt = parseTime(created), parseTime(updated)
 	p.RestrictedTo = decodeRestriction(restricted)
 	p.SourceRestrictedTo = decodeRestriction(sourceRestricted)
@@ -706,15 +709,15 @@ func (s *Store) createPostmortem(ctx context.Context, tx *writeTx, p *Postmortem
 			duration_minutes, severity, language, summary, body,
 			impact, trigger_text, contributing, detection, resolution, timeline, went_well, went_wrong, got_lucky,
 			services, authors, started_at, detected_at, mitigated_at, resolved_at, time_zone,
-			source_url, source_text, source_hash, group_id, variant_kind, version, archived_at, created_at, updated_at, restricted_to,
+			source_url, source_text, source_hash, group_id, variant_kind, version, archived_at, created_at, updated_at, restricted_to, example,
 			source_restricted_to)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?)`,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?)`,
 		p.Slug, p.Title, p.Organization, p.IncidentDate, p.PublishedDate,
 		duration, p.Severity, p.Language, p.Summary, p.Body,
 		p.Impact, p.Trigger, p.Contributing, p.Detection, p.Resolution, p.Timeline, p.WentWell, p.WentWrong, p.GotLucky,
 		p.Services, p.Authors, p.StartedAt, p.DetectedAt, p.MitigatedAt, p.ResolvedAt, p.TimeZone,
 		p.SourceURL, p.SourceText, sourceHash, p.GroupID, p.VariantKind, p.ArchivedAt, formatTime(now), formatTime(now),
-		encodeRestriction(p.RestrictedTo), encodeRestriction(p.RestrictedTo))
+		encodeRestriction(p.RestrictedTo), p.Example, encodeRestriction(p.RestrictedTo))
 	if err != nil {
 		return err
 	}

@@ -10,9 +10,9 @@ import (
 )
 
 // searchIndexVersion names the definition of what the index holds (columns,
-// normalisation, pattern tokens). Change it with any such change: Open then
+// normalisation, pattern and synonym tokens). Change it with any such change: Open then
 // rebuilds the index.
-const searchIndexVersion = "3+open-and-all"
+const searchIndexVersion = "3+synonym-words+open-and-all"
 
 // bm25Weights rank title and summary matches above body matches, in the
 // index's column order: title, summary, body, extra, patterns.
@@ -68,9 +68,6 @@ const patternCardRefs = 5
 // their snippet, not their Markdown or source. Callers must not modify the
 // result: it is shared.
 func (s *Store) Search(ctx context.Context, p SearchParams) (SearchResult, error) {
-	if err := s.flushSearchIndex(ctx); err != nil {
-		return SearchResult{}, err
-	}
 	syn, err := s.searchSynonyms(ctx)
 	if err != nil {
 		return SearchResult{}, err

@@ -15,8 +15,11 @@ import (
 	"hindsight/search"
 )
 
-// flushSearchIndex reindexes postmortems written outside s.inTx (whose
-// commit does it), so a search never reads a stale index.
+// flushSearchIndex reindexes the postmortems written outside s.inTx (by a
+// migration, or by another program behind the store's back). Open runs it;
+// every commit of the store indexes what it and any earlier writer marked
+// (indexStale). A search only reads: it never starts a write, which would
+// wait behind any other writer.
 func (s *Store) flushSearchIndex(ctx context.Context) error {
 	var stale bool
 	if err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM search_stale)`).Scan(&stale); err != nil {
@@ -202,10 +205,10 @@ func (d indexDoc) row() indexRow {
 		suggested = append(suggested, SuggestedTag{PatternSlug: slug})
 	}
 	return indexRow{
-		title:    search.IndexText(d.title, d.lang),
-		summary:  search.IndexText(d.summary, d.lang),
-		body:     withSuggestedTokens(search.IndexText(d.body, d.lang), suggested),
-		extra:    search.IndexText(d.extra, d.lang),
+		title:    search.IndexColumn(d.title, d.lang),
+		summary:  search.IndexColumn(d.summary, d.lang),
+		body:     withSuggestedTokens(search.IndexColumn(d.body, d.lang), suggested),
+		extra:    search.IndexColumn(d.extra, d.lang),
 		patterns: strings.Join(tokens, " "),
 	}
 }

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"cmp"
+	"context"
 	"database/sql"
 	"fmt"
 	"math/rand/v2"
@@ -9,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"hindsight/postmortem"
 	"hindsight/search"
@@ -365,7 +367,8 @@ func TestSearchIndexFollowsWrites(t *testing.T) {
 	})
 
 	// Another connection writes behind the store's back, as a migration or
-	// a script could: the triggers mark the rows, the next search indexes them.
+	// a script could: the triggers mark the rows, the store's next start
+	// (or its next commit) indexes them; a search does not write.
 	db, err := sql.Open("sqlite", path)
 	if err != nil {
 		t.Fatal(err)
@@ -376,7 +379,12 @@ func TestSearchIndexFollowsWrites(t *testing.T) {
 		if _, err := db.ExecContext(t.Context(), query, args...); err != nil {
 			t.Fatal(err)
 		}
+		st.Close()
+		if st, err = store.Open(t.Context(), path); err != nil {
+			t.Fatal(err)
+		}
 	}
+	defer func() { st.Close() }()
 	t.Run("Update", func(t *testing.T) {
 		exec(`UPDATE postmortems SET title = 'Platypus certificate' WHERE slug = ?`, cert)
 		if !found("platypus", cert) {
@@ -940,5 +948,46 @@ func TestSearchFacetsCountWhatTheyFind(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestSearchNeverWrites: a search reads. With rows marked for reindexing
+// by another program and that program still holding the write lock, a
+// search answers at once from the index as it is and leaves the marks for
+// the next commit or start to index.
+func TestSearchNeverWrites(t *testing.T) {
+	t.Parallel()
+	st, path := newSearchStore(t)
+	db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(t.Context(), `UPDATE postmortems SET title = 'Platypus certificate' WHERE slug = ?`, cert); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := db.Conn(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(t.Context(), `BEGIN IMMEDIATE`); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.ExecContext(t.Context(), `ROLLBACK`)
+
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
+	defer cancel()
+	for _, raw := range []string{"platypus", "retry storm"} {
+		if _, err := st.Search(ctx, store.SearchParams{Query: search.Parse(raw)}); err != nil {
+			t.Fatalf("Search(%q) with another program holding the write lock: %v", raw, err)
+		}
+	}
+	var marked int
+	if err := conn.QueryRowContext(t.Context(), `SELECT count(*) FROM search_stale`).Scan(&marked); err != nil {
+		t.Fatal(err)
+	}
+	if marked == 0 {
+		t.Error("the search indexed the marked rows: it wrote")
 	}
 }
