@@ -59,6 +59,18 @@ func TestOutsiderCannotActOnRestricted(t *testing.T) {
 			t.Errorf("POST %s as an outsider: %d, want 404 as for an unknown postmortem (%d)", tt.path, rec.Code, missing.Code)
 		}
 	}
+	// The API's writes, likewise.
+	for _, tt := range []struct{ method, path, body string }{
+		{"PUT", "", `{"title": "x", "version": 1}`},
+		{"POST", "/action-items", `{"title": "x", "type": "prevent"}`},
+		{"PUT", "/action-items/1", `{"title": "x", "type": "prevent", "version": 1}`},
+	} {
+		missing := sendJSON(t, h, outsider, tt.method, "/api/postmortems/no-such-postmortem"+tt.path, tt.body)
+		rec := sendJSON(t, h, outsider, tt.method, "/api/postmortems/"+slug+tt.path, tt.body)
+		if rec.Code != http.StatusNotFound || rec.Code != missing.Code {
+			t.Errorf("%s /api/postmortems/{slug}%s as an outsider: %d, want 404 as for an unknown postmortem (%d)", tt.method, tt.path, rec.Code, missing.Code)
+		}
+	}
 	if got := as(t, h, admin, "GET", "/api/audit", nil).Body.String(); got != auditBefore {
 		t.Errorf("the outsider's writes were audited:\n%s", diffLines(auditBefore, got))
 	}

@@ -3,6 +3,7 @@ package handlers_test
 import (
 	"hindsight/postmortem"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -14,7 +15,7 @@ import (
 // secret), redacted while restricted, then opened to everyone. No route
 // shows anyone outside its group the secret: the page, its Markdown and
 // source, the API, lists, feeds, search, the review queue, pattern pages,
-// history and the audit trail. The evidence is re-derived from the opened
+// history and the audit trail (which named it by its secret title). The evidence is re-derived from the opened
 // text, and the source and comments stay with the group they came with:
 // its members still read them.
 func TestRedactionSticks(t *testing.T) {
@@ -28,7 +29,7 @@ func TestRedactionSticks(t *testing.T) {
 	redactedBody := strings.ReplaceAll(strings.ReplaceAll(body, "Initech payment gateway", "payment gateway"), "Initech mobile", "Mobile")
 	sam := person{"sam", "security, sre"}
 	ctx := store.WithReaderGroups(t.Context(), []string{"security", "sre"})
-	p := store.Postmortem{Content: postmortem.Content{Title: "Gateway certificate outage", Organization: "Example Corp", IncidentDate: "2024-03-01", Summary: summary, Body: body}, SourceText: "# Gateway certificate outage\n\n" + body + "\n\nComment: Initech again?\n",
+	p := store.Postmortem{Slug: "gateway-certificate-outage", Content: postmortem.Content{Title: "Initech gateway certificate outage", Organization: "Example Corp", IncidentDate: "2024-03-01", Summary: summary, Body: body}, SourceText: "# Gateway certificate outage\n\n" + body + "\n\nComment: Initech again?\n",
 		Comments: []store.Comment{{Author: "reader", Text: "Initech again? Their certificates keep expiring."}}, RestrictedTo: []string{"security"}}
 	if err := st.ImportPostmortem(ctx, &p); err != nil {
 		t.Fatal(err)
@@ -44,6 +45,12 @@ func TestRedactionSticks(t *testing.T) {
 	if !evidenced {
 		t.Fatalf("no suggestion quotes the secret: %+v", got.Suggested)
 	}
+	// A member dismisses a suggestion while it is restricted: the audit
+	// trail and the rejected suggestions name it by its secret title.
+	if rec := as(t, h, sam, "POST", "/postmortems/"+p.Slug+"/suggestions/"+got.Suggested[len(got.Suggested)-1].PatternSlug+"/dismiss",
+		url.Values{}, "Sec-Fetch-Site", "same-origin"); rec.Code != http.StatusSeeOther {
+		t.Fatalf("dismiss: %d", rec.Code)
+	}
 	// Redact while restricted, then open.
 	put := func(change func(m map[string]any)) {
 		t.Helper()
@@ -54,16 +61,16 @@ func TestRedactionSticks(t *testing.T) {
 		}
 	}
 	put(func(m map[string]any) {
-		m["body"], m["summary"] = redactedBody, strings.ReplaceAll(summary, "Initech ", "")
+		m["title"], m["body"], m["summary"] = "Gateway certificate outage", redactedBody, strings.ReplaceAll(summary, "Initech ", "")
 	})
 	put(func(m map[string]any) { m["restricted_to"] = []string{} })
 
 	pm := "/postmortems/" + p.Slug
-	pattern := got.Suggested[0].PatternSlug
+	pattern := got.Suggested[len(got.Suggested)-1].PatternSlug // the dismissed one: its page lists rejections
 	routes := []string{pm, pm + ".md", pm + "/source", pm + "/history", pm + "/compare", pm + "/edit", "/api/postmortems/" + p.Slug,
 		"/", "/postmortems", "/api/postmortems", "/review", "/api/search?q=certificate", "/search?q=certificate",
 		"/search?q=gateway+certificate", "/feed.atom", "/patterns/" + pattern, "/api/patterns/" + pattern, "/patterns/" + pattern + "/feed.atom",
-		"/insights", "/api/insights", "/audit", "/api/audit", "/action-items"}
+		"/insights", "/api/insights", "/audit", "/api/audit", "/audit?kind=tags.dismiss", "/action-items"}
 	for _, who := range []person{{"otto", "sre"}, {"vera", "staff"}, admin} {
 		for _, path := range routes {
 			rec := as(t, h, who, "GET", path, nil)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strings"
 
 	"hindsight/search"
 )
@@ -95,33 +94,39 @@ func loadTablePatterns(ctx context.Context, tx *sql.Tx) ([]search.TablePattern, 
 // f, ranked by bm25 (see search.Ranked). Only the match and bm25 run in
 // SQLite; its rows come in id order, as the table's.
 func (s *Store) rankedHits(ctx context.Context, t *search.Table, f *search.Filter, expr string) ([]search.Hit, error) {
-	ranked := func(table string) string { return "rowid, bm25(" + table + ", " + bm25Weights + ")" }
-	query, args := matchSQL(ctx, ranked, "")+` ORDER BY 1`, []any{expr}
+	table, err := s.readerIndex(ctx)
+	if err != nil {
+		return nil, err
+	}
+	query, args := `SELECT rowid, bm25(`+table+`, `+bm25Weights+`)
+		FROM `+table+` WHERE `+table+` MATCH ? ORDER BY rowid`, []any{expr}
 	if mask := t.Mask(f); mask != nil {
 		// bm25 is nine tenths of the match's cost: computed only for the
 		// rows that pass the filters, "rollback pattern:bad-deploy" takes a
 		// fifth of the time at 100,000 postmortems.
-		query, args = matchSQL(ctx, ranked, ` AND substr(?2, rowid, 1) = x'01'`)+` ORDER BY 1`, []any{expr, mask}
+		query, args = `SELECT rowid, bm25(`+table+`, `+bm25Weights+`)
+			FROM `+table+` WHERE `+table+` MATCH ? AND substr(?, rowid, 1) = x'01' ORDER BY rowid`, []any{expr, mask}
 	}
 	c := t.Ranked(f)
-	err := s.eachRanked(ctx, query, args, c.Add)
+	err = s.eachRanked(ctx, query, args, c.Add)
 	return c.Hits(), err
 }
 
-// matchSQL selects columns(table) from the rows of the full-text tables
-// ctx's reader may match (?1 is the match expression; more is added to
-// each table's condition): the open postmortems' table, and for a reader
-// in groups the restricted ones' too. Each ranks its own rows by its own
-// statistics, so an outsider's scores come only from postmortems everyone
-// may read. Callers order the rows.
-func matchSQL(ctx context.Context, columns func(table string) string, more string) string {
-	tables := indexTables[:1]
-	if everyGroup(ctx) || len(readerGroups(ctx)) > 0 {
-		tables = indexTables
+// readerIndex is the full-text table ctx's reader's matches run on and are
+// ranked by: search_index (postmortems open to everyone) for a reader who
+// may read no restricted postmortem, so that their scores come only from
+// what everyone may read; search_index_all for one who may read some, so
+// that their open and restricted hits are ranked alike (by statistics of
+// every postmortem, other groups' restricted ones too).
+func (s *Store) readerIndex(ctx context.Context) (string, error) {
+	if len(readerGroups(ctx)) == 0 && !everyGroup(ctx) {
+		return "search_index", nil
 	}
-	arms := make([]string, len(tables))
-	for i, table := range tables {
-		arms[i] = "SELECT " + columns(table) + " FROM " + table + " WHERE " + table + " MATCH ?1" + more
+	var some bool
+	err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM postmortems p INDEXED BY postmortems_restricted_groups
+		WHERE p.restricted_to != '' AND `+visibleSQL(ctx, "p")+`)`).Scan(&some)
+	if err != nil || !some {
+		return "search_index", err
 	}
-	return strings.Join(arms, " UNION ALL ")
+	return "search_index_all", nil
 }

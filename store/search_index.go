@@ -117,7 +117,7 @@ type indexDoc struct {
 	lang, title, summary, body, extra string
 	patterns                          []string
 	suggested                         []string // patterns the classifier suggested, unreviewed
-	restricted                        bool     // indexed apart (indexTables)
+	restricted                        bool     // indexed in search_index_all alone
 }
 
 func loadIndexDocs(ctx context.Context, tx *writeTx, where string, args ...any) ([]indexDoc, error) {
@@ -231,26 +231,22 @@ func writeIndexDocs(ctx context.Context, tx *writeTx, docs []indexDoc) error {
 	return nil
 }
 
-// indexTables are the full-text tables: the postmortems everyone may
-// read, and the restricted ones apart (migration 0206), so that the
-// first's ranking statistics come only from what everyone may read.
-var indexTables = []string{"search_index", "search_index_restricted"}
+// indexTables are the full-text tables: the postmortems open to everyone,
+// and every postmortem (migrations 0206, 0208), so that the first's ranking
+// statistics come only from what everyone may read.
+var indexTables = []string{"search_index", "search_index_all"}
 
-// indexTable is the table a postmortem is indexed in.
-func indexTable(restricted bool) string {
-	if restricted {
-		return "search_index_restricted"
-	}
-	return "search_index"
-}
-
-// insertIndexRow indexes postmortem id, which must not be in the index, in
-// the table for a restricted postmortem or an open one.
+// insertIndexRow indexes postmortem id, which must not be in the index:
+// in both tables, or, restricted, in search_index_all alone.
 func insertIndexRow(ctx context.Context, tx *writeTx, id int64, r indexRow, restricted bool) error {
-	table := indexTable(restricted)
-	if _, err := tx.ExecContext(ctx, `INSERT INTO `+table+` (rowid, title, summary, body, extra, patterns)
-		VALUES (?, ?, ?, ?, ?, ?)`, id, r.title, r.summary, r.body, r.extra, r.patterns); err != nil {
-		return fmt.Errorf("index postmortem %d: %w", id, err)
+	for _, table := range indexTables {
+		if restricted && table == "search_index" {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO `+table+` (rowid, title, summary, body, extra, patterns)
+			VALUES (?, ?, ?, ?, ?, ?)`, id, r.title, r.summary, r.body, r.extra, r.patterns); err != nil {
+			return fmt.Errorf("index postmortem %d: %w", id, err)
+		}
 	}
 	return nil
 }

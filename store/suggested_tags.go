@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -126,8 +127,19 @@ func opens(before, after []string) bool {
 	return false
 }
 
+// jsonKeys is m's keys as a JSON array, for json_each.
+func jsonKeys[V any](m map[string]V) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	b, _ := json.Marshal(keys)
+	return string(b)
+}
+
 // rederiveEvidence gives what was derived from the text of postmortem p
-// (read inside tx, as it is now) afresh from that text: the reasons,
+// (read inside tx, as it is now) afresh from that text: its unreviewed
+// suggestions (those the text no longer supports go), the reasons,
 // evidence sentences and phrases of its suggestions, reviewed or not, and
 // of its dismissed ones (with its title now), and the evidence of its tags
 // where the text no longer holds it. A change that opens a postmortem
@@ -141,6 +153,12 @@ func rederiveEvidence(ctx context.Context, tx *writeTx, c *classify.Classifier, 
 		for _, sg := range c.Suggest(doc) {
 			found[sg.Slug] = suggestedTag(sg)
 		}
+	}
+	// An unreviewed suggestion the opened text no longer supports goes: it
+	// was derived from text its new readers may not read.
+	if _, err := tx.ExecContext(ctx, `DELETE FROM suggested_tags WHERE postmortem_id = ? AND status = 'suggested'
+		AND pattern_slug NOT IN (SELECT value FROM json_each(?))`, p.ID, jsonKeys(found)); err != nil {
+		return err
 	}
 	patterns, err := queryColumn[string](ctx, tx, `SELECT pattern_slug FROM suggested_tags WHERE postmortem_id = ?`, p.ID)
 	if err != nil {
