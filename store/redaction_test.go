@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"hindsight/postmortem"
 	"strings"
 	"testing"
 
@@ -18,7 +19,7 @@ func TestOpeningDerivesSuggestionsFromTheOpenedText(t *testing.T) {
 	secret := "At 00:00 UTC the TLS certificate of the Initech API gateway expired. Clients failed the TLS handshake and every request " +
 		"was refused with a certificate error. We renewed the certificate at 02:00 and service was restored. "
 	kept := "Mobile clients kept retrying without backoff, and the retry storm overloaded the gateway even after the fix."
-	p := store.Postmortem{Title: "Gateway outage", Summary: "The gateway failed.", Body: secret + kept, SourceText: secret + kept,
+	p := store.Postmortem{Content: postmortem.Content{Title: "Gateway outage", Summary: "The gateway failed.", Body: secret + kept}, SourceText: secret + kept,
 		RestrictedTo: []string{"security"}}
 	if err := st.ImportPostmortem(member, &p); err != nil {
 		t.Fatal(err)
