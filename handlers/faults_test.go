@@ -102,8 +102,7 @@ func faultForm(title string) (form map[string][]string, text string) {
 }
 
 // checkRefused checks a refused save of the create form: status, the
-// message, the writer's text shown back, nothing written (the count of
-// postmortems, the audit trail and search stay as they were).
+// message, and the form shown again with the writer's text, to save again.
 func checkRefused(t *testing.T, rec *httptest.ResponseRecorder, status int, text string, msgs ...string) {
 	t.Helper()
 	if rec.Code != status {
@@ -111,7 +110,7 @@ func checkRefused(t *testing.T, rec *httptest.ResponseRecorder, status int, text
 	}
 	body := rec.Body.String()
 	mustContain(t, body, msgs...)
-	mustContain(t, body, template.HTMLEscapeString(text))
+	mustContain(t, body, template.HTMLEscapeString(text), `method="post" action="/postmortems"`)
 }
 
 // written is what a save changes: the postmortems counted, the audit
@@ -238,11 +237,16 @@ func TestDatabaseBusy(t *testing.T) {
 	if got, err := strconv.Atoi(rec.Header().Get("Retry-After")); err != nil || got < 1 {
 		t.Errorf("Retry-After = %q, want a number of seconds", rec.Header().Get("Retry-After"))
 	}
+	const edit = "/postmortems/facebook-2010-09-23-outage/edit"
+	if rec := postForm(t, h, edit, with(form, "version", "1")); rec.Code != http.StatusServiceUnavailable ||
+		!strings.Contains(rec.Body.String(), `action="`+edit+`"`) || !strings.Contains(rec.Body.String(), template.HTMLEscapeString(text)) {
+		t.Errorf("an edit's save: %d, want 503 with the edit form and the text kept", rec.Code)
+	}
 	if rec := get(t, h, "/postmortems/facebook-2010-09-23-outage"); rec.Code != 200 {
 		t.Errorf("a read with the write lock held elsewhere: %d, want 200", rec.Code)
 	}
-	if got := value(scrape(t, h), "hindsight_write_errors_total", "reason", "busy"); got != 1 {
-		t.Errorf(`hindsight_write_errors_total{reason="busy"} = %v, want 1`, got)
+	if got := value(scrape(t, h), "hindsight_write_errors_total", "reason", "busy"); got != 2 {
+		t.Errorf(`hindsight_write_errors_total{reason="busy"} = %v, want 2`, got)
 	}
 	if code, body := readyz(t, h); code != http.StatusServiceUnavailable || !strings.Contains(body, "busy") {
 		t.Errorf("/readyz with writes failing: %d %q, want 503 naming busy", code, body)

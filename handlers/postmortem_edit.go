@@ -41,8 +41,11 @@ type postmortemFormPage struct {
 	VariantKinds   []option
 	VariantChoices []store.Variant
 
-	Preview     *previewView
-	Conflict    *conflictView
+	Preview  *previewView
+	Conflict *conflictView
+	// Fault says why the storage refused the save (h.faultAnswer): the
+	// form is shown again with everything as sent.
+	Fault       string
 	Suggestions *suggestionsView
 	// Focus is where a step posted without JavaScript brings the writer
 	// back to, rather than the top of the form: "rows" (the timeline row
@@ -173,7 +176,7 @@ func (h *Handler) createPostmortem(w http.ResponseWriter, r *http.Request) {
 	p.SetFields(f.fields())
 	created, err := h.store.CreatePostmortemOnce(r.Context(), &p, resentWithin)
 	if err != nil {
-		h.error(w, r, err)
+		h.saveFailed(w, r, page, err)
 		return
 	}
 	msg := "Postmortem created."
@@ -219,6 +222,21 @@ func afterSave(f postmortemForm, slug string) string {
 		return "/postmortems/" + slug + "/edit"
 	}
 	return "/postmortems/" + slug
+}
+
+// saveFailed answers a save that the store refused. A storage fault (a
+// full disk, a lock held elsewhere) shows the form again, every value as
+// sent, under the status and message that h.error gives it; anything else
+// goes to h.error.
+func (h *Handler) saveFailed(w http.ResponseWriter, r *http.Request, page postmortemFormPage, err error) {
+	var fault *store.FaultError
+	if !errors.As(err, &fault) {
+		h.error(w, r, err)
+		return
+	}
+	status, msg := h.faultAnswer(w, r, fault, true)
+	page.Fault, page.Title = msg, "Not saved: "+page.Title
+	h.render(w, r, status, "postmortem-form", page)
 }
 
 // renderInvalid shows a form that fails validation (422), every value as
@@ -308,7 +326,7 @@ func (h *Handler) updatePostmortem(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err != nil {
-		h.error(w, r, err)
+		h.saveFailed(w, r, page, err)
 		return
 	}
 	msg := fmt.Sprintf("Saved as version %d.", saved.Version)
