@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"hindsight/classify"
+	"hindsight/markdown"
 	"hindsight/postmortem"
 )
 
@@ -89,7 +90,7 @@ func suggestTags(c *classify.Classifier, p *Postmortem) {
 	for _, sg := range classify.Shown(c.Suggest(doc)) {
 		t := SuggestedTag{PatternSlug: sg.Slug, Role: sg.Role, Confidence: sg.Confidence, Reason: sg.Reason}
 		if len(sg.Evidence) > 0 {
-			t.Evidence = sg.Evidence[0].Sentence
+			t.Evidence = markdown.Text(sg.Evidence[0].Sentence) // as a reader sees it
 		}
 		for _, e := range sg.Evidence {
 			t.Phrases = append(t.Phrases, e.Phrases...)
