@@ -31,6 +31,10 @@ type suggestionView struct {
 	Reason                      string
 	Evidence                    [][]textPart
 	Accepted                    bool
+	// AcceptedAs is the role it was accepted in (the writer may choose
+	// another than the suggested one); OtherRoles are those they may.
+	AcceptedAs string
+	OtherRoles []option
 }
 
 // textPart is a piece of an evidence sentence; Mark pieces are the matched
@@ -107,7 +111,15 @@ func (h *Handler) suggestInForm(r *http.Request, page *postmortemFormPage, rej s
 			continue
 		}
 		sv := suggestionView{Slug: s.Slug, Name: h.patternNames[s.Slug], Role: s.Role, RoleLabel: postmortem.RoleLabel(s.Role),
-			Percent: int(s.Confidence*100 + 0.5), Reason: s.Reason, Accepted: f.HasTag(s.Slug, s.Role)}
+			Percent: int(s.Confidence*100 + 0.5), Reason: s.Reason}
+		for _, role := range postmortem.RoleChoices {
+			switch {
+			case f.HasTag(s.Slug, role.Value):
+				sv.Accepted, sv.AcceptedAs = true, role.Label
+			case role.Value != s.Role:
+				sv.OtherRoles = append(sv.OtherRoles, role)
+			}
+		}
 		for _, e := range s.Evidence {
 			sv.Evidence = append(sv.Evidence, highlight(readerEvidence(e)))
 		}
