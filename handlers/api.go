@@ -36,6 +36,15 @@ type (
 		// ChecklistItem is the checklist item it was made from.
 		ChecklistItem int64 `json:"checklist_item,omitempty"`
 	}
+	// apiPendingSuggestion is a pattern the classifier suggested that
+	// nobody has confirmed or dismissed yet, with the sentence (as a
+	// reader sees it) that supports it.
+	apiPendingSuggestion struct {
+		Slug       string  `json:"slug"`
+		Role       string  `json:"role"`
+		Confidence float64 `json:"confidence"`
+		Evidence   string  `json:"evidence,omitempty"`
+	}
 	apiPostmortem struct {
 		Slug            string       `json:"slug"`
 		Title           string       `json:"title"`
@@ -58,7 +67,11 @@ type (
 		Body                string          `json:"body,omitempty"`
 		postmortem.Sections                 // with the body: in the full record only
 		ActionItems         []apiActionItem `json:"action_items,omitempty"`
-		Archived            bool            `json:"archived"`
+		// Suggestions: in the full record, the suggestions its page offers
+		// for review.
+		// (A pointer: the record lists none as [], a list item leaves it out.)
+		Suggestions *[]apiPendingSuggestion `json:"suggestions,omitempty"`
+		Archived    bool                    `json:"archived"`
 		// Example: a seed loaded so a new instance is not empty.
 		Example bool `json:"example,omitempty"`
 		// RestrictedTo: the groups that alone may read it (proxy mode).
@@ -122,6 +135,14 @@ func toAPIPostmortem(p store.Postmortem, full bool) apiPostmortem {
 		for _, a := range p.ActionItems {
 			out.ActionItems = append(out.ActionItems, toAPIActionItem(a))
 		}
+		pending := []apiPendingSuggestion{}
+		for _, s := range p.Suggested {
+			if s.Status == "" || s.Status == postmortem.SuggestionPending {
+				pending = append(pending, apiPendingSuggestion{Slug: s.PatternSlug, Role: s.Role,
+					Confidence: s.Confidence, Evidence: s.Evidence})
+			}
+		}
+		out.Suggestions = &pending
 	}
 	return out
 }

@@ -272,7 +272,8 @@ func dateErrors(bad badParams) []string {
 // every incident, from the insights of every incident, counted once per
 // generation of the data.
 func (h *Handler) organizationOptions(ctx context.Context) (store.FilterOptions, error) {
-	all, err := h.store.Insights(ctx, store.InsightFilter{})
+	// Every organization, the examples' too: a filter may ask for them.
+	all, err := h.store.Insights(ctx, store.InsightFilter{Examples: true})
 	return store.FilterOptions{Organizations: all.Organizations}, err
 }
 

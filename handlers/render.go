@@ -131,6 +131,7 @@ func pageFuncs(a *assets) template.FuncMap {
 		"choices":     func(f field, opts []option) selectField { return selectField{field: f, Options: opts} },
 		"dateTime":    func(t time.Time) string { return t.UTC().Format("2 January 2006, 15:04 UTC") },
 		"rfc3339":     func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+		"dateTimeIn":  dateTimeIn,
 		"percent":     func(x float64) int { return int(x*100 + 0.5) },
 		"reviewList":  newReviewList,
 		"reviewBack":  reviewBack,
@@ -217,6 +218,17 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, pag
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
 	w.Write(body)
+}
+
+// dateTimeIn shows t in the IANA time zone tz (an incident's, where its
+// team is), in UTC when tz is empty or unknown.
+func dateTimeIn(t time.Time, tz string) string {
+	if tz != "" {
+		if loc, err := time.LoadLocation(tz); err == nil {
+			return t.In(loc).Format("2 January 2006, 15:04 MST")
+		}
+	}
+	return t.UTC().Format("2 January 2006, 15:04 UTC")
 }
 
 // signedInMark is where the layout's header names who is signed in: pages

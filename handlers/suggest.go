@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"hindsight/classify"
+	"hindsight/markdown"
 	"hindsight/store"
 )
 
@@ -115,7 +116,7 @@ func (h *Handler) apiSuggest(w http.ResponseWriter, r *http.Request) {
 			Confidence: round2(s.Confidence), Reason: s.Reason, Role: s.Role,
 			Evidence: []string{}, Phrases: []string{}}
 		for _, e := range s.Evidence {
-			p.Evidence = append(p.Evidence, e.Sentence)
+			p.Evidence = append(p.Evidence, markdown.Text(e.Sentence))
 			for _, ph := range e.Phrases {
 				if !containsFold(p.Phrases, ph) {
 					p.Phrases = append(p.Phrases, ph)

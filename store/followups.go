@@ -459,8 +459,9 @@ func (s *Store) attachPostmortemRefs(ctx context.Context, es []ActionItemEntry) 
 }
 
 // CountActionItems counts the unfinished (open or in-progress) action
-// items of live postmortems, and the overdue ones among them, at now.
+// items of live postmortems, the examples' included (the metrics count
+// every live postmortem), and the overdue ones among them, at now.
 func (s *Store) CountActionItems(ctx context.Context, now time.Time) (ActionItemTotals, error) {
-	_, t, err := s.ListActionItems(ctx, ActionItemFilter{Status: StatusUnfinished, Limit: -1}, now)
+	_, t, err := s.ListActionItems(ctx, ActionItemFilter{Status: StatusUnfinished, Examples: true, Limit: -1}, now)
 	return t, err
 }

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"hindsight/classify"
+	"hindsight/markdown"
 	"hindsight/postmortem"
 )
 
@@ -101,7 +102,7 @@ func classifyDocument(p *Postmortem) classify.Document {
 func suggestedTag(sg classify.Suggestion) SuggestedTag {
 	t := SuggestedTag{PatternSlug: sg.Slug, Role: sg.Role, Confidence: sg.Confidence, Reason: sg.Reason}
 	if len(sg.Evidence) > 0 {
-		t.Evidence = sg.Evidence[0].Sentence
+		t.Evidence = markdown.Text(sg.Evidence[0].Sentence) // as a reader sees it
 	}
 	for _, e := range sg.Evidence {
 		t.Phrases = append(t.Phrases, e.Phrases...)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -45,5 +46,31 @@ func TestExamplesArchiveCommand(t *testing.T) {
 	}
 	if err := run(t.Context(), []string{"examples", "archive", "-db", filepath.Join(t.TempDir(), "missing.db")}, noEnv, &out, &errs); err == nil {
 		t.Error("examples archive on a missing database: no error")
+	}
+}
+
+// -signout-url takes a path or an absolute http(s) URL; -seeds and
+// HINDSIGHT_SEEDS take true or false.
+func TestParseSignOutAndSeeds(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		env  map[string]string
+		ok   bool
+	}{
+		{[]string{"-signout-url", "/oauth2/sign_out?rd=/"}, nil, true},
+		{[]string{"-signout-url", "https://sso.example.com/logout"}, nil, true},
+		{[]string{"-signout-url", "javascript:alert(1)"}, nil, false},
+		{[]string{"-signout-url", "sign_out"}, nil, false},
+		{[]string{"-seeds=false"}, nil, true},
+		{nil, map[string]string{"HINDSIGHT_SEEDS": "nope"}, false},
+	} {
+		getenv := func(k string) string { return tt.env[k] }
+		c, err := parseConfig(tt.args, getenv, io.Discard)
+		if (err == nil) != tt.ok {
+			t.Errorf("%v %v: err %v, want ok=%v", tt.args, tt.env, err, tt.ok)
+		}
+		if err == nil && len(tt.args) > 0 && tt.args[0] == "-seeds=false" && c.seeds {
+			t.Error("-seeds=false left seeds on")
+		}
 	}
 }
