@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"fmt"
+	"hindsight/postmortem"
 	"net/url"
 	"testing"
 
@@ -13,9 +14,7 @@ import (
 func TestTickTimeInTheIncidentsTimeZone(t *testing.T) {
 	t.Parallel()
 	h, st := newApp(t)
-	p := store.Postmortem{Title: "Pool ran dry in Tokyo", Organization: "Us", IncidentDate: "2026-03-01", Summary: "The pool ran dry.",
-		StartedAt: "2026-03-01T10:00:00+09:00", TimeZone: "Asia/Tokyo",
-		Tags: []store.Tag{{PatternSlug: "connection-exhaustion", Role: "trigger"}}}
+	p := store.Postmortem{Content: postmortem.Content{Title: "Pool ran dry in Tokyo", Organization: "Us", IncidentDate: "2026-03-01", Summary: "The pool ran dry.", Tags: []store.Tag{{PatternSlug: "connection-exhaustion", Role: "trigger"}}, Times: postmortem.Times{StartedAt: "2026-03-01T10:00:00+09:00", TimeZone: "Asia/Tokyo"}}}
 	if err := st.CreatePostmortem(t.Context(), &p); err != nil {
 		t.Fatal(err)
 	}

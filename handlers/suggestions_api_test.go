@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"encoding/json"
+	"hindsight/postmortem"
 	"net/url"
 	"strings"
 	"testing"
@@ -15,8 +16,7 @@ import (
 func TestAPIPostmortemListsPendingSuggestions(t *testing.T) {
 	t.Parallel()
 	h, st := newApp(t)
-	p := store.Postmortem{Title: "Tuesday outage", Organization: "Us", Summary: "Logins failed.",
-		Body: "Every worker held its connection open, so **the connection pool was exhausted** within a minute and [the API](https://example.com/api) timed out."}
+	p := store.Postmortem{Content: postmortem.Content{Title: "Tuesday outage", Organization: "Us", Summary: "Logins failed.", Body: "Every worker held its connection open, so **the connection pool was exhausted** within a minute and [the API](https://example.com/api) timed out."}}
 	if err := st.ImportPostmortem(t.Context(), &p); err != nil {
 		t.Fatal(err)
 	}
