@@ -261,3 +261,29 @@ func BenchmarkTriage(b *testing.B) {
 		})
 	}
 }
+
+// TestTriageTextIsNotAQuery: what an alert holds that the search box
+// would read as its language (filters, exclusions, quotes, stars) is read
+// as words, so it neither filters the past incidents away nor fails.
+func TestTriageTextIsNotAQuery(t *testing.T) {
+	t.Parallel()
+	h, _ := newTeamApp(t)
+	rec := sendJSON(t, h, viewer, "POST", "/api/triage", mustJSON(t, map[string]string{
+		"text": `severity:critical pattern:nope lang:xx -apache "keep-alive connections tied up every worker timeout*`}))
+	if rec.Code != http.StatusOK {
+		t.Fatalf("%d\n%.500s", rec.Code, rec.Body)
+	}
+	got := decode[triageAnswer](t, rec)
+	q, err := url.ParseQuery(strings.TrimPrefix(got.SearchURL, "/search?"))
+	if err != nil || q.Get("q") == "" {
+		t.Fatalf("search_url %q: %v", got.SearchURL, err)
+	}
+	for _, s := range []string{"pattern:", "lang:", "-apache", "timeout*"} {
+		if strings.Contains(q.Get("q"), s) {
+			t.Errorf("the search for the text has %q: %q", s, q.Get("q"))
+		}
+	}
+	if len(got.Postmortems) == 0 {
+		t.Errorf("nothing found for words of the Dreamwidth incident; search %q", q.Get("q"))
+	}
+}
