@@ -229,7 +229,7 @@ func (h *Handler) triage(r *http.Request, text string) (triageResult, error) {
 
 	// Candidates: the incidents tagged with each pattern (weighed by the
 	// pattern's confidence, more as its trigger), and the search's hits
-	// for the text's words (weighed by rank).
+	// for the matched phrases or the text's first words (weighed by rank).
 	type candidate struct {
 		slug      string
 		score     float64
@@ -292,20 +292,22 @@ func (h *Handler) triage(r *http.Request, text string) (triageResult, error) {
 	}
 	slices.SortStableFunc(cands, func(a, b *candidate) int { return cmp.Compare(b.score, a.score) })
 
+	candSlugs := make([]string, len(cands))
+	for i, c := range cands {
+		candSlugs[i] = c.slug
+	}
+	briefs, err := h.store.PostmortemBriefs(ctx, candSlugs)
+	if err != nil {
+		return res, err
+	}
 	groups := map[int64]bool{}
 	for _, c := range cands {
 		if len(res.Postmortems) == triagePostmortems {
 			break
 		}
-		p, err := h.store.GetPostmortem(ctx, c.slug)
-		if errors.Is(err, store.ErrNotFound) {
-			continue // archived or restricted since it was listed
-		}
-		if err != nil {
-			return res, err
-		}
-		if groups[p.GroupID] || p.ArchivedAt != "" {
-			continue // another version of an incident already listed
+		p, ok := briefs[c.slug]
+		if !ok || groups[p.GroupID] {
+			continue // archived or restricted since it was listed; another version of one listed
 		}
 		groups[p.GroupID] = true
 		tp := triagePostmortem{Slug: p.Slug, Title: p.Title, URL: "/postmortems/" + p.Slug, Organization: p.Organization,
