@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"hindsight/handlers"
 )
 
 // triageAnswer is the JSON of POST /api/triage, as a client reads it.
@@ -236,7 +238,7 @@ func TestTriageBadInput(t *testing.T) {
 // result and the patterns' incidents are kept), "new" a text never sent
 // before each time, as during an incident (the search runs for its words).
 func BenchmarkTriage(b *testing.B) {
-	h, _ := benchApp(b, 2000)
+	h, _ := benchApp(b, 2000, handlers.ClientLimits(0, 0)) // one client posting, as bench/run's server allows
 	const symptom = "FIRING: db-primary connection pool exhausted (200/200 in use); requests to orders-api timing out after 30s."
 	for _, bb := range []struct {
 		name string
