@@ -49,11 +49,12 @@ const (
 
 // triageSearchHits is how many search results are weighed,
 // triagePostmortems how many past incidents are shown, and
-// triageCandidates how many of the best are read to show them.
+// triageCandidates how many of the best are read to show them (two
+// versions of one incident, or one archived since, are seldom among them).
 const (
 	triageSearchHits  = 20
 	triagePostmortems = 10
-	triageCandidates  = 3 * triagePostmortems
+	triageCandidates  = 2 * triagePostmortems
 )
 
 // triageExcerptBytes is how much of a resolution (and of a summary) is

@@ -48,11 +48,21 @@ func TestPostmortemBriefs(t *testing.T) {
 			if len(got) != len(tt.want) {
 				t.Errorf("got %d briefs, want %v", len(got), tt.want)
 			}
+			if again, err := st.PostmortemBriefs(store.WithReaderGroups(ctx, tt.groups), append(slugs, "no-such-postmortem")); err != nil || len(again) != len(got) {
+				t.Errorf("asked again: %d briefs, %v; want the same %d", len(again), err, len(got))
+			}
 			for _, s := range tt.want {
 				if got[s].Slug != s || got[s].Title == "" || got[s].Resolution == "" || got[s].GroupID == 0 || got[s].Summary == "" {
 					t.Errorf("brief of %s = %+v", s, got[s])
 				}
 			}
 		})
+	}
+	// Kept until the data changes: archived now, it is left out.
+	if err := st.ArchivePostmortem(ctx, slugs[0]); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := st.PostmortemBriefs(ctx, append(slugs, "no-such-postmortem")); err != nil || len(got) != 0 {
+		t.Errorf("after archiving the open one: %v, %v; want none", got, err)
 	}
 }
