@@ -126,7 +126,7 @@ func readTicks(r *http.Request) tickRequest {
 		}
 	}
 	slices.SortFunc(tr.Changes, func(a, b store.TickChange) int { return cmp.Compare(a.ItemID, b.ItemID) })
-	tr.Form = tickForm{Author: normalizeText(r.PostForm.Get("author"), false), Done: done}
+	tr.Form = tickForm{Author: postmortem.NormalizeText(r.PostForm.Get("author"), false), Done: done}
 	if msg := postmortem.CheckText(tr.Form.Author, "Your name", false, postmortem.MaxAuthorRunes); msg != "" {
 		tr.Form.Error = msg
 		return tr

@@ -85,7 +85,7 @@ func (h *Handler) suggestInForm(r *http.Request, page *postmortemFormPage, rej s
 			rejection.PostmortemSlug = page.Postmortem.Slug
 		case h.proxyMode():
 			// A draft to be restricted is listed only to its groups.
-			rejection.RestrictedTo = groupList(f.RestrictedTo)
+			rejection.RestrictedTo = postmortem.ParseRestriction(f.RestrictedTo)
 		}
 		for _, s := range sugs {
 			if s.Slug == rej {
@@ -136,8 +136,11 @@ func (h *Handler) suggestInForm(r *http.Request, page *postmortemFormPage, rej s
 // without the title, as the store fingerprints saved postmortems.
 func formText(f *postmortemForm) string {
 	var parts []string
-	for _, s := range []string{f.Summary, f.Body, f.Impact, f.Trigger, f.Contributing, f.Detection,
-		f.Resolution, f.Timeline, f.WentWell, f.WentWrong, f.GotLucky} {
+	texts := []string{f.Summary, f.Body}
+	for _, sec := range postmortem.SectionList {
+		texts = append(texts, *sec.Of(&f.sections))
+	}
+	for _, s := range texts {
 		if strings.TrimSpace(s) != "" {
 			parts = append(parts, s)
 		}

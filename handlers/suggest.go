@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -93,14 +92,9 @@ func (h *Handler) suggest(r *http.Request, doc classify.Document) ([]classify.Su
 // may be another version of.
 func (h *Handler) apiSuggest(w http.ResponseWriter, r *http.Request) {
 	var req apiSuggestRequest
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxSuggestBytes))
-	if err := dec.Decode(&req); err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			writeJSON(w, http.StatusRequestEntityTooLarge, map[string]string{"error": "the request is larger than 1 MiB"})
-			return
-		}
-		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "the request body must be a JSON object with \"title\" and \"body\": " + jsonProblem(err)})
+	r.Body = http.MaxBytesReader(w, r.Body, maxSuggestBytes)
+	if _, err := decodeJSONBody(r, &req, `"title" and "body"`); err != nil {
+		h.error(w, r, err)
 		return
 	}
 	if strings.TrimSpace(req.Title) == "" && strings.TrimSpace(req.Body) == "" {
