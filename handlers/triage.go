@@ -29,24 +29,32 @@ import (
 
 // maxTriageBytes bounds the pasted text: an alert, a few log lines and
 // what the responder sees, not a whole log. Reading it is linear (the
-// classifier), and the search reads at most triageQueryWords of it.
+// classifier), and the search reads a few words of it.
 const maxTriageBytes = 32 << 10
 
 // maxTriageBody bounds the JSON that carries the text: escapes may make
 // each byte of text up to six bytes of JSON ("\u0001").
 const maxTriageBody = 6 * maxTriageBytes
 
-// triageQueryWords is how many words of the text the search looks for:
-// those of the classifier's evidence first, then the text's own, in order.
-// A few words name the service, the error and the symptom; the search
-// ranks incidents by how many of them they have when none has them all.
-const triageQueryWords = 12
+// The search for the text looks for what names the symptom: the phrases
+// the classifier matched (the catalogue's detection phrases, which few
+// incidents share), at most triageQueryTerms of them, the longest first;
+// or, when it matched none, the text's first triageQueryWords words. Every
+// word more that an incident may have instead of all of them is one more
+// posting list ranked at 100,000 postmortems, so both are few.
+const (
+	triageQueryTerms = 3
+	triageQueryWords = 5
+)
 
-// triageSearchHits is how many search results are weighed, and
-// triagePostmortems how many past incidents are shown.
+// triageSearchHits is how many search results are weighed,
+// triagePostmortems how many past incidents are shown, and
+// triageCandidates how many of the best are read to show them (two
+// versions of one incident, or one archived since, are seldom among them).
 const (
 	triageSearchHits  = 20
 	triagePostmortems = 10
+	triageCandidates  = 2 * triagePostmortems
 )
 
 // triageExcerptBytes is how much of a resolution (and of a summary) is
@@ -208,13 +216,13 @@ func (h *Handler) triage(r *http.Request, text string) (triageResult, error) {
 	if err != nil {
 		return res, err
 	}
-	var evidenceWords []string
+	var evidencePhrases []string
 	for _, s := range shown {
 		p := triagePattern{Slug: s.Slug, Name: h.patternNames[s.Slug], URL: "/patterns/" + s.Slug,
 			Confidence: round2(s.Confidence), Why: s.Reason, Evidence: []triageEvidence{}, Checklist: []triageChecklistItem{}}
 		for _, e := range s.Evidence {
 			p.Evidence = append(p.Evidence, triageEvidence{Sentence: e.Sentence, Phrases: append([]string{}, e.Phrases...)})
-			evidenceWords = append(evidenceWords, e.Phrases...)
+			evidencePhrases = append(evidencePhrases, e.Phrases...)
 		}
 		for _, it := range checklists[s.Slug] {
 			p.Checklist = append(p.Checklist, triageChecklistItem{Text: it.Text, Phase: it.Phase})
@@ -224,7 +232,7 @@ func (h *Handler) triage(r *http.Request, text string) (triageResult, error) {
 
 	// Candidates: the incidents tagged with each pattern (weighed by the
 	// pattern's confidence, more as its trigger), and the search's hits
-	// for the text's words (weighed by rank).
+	// for the matched phrases or the text's first words (weighed by rank).
 	type candidate struct {
 		slug      string
 		score     float64
@@ -260,7 +268,7 @@ func (h *Handler) triage(r *http.Request, text string) (triageResult, error) {
 			c.tags = append(c.tags, apiTag{Slug: s.Slug, Role: ref.Role})
 		}
 	}
-	q := search.Parse(triageQueryText(evidenceWords, text))
+	q := search.Parse(triageQueryText(evidencePhrases, text))
 	res.SearchURL = searchURL(q)
 	if q.HasText() {
 		found, err := h.runSearch(ctx, store.SearchParams{Query: q, Limit: triageSearchHits})
@@ -287,20 +295,27 @@ func (h *Handler) triage(r *http.Request, text string) (triageResult, error) {
 	}
 	slices.SortStableFunc(cands, func(a, b *candidate) int { return cmp.Compare(b.score, a.score) })
 
+	// The best few are read: versions of one incident and incidents
+	// archived or restricted since they were kept are left out, and
+	// reading every candidate (up to a hundred and seventy) cost three
+	// quarters of a request.
+	cands = cands[:min(len(cands), triageCandidates)]
+	candSlugs := make([]string, len(cands))
+	for i, c := range cands {
+		candSlugs[i] = c.slug
+	}
+	briefs, err := h.store.PostmortemBriefs(ctx, candSlugs)
+	if err != nil {
+		return res, err
+	}
 	groups := map[int64]bool{}
 	for _, c := range cands {
 		if len(res.Postmortems) == triagePostmortems {
 			break
 		}
-		p, err := h.store.GetPostmortem(ctx, c.slug)
-		if errors.Is(err, store.ErrNotFound) {
-			continue // archived or restricted since it was listed
-		}
-		if err != nil {
-			return res, err
-		}
-		if groups[p.GroupID] || p.ArchivedAt != "" {
-			continue // another version of an incident already listed
+		p, ok := briefs[c.slug]
+		if !ok || groups[p.GroupID] {
+			continue // archived or restricted since it was listed; another version of one listed
 		}
 		groups[p.GroupID] = true
 		tp := triagePostmortem{Slug: p.Slug, Title: p.Title, URL: "/postmortems/" + p.Slug, Organization: p.Organization,
@@ -342,29 +357,50 @@ func (h *Handler) triageWhy(tags []apiTag, words []string) string {
 	return strings.ToUpper(out[:1]) + out[1:]
 }
 
-// triageQueryText is the search for the text: the words of the phrases the
-// classifier matched, then the text's own words, each once, at most
-// triageQueryWords of them. Only letters and digits are kept, so nothing
-// pasted is read as the query language (quotes, -exclusions, filters);
-// words of fewer than three characters and bare numbers (times, counts)
-// say little about which incident is meant.
-func triageQueryText(evidence []string, text string) string {
-	var words []string
-	seen := map[string]bool{}
-	for _, s := range append(evidence, text) {
+// triageQueryText is the search for the text: the phrases the classifier
+// matched, or the text's first words, as plain words and quoted phrases.
+// Only letters and digits are kept, so nothing pasted is read as the query
+// language (quotes, -exclusions, filters); words of fewer than three
+// characters and bare numbers (times, counts) say little about which
+// incident is meant.
+func triageQueryText(phrases []string, text string) string {
+	words := func(s string) []string {
+		var out []string
 		for w := range strings.FieldsFuncSeq(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-			if len(words) == triageQueryWords {
-				return strings.Join(words, " ")
+			if w = strings.ToLower(w); utf8.RuneCountInString(w) >= 3 && strings.IndexFunc(w, unicode.IsLetter) >= 0 {
+				out = append(out, w)
 			}
-			w = strings.ToLower(w)
-			if seen[w] || utf8.RuneCountInString(w) < 3 || strings.IndexFunc(w, unicode.IsLetter) < 0 {
-				continue
-			}
+		}
+		return out
+	}
+	var terms []string
+	seen := map[string]bool{}
+	longest := slices.Clone(phrases)
+	slices.SortStableFunc(longest, func(a, b string) int { return cmp.Compare(len(words(b)), len(words(a))) })
+	for _, ph := range longest {
+		term := strings.Join(words(ph), " ")
+		if len(terms) == triageQueryTerms || term == "" || seen[term] {
+			continue
+		}
+		seen[term] = true
+		if strings.Contains(term, " ") {
+			term = `"` + term + `"`
+		}
+		terms = append(terms, term)
+	}
+	if len(terms) > 0 {
+		return strings.Join(terms, " ")
+	}
+	for _, w := range words(text) {
+		if len(terms) == triageQueryWords {
+			break
+		}
+		if !seen[w] {
 			seen[w] = true
-			words = append(words, w)
+			terms = append(terms, w)
 		}
 	}
-	return strings.Join(words, " ")
+	return strings.Join(terms, " ")
 }
 
 // During and After are the checklist's items by phase, as the page lists

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"hindsight/handlers"
 )
 
 // triageAnswer is the JSON of POST /api/triage, as a client reads it.
@@ -236,7 +238,7 @@ func TestTriageBadInput(t *testing.T) {
 // result and the patterns' incidents are kept), "new" a text never sent
 // before each time, as during an incident (the search runs for its words).
 func BenchmarkTriage(b *testing.B) {
-	h, _ := benchApp(b, 2000)
+	h, _ := benchApp(b, 2000, handlers.ClientLimits(0, 0)) // one client posting, as bench/run's server allows
 	const symptom = "FIRING: db-primary connection pool exhausted (200/200 in use); requests to orders-api timing out after 30s."
 	for _, bb := range []struct {
 		name string
@@ -259,5 +261,31 @@ func BenchmarkTriage(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestTriageTextIsNotAQuery: what an alert holds that the search box
+// would read as its language (filters, exclusions, quotes, stars) is read
+// as words, so it neither filters the past incidents away nor fails.
+func TestTriageTextIsNotAQuery(t *testing.T) {
+	t.Parallel()
+	h, _ := newTeamApp(t)
+	rec := sendJSON(t, h, viewer, "POST", "/api/triage", mustJSON(t, map[string]string{
+		"text": `severity:critical pattern:nope lang:xx -apache "keep-alive connections tied up every worker timeout*`}))
+	if rec.Code != http.StatusOK {
+		t.Fatalf("%d\n%.500s", rec.Code, rec.Body)
+	}
+	got := decode[triageAnswer](t, rec)
+	q, err := url.ParseQuery(strings.TrimPrefix(got.SearchURL, "/search?"))
+	if err != nil || q.Get("q") == "" {
+		t.Fatalf("search_url %q: %v", got.SearchURL, err)
+	}
+	for _, s := range []string{"pattern:", "lang:", "-apache", "timeout*"} {
+		if strings.Contains(q.Get("q"), s) {
+			t.Errorf("the search for the text has %q: %q", s, q.Get("q"))
+		}
+	}
+	if len(got.Postmortems) == 0 {
+		t.Errorf("nothing found for words of the Dreamwidth incident; search %q", q.Get("q"))
 	}
 }

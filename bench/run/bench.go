@@ -241,6 +241,9 @@ func run(ctx context.Context, cfg config, out io.Writer) error {
 		paths  []string
 	}{{"postmortem page", w.postmortems}, {"filtered list", w.lists}, {"pattern page", w.patterns}, {"search", w.searches},
 		{"follow-ups", w.followUps}, {"insights", w.insights}} {
+		if len(cfg.targets) > 0 && !slices.Contains(cfg.targets, t.target) {
+			continue
+		}
 		cold := result{target: t.target, clients: 1}
 		for _, p := range t.paths {
 			start := time.Now()
@@ -264,6 +267,9 @@ func run(ctx context.Context, cfg config, out io.Writer) error {
 	}
 	cold := result{target: "triage", clients: 1}
 	for _, b := range w.triage {
+		if len(cfg.targets) > 0 && !slices.Contains(cfg.targets, "triage") {
+			break
+		}
 		start := time.Now()
 		if _, err := post(ctx, client, srv.base+"/api/triage", b); err != nil {
 			return err

@@ -77,7 +77,7 @@ func parseConfig(args []string) (config, error) {
 	fs.BoolVar(&c.profile, "profile", false, "save the server's CPU profile of each step at 16 clients in the working directory (with -work)")
 	fs.IntVar(&c.pairs, "pairs", 3, "rounds of the postmortem page and the bare handler ceiling run one after the other, per client count")
 	fs.StringVar(&c.server, "server", "", "server binary to measure instead of building ./cmd/server (to compare builds on one database)")
-	fs.StringVar(&targets, "targets", "", `load steps to run, comma-separated ("triage,search"); all when empty (the first requests of every target are always timed)`)
+	fs.StringVar(&targets, "targets", "", `load steps to run, comma-separated ("triage,search"), and the first requests timed; all when empty`)
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
