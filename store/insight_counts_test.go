@@ -15,10 +15,9 @@ import (
 // TestInsightCountsFollowEveryWrite: after every few of a random mix of
 // creates, edits (severity, dates, times, tags, restrictions, variant
 // groups), archives, restores, checklist ticks, action items and imports,
-// the counts taken for the data's generation equal a recount from the base
-// tables, and the figures insights show from them equal the figures
-// recounted, for readers in no group, in a group and in another, whatever
-// the counts answer.
+// the counts kept on write equal a recount from the base tables, and the
+// figures insights show from them equal the figures recounted, for readers
+// in no group, in a group and in another, whatever the kept counts answer.
 func TestInsightCountsFollowEveryWrite(t *testing.T) {
 	t.Parallel()
 	st, _ := newSeededStore(t)
