@@ -128,9 +128,6 @@ func followupScope(f ActionItemFilter) string {
 // postmortems they may read from the items.
 func (s *Store) keptActionItemTotals(ctx context.Context, q itemQuery, f ActionItemFilter, now time.Time) (ActionItemTotals, error) {
 	var t ActionItemTotals
-	if err := s.foldPendingInsights(ctx); err != nil { // written by another program since start-up
-		return t, err
-	}
 	wants := func(status string) bool {
 		switch f.Status {
 		case "":

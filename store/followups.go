@@ -93,9 +93,6 @@ type ActionItemEntry struct {
 func (s *Store) todayByZone(ctx context.Context, now time.Time) (string, []any, error) {
 	// The zones of the items anyone may read are in the counts kept on
 	// write; a restricted postmortem's are read from it.
-	if err := s.foldPendingInsights(ctx); err != nil {
-		return "", nil, err
-	}
 	zones, err := cached(ctx, s, "time-zones", func() ([]string, error) {
 		return queryColumn[string](ctx, s.db, `SELECT time_zone FROM followup_counts WHERE time_zone != ''
 			UNION SELECT time_zone FROM postmortems INDEXED BY postmortems_restricted_groups WHERE restricted_to != '' AND time_zone != ''`)

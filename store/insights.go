@@ -693,9 +693,6 @@ func cmpOr(a, b string) string {
 // groups, each variant group with a restricted version is counted again as
 // they see it, in place of what it adds for anyone.
 func (s *Store) keptInsightCounts(ctx context.Context, sel countsSelection) (tally, error) {
-	if err := s.foldPendingInsights(ctx); err != nil {
-		return nil, err
-	}
 	acc := tally{}
 	years, yargs := `year != '*'`, []any(nil)
 	spanYears, sargs := `year = '*'`, []any(nil)
