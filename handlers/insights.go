@@ -269,8 +269,8 @@ func dateErrors(bad badParams) []string {
 }
 
 // organizationOptions are the organizations a filter form offers: those of
-// every incident, from the insights of every incident, counted once per
-// generation of the data.
+// every incident, from the insight counts kept on write (listing them from
+// the postmortems reads every row on a first request).
 func (h *Handler) organizationOptions(ctx context.Context) (store.FilterOptions, error) {
 	// Every organization, the examples' too: a filter may ask for them.
 	all, err := h.store.Insights(ctx, store.InsightFilter{Examples: true})

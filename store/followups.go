@@ -94,21 +94,11 @@ type ActionItemEntry struct {
 // time zone, and its arguments. The time zones in use are few; they are
 // read once per data version.
 func (s *Store) todayByZone(ctx context.Context, now time.Time) (string, []any, error) {
-	// The zones of the items anyone may read are in the follow-up counts;
-	// a restricted postmortem's are read from it.
+	// The zones of the items anyone may read are in the counts kept on
+	// write; a restricted postmortem's are read from it.
 	zones, err := cached(ctx, s, "time-zones", func() ([]string, error) {
-		counts, err := s.followupCounts(ctx)
-		if err != nil {
-			return nil, err
-		}
-		zones, err := queryColumn[string](ctx, s.db, `SELECT DISTINCT time_zone FROM postmortems INDEXED BY postmortems_restricted_groups
-			WHERE restricted_to != '' AND time_zone != ''`)
-		for _, c := range counts[""] {
-			if c.zone != "" && !slices.Contains(zones, c.zone) {
-				zones = append(zones, c.zone)
-			}
-		}
-		return zones, err
+		return queryColumn[string](ctx, s.db, `SELECT time_zone FROM followup_counts WHERE time_zone != ''
+			UNION SELECT time_zone FROM postmortems INDEXED BY postmortems_restricted_groups WHERE restricted_to != '' AND time_zone != ''`)
 	})
 	if err != nil {
 		return "", nil, fmt.Errorf("list time zones: %w", err)

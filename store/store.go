@@ -39,13 +39,16 @@ type Store struct {
 	// indexing is set once the search index is ready: from then on every
 	// transaction reindexes the postmortems it changed before committing.
 	indexing bool
+	// countingInsights is set once the insight counts exist: from then on
+	// every transaction folds the variant groups it changed into them
+	// before committing (foldInsights).
+	countingInsights bool
 	// gen is the data's generation and watch looks for other processes'
 	// writes (cache.go); the caches keep values derived from the data for
 	// one generation.
 	gen         atomic.Uint64
 	watch       versionWatch
 	derived     *Cache[any]
-	counts      *Cache[any] // insights and follow-ups of what anyone may read (counts.go)
 	facets      *Cache[*search.Table]
 	synonyms    *Cache[*search.Synonyms]
 	classifiers *Cache[*classify.Classifier]
@@ -116,7 +119,6 @@ func Open(ctx context.Context, path string, opts ...OpenOption) (*Store, error) 
 	}
 	s := &Store{db: &database{DB: db}, Now: time.Now, writer: make(chan struct{}, 1), path: path}
 	s.derived = NewCache[any](s, derivedMax, nil)
-	s.counts = NewCache[any](s, 2, nil)
 	s.facets = NewCache[*search.Table](s, 1, nil)
 	s.synonyms = NewCache[*search.Synonyms](s, 1, nil)
 	s.classifiers = NewCache[*classify.Classifier](s, 1, nil)
@@ -135,8 +137,8 @@ func Open(ctx context.Context, path string, opts ...OpenOption) (*Store, error) 
 	return s, nil
 }
 
-// open brings the database up to date: migrations, the search index and
-// the one-off jobs.
+// open brings the database up to date: migrations, the search index, the
+// one-off jobs and the insight counts.
 func (s *Store) open(ctx context.Context) error {
 	if err := s.migrate(ctx); err != nil {
 		return err
@@ -155,6 +157,10 @@ func (s *Store) open(ctx context.Context) error {
 	}
 	if err := s.runOnce(ctx, "direction-controls", s.dropDirectionControls); err != nil {
 		return fmt.Errorf("remove text-direction controls from one-line fields: %w", err)
+	}
+	s.countingInsights = true
+	if err := s.foldPendingInsights(ctx); err != nil {
+		return fmt.Errorf("count insights: %w", err)
 	}
 	return nil
 }
@@ -220,6 +226,14 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *writeTx) error) (err error
 	}
 	if err := s.recordAudit(ctx, tx); err != nil {
 		return err
+	}
+	if s.countingInsights {
+		if err := s.foldInsights(ctx, tx); err != nil {
+			return fmt.Errorf("insight counts: %w", err)
+		}
+		if err := foldFollowUps(ctx, tx); err != nil {
+			return fmt.Errorf("follow-up counts: %w", err)
+		}
 	}
 	if s.indexing {
 		if err := indexStale(ctx, tx); err != nil {

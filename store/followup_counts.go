@@ -1,0 +1,204 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Follow-ups at 100,000 postmortems count their items from followup_counts
+// (migrations/0192_followup_counts.sql): how many items of the live
+// postmortems anyone may read there are per status, time zone and month
+// due, kept by foldFollowUps in every write transaction.
+
+// followupKey is a count's scope (” for every item, "pattern:" and a
+// slug, "org:" and a folded organization), status, time zone and month due.
+type followupKey struct{ scope, status, zone, month string }
+
+// foldFollowUps brings followup_counts up to date with the postmortems
+// marked in followup_dirty, inside tx.
+func foldFollowUps(ctx context.Context, tx *writeTx) error {
+	ids, err := queryColumn[int64](ctx, tx, `SELECT DISTINCT postmortem_id FROM followup_dirty`)
+	if err != nil || len(ids) == 0 {
+		return err
+	}
+	list := int64List(ids)
+	delta := map[followupKey]int{}
+	if err := scanRows(ctx, tx, `SELECT counts FROM followup_postmortems WHERE postmortem_id IN (SELECT value FROM json_each(?))`, []any{list},
+		func(rs *sql.Rows) error {
+			var js string
+			if err := rs.Scan(&js); err != nil {
+				return err
+			}
+			var rows [][]string
+			if err := json.Unmarshal([]byte(js), &rows); err != nil {
+				return err
+			}
+			for _, r := range rows {
+				if len(r) == 5 {
+					n, _ := strconv.Atoi(r[4])
+					delta[followupKey{r[0], r[1], r[2], r[3]}] -= n
+				}
+			}
+			return nil
+		}); err != nil {
+		return err
+	}
+	perPM := map[int64][][]string{}
+	// Every item counts for all (scope ''), for its postmortem's
+	// organization and for each pattern its postmortem is tagged with.
+	if err := scanRows(ctx, tx, `WITH items AS (SELECT a.postmortem_id, a.status, p.time_zone, substr(a.due_date, 1, 7) AS due, p.organization
+			FROM action_items a JOIN postmortems p ON p.id = a.postmortem_id
+			WHERE a.postmortem_id IN (SELECT value FROM json_each(?)) AND p.archived_at = '' AND p.restricted_to = '')
+		SELECT postmortem_id, '', status, time_zone, due, count(*) FROM items GROUP BY 1, 3, 4, 5
+		UNION ALL
+		SELECT postmortem_id, 'org:' || lower(organization), status, time_zone, due, count(*) FROM items WHERE organization != '' GROUP BY 1, 2, 3, 4, 5
+		UNION ALL
+		SELECT i.postmortem_id, 'pattern:' || t.pattern_slug, i.status, i.time_zone, i.due, count(*)
+			FROM items i JOIN (SELECT DISTINCT postmortem_id, pattern_slug FROM tags WHERE postmortem_id IN (SELECT value FROM json_each(?))) t
+			ON t.postmortem_id = i.postmortem_id GROUP BY 1, 2, 3, 4, 5`, []any{list, list}, func(rs *sql.Rows) error {
+		var id int64
+		var k followupKey
+		var n int
+		if err := rs.Scan(&id, &k.scope, &k.status, &k.zone, &k.month, &n); err != nil {
+			return err
+		}
+		delta[k] += n
+		perPM[id] = append(perPM[id], []string{k.scope, k.status, k.zone, k.month, strconv.Itoa(n)})
+		return nil
+	}); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM followup_postmortems WHERE postmortem_id IN (SELECT value FROM json_each(?))`, list); err != nil {
+		return err
+	}
+	var shares [][2]any
+	for id, rows := range perPM {
+		js, err := json.Marshal(rows)
+		if err != nil {
+			return err
+		}
+		shares = append(shares, [2]any{id, string(js)})
+	}
+	if err := inBatches(ctx, tx, shares, `INSERT INTO followup_postmortems (postmortem_id, counts) SELECT value->>0, value->>1 FROM json_each(?)`); err != nil {
+		return err
+	}
+	var changes [][5]any
+	for k, n := range delta {
+		if n != 0 {
+			changes = append(changes, [5]any{k.scope, k.status, k.zone, k.month, n})
+		}
+	}
+	if err := inBatches(ctx, tx, changes, `INSERT INTO followup_counts (scope, status, time_zone, due, n)
+			SELECT value->>0, value->>1, value->>2, value->>3, value->>4 FROM json_each(?) WHERE true
+			ON CONFLICT DO UPDATE SET n = n + excluded.n`); err != nil {
+		return err
+	}
+	if err := inBatches(ctx, tx, changes, `DELETE FROM followup_counts WHERE n = 0 AND (scope, status, time_zone, due) IN
+			(SELECT value->>0, value->>1, value->>2, value->>3 FROM json_each(?))`); err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `DELETE FROM followup_dirty`)
+	return err
+}
+
+// countedByStatus reports whether the kept counts answer f: a status and
+// overdue, with a pattern or an organization, nothing else.
+func countedByStatus(f ActionItemFilter) bool {
+	return f.Owner == "" && f.Kind == "" && f.Priority == "" && f.Service == "" && (f.Org == "" || f.Pattern == "")
+}
+
+// followupScope is the scope of the kept counts f reads.
+func followupScope(f ActionItemFilter) string {
+	switch {
+	case f.Pattern != "":
+		return "pattern:" + f.Pattern
+	case f.Org != "":
+		return "org:" + foldCase(f.Org)
+	}
+	return ""
+}
+
+// keptActionItemTotals counts the items f selects from followup_counts,
+// the items due this month (in their postmortem's time zone) from the
+// items, and, for a reader in groups, the items of the restricted
+// postmortems they may read from the items.
+func (s *Store) keptActionItemTotals(ctx context.Context, q itemQuery, f ActionItemFilter, now time.Time) (ActionItemTotals, error) {
+	var t ActionItemTotals
+	wants := func(status string) bool {
+		switch f.Status {
+		case "":
+			return true
+		case StatusUnfinished:
+			return status == "open" || status == "in-progress"
+		}
+		return status == f.Status
+	}
+	months := map[string]string{} // time zone -> this month there
+	var matching, dated, overdue int
+	if err := scanRows(ctx, s.db, `SELECT status, time_zone, due, n FROM followup_counts WHERE scope = ?`, []any{followupScope(f)}, func(rs *sql.Rows) error {
+		var k followupKey
+		var n int
+		if err := rs.Scan(&k.status, &k.zone, &k.month, &n); err != nil {
+			return err
+		}
+		if !wants(k.status) {
+			return nil
+		}
+		matching += n
+		if k.month != "" {
+			dated += n
+		}
+		m, ok := months[k.zone]
+		if !ok {
+			m = Today(now, k.zone)[:7]
+			months[k.zone] = m
+		}
+		if (k.status == "open" || k.status == "in-progress") && k.month != "" && k.month < m {
+			overdue += n
+		}
+		return nil
+	}); err != nil {
+		return t, err
+	}
+	// Due this month where the team is, before today: read from the items,
+	// between the earliest first of the month and the latest today.
+	lo, hi := "9999-99-99", ""
+	months[""] = Today(now, "")[:7]
+	for z := range months {
+		d := Today(now, z)
+		lo, hi = min(lo, d[:7]+"-01"), max(hi, d)
+	}
+	conds := []string{`a.due_date >= ?`, `a.due_date < ?`, `p.archived_at = ''`, `p.restricted_to = ''`, q.overdue,
+		`a.due_date >= substr(` + q.today + `, 1, 7) || '-01'`}
+	args := append(append([]any{lo, hi}, q.overdueArgs...), q.overdueArgs...)
+	conds, args = append(conds, q.aConds...), append(args, q.aArgs...) // status, pattern
+	if f.Org != "" {
+		conds, args = append(conds, `p.organization = ? COLLATE NOCASE`), append(args, f.Org)
+	}
+	var thisMonth int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM action_items a INDEXED BY action_items_due JOIN postmortems p ON p.id = a.postmortem_id
+		WHERE `+strings.Join(conds, " AND "), args...).Scan(&thisMonth); err != nil {
+		return t, err
+	}
+	overdue += thisMonth
+	t.Matching, t.Overdue, t.dated = matching, overdue, dated
+	if f.Overdue {
+		t.Matching, t.dated = overdue, overdue
+	}
+	if len(readerGroups(ctx)) > 0 {
+		// The restricted postmortems the reader may see are not in the
+		// kept counts: count their items.
+		from, args := q.joinFrom(`postmortems_restricted_groups`, `p.restricted_to != ''`)
+		var m, o, d int
+		if err := s.db.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(`+q.overdue+`), 0), coalesce(sum(a.due_date != ''), 0) `+
+			from, append(append([]any{}, q.overdueArgs...), args...)...).Scan(&m, &o, &d); err != nil {
+			return t, err
+		}
+		t.Matching, t.Overdue, t.dated = t.Matching+m, t.Overdue+o, t.dated+d
+	}
+	return t, nil
+}

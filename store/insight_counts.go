@@ -1,0 +1,133 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"strconv"
+)
+
+// Insights at 100,000 postmortems read counts kept on write
+// (migrations/0190_insight_counts.sql): triggers mark the variant groups a
+// write touches, and foldInsights, run by every write transaction before it
+// commits, takes away what each marked group added to the counts and adds
+// what it adds now, counted by the same code that counts a filtered
+// selection (countInsights), for a reader in no group.
+
+// foldInsights brings insight_counts up to date with the groups marked in
+// insight_dirty, inside tx.
+func (s *Store) foldInsights(ctx context.Context, tx *writeTx) error {
+	ids, err := queryColumn[int64](ctx, tx, `SELECT DISTINCT group_id FROM insight_dirty`)
+	if err != nil || len(ids) == 0 {
+		return err
+	}
+	list := int64List(ids)
+	delta := tally{}
+	if err := scanRows(ctx, tx, `SELECT counts FROM insight_groups WHERE group_id IN (SELECT value FROM json_each(?))`, []any{list}, func(rs *sql.Rows) error {
+		var js string
+		if err := rs.Scan(&js); err != nil {
+			return err
+		}
+		return decodeGroupCounts(js, func(k countKey, n int) { delta[k] -= n })
+	}); err != nil {
+		return err
+	}
+	perGroup := map[int64][][]string{}
+	public := WithReaderGroups(ctx, nil)
+	now, err := s.countInsights(public, tx, InsightFilter{}, list, func(group int64, k countKey, n int) {
+		perGroup[group] = append(perGroup[group], []string{k.kind, k.org, k.year, k.sev, k.a, k.b, strconv.Itoa(n)})
+	})
+	if err != nil {
+		return err
+	}
+	for k, n := range now {
+		delta[k] += n
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM insight_groups WHERE group_id IN (SELECT value FROM json_each(?))`, list); err != nil {
+		return err
+	}
+	var shares [][2]any
+	for g, rows := range perGroup {
+		js, err := json.Marshal(rows)
+		if err != nil {
+			return err
+		}
+		shares = append(shares, [2]any{g, string(js)})
+	}
+	if err := inBatches(ctx, tx, shares, `INSERT INTO insight_groups (group_id, counts) SELECT value->>0, value->>1 FROM json_each(?)`); err != nil {
+		return err
+	}
+	kept := tally{}
+	for k, n := range delta {
+		if n == 0 {
+			continue
+		}
+		for _, c := range keptCopies(k) {
+			kept[c] += n
+		}
+	}
+	var changes [][7]any
+	for k, n := range kept {
+		if n != 0 {
+			changes = append(changes, [7]any{k.kind, k.org, k.sev, k.year, k.a, k.b, n})
+		}
+	}
+	// Added in one statement per batch of rows (a statement per count took
+	// seconds for a first count of 2,000 postmortems), then the counts that
+	// came to nothing removed.
+	if err := inBatches(ctx, tx, changes, `INSERT INTO insight_counts (kind, org, severity, year, a, b, n)
+			SELECT value->>0, value->>1, value->>2, value->>3, value->>4, value->>5, value->>6 FROM json_each(?) WHERE true
+			ON CONFLICT DO UPDATE SET n = n + excluded.n`); err != nil {
+		return err
+	}
+	if err := inBatches(ctx, tx, changes, `DELETE FROM insight_counts WHERE n = 0 AND (kind, org, severity, year, a, b) IN
+			(SELECT value->>0, value->>1, value->>2, value->>3, value->>4, value->>5 FROM json_each(?))`); err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `DELETE FROM insight_dirty`)
+	return err
+}
+
+// foldPendingInsights folds groups left marked by a program that wrote the
+// database without the store. Open runs it, and every commit of the store
+// folds whatever is marked; a read never does, as it would wait behind any
+// other writer (as the search index, flushSearchIndex).
+func (s *Store) foldPendingInsights(ctx context.Context) error {
+	var pending bool
+	if err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM insight_dirty) OR EXISTS (SELECT 1 FROM followup_dirty)`).Scan(&pending); err != nil || !pending {
+		return err
+	}
+	return s.inTx(ctx, func(*writeTx) error { return nil })
+}
+
+func decodeGroupCounts(js string, fn func(countKey, int)) error {
+	var rows [][]string
+	if err := json.Unmarshal([]byte(js), &rows); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if len(r) != 7 {
+			continue
+		}
+		n, _ := strconv.Atoi(r[6])
+		fn(countKey{r[0], r[1], r[2], r[3], r[4], r[5]}, n)
+	}
+	return nil
+}
+
+// inBatches runs query, which reads its rows from a JSON array (json_each),
+// over rows, 20,000 at a time.
+func inBatches[T any](ctx context.Context, tx *writeTx, rows []T, query string) error {
+	for len(rows) > 0 {
+		n := min(len(rows), 20000)
+		js, err := json.Marshal(rows[:n])
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, query, string(js)); err != nil {
+			return err
+		}
+		rows = rows[n:]
+	}
+	return nil
+}
