@@ -1,0 +1,228 @@
+package store_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"hindsight/store"
+)
+
+// newReviewDraft creates a draft written by ann, listing bob as an author.
+func newReviewDraft(t *testing.T, st *store.Store, title string) store.Postmortem {
+	t.Helper()
+	p := store.Postmortem{Title: title, Summary: title, Authors: "Bob", SavedBy: "ann", Status: store.StatusDraft,
+		ResolvedAt: "2024-03-01T10:00:00Z"}
+	if err := st.CreatePostmortem(t.Context(), &p); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func refusal(t *testing.T, err, kind error, says string) {
+	t.Helper()
+	var r *store.ReviewRefusal
+	if !errors.As(err, &r) || !errors.Is(err, kind) {
+		t.Fatalf("err = %v, want a refusal (%v)", err, kind)
+	}
+	if !strings.Contains(r.Reason, says) {
+		t.Errorf("reason %q does not say %q", r.Reason, says)
+	}
+}
+
+func TestReviewStatusOnCreate(t *testing.T) {
+	t.Parallel()
+	st, _ := newSeededStore(t)
+	seeded, err := st.GetPostmortem(t.Context(), "facebook-2010-09-23-outage")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seeded.Status != store.StatusPublished {
+		t.Errorf("a seed's status = %q, want published", seeded.Status)
+	}
+	d := newReviewDraft(t, st, "Draft one")
+	got, err := st.GetPostmortem(t.Context(), d.Slug)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != store.StatusDraft {
+		t.Errorf("status = %q, want draft", got.Status)
+	}
+	for _, tc := range []struct {
+		status string
+		want   bool
+	}{{"", true}, {store.StatusDraft, true}, {store.StatusPublished, false}, {store.StatusInReview, false}} {
+		items, _, err := st.ListPostmortems(t.Context(), store.PostmortemFilter{Status: tc.status, Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, p := range items {
+			if p.Slug == d.Slug {
+				found = true
+				if p.Status != store.StatusDraft {
+					t.Errorf("listed status = %q", p.Status)
+				}
+			}
+		}
+		if found != tc.want {
+			t.Errorf("status filter %q lists the draft: %v, want %v", tc.status, found, tc.want)
+		}
+	}
+	feed, err := st.RecentPostmortems(t.Context(), "", 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range feed {
+		if p.Slug == d.Slug {
+			t.Error("the feed announces a draft")
+		}
+	}
+}
+
+func TestReviewSteps(t *testing.T) {
+	t.Parallel()
+	st, _ := newSeededStore(t)
+	ctx := t.Context()
+	step := func(slug string, s store.ReviewStep) (store.Review, error) {
+		s.ApprovalsNeeded = max(s.ApprovalsNeeded, 1)
+		return st.TakeReviewStep(ctx, slug, s)
+	}
+	d := newReviewDraft(t, st, "Under review")
+
+	t.Run("ApproveADraftRefused", func(t *testing.T) {
+		_, err := step(d.Slug, store.ReviewStep{Action: store.ReviewApprove, By: "carol", Version: 1})
+		refusal(t, err, store.ErrConflict, "not in review")
+	})
+	t.Run("WriterCannotBeReviewer", func(t *testing.T) {
+		_, err := step(d.Slug, store.ReviewStep{Action: store.ReviewRequest, By: "ann", Reviewers: []string{"bob"}})
+		if !errors.Is(err, store.ErrInvalid) {
+			t.Fatalf("err = %v, want invalid", err)
+		}
+	})
+	t.Run("Request", func(t *testing.T) {
+		r, err := step(d.Slug, store.ReviewStep{Action: store.ReviewRequest, By: "ann", Reviewers: []string{"carol", " Carol ", "dave"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Status != store.StatusInReview || len(r.Reviewers) != 2 {
+			t.Errorf("status %q, reviewers %v; want in_review and carol, dave", r.Status, r.Reviewers)
+		}
+	})
+	t.Run("AuthorApprovingOwnForbidden", func(t *testing.T) {
+		for _, who := range []string{"ann", "BOB"} {
+			_, err := step(d.Slug, store.ReviewStep{Action: store.ReviewApprove, By: who, Version: 1})
+			refusal(t, err, store.ErrForbidden, "cannot approve")
+		}
+	})
+	t.Run("ApprovalNamesAVersion", func(t *testing.T) {
+		_, err := step(d.Slug, store.ReviewStep{Action: store.ReviewApprove, By: "carol"})
+		if !errors.Is(err, store.ErrInvalid) {
+			t.Fatalf("err = %v, want invalid", err)
+		}
+	})
+	t.Run("PublishWithoutApprovalRefused", func(t *testing.T) {
+		_, err := step(d.Slug, store.ReviewStep{Action: store.ReviewPublish, By: "ann"})
+		refusal(t, err, store.ErrConflict, "1 more approval(s) of version 1")
+	})
+	t.Run("ApproveThenEditMakesItStale", func(t *testing.T) {
+		if _, err := step(d.Slug, store.ReviewStep{Action: store.ReviewApprove, By: "carol", Version: 1}); err != nil {
+			t.Fatal(err)
+		}
+		cur, err := st.GetPostmortem(ctx, d.Slug)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := cur.Fields()
+		f.Impact = "Checkout failed for an hour."
+		if _, err := st.UpdatePostmortem(ctx, d.Slug, cur.Version, store.PostmortemUpdate{Fields: f, Author: "ann"}); err != nil {
+			t.Fatal(err)
+		}
+		_, err = step(d.Slug, store.ReviewStep{Action: store.ReviewApprove, By: "dave", Version: 1})
+		refusal(t, err, store.ErrConflict, "at version 2 now")
+		_, err = step(d.Slug, store.ReviewStep{Action: store.ReviewPublish, By: "ann"})
+		refusal(t, err, store.ErrConflict, "carol approved version 1")
+	})
+	t.Run("PublishWaitsForTheQuestions", func(t *testing.T) {
+		if _, err := step(d.Slug, store.ReviewStep{Action: store.ReviewApprove, By: "dave", Version: 2}); err != nil {
+			t.Fatal(err)
+		}
+		_, err := step(d.Slug, store.ReviewStep{Action: store.ReviewPublish, By: "ann"})
+		refusal(t, err, store.ErrConflict, "answers to 4 review question(s)")
+		c := store.ReviewComment{Body: "Impact is in the impact section.", Author: "dave", Section: "impact"}
+		if err := st.AddReviewComment(ctx, d.Slug, &c); err != nil {
+			t.Fatal(err)
+		}
+		answers := map[string]store.ReviewAnswer{
+			"impact":       {CommentID: c.ID, By: "dave"},
+			"causes":       {Section: "contributing", By: "ann"},
+			"action-items": {Waived: "No action items yet: tracked in the ticket.", By: "ann"},
+			"detection":    {Section: "detection", By: "ann"},
+		}
+		for key, a := range answers {
+			if err := st.AnswerReviewQuestion(ctx, d.Slug, key, a); err != nil {
+				t.Fatalf("answer %s: %v", key, err)
+			}
+		}
+		if err := st.AnswerReviewQuestion(ctx, d.Slug, "impact", store.ReviewAnswer{By: "ann"}); !errors.Is(err, store.ErrInvalid) {
+			t.Errorf("an empty answer: err = %v, want invalid", err)
+		}
+		if err := st.AnswerReviewQuestion(ctx, d.Slug, "nope", store.ReviewAnswer{Section: "impact", By: "ann"}); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("an unknown question: err = %v, want not found", err)
+		}
+		r, err := step(d.Slug, store.ReviewStep{Action: store.ReviewPublish, By: "ann"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Status != store.StatusPublished || r.PublishedAt.IsZero() {
+			t.Errorf("status %q published at %v", r.Status, r.PublishedAt)
+		}
+		feed, err := st.RecentPostmortems(ctx, "", 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(feed) == 0 || feed[0].Slug != d.Slug {
+			t.Error("the feed does not announce the postmortem just published")
+		}
+	})
+	t.Run("PublishedTwiceRefused", func(t *testing.T) {
+		_, err := step(d.Slug, store.ReviewStep{Action: store.ReviewPublish, By: "ann"})
+		refusal(t, err, store.ErrConflict, "already published")
+		_, err = step(d.Slug, store.ReviewStep{Action: store.ReviewRequest, By: "ann"})
+		refusal(t, err, store.ErrConflict, "reopen it")
+	})
+	t.Run("ReopenAndRequestChanges", func(t *testing.T) {
+		r, err := step(d.Slug, store.ReviewStep{Action: store.ReviewReopen, By: "ann"})
+		if err != nil || r.Status != store.StatusDraft {
+			t.Fatalf("reopen: %v, status %q", err, r.Status)
+		}
+		_, err = step(d.Slug, store.ReviewStep{Action: store.ReviewReopen, By: "ann"})
+		refusal(t, err, store.ErrConflict, "already a draft")
+		if _, err := step(d.Slug, store.ReviewStep{Action: store.ReviewRequest, By: "ann"}); err != nil {
+			t.Fatal(err)
+		}
+		r, err = step(d.Slug, store.ReviewStep{Action: store.ReviewRequestChanges, By: "carol", Comment: "Say how many users."})
+		if err != nil || r.Status != store.StatusDraft {
+			t.Fatalf("request changes: %v, status %q", err, r.Status)
+		}
+	})
+	t.Run("NoApprovalsNeededPublishesADraft", func(t *testing.T) {
+		d := newReviewDraft(t, st, "Straight out")
+		r, err := st.TakeReviewStep(ctx, d.Slug, store.ReviewStep{Action: store.ReviewPublish, By: "ann"})
+		if err != nil || r.Status != store.StatusPublished {
+			t.Fatalf("publish: %v, status %q", err, r.Status)
+		}
+	})
+	t.Run("Unsigned", func(t *testing.T) {
+		_, err := st.TakeReviewStep(ctx, d.Slug, store.ReviewStep{Action: store.ReviewPublish})
+		if !errors.Is(err, store.ErrInvalid) {
+			t.Errorf("err = %v, want invalid", err)
+		}
+	})
+	t.Run("NotFound", func(t *testing.T) {
+		_, err := st.TakeReviewStep(ctx, "nope", store.ReviewStep{Action: store.ReviewPublish, By: "ann"})
+		if !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("err = %v, want not found", err)
+		}
+	})
+}
