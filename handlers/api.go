@@ -63,6 +63,10 @@ type (
 		// Version counts its saves: PUT /api/postmortems/{slug} sends back
 		// the one it read.
 		Version int `json:"version"`
+		// Status is where it is in its review: draft, in_review or
+		// published; Review, in the full record, how the review stands.
+		Status string     `json:"status"`
+		Review *apiReview `json:"review,omitempty"`
 	}
 	apiChecklistItem struct {
 		Text  string `json:"text"`
@@ -127,6 +131,7 @@ func toAPIPostmortem(p store.Postmortem, full bool) apiPostmortem {
 		apiTimes: apiTimes{StartedAt: p.StartedAt, DetectedAt: p.DetectedAt, MitigatedAt: p.MitigatedAt,
 			ResolvedAt: p.ResolvedAt, TimeZone: p.TimeZone},
 		URL: "/postmortems/" + p.Slug, Archived: p.Archived(), RestrictedTo: p.RestrictedTo, Version: p.Version,
+		Status: p.Status,
 		Patterns: []apiTag{}, Variants: []apiVariant{},
 	}
 	if out.Languages == nil {
@@ -180,6 +185,7 @@ func (h *Handler) apiListPostmortems(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
+	h.review.annotateReview(items, h.now())
 	out := struct {
 		Items []apiPostmortem `json:"items"`
 		Total int             `json:"total"`
@@ -200,7 +206,7 @@ func (h *Handler) apiGetPostmortem(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, toAPIPostmortem(p, true))
+	h.writePostmortemJSON(w, r, http.StatusOK, p)
 }
 
 func toAPIPattern(p store.Pattern) apiPattern {

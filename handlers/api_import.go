@@ -148,6 +148,7 @@ func (h *Handler) apiCreatePostmortem(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.RestrictedTo = h.restrictionOf(r, &f)
+	p.Status = store.StatusDraft // published through its review
 	if len(f.Errors) > 0 {
 		h.error(w, r, fmt.Errorf("create postmortem: %w", f.Errors.asJSON("tags", "patterns")))
 		return

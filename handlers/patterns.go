@@ -141,6 +141,7 @@ func (h *Handler) showHome(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
+	h.review.annotateReview(recent, h.now())
 	fams, err := h.store.ListFamilies(r.Context())
 	if err != nil {
 		h.error(w, r, err)

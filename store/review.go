@@ -484,3 +484,56 @@ func StatusLabel(status string) string {
 	}
 	return "published"
 }
+
+// Unpublished is a postmortem not yet published, with its review.
+type Unpublished struct {
+	Postmortem
+	Review Review
+}
+
+// ListUnpublished returns the live postmortems not yet published that the
+// reader may see, with their reviews, the most recently written first, at
+// most limit of them.
+func (s *Store) ListUnpublished(ctx context.Context, limit int) ([]Unpublished, error) {
+	tx, err := s.db.beginRead(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list unpublished: %w", err)
+	}
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, `SELECT `+listColumns+`, rs.status
+		FROM review_status rs JOIN postmortems p ON p.id = rs.postmortem_id JOIN variant_groups g ON g.id = p.group_id
+		WHERE rs.status != 'published' AND p.archived_at = '' AND `+visibleSQL(ctx, "p")+`
+		ORDER BY p.id DESC LIMIT ?`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list unpublished: %w", err)
+	}
+	var out []Unpublished
+	for rows.Next() {
+		var status string
+		p, err := scanPostmortem(statusScanner{rows, &status})
+		if err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("list unpublished: %w", err)
+		}
+		p.Status = status
+		out = append(out, Unpublished{Postmortem: p})
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list unpublished: %w", err)
+	}
+	for i := range out {
+		if out[i].Review, _, err = readReview(ctx, tx, out[i].Slug); err != nil {
+			return nil, fmt.Errorf("list unpublished: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// statusScanner scans a postmortem's columns followed by its status.
+type statusScanner struct {
+	row    scanner
+	status *string
+}
+
+func (s statusScanner) Scan(dest ...any) error { return s.row.Scan(append(dest, s.status)...) }
