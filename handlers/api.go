@@ -131,7 +131,7 @@ func toAPIPostmortem(p store.Postmortem, full bool) apiPostmortem {
 		apiTimes: apiTimes{StartedAt: p.StartedAt, DetectedAt: p.DetectedAt, MitigatedAt: p.MitigatedAt,
 			ResolvedAt: p.ResolvedAt, TimeZone: p.TimeZone},
 		URL: "/postmortems/" + p.Slug, Archived: p.Archived(), RestrictedTo: p.RestrictedTo, Version: p.Version,
-		Status: p.Status,
+		Status:   p.Status,
 		Patterns: []apiTag{}, Variants: []apiVariant{},
 	}
 	if out.Languages == nil {

@@ -130,7 +130,7 @@ func pageFuncs(a *assets) template.FuncMap {
 		},
 		"commentOf": func(slug string, c store.ReviewComment) commentView { return commentView{Slug: slug, Comment: c} },
 		"signerOf":  func(id string, proxy bool) signerField { return signerField{ID: id, ProxyAuth: proxy} },
-		"add":     func(a, b int) int { return a + b },
+		"add":       func(a, b int) int { return a + b },
 		// Authoring: labels of stored values, and selects built from a field.
 		"kindLabel":   func(v string) string { return postmortem.Label(postmortem.ActionKinds, v) },
 		"statusLabel": func(v string) string { return postmortem.Label(postmortem.ActionStatuses, v) },
