@@ -48,7 +48,7 @@ type config struct {
 	clientWrites   int
 	// reviewApprovals and reviewDueDays are the review policy.
 	reviewApprovals, reviewDueDays int
-	trustedProxies []netip.Prefix
+	trustedProxies                 []netip.Prefix
 	// importDir is set by the import subcommand: import it, then exit.
 	importDir string
 	// exportDir is set by the export subcommand: write every postmortem
