@@ -95,6 +95,9 @@ type (
 		SuggestedCount int      `json:"suggested_count"`
 		Postmortems    []apiTag `json:"postmortems"`
 		URL            string   `json:"url"`
+		// ReviewQuestions are asked when a postmortem showing it is
+		// reviewed (the single pattern's record only).
+		ReviewQuestions []string `json:"review_questions,omitempty"`
 	}
 )
 
@@ -274,6 +277,15 @@ func (h *Handler) apiGetPattern(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out.SuggestedCount = suggested[p.Slug]
+	qs, err := h.store.PatternReviewQuestions(r.Context(), p.Slug, false)
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	out.ReviewQuestions = []string{}
+	for _, q := range qs {
+		out.ReviewQuestions = append(out.ReviewQuestions, q.Text)
+	}
 	writeJSON(w, http.StatusOK, out)
 }
 

@@ -56,6 +56,8 @@ type patternPage struct {
 	// not yet reviewed: counted apart from the tagged ones.
 	Suggested      []store.PostmortemRef
 	SuggestedTotal int
+	// ReviewQuestions are what reviews of its postmortems ask.
+	ReviewQuestions []store.PatternQuestion
 	// AllSuggested is set when the page lists every suggestion
 	// (?suggested=all), not the most confident.
 	AllSuggested bool
@@ -123,6 +125,10 @@ func (h *Handler) showPattern(w http.ResponseWriter, r *http.Request) {
 		if len(g.Postmortems) > 0 {
 			page.ByRole = append(page.ByRole, g)
 		}
+	}
+	if page.ReviewQuestions, err = h.store.PatternReviewQuestions(r.Context(), p.Slug, false); err != nil {
+		h.error(w, r, err)
+		return
 	}
 	h.render(w, r, http.StatusOK, "pattern", page)
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -195,4 +196,39 @@ func TestReviewThroughForms(t *testing.T) {
 	mustContain(t, page, "Lin approved version 1, before the last changes", `/compare?from=1&amp;to=2`)
 	rec = sendForm("/review/publish", url.Values{"author": {"Ada"}}, http.StatusConflict)
 	mustContain(t, rec.Body.String(), "1 more approval(s) of version 2")
+}
+
+func TestPatternReviewQuestionsEditing(t *testing.T) {
+	t.Parallel()
+	h, _ := newApp(t)
+	api := decode[struct {
+		ReviewQuestions []string `json:"review_questions"`
+	}](t, get(t, h, "/api/patterns/retry-storm"))
+	if n := len(api.ReviewQuestions); n < 2 || n > 4 {
+		t.Fatalf("review_questions = %v, want 2 to 4", api.ReviewQuestions)
+	}
+	mustContain(t, get(t, h, "/patterns/retry-storm").Body.String(), "Review questions", `href="/patterns/retry-storm/review-questions"`)
+	page := get(t, h, "/patterns/retry-storm/review-questions").Body.String()
+	m := regexp.MustCompile(`action="(/patterns/retry-storm/review-questions/[0-9]+)"`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatal("no question form on the edit page")
+	}
+	action := m[1]
+	form := formValues(page, action)
+	if form.Get("version") == "" {
+		t.Fatalf("the question form carries no version")
+	}
+	first := url.Values{"version": {form.Get("version")}, "text": {"Was the retry budget stated?"}}
+	if rec := postForm(t, h, action, first); rec.Code != http.StatusSeeOther {
+		t.Fatalf("save: %d", rec.Code)
+	}
+	// A second writer, on the version they read before the first save.
+	rec := postForm(t, h, action, url.Values{"version": {form.Get("version")}, "text": {"Were retries capped?"}})
+	if rec.Code != http.StatusConflict {
+		t.Fatalf("stale save: %d, want 409", rec.Code)
+	}
+	mustContain(t, rec.Body.String(), "Someone changed this question", "Was the retry budget stated?", "Were retries capped?")
+	if rec := postForm(t, h, "/patterns/retry-storm/review-questions", url.Values{"text": {""}}); rec.Code != http.StatusUnprocessableEntity {
+		t.Errorf("an empty question: %d, want 422", rec.Code)
+	}
 }

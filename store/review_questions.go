@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"slices"
@@ -174,4 +175,181 @@ func (s *Store) AnswerReviewQuestion(ctx context.Context, slug, key string, a Re
 		return fmt.Errorf("answer review question %q of %q: %w", key, slug, err)
 	}
 	return err
+}
+
+// PatternQuestion is one of a pattern's review questions, edited as its
+// checklist items are: a version per change, removed ones kept.
+type PatternQuestion struct {
+	ID          int64
+	PatternSlug string
+	Position    int
+	Text        string
+	Version     int
+	Removed     bool
+}
+
+// maxQuestionRunes bounds a review question's text.
+const maxQuestionRunes = 500
+
+// LoadReviewQuestions gives each pattern that never had review questions
+// the ones given (by slug): run at every start, it leaves questions that
+// were edited, removed or added alone.
+func (s *Store) LoadReviewQuestions(ctx context.Context, qs map[string][]string) error {
+	err := s.inTx(ctx, func(tx *writeTx) error {
+		for slug, texts := range qs {
+			var n int
+			if err := tx.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM review_questions WHERE pattern_slug = ?) + (SELECT count(*) = 0 FROM patterns WHERE slug = ?)`,
+				slug, slug).Scan(&n); err != nil {
+				return err
+			}
+			if n > 0 {
+				continue // has questions, or is not in the catalogue
+			}
+			for i, text := range texts {
+				if _, err := tx.ExecContext(ctx, `INSERT INTO review_questions (pattern_slug, position, text) VALUES (?, ?, ?)`, slug, i+1, text); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("load review questions: %w", err)
+	}
+	return nil
+}
+
+// PatternReviewQuestions returns a pattern's review questions in order,
+// the removed ones too (Removed) when withRemoved.
+func (s *Store) PatternReviewQuestions(ctx context.Context, slug string, withRemoved bool) ([]PatternQuestion, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, pattern_slug, position, text, version, removed_at != '' FROM review_questions
+		WHERE pattern_slug = ? AND (? OR removed_at = '') ORDER BY position, id`, slug, withRemoved)
+	if err != nil {
+		return nil, fmt.Errorf("review questions of %q: %w", slug, err)
+	}
+	defer rows.Close()
+	var out []PatternQuestion
+	for rows.Next() {
+		var q PatternQuestion
+		if err := rows.Scan(&q.ID, &q.PatternSlug, &q.Position, &q.Text, &q.Version, &q.Removed); err != nil {
+			return nil, fmt.Errorf("review questions of %q: %w", slug, err)
+		}
+		out = append(out, q)
+	}
+	return out, rows.Err()
+}
+
+// GetPatternQuestion returns one review question, removed or not.
+func (s *Store) GetPatternQuestion(ctx context.Context, id int64) (PatternQuestion, error) {
+	var q PatternQuestion
+	err := s.db.QueryRowContext(ctx, `SELECT id, pattern_slug, position, text, version, removed_at != '' FROM review_questions WHERE id = ?`, id).
+		Scan(&q.ID, &q.PatternSlug, &q.Position, &q.Text, &q.Version, &q.Removed)
+	if errors.Is(err, sql.ErrNoRows) {
+		return q, fmt.Errorf("review question %d: %w", id, ErrNotFound)
+	}
+	return q, err
+}
+
+func checkQuestion(text string) error {
+	if strings.TrimSpace(text) == "" {
+		return FieldErrors{"text": "Write the question."}
+	}
+	if msg := postmortem.CheckText(text, "The question", false, maxQuestionRunes); msg != "" {
+		return FieldErrors{"text": msg}
+	}
+	return nil
+}
+
+// AddPatternQuestion appends a review question to a pattern.
+func (s *Store) AddPatternQuestion(ctx context.Context, slug, text string) (PatternQuestion, error) {
+	text = strings.TrimSpace(text)
+	q := PatternQuestion{PatternSlug: slug, Text: text, Version: 1}
+	if err := checkQuestion(text); err != nil {
+		return q, err
+	}
+	err := s.inTx(ctx, func(tx *writeTx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM patterns WHERE slug = ?`, slug).Scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			return fmt.Errorf("pattern %q: %w", slug, ErrNotFound)
+		}
+		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(position), 0) + 1 FROM review_questions WHERE pattern_slug = ?`, slug).Scan(&q.Position); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `INSERT INTO review_questions (pattern_slug, position, text) VALUES (?, ?, ?)`, slug, q.Position, text)
+		if err != nil {
+			return err
+		}
+		q.ID, _ = res.LastInsertId()
+		tx.audit(auditNote{kind: "review-question.add", what: fmt.Sprintf("added review question %d to %s: “%s”", q.ID, slug, text)})
+		return nil
+	})
+	if err != nil {
+		return q, fmt.Errorf("add review question to %q: %w", slug, err)
+	}
+	return q, nil
+}
+
+// UpdatePatternQuestion rewords a review question. version, when not 0,
+// is the version the change was based on: if the question changed since,
+// it is refused with ErrStaleVersion, as a checklist item's is.
+func (s *Store) UpdatePatternQuestion(ctx context.Context, id int64, version int, text string) error {
+	text = strings.TrimSpace(text)
+	if err := checkQuestion(text); err != nil {
+		return err
+	}
+	err := s.inTx(ctx, func(tx *writeTx) error {
+		var cur int
+		err := tx.QueryRowContext(ctx, `SELECT version FROM review_questions WHERE id = ?`, id).Scan(&cur)
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		if version != 0 && version != cur {
+			return ErrStaleVersion
+		}
+		tx.audit(auditNote{kind: "review-question.edit", what: fmt.Sprintf("reworded review question %d: “%s”", id, text)})
+		_, err = tx.ExecContext(ctx, `UPDATE review_questions SET text = ?, version = version + 1 WHERE id = ?`, text, id)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("change review question %d: %w", id, err)
+	}
+	return nil
+}
+
+// RemovePatternQuestion takes a question off its pattern (it can be put
+// back); RestorePatternQuestion puts it back.
+func (s *Store) RemovePatternQuestion(ctx context.Context, id int64) error {
+	return s.setQuestionRemoved(ctx, id, s.now(), "removed")
+}
+
+func (s *Store) RestorePatternQuestion(ctx context.Context, id int64) error {
+	return s.setQuestionRemoved(ctx, id, "", "put back")
+}
+
+func (s *Store) setQuestionRemoved(ctx context.Context, id int64, at, what string) error {
+	err := s.inTx(ctx, func(tx *writeTx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE review_questions SET removed_at = ?, version = version + 1 WHERE id = ?`, at, id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		kind := "review-question.remove"
+		if at == "" {
+			kind = "review-question.restore"
+		}
+		tx.audit(auditNote{kind: kind, what: fmt.Sprintf("%s review question %d", what, id)})
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("change review question %d: %w", id, err)
+	}
+	return nil
 }

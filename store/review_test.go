@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -223,6 +224,81 @@ func TestReviewSteps(t *testing.T) {
 		_, err := st.TakeReviewStep(ctx, "nope", store.ReviewStep{Action: store.ReviewPublish, By: "ann"})
 		if !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("err = %v, want not found", err)
+		}
+	})
+}
+
+func TestPatternReviewQuestions(t *testing.T) {
+	t.Parallel()
+	st, _ := newSeededStore(t)
+	ctx := t.Context()
+	qs, err := st.PatternReviewQuestions(ctx, "connection-exhaustion", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(qs) < 2 || len(qs) > 4 || !strings.Contains(qs[0].Text, "pool limits") {
+		t.Fatalf("seeded questions = %+v, want 2 to 4 asking of pool limits first", qs)
+	}
+	p := store.Postmortem{Title: "Pool gone", Summary: "Pool gone", Status: store.StatusDraft, SavedBy: "ann",
+		Tags: []store.Tag{{PatternSlug: "connection-exhaustion", Role: "trigger"}}}
+	if err := st.CreatePostmortem(ctx, &p); err != nil {
+		t.Fatal(err)
+	}
+	asked := func() []string {
+		t.Helper()
+		rq, err := st.ReviewQuestions(ctx, p.Slug)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var keys []string
+		for _, q := range rq {
+			keys = append(keys, q.Key)
+		}
+		return keys
+	}
+	if got := asked(); len(got) != 4+len(qs) {
+		t.Errorf("asked %v, want the 4 general criteria and %d of the pattern", got, len(qs))
+	}
+
+	t.Run("StaleEditRefused", func(t *testing.T) {
+		if err := st.UpdatePatternQuestion(ctx, qs[0].ID, qs[0].Version, "Are the pool sizes stated?"); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.UpdatePatternQuestion(ctx, qs[0].ID, qs[0].Version, "Mine instead"); !errors.Is(err, store.ErrStaleVersion) {
+			t.Errorf("err = %v, want ErrStaleVersion", err)
+		}
+		if err := st.UpdatePatternQuestion(ctx, qs[0].ID, 0, " "); !errors.Is(err, store.ErrInvalid) {
+			t.Errorf("an empty question: err = %v, want invalid", err)
+		}
+	})
+	t.Run("RemovedIsNotAskedAndComesBack", func(t *testing.T) {
+		if err := st.RemovePatternQuestion(ctx, qs[1].ID); err != nil {
+			t.Fatal(err)
+		}
+		if got := asked(); len(got) != 4+len(qs)-1 {
+			t.Errorf("asked %v after a removal", got)
+		}
+		if err := st.RestorePatternQuestion(ctx, qs[1].ID); err != nil {
+			t.Fatal(err)
+		}
+		added, err := st.AddPatternQuestion(ctx, "connection-exhaustion", "Was the pool shared between tenants?")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := asked(); len(got) != 4+len(qs)+1 || got[len(got)-1] != "q"+strconv.FormatInt(added.ID, 10) {
+			t.Errorf("asked %v after restoring one and adding one", got)
+		}
+	})
+	t.Run("LoadingAgainKeepsEdits", func(t *testing.T) {
+		if err := st.LoadReviewQuestions(ctx, map[string][]string{"connection-exhaustion": {"Replaced?"}}); err != nil {
+			t.Fatal(err)
+		}
+		now, err := st.PatternReviewQuestions(ctx, "connection-exhaustion", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if now[0].Text != "Are the pool sizes stated?" {
+			t.Errorf("first question = %q after loading again", now[0].Text)
 		}
 	})
 }
