@@ -90,7 +90,9 @@ func (h *Handler) questionsEditPage(r *http.Request, slug string, bad *questionF
 	return page, nil
 }
 
-func questionsURL(slug string) string { return "/patterns/" + url.PathEscape(slug) + "/review-questions" }
+func questionsURL(slug string) string {
+	return "/patterns/" + url.PathEscape(slug) + "/review-questions"
+}
 
 func (h *Handler) editPatternQuestions(w http.ResponseWriter, r *http.Request) {
 	page, err := h.questionsEditPage(r, r.PathValue("slug"), nil, 0)
