@@ -141,6 +141,9 @@ func TestReviewThroughTheAPI(t *testing.T) {
 		}
 		feed := as(t, h, viewer, "GET", "/feed.atom", nil)
 		mustContain(t, feed.Body.String(), "/postmortems/"+slug)
+		audit := as(t, h, admin, "GET", "/api/audit?postmortem="+slug+"&limit=100", nil).Body.String()
+		mustContain(t, audit, "review.request", "review.approve", "review.publish", "review.answer", "comment.create", "comment.resolve",
+			"approved version 1 of")
 	})
 	t.Run("StatusFilter", func(t *testing.T) {
 		for _, tc := range []struct {

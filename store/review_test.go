@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"context"
 	"errors"
 	"strconv"
 	"strings"
@@ -301,4 +302,106 @@ func TestPatternReviewQuestions(t *testing.T) {
 			t.Errorf("first question = %q after loading again", now[0].Text)
 		}
 	})
+}
+
+func TestReviewCommentsFollowTheRestriction(t *testing.T) {
+	t.Parallel()
+	st, _ := newSeededStore(t)
+	sec := store.WithReaderGroups(t.Context(), []string{"security"})
+	outsider := t.Context()
+	p := store.Postmortem{Title: "Key leak", Summary: "Key leak", Status: store.StatusDraft, SavedBy: "ann", RestrictedTo: []string{"security"}}
+	if err := st.CreatePostmortem(sec, &p); err != nil {
+		t.Fatal(err)
+	}
+	secret := store.ReviewComment{Body: "The key was in the build log.", Author: "sam"}
+	if err := st.AddReviewComment(sec, p.Slug, &secret); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.AddReviewComment(outsider, p.Slug, &store.ReviewComment{Body: "x", Author: "eve"}); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("an outsider comments: err = %v, want not found", err)
+	}
+	if _, err := st.ListReviewComments(outsider, p.Slug); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("an outsider lists the comments: err = %v, want not found", err)
+	}
+	// Opened to everyone: what was said while it was restricted stays
+	// with its groups, as the versions saved then do.
+	cur, err := st.GetPostmortem(sec, p.Slug)
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := []string{}
+	if _, err := st.UpdatePostmortem(sec, p.Slug, cur.Version, store.PostmortemUpdate{Fields: cur.Fields(), Author: "ann", RestrictedTo: &open}); err != nil {
+		t.Fatal(err)
+	}
+	later := store.ReviewComment{Body: "Rotated.", Author: "sam"}
+	if err := st.AddReviewComment(outsider, p.Slug, &later); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		ctx  context.Context
+		want int
+	}{{"Outsider", outsider, 1}, {"Security", sec, 2}} {
+		cs, err := st.ListReviewComments(tc.ctx, p.Slug)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(cs) != tc.want {
+			t.Errorf("%s reads %d comments, want %d", tc.name, len(cs), tc.want)
+		}
+		if tc.ctx == outsider && len(cs) > 0 && cs[0].ID == secret.ID {
+			t.Error("an outsider reads the comment made while restricted")
+		}
+	}
+	if _, err := st.ResolveReviewComment(outsider, p.Slug, secret.ID, true, "eve"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("an outsider resolves the restricted thread: err = %v, want not found", err)
+	}
+}
+
+func TestReviewCommentThreadsAndOwnership(t *testing.T) {
+	t.Parallel()
+	st, _ := newSeededStore(t)
+	ctx := t.Context()
+	p := newReviewDraft(t, st, "Threads")
+	root := store.ReviewComment{Body: "Impact unclear, @ann?", Author: "carol", Section: "impact"}
+	if err := st.AddReviewComment(ctx, p.Slug, &root); err != nil {
+		t.Fatal(err)
+	}
+	reply := store.ReviewComment{Body: "Added numbers.", Author: "ann", ReplyTo: root.ID, Section: "detection"}
+	if err := st.AddReviewComment(ctx, p.Slug, &reply); err != nil {
+		t.Fatal(err)
+	}
+	if reply.Section != "impact" || reply.ReplyTo != root.ID {
+		t.Errorf("reply section %q reply_to %d, want the thread's", reply.Section, reply.ReplyTo)
+	}
+	nested := store.ReviewComment{Body: "Thanks", Author: "carol", ReplyTo: reply.ID}
+	if err := st.AddReviewComment(ctx, p.Slug, &nested); err != nil || nested.ReplyTo != root.ID {
+		t.Errorf("a reply to a reply: %v, reply_to %d, want %d", err, nested.ReplyTo, root.ID)
+	}
+	if names, err := st.CommentMentions(ctx, root.ID); err != nil || len(names) != 1 || names[0] != "ann" {
+		t.Errorf("mentions = %v, %v; want ann (a known writer)", names, err)
+	}
+	if _, err := st.EditReviewComment(ctx, p.Slug, root.ID, "mine", "ann"); !errors.Is(err, store.ErrForbidden) {
+		t.Errorf("editing another's comment: err = %v, want forbidden", err)
+	}
+	if err := st.DeleteReviewComment(ctx, p.Slug, root.ID, "ann"); !errors.Is(err, store.ErrForbidden) {
+		t.Errorf("deleting another's comment: err = %v, want forbidden", err)
+	}
+	if c, err := st.ResolveReviewComment(ctx, p.Slug, nested.ID, true, "ann"); err != nil || c.ID != root.ID || !c.Resolved {
+		t.Errorf("resolving from a reply: %+v, %v; want the thread resolved", c, err)
+	}
+	if _, err := st.EditReviewComment(ctx, p.Slug, root.ID, "Impact unclear.", "Carol"); err != nil {
+		t.Errorf("editing one's own: %v", err)
+	}
+	if err := st.DeleteReviewComment(ctx, p.Slug, reply.ID, "ann"); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := st.ListReviewComments(ctx, p.Slug)
+	if err != nil {
+		t.Fatal(err)
+	}
+	threads := store.CommentThreads(cs)
+	if len(threads) != 1 || len(threads[0].Replies) != 2 || !threads[0].Replies[0].Deleted || threads[0].Replies[0].Body != "" {
+		t.Errorf("threads = %+v", threads)
+	}
 }

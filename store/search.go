@@ -248,6 +248,9 @@ func (s *Store) postmortemsByID(ctx context.Context, ids []int64) (map[int64]*Po
 	if err := s.attachLanguages(ctx, ps); err != nil {
 		return nil, err
 	}
+	if err := attachStatus(ctx, s.db, ps); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 
