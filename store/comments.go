@@ -138,8 +138,9 @@ func (s *Store) AddReviewComment(ctx context.Context, slug string, c *ReviewComm
 	return err
 }
 
-// recordMentions keeps the @names of body that name known users: the
-// names in the audit trail and the history.
+// recordMentions keeps the @names of body that name known users: people
+// who have written to Hindsight (the audit trail's actors, as spelt there)
+// or been asked to review.
 func recordMentions(ctx context.Context, tx *writeTx, commentID int64, body string) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM comment_mentions WHERE comment_id = ?`, commentID); err != nil {
 		return err
@@ -151,12 +152,13 @@ func recordMentions(ctx context.Context, tx *writeTx, commentID int64, body stri
 			continue
 		}
 		seen[strings.ToLower(name)] = true
+		// Each lookup is one index probe (audit_log_actor, the reviewers'
+		// NOCASE index): a comment's mentions cost what its length does.
 		var known string
 		err := tx.QueryRowContext(ctx, `SELECT name FROM (
-				SELECT actor AS name FROM audit_log WHERE actor = ? COLLATE NOCASE
-				UNION ALL SELECT author FROM revisions WHERE author = ? COLLATE NOCASE
+				SELECT actor AS name FROM audit_log WHERE actor = ?
 				UNION ALL SELECT reviewer FROM review_reviewers WHERE reviewer = ?)
-			LIMIT 1`, name, name, name).Scan(&known)
+			LIMIT 1`, name, name).Scan(&known)
 		if errors.Is(err, sql.ErrNoRows) {
 			continue
 		}

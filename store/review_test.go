@@ -363,7 +363,12 @@ func TestReviewCommentThreadsAndOwnership(t *testing.T) {
 	st, _ := newSeededStore(t)
 	ctx := t.Context()
 	p := newReviewDraft(t, st, "Threads")
-	root := store.ReviewComment{Body: "Impact unclear, @ann?", Author: "carol", Section: "impact"}
+	// ann is known once she has written something (the audit trail).
+	asAnn := store.WithActor(ctx, store.Actor{Name: "ann", Via: "browser"})
+	if err := st.AddReviewComment(asAnn, p.Slug, &store.ReviewComment{Body: "Ready for review.", Author: "ann"}); err != nil {
+		t.Fatal(err)
+	}
+	root := store.ReviewComment{Body: "Impact unclear, @ann? cc @nobody", Author: "carol", Section: "impact"}
 	if err := st.AddReviewComment(ctx, p.Slug, &root); err != nil {
 		t.Fatal(err)
 	}
@@ -400,7 +405,7 @@ func TestReviewCommentThreadsAndOwnership(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	threads := store.CommentThreads(cs)
+	threads := store.CommentThreads(cs)[1:] // after ann's own
 	if len(threads) != 1 || len(threads[0].Replies) != 2 || !threads[0].Replies[0].Deleted || threads[0].Replies[0].Body != "" {
 		t.Errorf("threads = %+v", threads)
 	}
