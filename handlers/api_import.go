@@ -163,7 +163,7 @@ func (h *Handler) apiCreatePostmortem(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Location", "/api/postmortems/"+created.Slug)
-	writeJSON(w, http.StatusCreated, toAPIPostmortem(created, true))
+	h.writePostmortemJSON(w, r, http.StatusCreated, created)
 }
 
 // decodeError keeps a too-large body as it is (h.error answers 413) and
