@@ -62,6 +62,15 @@ func TestBothWaysReviewAPostmortem(t *testing.T) {
 		p.press(thread+` .add-reply button[type=submit]`, false)
 		p.see(".flash", "Reply added")
 		p.see(thread+" .reply", "Ada", "About 2,000")
+		// A page in review, with a thread open and the questions' forms
+		// (axe runs in the page: with scripts on only).
+		if js {
+			for _, scheme := range []string{"light", "dark"} {
+				p.theme(scheme)
+				p.accessible()
+			}
+			p.theme("light")
+		}
 
 		p.press(thread+` form[action$="/resolve"] button`, false)
 		p.see(".flash", "Thread resolved")
