@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"hindsight/handlers"
 )
@@ -234,4 +235,41 @@ func TestPatternReviewQuestionsEditing(t *testing.T) {
 	if rec := postForm(t, h, "/patterns/retry-storm/review-questions", url.Values{"text": {""}}); rec.Code != http.StatusUnprocessableEntity {
 		t.Errorf("an empty question: %d, want 422", rec.Code)
 	}
+}
+
+func TestReviewsPage(t *testing.T) {
+	t.Parallel()
+	h, _ := newTeamApp(t, handlers.ReviewPolicy(1, 5), handlers.Clock(func() time.Time { return time.Date(2024, 3, 20, 12, 0, 0, 0, time.UTC) }))
+	create := func(title string) string {
+		rec := sendJSON(t, h, editor, "POST", "/api/postmortems", `{"title": "`+title+`", "summary": "x", "resolved_at": "2024-03-01T10:00:00Z"}`)
+		if rec.Code != http.StatusCreated {
+			t.Fatalf("create: %d %s", rec.Code, rec.Body)
+		}
+		return decode[reviewedPostmortem](t, rec).Slug
+	}
+	asked := create("Asked of Ada")
+	create("Still a draft")
+	if rec := sendJSON(t, h, editor, "POST", "/api/postmortems/"+asked+"/review", `{"action": "request", "reviewers": ["ada"]}`); rec.Code != http.StatusOK {
+		t.Fatalf("request: %d %s", rec.Code, rec.Body)
+	}
+	section := func(body, id string) string {
+		_, after, _ := strings.Cut(body, `id="`+id+`"`)
+		before, _, _ := strings.Cut(after, "</section>")
+		return before
+	}
+	ada := as(t, h, admin, "GET", "/reviews", nil).Body.String()
+	mustContain(t, section(ada, "waiting-heading"), "Asked of Ada")
+	mustNotContain(t, section(ada, "waiting-heading"), "Still a draft")
+	mustContain(t, section(ada, "overdue-heading"), "Asked of Ada", "Still a draft", "Overdue: due")
+	ed := as(t, h, editor, "GET", "/reviews", nil).Body.String()
+	mustContain(t, section(ed, "mine-heading"), "Asked of Ada", "Still a draft")
+	mustNotContain(t, section(ed, "waiting-heading"), "Asked of Ada")
+	// Approved by Ada, it no longer waits for her.
+	if rec := sendJSON(t, h, admin, "POST", "/api/postmortems/"+asked+"/review", `{"action": "approve", "version": 1}`); rec.Code != http.StatusOK {
+		t.Fatalf("approve: %d %s", rec.Code, rec.Body)
+	}
+	ada = as(t, h, admin, "GET", "/reviews", nil).Body.String()
+	mustNotContain(t, section(ada, "waiting-heading"), "Asked of Ada")
+	// Lists mark them.
+	mustContain(t, as(t, h, viewer, "GET", "/postmortems?status=in_review", nil).Body.String(), "Asked of Ada", "In review", "Overdue: due")
 }
