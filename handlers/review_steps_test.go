@@ -273,3 +273,33 @@ func TestReviewsPage(t *testing.T) {
 	// Lists mark them.
 	mustContain(t, as(t, h, viewer, "GET", "/postmortems?status=in_review", nil).Body.String(), "Asked of Ada", "In review", "Overdue: due")
 }
+
+func TestSearchByReviewStatus(t *testing.T) {
+	t.Parallel()
+	h, _ := newTeamApp(t)
+	rec := sendJSON(t, h, editor, "POST", "/api/postmortems", `{"title": "Zanzibar queue stalled", "summary": "The zanzibar queue stalled."}`)
+	if rec.Code != http.StatusCreated {
+		t.Fatalf("create: %d %s", rec.Code, rec.Body)
+	}
+	for _, tc := range []struct {
+		query string
+		code  int
+		found bool
+	}{
+		{"q=zanzibar", 200, true},
+		{"q=zanzibar&status=draft", 200, true},
+		{"q=zanzibar&status=published", 200, false},
+		{"q=zanzibar&status=nope", 400, false},
+	} {
+		rec := as(t, h, viewer, "GET", "/api/search?"+tc.query, nil)
+		if rec.Code != tc.code {
+			t.Errorf("%s: %d, want %d", tc.query, rec.Code, tc.code)
+			continue
+		}
+		if got := strings.Contains(rec.Body.String(), "zanzibar-queue-stalled"); tc.code == 200 && got != tc.found {
+			t.Errorf("%s finds the draft: %v, want %v", tc.query, got, tc.found)
+		}
+	}
+	mustContain(t, as(t, h, viewer, "GET", "/search?q=zanzibar&status=draft", nil).Body.String(), "Zanzibar queue stalled", "status-draft")
+	mustNotContain(t, as(t, h, viewer, "GET", "/search?q=retry&status=draft", nil).Body.String(), "gmail-2009")
+}
