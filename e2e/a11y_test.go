@@ -41,6 +41,8 @@ var pageTypes = []pageType{
 	{"compare", "/postmortems/facebook-2010-09-23-outage/compare?to=1", 200},
 	{"action-item-edit", "/postmortems/facebook-2010-09-23-outage/action-items/1/edit", 200},
 	{"checklist-edit", "/patterns/feedback-loop/checklist", 200},
+	{"review-questions-edit", "/patterns/feedback-loop/review-questions", 200},
+	{"reviews", "/reviews", 200},
 	{"import", "/import", 200},
 	{"triage", "/triage", 200},
 	{"action-items", "/action-items", 200},

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -51,6 +52,7 @@ func TestScreenshots(t *testing.T) {
 	if err := addFollowUps(srv); err != nil {
 		t.Fatal(err)
 	}
+	reviewed := inReview(t, srv)
 	// scroll, when set, is the element the shot starts at.
 	shots := []struct{ name, path, scroll string }{
 		{"home", "/", ""},
@@ -64,6 +66,7 @@ func TestScreenshots(t *testing.T) {
 		{"search", "/search?q=retry+storm", ""},
 		{"action-items", "/action-items", ""},
 		{"insights", "/insights", ""},
+		{"review", "/postmortems/" + reviewed, "#review"},
 	}
 	for _, scheme := range []string{"light", "dark"} {
 		p := newPageOn(t, srv)
@@ -197,4 +200,37 @@ func createPostmortem(t *testing.T, srv *server, body string) string {
 		t.Fatalf("create a postmortem: status %d, slug %q, err %v", res.StatusCode, out.Slug, err)
 	}
 	return out.Slug
+}
+
+// inReview makes a postmortem in review on srv, with a comment thread and
+// one review question answered, and returns its slug.
+func inReview(t *testing.T, srv *server) string {
+	t.Helper()
+	slug := createPostmortem(t, srv, `{"title": "Database connections ran out at peak", "organization": "Acme Payments",
+		"summary": "Checkout timed out for 25 minutes when the connection pool ran dry.", "author": "Dana",
+		"impact": "About 3,000 checkouts failed.", "resolved_at": "2024-03-05T15:00:00Z",
+		"patterns": [{"slug": "connection-exhaustion", "role": "trigger"}]}`)
+	post := func(path, body string) []byte {
+		t.Helper()
+		res, err := http.Post(srv.url+"/api/postmortems/"+slug+path, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		if res.StatusCode >= 300 {
+			t.Fatalf("POST %s: %d %s", path, res.StatusCode, b)
+		}
+		return b
+	}
+	post("/review", `{"action": "request", "reviewers": ["Lin", "Sam"], "author": "Dana"}`)
+	var c struct {
+		ID int64 `json:"id"`
+	}
+	if err := json.Unmarshal(post("/comments", `{"body": "Which pool ran out: the app's or the database's? @Dana", "author": "Lin"}`), &c); err != nil {
+		t.Fatal(err)
+	}
+	post("/comments", fmt.Sprintf(`{"body": "The app's: 20 per instance, 40 instances, against a limit of 500.", "reply_to": %d, "author": "Dana"}`, c.ID))
+	post("/review/questions/impact", `{"section": "impact", "author": "Lin"}`)
+	return slug
 }

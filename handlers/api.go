@@ -79,6 +79,10 @@ type (
 		// Version counts its saves: PUT /api/postmortems/{slug} sends back
 		// the one it read.
 		Version int `json:"version"`
+		// Status is where it is in its review: draft, in_review or
+		// published; Review, in the full record, how the review stands.
+		Status string     `json:"status"`
+		Review *apiReview `json:"review,omitempty"`
 	}
 	apiChecklistItem struct {
 		Text  string `json:"text"`
@@ -107,6 +111,9 @@ type (
 		SuggestedCount int      `json:"suggested_count"`
 		Postmortems    []apiTag `json:"postmortems"`
 		URL            string   `json:"url"`
+		// ReviewQuestions are asked when a postmortem showing it is
+		// reviewed (the single pattern's record only).
+		ReviewQuestions []string `json:"review_questions,omitempty"`
 	}
 )
 
@@ -118,6 +125,7 @@ func toAPIPostmortem(p store.Postmortem, full bool) apiPostmortem {
 		SourceURL: p.SourceURL, Services: p.Services, Authors: p.Authors,
 		Times: p.Times,
 		URL:   "/postmortems/" + p.Slug, Archived: p.Archived(), Example: p.Example, RestrictedTo: p.RestrictedTo, Version: p.Version,
+		Status:   p.Status,
 		Patterns: []apiTag{}, Variants: []apiVariant{},
 	}
 	if out.Languages == nil {
@@ -177,6 +185,7 @@ func (h *Handler) apiListPostmortems(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
+	h.review.annotateReview(items, h.now())
 	out := struct {
 		Items []apiPostmortem `json:"items"`
 		Total int             `json:"total"`
@@ -197,7 +206,7 @@ func (h *Handler) apiGetPostmortem(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, toAPIPostmortem(p, true))
+	h.writePostmortemJSON(w, r, http.StatusOK, p)
 }
 
 func toAPIPattern(p store.Pattern) apiPattern {
@@ -265,6 +274,15 @@ func (h *Handler) apiGetPattern(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out.SuggestedCount = suggested[p.Slug]
+	qs, err := h.store.PatternReviewQuestions(r.Context(), p.Slug, false)
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	out.ReviewQuestions = []string{}
+	for _, q := range qs {
+		out.ReviewQuestions = append(out.ReviewQuestions, q.Text)
+	}
 	writeJSON(w, http.StatusOK, out)
 }
 

@@ -147,7 +147,7 @@ func (h *Handler) apiUpdatePostmortem(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, toAPIPostmortem(saved, true))
+	h.writePostmortemJSON(w, r, http.StatusOK, saved)
 }
 
 // The body of a refused stale save of a postmortem (409): what the form's

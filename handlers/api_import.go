@@ -119,6 +119,7 @@ func (h *Handler) apiCreatePostmortem(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, fmt.Errorf("%w: send application/json, text/markdown, text/plain or text/html, not %q", errBadRequest, mediaType))
 		return
 	}
+	p.Status = store.StatusDraft // published through its review
 	if msg := h.restrictionProblem(r, p.RestrictedTo); msg != "" {
 		if refused == nil {
 			refused = store.FieldErrors{}
@@ -141,7 +142,7 @@ func (h *Handler) apiCreatePostmortem(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Location", "/api/postmortems/"+created.Slug)
-	writeJSON(w, http.StatusCreated, toAPIPostmortem(created, true))
+	h.writePostmortemJSON(w, r, http.StatusCreated, created)
 }
 
 // decodeError keeps a too-large body as it is (h.error answers 413) and

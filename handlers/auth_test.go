@@ -680,6 +680,10 @@ func TestRestrictedPostmortemsStayWithTheirGroups(t *testing.T) {
 		t.Fatalf("create restricted: %d\n%.1500s", rec.Code, rec.Body)
 	}
 	slug := strings.TrimPrefix(rec.Header().Get("Location"), "/postmortems/")
+	// Written through the form it is a draft: published, the feeds announce it.
+	if rec := as(t, h, member, "POST", "/postmortems/"+slug+"/review/publish", url.Values{}, "Sec-Fetch-Site", "same-origin"); rec.Code != http.StatusSeeOther {
+		t.Fatalf("publish: %d", rec.Code)
+	}
 	secret := []string{"Zanzibar", "Quokka", "zanzibar", slug}
 	rec = as(t, h, member, "POST", "/postmortems/"+slug+"/action-items", url.Values{"title": {"Rotate the Zanzibar keys"}, "owner": {"Quokka team"},
 		"kind": {"prevent"}, "priority": {"P0"}, "status": {"open"}, "due_date": {"2000-01-01"}}, "Sec-Fetch-Site", "same-origin")

@@ -52,6 +52,9 @@ type Handler struct {
 	publicURL        *url.URL
 	listenAddr       string
 	metricsElsewhere bool
+
+	// review is how postmortems are reviewed (review_policy.go).
+	review reviewPolicy
 }
 
 // Option configures New.
@@ -107,6 +110,7 @@ func New(st *store.Store, log *slog.Logger, opts ...Option) (*Handler, error) {
 	MaxInFlight(DefaultMaxInFlight())(h)
 	ClientLimits(-1, DefaultClientWrites)(h)
 	Auth(AuthConfig{Mode: "none"})(h)
+	ReviewPolicy(0, DefaultReviewDueDays)(h)
 	for _, o := range opts {
 		o(h)
 	}

@@ -152,7 +152,8 @@ func TestOpenAPIResponsesMatch(t *testing.T) {
 		contentType string
 		body        func() string
 		status      int
-		remember    string // keep the response's slug or id under this name
+		remember    string        // keep the response's slug or id under this name
+		at          func() string // the path, when it names what an earlier call made
 	}
 	pm := "/api/postmortems/" + gmail
 	newPM := func() string { return "/api/postmortems/" + created["pm"] }
@@ -225,6 +226,27 @@ func TestOpenAPIResponsesMatch(t *testing.T) {
 		{op: "POST /api/triage", method: "POST", path: "/api/triage", body: body(`{"text": "` + strings.Repeat("x", 33000) + `"}`), status: 413},
 		{op: "GET /api/audit", path: "/api/audit", status: 200},
 		{op: "GET /api/audit", path: "/api/audit?from=nonsense", status: 200},
+		// Review: the seeded gmail postmortem is published.
+		{op: "GET /api/postmortems", path: "/api/postmortems?status=draft", status: 200},
+		{op: "GET /api/postmortems", path: "/api/postmortems?status=nope", status: 400},
+		{op: "POST /api/postmortems/{slug}/review", method: "POST", path: pm + "/review", body: body(`{"action": "reopen", "author": "Ada"}`), status: 200},
+		{op: "POST /api/postmortems/{slug}/review", method: "POST", path: pm + "/review", body: body(`{"action": "request", "reviewers": ["Lin"], "author": "Ada"}`), status: 200},
+		{op: "POST /api/postmortems/{slug}/review", method: "POST", path: pm + "/review", body: body(`{"action": "approve", "version": 99, "author": "Lin"}`), status: 409},
+		{op: "POST /api/postmortems/{slug}/review", method: "POST", path: pm + "/review", body: body(`{"action": "merge"}`), status: 422},
+		{op: "POST /api/postmortems/{slug}/review", method: "POST", path: pm + "/review", body: body(`{"action": 1}`), status: 400},
+		{op: "POST /api/postmortems/{slug}/review", method: "POST", path: "/api/postmortems/nope/review", body: body(`{"action": "publish"}`), status: 404},
+		{op: "POST /api/postmortems/{slug}/comments", method: "POST", path: pm + "/comments", body: body(`{"body": "Were retries capped?", "section": "impact", "author": "Lin"}`), status: 201, remember: "comment"},
+		{op: "POST /api/postmortems/{slug}/comments", method: "POST", path: pm + "/comments", body: body(`{"body": ""}`), status: 422},
+		{op: "GET /api/postmortems/{slug}/comments", path: pm + "/comments", status: 200},
+		{op: "GET /api/postmortems/{slug}/comments", path: "/api/postmortems/nope/comments", status: 404},
+		{op: "POST /api/postmortems/{slug}/comments/{id}/resolve", method: "POST", at: func() string { return pm + "/comments/" + created["comment"] + "/resolve" }, status: 200},
+		{op: "POST /api/postmortems/{slug}/comments/{id}/reopen", method: "POST", at: func() string { return pm + "/comments/" + created["comment"] + "/reopen" }, status: 200},
+		{op: "PUT /api/postmortems/{slug}/comments/{id}", method: "PUT", at: func() string { return pm + "/comments/" + created["comment"] }, body: body(`{"body": "Edited.", "author": "Ada"}`), status: 403},
+		{op: "PUT /api/postmortems/{slug}/comments/{id}", method: "PUT", at: func() string { return pm + "/comments/" + created["comment"] }, body: body(`{"body": "Were retries capped at 3?", "author": "Lin"}`), status: 200},
+		{op: "POST /api/postmortems/{slug}/review/questions/{key}", method: "POST", path: pm + "/review/questions/impact", body: body(`{"section": "impact", "author": "Ada"}`), status: 200},
+		{op: "POST /api/postmortems/{slug}/review/questions/{key}", method: "POST", path: pm + "/review/questions/nope", body: body(`{"section": "impact", "author": "Ada"}`), status: 404},
+		{op: "DELETE /api/postmortems/{slug}/comments/{id}", method: "DELETE", at: func() string { return pm + "/comments/" + created["comment"] + "?author=Lin" }, status: 204},
+		{op: "POST /api/postmortems/{slug}/review", method: "POST", path: pm + "/review", body: body(`{"action": "publish", "author": "Ada"}`), status: 200},
 		// Roles and identity, in proxy mode.
 		{op: "GET /api/postmortems", app: team, path: "/api/postmortems", status: 401},
 		{op: "PUT /api/postmortems/{slug}", app: team, who: viewer, method: "PUT", path: pm, body: body(`{"version": 1}`), status: 403},
@@ -238,6 +260,9 @@ func TestOpenAPIResponsesMatch(t *testing.T) {
 		}
 		if c.method == "" {
 			c.method = "GET"
+		}
+		if c.at != nil {
+			c.path = c.at()
 		}
 		if c.path == "" {
 			c.path = newPM()
@@ -283,6 +308,8 @@ func TestOpenAPIResponsesMatch(t *testing.T) {
 			created["pm"] = decode[struct{ Slug string }](t, rec).Slug
 		case "item":
 			created["item"] = strconv.FormatInt(decode[struct{ ID int64 }](t, rec).ID, 10)
+		case "comment":
+			created["comment"] = strconv.FormatInt(decode[struct{ ID int64 }](t, rec).ID, 10)
 		}
 	}
 	for _, op := range apiOperations(t, doc) {

@@ -191,6 +191,10 @@ func postmortemFilterProblems(f store.PostmortemFilter, pats []store.Pattern, of
 	if f.Severity != "" && !postmortem.Has(postmortem.Severities, f.Severity) {
 		bad = append(bad, unknownSeverity("severity", f.Severity))
 	}
+	if f.Status != "" && !slices.Contains(store.Statuses, f.Status) {
+		bad = append(bad, badParam{Name: "status", Value: f.Status, Problem: "There is no status " + quoted(f.Status) + ".",
+			Expected: "draft, in_review or published"})
+	}
 	return bad
 }
 

@@ -56,6 +56,8 @@ type patternPage struct {
 	// not yet reviewed: counted apart from the tagged ones.
 	Suggested      []store.PostmortemRef
 	SuggestedTotal int
+	// ReviewQuestions are what reviews of its postmortems ask.
+	ReviewQuestions []store.PatternQuestion
 	// AllSuggested is set when the page lists every suggestion
 	// (?suggested=all), not the most confident.
 	AllSuggested bool
@@ -124,6 +126,10 @@ func (h *Handler) showPattern(w http.ResponseWriter, r *http.Request) {
 			page.ByRole = append(page.ByRole, g)
 		}
 	}
+	if page.ReviewQuestions, err = h.store.PatternReviewQuestions(r.Context(), p.Slug, false); err != nil {
+		h.error(w, r, err)
+		return
+	}
 	h.render(w, r, http.StatusOK, "pattern", page)
 }
 
@@ -144,6 +150,7 @@ func (h *Handler) showHome(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
+	h.review.annotateReview(recent, h.now())
 	fams, err := h.store.ListFamilies(r.Context())
 	if err != nil {
 		h.error(w, r, err)

@@ -169,6 +169,7 @@ func (h *Handler) createPostmortem(w http.ResponseWriter, r *http.Request) {
 		SavedBy:       f.Author,
 		SaveNote:      f.Note,
 		RestrictedTo:  f.restricted,
+		Status:        store.StatusDraft, // published through its review
 	}
 	if p.VariantOf == "" {
 		p.VariantKind = postmortem.KindOriginal

@@ -54,6 +54,7 @@ func filterFromQuery(q url.Values) (store.PostmortemFilter, int) {
 		Language: q.Get("lang"),
 		Severity: q.Get("severity"),
 		Service:  q.Get("service"),
+		Status:   q.Get("status"),
 		Limit:    listPageSize,
 		Offset:   (page - 1) * listPageSize,
 	}, page
@@ -73,6 +74,7 @@ func (h *Handler) listPostmortems(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
+	h.review.annotateReview(items, h.now())
 	opts, err := h.store.ListFilterOptions(r.Context())
 	if err != nil {
 		h.error(w, r, err)
@@ -131,6 +133,8 @@ type postmortemPage struct {
 	Twins, StillOpen []store.Twin
 	// Now is the time the action items are overdue at (the Handler's clock).
 	Now time.Time
+	// Review is where its review stands (review_pages.go).
+	Review reviewPanel
 }
 
 func sectionsOf(p store.Postmortem) []section {
@@ -204,7 +208,12 @@ func (h *Handler) postmortemPage(r *http.Request, p store.Postmortem, ticks tick
 	}
 	item := newActionItemForm()
 	item.Prefix = "new-"
+	review, err := h.reviewPanelOf(r, p)
+	if err != nil {
+		return postmortemPage{}, err
+	}
 	return postmortemPage{
+		Review:     review,
 		Twins:      twins,
 		StillOpen:  stillOpen,
 		basePage:   h.base(r, p.Title, p.Summary),

@@ -121,7 +121,17 @@ func pageFuncs(a *assets) template.FuncMap {
 			return a.Overdue(now, tz)
 		},
 		"pageURL": pageURL,
-		"add":     func(a, b int) int { return a + b },
+		// Review (review_*.go).
+		"statusName":    statusName,
+		"statusOptions": func() []option { return statusOptions },
+		"sectionLabel":  sectionLabel,
+		"sectionAnchor": sectionAnchor,
+		"threadOf": func(s sectionThreads, c store.ReviewComment) threadView {
+			return threadView{Slug: s.Slug, Thread: c, ProxyAuth: s.ProxyAuth}
+		},
+		"commentOf": func(slug string, c store.ReviewComment) commentView { return commentView{Slug: slug, Comment: c} },
+		"signerOf":  func(id string, proxy bool) signerField { return signerField{ID: id, ProxyAuth: proxy} },
+		"add":       func(a, b int) int { return a + b },
 		// Authoring: labels of stored values, and selects built from a field.
 		"kindLabel":   func(v string) string { return postmortem.Label(postmortem.ActionKinds, v) },
 		"statusLabel": func(v string) string { return postmortem.Label(postmortem.ActionStatuses, v) },
@@ -261,6 +271,8 @@ type errorPage struct {
 	// Existing is the address of what the request would have made again
 	// (a text already imported), linked from the page.
 	Existing string
+	// Back is the postmortem a refused form was sent from.
+	Back string
 }
 
 // error is the one place that turns an error into a status code and a page
@@ -278,11 +290,21 @@ func (h *Handler) error(w http.ResponseWriter, r *http.Request, err error) {
 		params  badParams
 		fault   *store.FaultError
 		sent    []submittedText
+		refused *store.ReviewRefusal
 	)
 	switch {
 	case errors.As(err, &fault):
 		sent = submittedTexts(r)
 		status, msg = h.faultAnswer(w, r, fault, len(sent) > 0)
+	case errors.As(err, &refused):
+		// A review step or comment refused: the reason is the message.
+		status, msg = http.StatusConflict, refused.Reason
+		switch {
+		case errors.Is(refused.Kind, store.ErrForbidden):
+			status = http.StatusForbidden
+		case errors.Is(refused.Kind, store.ErrInvalid):
+			status = http.StatusUnprocessableEntity
+		}
 	case errors.Is(err, store.ErrNotFound):
 		status, msg = http.StatusNotFound, "There is nothing at this address. It may have been mistyped, or the page may have moved."
 	case errors.As(err, &dup):
@@ -354,8 +376,8 @@ func (h *Handler) error(w http.ResponseWriter, r *http.Request, err error) {
 		h.renderErrorPage(w, r, errorPage{Status: status, Message: msg, Submitted: sent})
 		return
 	}
-	if denied.need != roleNone {
-		h.renderErrorPage(w, r, errorPage{Status: status, Message: msg, Submitted: submittedTexts(r)})
+	if denied.need != roleNone || refused != nil {
+		h.renderErrorPage(w, r, errorPage{Status: status, Message: msg, Submitted: submittedTexts(r), Back: backTo(r)})
 		return
 	}
 	if dup != nil {

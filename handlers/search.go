@@ -3,6 +3,7 @@ package handlers
 import (
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -65,7 +66,7 @@ func searchRequest(r *http.Request, size int) (store.SearchParams, int) {
 		// unfinished.
 		q = q.Typing()
 	}
-	return store.SearchParams{Query: q, Limit: size, Offset: (page - 1) * size}, page
+	return store.SearchParams{Query: q, Limit: size, Offset: (page - 1) * size, Status: v.Get("status")}, page
 }
 
 // searchURL is the address of the results for q (read as typing when it
@@ -214,6 +215,9 @@ func (h *Handler) apiSearch(w http.ResponseWriter, r *http.Request) {
 	var bad badParams
 	size := wholeNumber(r.URL.Query(), "limit", searchPageSize, 1, maxAPILimit, &bad)
 	wholeNumber(r.URL.Query(), "page", 1, 1, noPage, &bad)
+	if s := r.URL.Query().Get("status"); s != "" && !slices.Contains(store.Statuses, s) {
+		bad = append(bad, badParam{Name: "status", Value: s, Problem: "There is no status " + quoted(s) + ".", Expected: "draft, in_review or published"})
+	}
 	if err := bad.err(); err != nil {
 		h.error(w, r, err)
 		return

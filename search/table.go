@@ -261,6 +261,14 @@ type Filter struct {
 	// hidden, by restriction, whether the reader may not see it; nil
 	// when they may see every row.
 	hidden []bool
+	// keep, when set, is a further condition on a row's postmortem.
+	keep func(id int64) bool
+}
+
+// Keep narrows f to the postmortems keep accepts (a condition the table
+// does not hold, such as a review status).
+func (f *Filter) Keep(keep func(id int64) bool) {
+	f.keep, f.some = keep, true
 }
 
 // None reports whether no postmortem can pass the filter: it names a value
@@ -381,7 +389,7 @@ func (t *Table) matches(i int, f *Filter) bool {
 	r := &t.rows[i]
 	return (f.hidden == nil || !f.hidden[r.restr]) && (f.orgs == nil || f.orgs[r.org]) && f.fromDate <= r.date && r.date < f.toDate &&
 		(f.lang < 0 || r.lang == f.lang) && (f.sev < 0 || r.sev == f.sev) &&
-		(f.pattern < 0 || t.tagged(i, f.pattern))
+		(f.pattern < 0 || t.tagged(i, f.pattern)) && (f.keep == nil || f.keep(r.id))
 }
 
 // Mask returns, when f filters anything, a byte per id (from 1) that is 1

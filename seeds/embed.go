@@ -5,5 +5,5 @@ package seeds
 
 import "embed"
 
-//go:embed patterns.md manifest.json documents/*.txt
+//go:embed patterns.md review-questions.md manifest.json documents/*.txt
 var FS embed.FS

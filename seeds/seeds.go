@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"hindsight/importer"
 	"hindsight/store"
@@ -118,8 +119,34 @@ func LoadCatalogue(ctx context.Context, st *store.Store) (Report, error) {
 	if err != nil {
 		return r, err
 	}
-	r.PatternsAdded, err = st.LoadCatalogue(ctx, fams, pats)
-	return r, err
+	if r.PatternsAdded, err = st.LoadCatalogue(ctx, fams, pats); err != nil {
+		return r, err
+	}
+	qs, err := ReviewQuestions()
+	if err != nil {
+		return r, err
+	}
+	return r, st.LoadReviewQuestions(ctx, qs)
+}
+
+// ReviewQuestions reads review-questions.md: each pattern's review
+// questions, by slug.
+func ReviewQuestions() (map[string][]string, error) {
+	src, err := FS.ReadFile("review-questions.md")
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]string{}
+	slug := ""
+	for line := range strings.SplitSeq(string(src), "\n") {
+		switch {
+		case strings.HasPrefix(line, "## "):
+			slug = strings.TrimSpace(strings.TrimPrefix(line, "## "))
+		case strings.HasPrefix(line, "- ") && slug != "":
+			out[slug] = append(out[slug], strings.TrimSpace(strings.TrimPrefix(line, "- ")))
+		}
+	}
+	return out, nil
 }
 
 func manifest() ([]entry, error) {

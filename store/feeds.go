@@ -6,13 +6,15 @@ import (
 	"iter"
 )
 
-// RecentPostmortems returns the live postmortems the reader may see that
+// RecentPostmortems returns the live, published postmortems the reader may see that
 // were created or changed last, newest change first, every language
 // version and copy on its own (each is a write-up to read), with their
 // tags and without their Markdown. A pattern, when given, keeps those
 // tagged with it.
 func (s *Store) RecentPostmortems(ctx context.Context, pattern string, limit int) ([]Postmortem, error) {
-	where := `p.archived_at = '' AND ` + visibleSQL(ctx, "p")
+	// Drafts and postmortems in review are not announced; publishing one
+	// moves its updated_at, so it is announced then.
+	where := `p.archived_at = '' AND ` + visibleSQL(ctx, "p") + ` AND ` + publishedSQL("p")
 	var args []any
 	if pattern != "" {
 		where += ` AND p.id IN (SELECT postmortem_id FROM tags WHERE pattern_slug = ?)`

@@ -51,6 +51,14 @@ type Postmortem struct {
 	// Example marks a public postmortem loaded so a new instance is not
 	// empty (the seeds): follow-ups and insights leave it out unless asked.
 	Example bool
+	// Status is where it is in its review: StatusDraft, StatusInReview or
+	// StatusPublished. On create, empty is published (an import, a seed).
+	Status string
+	// ReviewDue is the day its review is due (YYYY-MM-DD) and Overdue says
+	// it has passed unpublished; the handlers set both from the review
+	// policy, the store neither.
+	ReviewDue string
+	Overdue   bool
 	// RestrictedTo names the groups that may read it; empty, anyone may.
 	// To everyone else it does not exist (see visibleSQL).
 	RestrictedTo []string
@@ -206,6 +214,9 @@ func (s *Store) GetPostmortem(ctx context.Context, slug string) (Postmortem, err
 	if p.Suggested, err = listSuggestedTags(ctx, tx, p.ID); err != nil {
 		return Postmortem{}, err
 	}
+	if err := attachStatus(ctx, tx, one); err != nil {
+		return Postmortem{}, err
+	}
 	return p, nil
 }
 
@@ -217,6 +228,7 @@ type PostmortemFilter struct {
 	Language string
 	Severity string // SEV1..SEV5
 	Service  string // one of the services it names, ignoring case
+	Status   string // draft, in_review or published
 	Limit    int
 	Offset   int
 }
@@ -232,8 +244,8 @@ func (s *Store) ListPostmortems(ctx context.Context, f PostmortemFilter) ([]Post
 	if limit <= 0 {
 		limit = 20
 	}
-	key := fmt.Sprintf("list\x00%s\x00%s\x00%s\x00%s\x00%s\x00%s\x00%d\x00%d", f.Pattern, f.Org, f.Year, f.Language,
-		f.Severity, strings.ToLower(strings.TrimSpace(f.Service)), limit, f.Offset)
+	key := fmt.Sprintf("list\x00%s\x00%s\x00%s\x00%s\x00%s\x00%s\x00%s\x00%d\x00%d", f.Pattern, f.Org, f.Year, f.Language,
+		f.Severity, strings.ToLower(strings.TrimSpace(f.Service)), f.Status, limit, f.Offset)
 	page, err := cached(ctx, s, key, func() (listPage, error) { return s.listPage(ctx, f, limit) })
 	if err != nil {
 		return nil, 0, err
@@ -273,6 +285,9 @@ func (s *Store) ListPostmortems(ctx context.Context, f PostmortemFilter) ([]Post
 		return nil, 0, err
 	}
 	if err := s.attachLanguages(ctx, ptrs); err != nil {
+		return nil, 0, err
+	}
+	if err := attachStatus(ctx, s.db, ptrs); err != nil {
 		return nil, 0, err
 	}
 	return out, page.total, nil
@@ -343,6 +358,15 @@ func listFrom(ctx context.Context, f PostmortemFilter) (string, []any) {
 	if f.Service != "" {
 		conds = append(conds, `m.id IN (SELECT postmortem_id FROM postmortem_services WHERE service = ?)`)
 		args = append(args, strings.TrimSpace(f.Service))
+	}
+	switch f.Status {
+	case "":
+	case StatusPublished:
+		conds = append(conds, publishedSQL("m"))
+	default:
+		// The partial index holds the few not published.
+		conds = append(conds, `m.id IN (SELECT postmortem_id FROM review_status WHERE status = ? AND status != 'published')`)
+		args = append(args, f.Status)
 	}
 	where := `p.archived_at = '' AND ` + visibleSQL(ctx, "p")
 	if len(conds) > 0 {
@@ -710,6 +734,9 @@ func (s *Store) createPostmortem(ctx context.Context, tx *writeTx, p *Postmortem
 		}
 	}
 	if err := insertCheckedItems(ctx, tx, p, now); err != nil {
+		return err
+	}
+	if err := insertReviewStatus(ctx, tx, p, now); err != nil {
 		return err
 	}
 	return insertRevision(ctx, tx, *p, revisionMeta{Action: ActionCreate, Author: p.SavedBy, Note: p.SaveNote}, now)

@@ -1,7 +1,9 @@
 package store
 
 import (
+	"cmp"
 	"context"
+	"database/sql"
 	"fmt"
 	"slices"
 	"strings"
@@ -23,6 +25,8 @@ type SearchParams struct {
 	Query  search.Query
 	Limit  int // hits per page; 20 when 0, at most 100
 	Offset int
+	// Status, when set, keeps the postmortems in that review status.
+	Status string
 }
 
 // SearchHit is one incident found: the member of its variant group that
@@ -85,8 +89,8 @@ func (s *Store) Search(ctx context.Context, p SearchParams) (SearchResult, error
 	// Ranking every match (bm25) takes tens of milliseconds for a broad
 	// query at 100,000 postmortems. The queries typed during an incident
 	// repeat, so results are kept until the data changes.
-	key := fmt.Sprintf("search\x00%s\x00%d\x00%d", q.Key(), limit, p.Offset)
-	found, err := cached(ctx, s, key, func() (SearchResult, error) { return s.search(ctx, q, limit, p.Offset) })
+	key := fmt.Sprintf("search\x00%s\x00%d\x00%d\x00%s", q.Key(), limit, p.Offset, p.Status)
+	found, err := cached(ctx, s, key, func() (SearchResult, error) { return s.search(ctx, q, limit, p.Offset, p.Status) })
 	if err != nil {
 		return res, err
 	}
@@ -96,7 +100,7 @@ func (s *Store) Search(ctx context.Context, p SearchParams) (SearchResult, error
 
 // search runs q for one page of results; Search keeps what it returns.
 // SQLite runs the full-text match; the facet table does the rest.
-func (s *Store) search(ctx context.Context, q search.Query, limit, offset int) (SearchResult, error) {
+func (s *Store) search(ctx context.Context, q search.Query, limit, offset int, status string) (SearchResult, error) {
 	res := SearchResult{Query: q}
 	t, err := s.facetTable(ctx)
 	if err != nil {
@@ -106,6 +110,23 @@ func (s *Store) search(ctx context.Context, q search.Query, limit, offset int) (
 	q = q.WithLanguages(t.Languages())
 	visible := func(restrictedTo []string) bool { return canSee(ctx, restrictedTo) }
 	f := t.Filter(q.Filters, visible)
+	if status != "" {
+		// The few not published, from the partial index.
+		unpublished := map[int64]string{}
+		err := scanRows(ctx, s.db, `SELECT postmortem_id, status FROM review_status WHERE status != 'published'`, nil, func(rows *sql.Rows) error {
+			var id int64
+			var st string
+			if err := rows.Scan(&id, &st); err != nil {
+				return err
+			}
+			unpublished[id] = st
+			return nil
+		})
+		if err != nil {
+			return res, fmt.Errorf("search %q: %w", q.String(), err)
+		}
+		f.Keep(func(id int64) bool { return cmp.Or(unpublished[id], StatusPublished) == status })
+	}
 	var hits []search.Hit
 	switch {
 	case f.None():
@@ -243,6 +264,9 @@ func (s *Store) postmortemsByID(ctx context.Context, ids []int64) (map[int64]*Po
 		return nil, err
 	}
 	if err := s.attachLanguages(ctx, ps); err != nil {
+		return nil, err
+	}
+	if err := attachStatus(ctx, s.db, ps); err != nil {
 		return nil, err
 	}
 	return out, nil

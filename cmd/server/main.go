@@ -47,7 +47,9 @@ type config struct {
 	maxInFlight    int
 	clientInFlight int // -1: a quarter of maxInFlight
 	clientWrites   int
-	trustedProxies []netip.Prefix
+	// reviewApprovals and reviewDueDays are the review policy.
+	reviewApprovals, reviewDueDays int
+	trustedProxies                 []netip.Prefix
 	// importDir is set by the import subcommand: import it, then exit.
 	importDir string
 	// exportDir is set by the export subcommand: write every postmortem
@@ -144,6 +146,18 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	if err != nil {
 		return c, err
 	}
+	reviewApprovals, err := intEnv("HINDSIGHT_REVIEW_APPROVALS", 0)
+	if err != nil {
+		return c, err
+	}
+	reviewDueDays, err := intEnv("HINDSIGHT_REVIEW_DUE_DAYS", handlers.DefaultReviewDueDays)
+	if err != nil {
+		return c, err
+	}
+	fs.IntVar(&c.reviewApprovals, "review-approvals", reviewApprovals,
+		"approvals of a postmortem's current version, by others than its writers, needed to publish it; 0 lets the writer publish directly (env HINDSIGHT_REVIEW_APPROVALS)")
+	fs.IntVar(&c.reviewDueDays, "review-due-days", reviewDueDays,
+		"working days after an incident was resolved by which its postmortem should be published; later it is overdue (env HINDSIGHT_REVIEW_DUE_DAYS)")
 	fs.IntVar(&c.maxInFlight, "max-inflight", maxInFlight,
 		"expensive requests (pages, API, forms) served at once before refusing with 503; 0 means no cap (env HINDSIGHT_MAX_INFLIGHT)")
 	fs.IntVar(&c.clientInFlight, "client-inflight", clientInFlight,
@@ -201,6 +215,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		if strings.TrimSpace(strings.TrimPrefix(who, "group:")) == "" {
 			return c, fmt.Errorf("-admins or -editors: %q names no group", who)
 		}
+	}
+	if c.reviewApprovals < 0 || c.reviewDueDays < 0 {
+		return c, fmt.Errorf("-review-approvals and -review-due-days must be 0 or more")
 	}
 	if c.auth.Mode != "none" && c.auth.Mode != "proxy" {
 		return c, fmt.Errorf("-auth %q: want none or proxy", c.auth.Mode)
@@ -525,7 +542,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 
 	opts := append(handlerOpts, handlers.MaxInFlight(cfg.maxInFlight),
 		handlers.ClientLimits(cfg.clientInFlight, cfg.clientWrites), handlers.TrustedProxies(cfg.trustedProxies),
-		handlers.Auth(cfg.auth), handlers.ListenAddr(cfg.addr))
+		handlers.Auth(cfg.auth), handlers.ListenAddr(cfg.addr), handlers.ReviewPolicy(cfg.reviewApprovals, cfg.reviewDueDays))
 	if cfg.publicURL != nil {
 		opts = append(opts, handlers.PublicURL(cfg.publicURL))
 	}

@@ -182,3 +182,29 @@ func TestParseConfig(t *testing.T) {
 		})
 	}
 }
+
+func TestParseConfigReviewPolicy(t *testing.T) {
+	for _, tt := range []struct {
+		name                    string
+		args                    []string
+		env                     map[string]string
+		wantApprovals, wantDays int
+		wantErr                 bool
+	}{
+		{"Defaults", nil, nil, 0, 5, false},
+		{"Env", nil, map[string]string{"HINDSIGHT_REVIEW_APPROVALS": "2", "HINDSIGHT_REVIEW_DUE_DAYS": "10"}, 2, 10, false},
+		{"FlagsWin", []string{"-review-approvals", "1", "-review-due-days", "3"}, map[string]string{"HINDSIGHT_REVIEW_APPROVALS": "2"}, 1, 3, false},
+		{"NotANumber", nil, map[string]string{"HINDSIGHT_REVIEW_APPROVALS": "two"}, 0, 0, true},
+		{"Negative", []string{"-review-due-days", "-1"}, nil, 0, 0, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := parseConfig(tt.args, func(k string) string { return tt.env[k] }, io.Discard)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("err = %v, wantErr %v", err, tt.wantErr)
+			}
+			if err == nil && (c.reviewApprovals != tt.wantApprovals || c.reviewDueDays != tt.wantDays) {
+				t.Errorf("approvals %d, due days %d; want %d, %d", c.reviewApprovals, c.reviewDueDays, tt.wantApprovals, tt.wantDays)
+			}
+		})
+	}
+}

@@ -41,6 +41,11 @@ var exportNotCarried = map[string]bool{
 	"SourceText": true, "SavedBy": true, "SaveNote": true, "ChecklistItemID": true,
 }
 
+// reviewNotCarried are the postmortem's review state, by path: the copy
+// starts its own review (made through the API it is a draft, imported by
+// server import published), whatever the original's was.
+var reviewNotCarried = map[string]bool{"Status": true, "ReviewDue": true, "Overdue": true}
+
 // ExportDiffs compares two records field by field, into structs and
 // slices, leaving out what an export does not carry, and names each field
 // that differs ("ActionItems[1].Owner").
@@ -60,7 +65,7 @@ func fieldDiffs(path string, want, got reflect.Value) []string {
 		var out []string
 		for i := range want.NumField() {
 			f := want.Type().Field(i)
-			if !f.IsExported() || exportNotCarried[f.Name] {
+			if !f.IsExported() || exportNotCarried[f.Name] || (path == "" && reviewNotCarried[f.Name]) {
 				continue
 			}
 			name := f.Name
