@@ -59,6 +59,9 @@ func Markdown(p store.Postmortem, x store.ExportExtras) string {
 	line("source_url", p.SourceURL)
 	line("summary", p.Summary)
 	line("restricted_to", strings.Join(p.RestrictedTo, ", "))
+	if p.Example {
+		line("example", "true")
+	}
 	if !p.Canonical {
 		for _, v := range p.Variants {
 			if v.Canonical {

@@ -157,6 +157,7 @@ func Postmortem(d ingest.Draft, source string) store.Postmortem {
 		p.Tags = append(p.Tags, store.Tag{PatternSlug: t.Slug, Role: normalizeRole(t.Role)})
 	}
 	p.Slug, p.RestrictedTo, p.DurationMinutes = d.Slug, d.RestrictedTo, d.DurationMinutes
+	p.Example = d.Example
 	p.StartedAt, p.DetectedAt, p.MitigatedAt, p.ResolvedAt = d.StartedAt, d.DetectedAt, d.MitigatedAt, d.ResolvedAt
 	if p.StartedAt != "" || p.DetectedAt != "" || p.MitigatedAt != "" || p.ResolvedAt != "" {
 		p.TimeZone = d.TimeZone

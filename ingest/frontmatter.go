@@ -231,6 +231,13 @@ func (d *Draft) applyExportFields(fm frontMatter) error {
 		}
 		d.DurationMinutes = n
 	}
+	if v := f["example"]; v != "" {
+		example, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmErr("line %d: example %q is not true or false", fm.lines["example"], clip(v, 40))
+		}
+		d.Example = example
+	}
 	groups := fm.lists["restricted_to"]
 	if v := f["restricted_to"]; v != "" {
 		groups = strings.Split(v, ",")

@@ -78,6 +78,9 @@ type Draft struct {
 	DurationMinutes                                          int
 	// RestrictedTo are the groups the front matter restricts it to.
 	RestrictedTo []string
+	// Example: the front matter says it is one of the example postmortems
+	// (an export of a seed), which follow-ups and insights leave out.
+	Example bool
 	// Records are the front matter's structured lists beyond action items
 	// and comments.
 	Records Records

@@ -470,8 +470,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if cfg.exportDir != "" || cfg.archiveExamples {
 		// store.Open would create an empty database, and the command would
 		// then do nothing and report success: a mistyped -db is an error.
+		what := "to export"
+		if cfg.archiveExamples {
+			what = "whose examples to archive"
+		}
 		if _, err := os.Stat(cfg.db); err != nil {
-			return fmt.Errorf("no database at %s (-db): %w", cfg.db, err)
+			return fmt.Errorf("no database %s at %s (-db): %w", what, cfg.db, err)
 		}
 	}
 	st, err := store.Open(ctx, cfg.db, openOpts...)
