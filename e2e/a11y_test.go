@@ -44,6 +44,7 @@ var pageTypes = []pageType{
 	{"review-questions-edit", "/patterns/feedback-loop/review-questions", 200},
 	{"reviews", "/reviews", 200},
 	{"import", "/import", 200},
+	{"triage", "/triage", 200},
 	{"action-items", "/action-items", 200},
 	{"action-items-filtered", "/action-items?overdue=1&sort=-due&owner=Dana", 200},
 	{"action-items-none", "/action-items?status=wont-do", 200},

@@ -171,6 +171,8 @@ func formStates(t *testing.T) map[string][]byte {
 		t.Fatal(err)
 	}
 	states["POST /import (review of a pasted blog post)"] = post("/import", url.Values{"text": {string(blog)}}, 200)
+	states["POST /triage (patterns and past incidents)"] = post("/triage", url.Values{"text": {triageSymptom}}, 200)
+	states["POST /triage (nothing pasted, 400)"] = post("/triage", url.Values{"text": {""}}, 400)
 	post(edit, form("title", "Tonight's site interruptions", "summary", "First save.", "version", "1"), 303)
 	states["POST "+edit+" (stale, 409)"] = post(edit, form("title", "Tonight's site interruptions", "summary", "Second save.", "version", "1"), 409)
 

@@ -18,7 +18,7 @@ import (
 // teamServer starts a server of t's own in proxy mode, trusting loopback.
 func teamServer(t *testing.T) *server {
 	t.Helper()
-	srv, err := startServer(t.TempDir(), "-auth", "proxy", "-trusted-proxies", "127.0.0.1,::1", "-admins", "admins")
+	srv, err := startServer(t.TempDir(), "-auth", "proxy", "-trusted-proxies", "127.0.0.1,::1", "-admins", "group:admins")
 	if err != nil {
 		t.Fatal(err)
 	}

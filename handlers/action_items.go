@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"hindsight/postmortem"
 	"hindsight/store"
@@ -75,6 +76,13 @@ func parseActionItemForm(v url.Values) actionItemForm {
 	f := actionItemForm{Errors: formErrors{}, ChecklistItem: v.Get("checklist_item")}
 	f.Version, _ = strconv.Atoi(v.Get("version"))
 	readFields(actionItemSpecs, v, &f, f.Errors)
+	f.check()
+	return f
+}
+
+// check checks the item's type, priority, status, due date and ticket, the
+// fields' texts being read (readFields or checkFields).
+func (f *actionItemForm) check() {
 	if !postmortem.Has(postmortem.ActionKinds, f.Kind) {
 		f.Errors.add("kind", "Choose whether it mitigates, prevents or changes a process.")
 	}
@@ -94,7 +102,6 @@ func parseActionItemForm(v url.Values) actionItemForm {
 			f.Errors.add("ticket_url", msg)
 		}
 	}
-	return f
 }
 
 type actionItemPage struct {
@@ -255,6 +262,32 @@ func (h *Handler) updateActionItem(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	redirectWithFlash(w, r, "/postmortems/"+p.Slug+"#actions-heading", "Action item saved.")
+}
+
+// setActionItemStatus changes an item's status in place, from its row on
+// the follow-ups page, and goes back to that page as it was (return).
+func (h *Handler) setActionItemStatus(w http.ResponseWriter, r *http.Request) {
+	_, a, err := h.actionItemOf(r)
+	if err == nil {
+		err = parseForm(w, r)
+	}
+	status := r.PostFormValue("status")
+	if err == nil && !postmortem.Has(postmortem.ActionStatuses, status) {
+		err = fmt.Errorf("status %q: want open, in-progress, done or wont-do: %w", clip(status, 40), store.ErrInvalid)
+	}
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	if _, err := h.store.UpdateActionItem(r.Context(), a.ID, store.ActionItemUpdate{Status: &status}); err != nil {
+		h.error(w, r, err)
+		return
+	}
+	back := r.PostFormValue("return")
+	if !strings.HasPrefix(back, "/action-items") || strings.HasPrefix(back, "/action-items/") {
+		back = "/action-items"
+	}
+	redirectWithFlash(w, r, back, "“"+a.Title+"” is now "+strings.ToLower(postmortem.Label(postmortem.ActionStatuses, status))+".")
 }
 
 func (h *Handler) completeActionItem(w http.ResponseWriter, r *http.Request) {

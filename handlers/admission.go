@@ -14,11 +14,14 @@ import (
 // Admission: what a request must pass before it may take one of the
 // in-flight slots (shed). A slot is held while the app works, never while
 // a client takes its time: the body is read first, whole, under a short
-// deadline, and each client may hold only a share of the slots and send
-// only so many writes a minute.
+// deadline. Who sent it is known before a byte of it is read (in proxy
+// mode an unsigned client's body is never read), and each client may hold
+// only a share of the slots, of the bodies being received and of the
+// memory they take, and send only so many writes a minute.
 //
-// The order in routes is limitBodies (size), readBodies (time, memory),
-// fromPageCache, limitClients (per-client share and writes), shed (slots).
+// The order in routes is limitBodies (size), authenticate (identity),
+// fromPageCache, limitClients (per-client share and writes), readBodies
+// (time, memory), shed (slots).
 
 // Limits of admission; README lists them.
 const (
@@ -27,10 +30,14 @@ const (
 	// the whole request; this is the part a slow client could stretch.
 	bodyReadTimeout = 10 * time.Second
 	// bodyBudget is the memory all bodies being read or served may hold at
-	// once. A body is read in chunks of bodyChunk, each taken from the
-	// budget as it arrives, so a body trickled in costs what it has sent.
-	bodyBudget = 64 << 20
-	bodyChunk  = 32 << 10
+	// once, and clientBodyShare what one client's may: room for one whole
+	// import (maxUploadBody) and some forms, so that no client can take it
+	// all. A body is read in chunks of at most bodyChunk, each taken from
+	// the budget before it is read into, so a body trickled in costs what
+	// it has sent, not what it announced.
+	bodyBudget      = 64 << 20
+	clientBodyShare = bodyBudget / 4
+	bodyChunk       = 32 << 10
 	// DefaultClientWrites is how many writes (POST, PUT) one client may send
 	// a minute, in bursts of at most half that, and never more than
 	// maxWriteBurst.
@@ -43,6 +50,7 @@ var (
 	errClientBusy     = errors.New("too many requests from this client at once")
 	errClientWrites   = errors.New("too many changes from this client in the last minute")
 	errBodiesBusy     = errors.New("too many request bodies are being received")
+	errClientBodies   = errors.New("this client is sending too much at once")
 	errRefusingNoSlot = errors.New("every in-flight slot is taken")
 )
 
@@ -166,8 +174,9 @@ func (h *Handler) limitClients(next http.Handler) http.Handler {
 }
 
 // readBodies reads a request's body into memory before the request goes
-// on to take a slot: within bodyReadTimeout of its headers, and within the
-// memory all bodies share (bodyBudget). limitBodies has bounded its size.
+// on to take a slot: within bodyReadTimeout of its headers, within the
+// client's share of the memory bodies share and within all of it.
+// limitBodies has bounded its size.
 func (h *Handler) readBodies(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Body == nil || r.Body == http.NoBody || r.ContentLength == 0 {
@@ -177,54 +186,124 @@ func (h *Handler) readBodies(next http.Handler) http.Handler {
 		rc := http.NewResponseController(w)
 		// Not every ResponseWriter has a connection (tests' recorders).
 		_ = rc.SetReadDeadline(time.Now().Add(bodyReadTimeout))
-		body, held, err := h.readBody(r.Body)
-		defer h.bodyBytes.Add(-held)
+		client := h.clientIP(r)
+		body, n, held, err := h.readBody(client, r.Body, r.ContentLength)
+		defer h.bodies.give(client, held)
 		if err != nil {
 			// The rest of this body is never read. With the deadline past,
 			// net/http's drain of it after the answer fails at once and the
 			// connection closes; cleared, the drain would read a trickled
 			// body for as long as its client kept sending.
 			_ = rc.SetReadDeadline(time.Now())
-			if errors.Is(err, errBodiesBusy) {
+			var tooMany *tooManyError
+			switch {
+			case errors.Is(err, errBodiesBusy):
 				h.metrics.shed.Inc()
 				refuseBusy(w, r)
-				return
+			case errors.As(err, &tooMany):
+				h.metrics.shed.Inc()
+				h.error(w, r, err)
+			default:
+				h.error(w, r, err)
 			}
-			h.error(w, r, err)
 			return
 		}
 		_ = rc.SetReadDeadline(time.Time{})
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		r.ContentLength = int64(len(body))
+		r.Body = io.NopCloser(body)
+		r.ContentLength = n
 		next.ServeHTTP(w, r)
 	})
 }
 
-// readBody reads body in chunks; the buffer's capacity is taken from the
-// shared budget before it grows, and the bytes held are returned for the
-// caller to give back once the request is answered.
-func (h *Handler) readBody(body io.Reader) ([]byte, int64, error) {
-	var buf bytes.Buffer
-	var held int64
-	for {
-		buf.Grow(bodyChunk)
-		if c := int64(buf.Cap()); c > held {
-			if h.bodyBytes.Add(c-held) > bodyBudget {
-				h.bodyBytes.Add(held - c)
-				return nil, held, errBodiesBusy
-			}
-			held = c
+// readBody reads body (of length bytes, -1 when unknown) in chunks, each
+// taken from client's share and the shared budget before it is read into,
+// and returns it, its size and the bytes held, for the caller to give back
+// once the request is answered. The chunks are kept as read: gathering
+// them in one growing buffer would hold up to twice the body.
+func (h *Handler) readBody(client string, body io.Reader, length int64) (io.Reader, int64, int64, error) {
+	var chunks []io.Reader
+	var n, held int64
+	for length < 0 || n < length {
+		size := int64(bodyChunk)
+		if length >= 0 {
+			size = min(size, length-n)
 		}
-		n, err := buf.ReadFrom(io.LimitReader(body, bodyChunk))
+		if err := h.bodies.take(client, size); err != nil {
+			return nil, 0, held, err
+		}
+		held += size
+		chunk := make([]byte, size)
+		filled, err := readFull(body, chunk)
+		n += int64(filled)
+		chunks = append(chunks, bytes.NewReader(chunk[:filled]))
 		switch {
+		case err == io.EOF:
+			return io.MultiReader(chunks...), n, held, nil
 		case err != nil && isTimeout(err):
-			return nil, held, errBodyTimeout
+			return nil, 0, held, errBodyTimeout
 		case err != nil:
-			return nil, held, err
-		case n < bodyChunk:
-			return buf.Bytes(), held, nil
+			return nil, 0, held, err
 		}
 	}
+	return io.MultiReader(chunks...), n, held, nil
+}
+
+// readFull fills b from r, and returns io.EOF only when r ended (where
+// io.ReadFull would also call a body cut short io.ErrUnexpectedEOF).
+func readFull(r io.Reader, b []byte) (int, error) {
+	n := 0
+	for n < len(b) {
+		m, err := r.Read(b[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// bodyTable is the memory request bodies hold, in all and per client.
+type bodyTable struct {
+	mu       sync.Mutex
+	total    int64
+	byClient map[string]int64
+}
+
+// take charges n bytes to client, or refuses them: 429 past the client's
+// share, errBodiesBusy past the budget.
+func (b *bodyTable) take(client string, n int64) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.byClient[client]+n > clientBodyShare {
+		return &tooManyError{errClientBodies, 1}
+	}
+	if b.total+n > bodyBudget {
+		return errBodiesBusy
+	}
+	if b.byClient == nil {
+		b.byClient = make(map[string]int64)
+	}
+	b.total += n
+	b.byClient[client] += n
+	return nil
+}
+
+func (b *bodyTable) give(client string, n int64) {
+	if n == 0 {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.total -= n
+	if b.byClient[client] -= n; b.byClient[client] <= 0 {
+		delete(b.byClient, client)
+	}
+}
+
+func (b *bodyTable) held() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.total
 }
 
 func isTimeout(err error) bool {
@@ -233,13 +312,12 @@ func isTimeout(err error) bool {
 }
 
 // refusingWork reports why the app is refusing real work at the moment,
-// for readyz: every slot taken, or bodies filling their memory budget.
+// for readyz: every slot taken. Bodies being received are not the
+// instance's health: clients send them at their own pace, and one that
+// stalls its bodies must not get the instance dropped by a load balancer.
 func (h *Handler) refusingWork() error {
 	if h.slots != nil && len(h.slots) == cap(h.slots) {
 		return errRefusingNoSlot
-	}
-	if h.bodyBytes.Load()+bodyChunk > bodyBudget {
-		return errBodiesBusy
 	}
 	return nil
 }

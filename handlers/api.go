@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 
@@ -35,6 +36,15 @@ type (
 		// ChecklistItem is the checklist item it was made from.
 		ChecklistItem int64 `json:"checklist_item,omitempty"`
 	}
+	// apiPendingSuggestion is a pattern the classifier suggested that
+	// nobody has confirmed or dismissed yet, with the sentence (as a
+	// reader sees it) that supports it.
+	apiPendingSuggestion struct {
+		Slug       string  `json:"slug"`
+		Role       string  `json:"role"`
+		Confidence float64 `json:"confidence"`
+		Evidence   string  `json:"evidence,omitempty"`
+	}
 	apiPostmortem struct {
 		Slug            string       `json:"slug"`
 		Title           string       `json:"title"`
@@ -52,12 +62,18 @@ type (
 		SourceURL       string       `json:"source_url,omitempty"`
 		Services        string       `json:"services,omitempty"`
 		Authors         string       `json:"authors,omitempty"`
-		apiTimes
-		URL         string          `json:"url"`
-		Body        string          `json:"body,omitempty"`
-		apiSections                 // with the body: in the full record only
-		ActionItems []apiActionItem `json:"action_items,omitempty"`
-		Archived    bool            `json:"archived"`
+		postmortem.Times
+		URL                 string          `json:"url"`
+		Body                string          `json:"body,omitempty"`
+		postmortem.Sections                 // with the body: in the full record only
+		ActionItems         []apiActionItem `json:"action_items,omitempty"`
+		// Suggestions: in the full record, the suggestions its page offers
+		// for review.
+		// (A pointer: the record lists none as [], a list item leaves it out.)
+		Suggestions *[]apiPendingSuggestion `json:"suggestions,omitempty"`
+		Archived    bool                    `json:"archived"`
+		// Example: a seed loaded so a new instance is not empty.
+		Example bool `json:"example,omitempty"`
 		// RestrictedTo: the groups that alone may read it (proxy mode).
 		RestrictedTo []string `json:"restricted_to,omitempty"`
 		// Version counts its saves: PUT /api/postmortems/{slug} sends back
@@ -101,39 +117,14 @@ type (
 	}
 )
 
-// apiTimes are the incident times in RFC 3339 with the writer's offset,
-// and the IANA time zone they were entered in.
-type apiTimes struct {
-	StartedAt   string `json:"started_at,omitempty"`
-	DetectedAt  string `json:"detected_at,omitempty"`
-	MitigatedAt string `json:"mitigated_at,omitempty"`
-	ResolvedAt  string `json:"resolved_at,omitempty"`
-	TimeZone    string `json:"time_zone,omitempty"`
-}
-
-// apiSections are the sections of the SRE postmortem template, named as
-// in the form.
-type apiSections struct {
-	Impact       string `json:"impact,omitempty"`
-	Trigger      string `json:"trigger,omitempty"`
-	Contributing string `json:"contributing,omitempty"`
-	Detection    string `json:"detection,omitempty"`
-	Resolution   string `json:"resolution,omitempty"`
-	Timeline     string `json:"timeline,omitempty"`
-	WentWell     string `json:"went_well,omitempty"`
-	WentWrong    string `json:"went_wrong,omitempty"`
-	GotLucky     string `json:"got_lucky,omitempty"`
-}
-
 func toAPIPostmortem(p store.Postmortem, full bool) apiPostmortem {
 	out := apiPostmortem{
 		Slug: p.Slug, Title: p.Title, Organization: p.Organization, IncidentDate: p.IncidentDate,
 		PublishedDate: p.PublishedDate, DurationMinutes: p.DurationMinutes, Severity: p.Severity,
 		Language: p.Language, Languages: p.Languages, Summary: p.Summary, VariantKind: p.VariantKind,
 		SourceURL: p.SourceURL, Services: p.Services, Authors: p.Authors,
-		apiTimes: apiTimes{StartedAt: p.StartedAt, DetectedAt: p.DetectedAt, MitigatedAt: p.MitigatedAt,
-			ResolvedAt: p.ResolvedAt, TimeZone: p.TimeZone},
-		URL: "/postmortems/" + p.Slug, Archived: p.Archived(), RestrictedTo: p.RestrictedTo, Version: p.Version,
+		Times: p.Times,
+		URL:   "/postmortems/" + p.Slug, Archived: p.Archived(), Example: p.Example, RestrictedTo: p.RestrictedTo, Version: p.Version,
 		Status:   p.Status,
 		Patterns: []apiTag{}, Variants: []apiVariant{},
 	}
@@ -148,12 +139,18 @@ func toAPIPostmortem(p store.Postmortem, full bool) apiPostmortem {
 	}
 	if full {
 		out.Body = p.Body
-		out.apiSections = apiSections{Impact: p.Impact, Trigger: p.Trigger, Contributing: p.Contributing,
-			Detection: p.Detection, Resolution: p.Resolution, Timeline: p.Timeline,
-			WentWell: p.WentWell, WentWrong: p.WentWrong, GotLucky: p.GotLucky}
+		out.Sections = p.Sections
 		for _, a := range p.ActionItems {
 			out.ActionItems = append(out.ActionItems, toAPIActionItem(a))
 		}
+		pending := []apiPendingSuggestion{}
+		for _, s := range p.Suggested {
+			if s.Status == "" || s.Status == postmortem.SuggestionPending {
+				pending = append(pending, apiPendingSuggestion{Slug: s.PatternSlug, Role: s.Role,
+					Confidence: s.Confidence, Evidence: s.Evidence})
+			}
+		}
+		out.Suggestions = &pending
 	}
 	return out
 }

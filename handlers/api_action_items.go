@@ -1,10 +1,10 @@
 package handlers
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strconv"
 	"time"
 
@@ -34,25 +34,14 @@ func (h *Handler) toAPIActionItemRecord(p store.Postmortem, a store.ActionItem) 
 		URL: fmt.Sprintf("/postmortems/%s/action-items/%d/edit", p.Slug, a.ID)}
 }
 
-// values writes the item as the action-item form would submit it, so that
-// it is validated by the same code. A priority or status left out gets the
-// form's default.
-func (a apiActionItem) values() url.Values {
-	v := url.Values{}
-	v.Set("title", a.Title)
-	v.Set("owner", a.Owner)
-	v.Set("kind", a.Type)
-	v.Set("priority", a.Priority)
-	v.Set("status", a.Status)
-	v.Set("due_date", a.DueDate)
-	v.Set("ticket_url", a.TicketURL)
-	if a.Priority == "" {
-		v.Set("priority", "P2")
-	}
-	if a.Status == "" {
-		v.Set("status", postmortem.StatusOpen)
-	}
-	return v
+// form is the item in the action-item form, checked as the form is. A
+// priority or status left out gets the form's default.
+func (a apiActionItem) form() actionItemForm {
+	f := actionItemForm{Title: a.Title, Owner: a.Owner, Kind: a.Type, Priority: cmp.Or(a.Priority, "P2"),
+		Status: cmp.Or(a.Status, postmortem.StatusOpen), DueDate: a.DueDate, TicketURL: a.TicketURL, Errors: formErrors{}}
+	checkFields(actionItemSpecs, &f, f.Errors)
+	f.check()
+	return f
 }
 
 const actionItemBody = "an action item's fields"
@@ -90,7 +79,7 @@ func (h *Handler) apiCreateActionItem(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	f := parseActionItemForm(req.values())
+	f := req.form()
 	if req.ChecklistItem != 0 {
 		if _, err := h.checklistItemOn(r, p, req.ChecklistItem); errors.Is(err, store.ErrNotFound) {
 			f.Errors.add("checklist_item", "There is no such checklist item on this postmortem's patterns.")
@@ -156,7 +145,7 @@ func (h *Handler) apiUpdateActionItem(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	f := parseActionItemForm(req.values())
+	f := req.form()
 	f.Version = req.Version
 	if req.Version < 1 {
 		f.Errors.add("version", fmt.Sprintf("Send the version you read (this action item is at version %d); it is how a save made meanwhile is noticed.", a.Version))

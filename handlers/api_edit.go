@@ -9,7 +9,9 @@ import (
 	"net/http"
 	"strings"
 	"time"
+	"unicode/utf8"
 
+	"hindsight/importer"
 	"hindsight/store"
 )
 
@@ -31,16 +33,29 @@ func apiAuthorOf(r *http.Request, given string) string {
 
 // decodeJSONBody reads r's body as one JSON object into v, refusing fields
 // v does not have, and returns the names of the fields the body carries
-// (so that an absent field can be told from an empty one).
+// (so that an absent field can be told from an empty one). It is how the
+// API reads every JSON body: the body must be valid UTF-8 (the decoder
+// would keep invalid bytes as U+FFFD, saving text nobody sent) and hold
+// one value with nothing after it but white space (the decoder would stop
+// at its end, and save half of what was meant).
 func decodeJSONBody(r *http.Request, v any, what string) (map[string]bool, error) {
 	raw, err := io.ReadAll(r.Body)
 	if err != nil {
 		return nil, decodeErrorOf(err, what)
 	}
+	if !utf8.Valid(raw) {
+		return nil, fmt.Errorf("%w: the body must be a JSON object with %s, and it is not valid UTF-8 (at byte %d)",
+			errBadRequest, what, invalidUTF8At(raw))
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return nil, decodeErrorOf(err, what)
+	}
+	end := dec.InputOffset()
+	if rest := bytes.TrimLeft(raw[end:], " \t\r\n"); len(rest) > 0 {
+		return nil, fmt.Errorf("%w: the body must be one JSON object with %s, and more follows it (at byte %d)",
+			errBadRequest, what, int(end)+len(raw[end:])-len(rest))
 	}
 	var keys map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &keys); err != nil {
@@ -51,6 +66,18 @@ func decodeJSONBody(r *http.Request, v any, what string) (map[string]bool, error
 		has[k] = true
 	}
 	return has, nil
+}
+
+// invalidUTF8At is the offset of the first byte of b that is not valid UTF-8.
+func invalidUTF8At(b []byte) int {
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return i
+		}
+		i += size
+	}
+	return len(b)
 }
 
 // apiUpdatePostmortem is PUT /api/postmortems/{slug}: the whole postmortem
@@ -76,17 +103,16 @@ func (h *Handler) apiUpdatePostmortem(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	fams, err := h.store.ListFamilies(r.Context())
+	ch, err := importer.NewChecker(r.Context(), h.store, h.now())
 	if err != nil {
 		h.error(w, r, err)
 		return
 	}
-	v := req.values()
-	v.Set("author", apiAuthorOf(r, req.Author))
-	if v.Get("language") == "" {
-		v.Set("language", "en") // as when creating
-	}
-	f := parsePostmortemForm(v, knownPatterns(fams), h.now())
+	p := req.postmortem()
+	p.SavedBy = apiAuthorOf(r, req.Author)
+	refused := ch.Normalize(&p) // the variant link is checkVariant's, below
+	f := formOfPostmortem(p)
+	f.Errors = formErrorsOf(store.FieldErrors(refused))
 	f.Version = req.Version
 	if req.Version < 1 {
 		f.Errors.add("version", fmt.Sprintf("Send the version you read (this postmortem is at version %d); it is how a save made meanwhile is noticed.", cur.Version))

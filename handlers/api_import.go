@@ -8,13 +8,11 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"net/url"
 	"reflect"
-	"strconv"
 	"strings"
-	"time"
 
 	"hindsight/importer"
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 
@@ -34,48 +32,30 @@ type apiCreateRequest struct {
 // without an author.
 const apiAuthor = "API"
 
-// values writes the request as the postmortem form would submit it, so that
-// it is validated by the same code.
-func (req apiCreateRequest) values() url.Values {
-	v := url.Values{}
-	for k, val := range map[string]string{
-		"title": req.Title, "organization": req.Organization, "incident_date": req.IncidentDate,
-		"published_date": req.PublishedDate, "severity": req.Severity, "language": req.Language,
-		"summary": req.Summary, "body": req.Body, "source_url": req.SourceURL, "variant_of": req.VariantOf,
-		"variant_kind": req.VariantKind, "author": req.Author, "note": req.Note,
-		"services": req.Services, "authors": req.Authors, "time_zone": req.TimeZone,
-		"impact": req.Impact, "trigger": req.Trigger, "contributing": req.Contributing, "detection": req.Detection,
-		"resolution": req.Resolution, "timeline": req.Timeline, "went_well": req.WentWell, "went_wrong": req.WentWrong,
-		"got_lucky": req.GotLucky, "restricted_to": strings.Join(req.RestrictedTo, ","),
-		"started_at": req.formTime(req.StartedAt), "detected_at": req.formTime(req.DetectedAt),
-		"mitigated_at": req.formTime(req.MitigatedAt), "resolved_at": req.formTime(req.ResolvedAt),
-	} {
-		v.Set(k, val)
+// postmortem is the postmortem the request describes. Its times are RFC
+// 3339, or wall clocks in its time zone, as the form's (Normalize reads
+// both).
+func (req apiCreateRequest) postmortem() store.Postmortem {
+	p := store.Postmortem{PublishedDate: req.PublishedDate, DurationMinutes: req.DurationMinutes,
+		VariantOf: req.VariantOf, VariantKind: req.VariantKind, SavedBy: req.Author, SaveNote: req.Note, RestrictedTo: req.RestrictedTo}
+	p.SetFields(req.content())
+	for _, a := range req.ActionItems {
+		p.ActionItems = append(p.ActionItems, store.ActionItem{Title: a.Title, Owner: a.Owner, Kind: a.Type,
+			Priority: a.Priority, Status: a.Status, DueDate: a.DueDate, TicketURL: a.TicketURL})
 	}
-	if req.DurationMinutes != 0 {
-		v.Set("duration_minutes", strconv.Itoa(req.DurationMinutes))
-	}
-	for _, t := range req.Patterns {
-		v.Add("tags", t.Slug+":"+t.Role)
-	}
-	return v
+	return p
 }
 
-// formTime writes an incident time as the form's datetime-local field in
-// the request's time zone (UTC when it names none): the JSON shows times in
-// RFC 3339, the form takes them as a wall clock in a zone. Anything else,
-// such as a wall clock already, is passed as it is, for the form to read
-// or refuse.
-func (req apiCreateRequest) formTime(v string) string {
-	t, err := time.Parse(time.RFC3339, v)
-	if err != nil {
-		return v
+// content is what the request says of the postmortem's content.
+func (req apiCreateRequest) content() postmortem.Content {
+	c := postmortem.Content{Title: req.Title, Organization: req.Organization, IncidentDate: req.IncidentDate,
+		Severity: req.Severity, Language: cmp.Or(req.Language, "en"), // what the store assumes, and the form's default
+		Summary: req.Summary, Body: req.Body, Sections: req.Sections, Services: req.Services, Authors: req.Authors,
+		SourceURL: req.SourceURL, Times: req.Times}
+	for _, t := range req.Patterns {
+		c.Tags = append(c.Tags, postmortem.Tag{PatternSlug: t.Slug, Role: t.Role})
 	}
-	loc, err := time.LoadLocation(cmp.Or(req.TimeZone, "UTC"))
-	if err != nil || req.TimeZone == "Local" {
-		loc = time.UTC // the form refuses the zone, and says so
-	}
-	return t.In(loc).Format("2006-01-02T15:04:05")
+	return c
 }
 
 // apiImportNames are the file names a document posted to the API is
@@ -94,37 +74,28 @@ var apiImportNames = map[string]string{
 // in the JSON.
 func (h *Handler) apiCreatePostmortem(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, importer.MaxSize+64<<10)
-	im, err := NewImportForm(r.Context(), h.store, h.now())
+	ch, err := importer.NewChecker(r.Context(), h.store, h.now())
 	if err != nil {
 		h.error(w, r, err)
 		return
 	}
 	var p store.Postmortem
-	var f postmortemForm
+	var refused store.FieldErrors
 	mediaType, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	switch name, isDoc := apiImportNames[mediaType]; {
 	case mediaType == "application/json" || mediaType == "":
 		var req apiCreateRequest
-		dec := json.NewDecoder(r.Body)
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&req); err != nil {
-			h.error(w, r, decodeError(err))
+		if _, err := decodeJSONBody(r, &req, "a postmortem's fields"); err != nil {
+			h.error(w, r, err)
 			return
 		}
-		v := req.values()
+		p = req.postmortem()
 		if u := userOf(r); u.signedIn() {
-			v.Set("author", u.Name) // a signed-in user signs their writes
-		} else if v.Get("author") == "" {
-			v.Set("author", apiAuthor)
+			p.SavedBy = u.Name // a signed-in user signs their writes
+		} else if p.SavedBy == "" {
+			p.SavedBy = apiAuthor
 		}
-		if v.Get("language") == "" {
-			v.Set("language", "en") // what the store assumes, and the form's default
-		}
-		for _, a := range req.ActionItems {
-			p.ActionItems = append(p.ActionItems, store.ActionItem{Title: a.Title, Owner: a.Owner, Kind: a.Type,
-				Priority: a.Priority, Status: a.Status, DueDate: a.DueDate, TicketURL: a.TicketURL})
-		}
-		if f, _, err = im.validate(r.Context(), v, &p); err != nil {
+		if refused, err = ch.Check(r.Context(), &p); err != nil {
 			h.error(w, r, err)
 			return
 		}
@@ -134,23 +105,31 @@ func (h *Handler) apiCreatePostmortem(w http.ResponseWriter, r *http.Request) {
 			h.error(w, r, decodeError(err))
 			return
 		}
-		doc, err := im.read(r.Context(), raw, name, apiAuthor, "Imported through the API")
+		doc, err := readImport(r.Context(), ch, h.store, raw, name, apiAuthor, "Imported through the API")
 		if err != nil {
 			h.error(w, r, err)
 			return
 		}
-		p, f = doc.p, doc.form
+		p = doc.p
+		refused = doc.form.Errors.asJSON("tags", "patterns")
 		if u := userOf(r); u.signedIn() {
-			p.SavedBy, f.Author = u.Name, u.Name // not the file's author: field
+			p.SavedBy = u.Name // not the file's author: field
 		}
 	default:
 		h.error(w, r, fmt.Errorf("%w: send application/json, text/markdown, text/plain or text/html, not %q", errBadRequest, mediaType))
 		return
 	}
-	p.RestrictedTo = h.restrictionOf(r, &f)
 	p.Status = store.StatusDraft // published through its review
-	if len(f.Errors) > 0 {
-		h.error(w, r, fmt.Errorf("create postmortem: %w", f.Errors.asJSON("tags", "patterns")))
+	if msg := h.restrictionProblem(r, p.RestrictedTo); msg != "" {
+		if refused == nil {
+			refused = store.FieldErrors{}
+		}
+		if _, ok := refused["restricted_to"]; !ok {
+			refused["restricted_to"] = msg
+		}
+	}
+	if len(refused) > 0 {
+		h.error(w, r, fmt.Errorf("create postmortem: %w", refused))
 		return
 	}
 	if err := h.store.ImportPostmortem(r.Context(), &p); err != nil {

@@ -1,7 +1,9 @@
 package handlers
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/netip"
@@ -54,9 +56,14 @@ type AuthConfig struct {
 	// their groups (comma-separated) in; X-Forwarded-User, -Email and
 	// -Groups when empty.
 	UserHeader, EmailHeader, GroupsHeader string
-	// Admins and Editors list users (by name or email) and groups. With no
-	// editors listed, every signed-in user is an editor.
+	// Admins and Editors list who has those roles: "group:NAME" a group,
+	// an entry with "@" an email (or a user of that name), any other a
+	// user's name. With no editors listed, every signed-in user is an
+	// editor.
 	Admins, Editors []string
+	// SignOutURL, in proxy mode, is where the header's "Sign out" link
+	// goes (the proxy's sign-out address); no link when empty.
+	SignOutURL string
 }
 
 // Auth sets how users are known (see AuthConfig).
@@ -157,6 +164,14 @@ func (h *Handler) identify(r *http.Request) (user, error) {
 		return user{Name: authorFromCookie(r), Role: roleAdmin, Via: "browser"}, nil
 	}
 	if h.trusted(peerAddr(r)) {
+		// A header sent twice is a proxy that appended its value to the
+		// client's own instead of replacing it: which one it meant is
+		// unknowable.
+		for _, k := range []string{h.auth.UserHeader, h.auth.EmailHeader, h.auth.GroupsHeader} {
+			if len(r.Header.Values(k)) > 1 {
+				return user{}, fmt.Errorf("%w: the sign-in proxy sent %s more than once", errBadRequest, k)
+			}
+		}
 		if name := strings.TrimSpace(r.Header.Get(h.auth.UserHeader)); name != "" {
 			u := user{Name: name, Email: strings.TrimSpace(r.Header.Get(h.auth.EmailHeader)), Via: "proxy"}
 			for _, g := range forwarded(r.Header, h.auth.GroupsHeader) {
@@ -174,26 +189,69 @@ func (h *Handler) identify(r *http.Request) (user, error) {
 	return user{}, errUnauthorized
 }
 
-// roleOf is a proxy user's role: admin when they or one of their groups is
-// listed in Admins, editor when listed in Editors or when no editors are
-// listed, viewer otherwise.
+// roleOf is a proxy user's role: admin when listed in Admins, editor when
+// listed in Editors or when no editors are listed, viewer otherwise.
 func (h *Handler) roleOf(u user) role {
-	listed := func(list []string) bool {
-		for _, who := range list {
-			if strings.EqualFold(who, u.Name) || (u.Email != "" && strings.EqualFold(who, u.Email)) ||
-				slices.ContainsFunc(u.Groups, func(g string) bool { return strings.EqualFold(g, who) }) {
-				return true
-			}
-		}
-		return false
-	}
 	switch {
-	case listed(h.auth.Admins):
+	case listed(h.auth.Admins, u):
 		return roleAdmin
-	case len(h.auth.Editors) == 0 || listed(h.auth.Editors):
+	case len(h.auth.Editors) == 0 || listed(h.auth.Editors, u):
 		return roleEditor
 	}
 	return roleViewer
+}
+
+// groupPrefix marks an entry of -admins or -editors that names a group.
+// User names, emails and groups are separate namespaces: a group, or an
+// email header, spelt like an admin's name must not make anyone that
+// admin.
+const groupPrefix = "group:"
+
+// listed reports whether list names u: by a group:NAME entry one of u's
+// groups, by an entry with "@" u's email (or a user named so), by any
+// other entry u's name.
+func listed(list []string, u user) bool {
+	for _, who := range list {
+		if group, ok := strings.CutPrefix(who, groupPrefix); ok {
+			group = strings.TrimSpace(group)
+			if slices.ContainsFunc(u.Groups, func(g string) bool { return strings.EqualFold(g, group) }) {
+				return true
+			}
+			continue
+		}
+		if strings.EqualFold(who, u.Name) || (strings.Contains(who, "@") && u.Email != "" && strings.EqualFold(who, u.Email)) {
+			return true
+		}
+	}
+	return false
+}
+
+// warnPlainEntries logs a warning at start-up for each plain entry of
+// -admins and -editors (no group: prefix, no @) that no one has signed in
+// through the proxy as and written under (the audit trail's actors): most
+// likely a group written without group:, which names a user now, or a
+// misspelt name.
+func (h *Handler) warnPlainEntries(ctx context.Context) error {
+	users, groups, err := h.store.KnownNames(ctx)
+	if err != nil {
+		return err
+	}
+	for _, l := range []struct {
+		flag    string
+		entries []string
+	}{{"-admins", h.auth.Admins}, {"-editors", h.auth.Editors}} {
+		for _, who := range l.entries {
+			if strings.HasPrefix(who, groupPrefix) || strings.Contains(who, "@") || users[strings.ToLower(who)] {
+				continue
+			}
+			msg := "a role list names a user no one has signed in as and written under yet; write group:" + who + " if it is a group"
+			if groups[strings.ToLower(who)] {
+				msg = "a role list names a user no one has signed in as and written under yet, and postmortems are restricted to a group of that name; write group:" + who + " if the group is meant"
+			}
+			h.log.WarnContext(ctx, msg, "list", l.flag, "entry", who)
+		}
+	}
+	return nil
 }
 
 // errForbidden is a write refused for the user's role.

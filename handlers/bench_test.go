@@ -18,7 +18,7 @@ import (
 
 // benchApp is the application over the seeds and n generated postmortems,
 // imported as a folder import does; it returns the generated documents.
-func benchApp(b *testing.B, n int) (http.Handler, []corpus.Doc) {
+func benchApp(b *testing.B, n int, opts ...handlers.Option) (http.Handler, []corpus.Doc) {
 	b.Helper()
 	ctx := b.Context()
 	st, err := store.Open(ctx, filepath.Join(b.TempDir(), "bench.db"))
@@ -53,7 +53,7 @@ func benchApp(b *testing.B, n int) (http.Handler, []corpus.Doc) {
 			b.Fatalf("%s: %v", docs[i].Name, err)
 		}
 	}
-	h, err := handlers.New(st, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	h, err := handlers.New(st, slog.New(slog.NewTextHandler(io.Discard, nil)), opts...)
 	if err != nil {
 		b.Fatal(err)
 	}

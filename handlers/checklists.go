@@ -42,6 +42,8 @@ type tickEntry struct {
 	// ActionItemID is the action item made from it, 0 if none.
 	ActionItemID int64
 	Slug         string // of the postmortem, for the item's form
+	// TimeZone is the incident's (IANA), the tick's time is shown in it.
+	TimeZone string
 	// ReadOnly: the reader may not tick (a viewer).
 	ReadOnly bool
 }
@@ -72,7 +74,7 @@ func tickGroupsOf(p store.Postmortem, groups []checklistGroup, ticks map[int64]s
 		entries := func(items []store.ChecklistItem) []tickEntry {
 			list := make([]tickEntry, len(items))
 			for j, it := range items {
-				e := tickEntry{Item: it, Tick: ticks[it.ID], ActionItemID: fromItem[it.ID], Slug: p.Slug, ReadOnly: readOnly}
+				e := tickEntry{Item: it, Tick: ticks[it.ID], ActionItemID: fromItem[it.ID], Slug: p.Slug, TimeZone: p.TimeZone, ReadOnly: readOnly}
 				e.Done = e.Tick.Done
 				if form.Done != nil {
 					e.Done = form.Done[it.ID]
@@ -126,7 +128,7 @@ func readTicks(r *http.Request) tickRequest {
 		}
 	}
 	slices.SortFunc(tr.Changes, func(a, b store.TickChange) int { return cmp.Compare(a.ItemID, b.ItemID) })
-	tr.Form = tickForm{Author: normalizeText(r.PostForm.Get("author"), false), Done: done}
+	tr.Form = tickForm{Author: postmortem.NormalizeText(r.PostForm.Get("author"), false), Done: done}
 	if msg := postmortem.CheckText(tr.Form.Author, "Your name", false, postmortem.MaxAuthorRunes); msg != "" {
 		tr.Form.Error = msg
 		return tr

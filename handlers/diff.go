@@ -284,7 +284,7 @@ func (h *Handler) conflictOf(r *http.Request, cur store.Postmortem, f postmortem
 	// with it, else what the form was loaded with.
 	wasKnown, was := base.RestrictionKnown || f.restrictedWasSent, base.RestrictedTo
 	if !base.RestrictionKnown {
-		was = groupList(f.RestrictedWas)
+		was = postmortem.ParseRestriction(f.RestrictedWas)
 	}
 	if ch, ok := restrictionChange(was, cur.RestrictedTo); ok && wasKnown {
 		c.Theirs = append(c.Theirs, ch)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"hindsight/handlers"
+	"hindsight/postmortem"
 	"hindsight/store"
 	"hindsight/store/storetest"
 )
@@ -35,10 +36,20 @@ func TestPostmortemMarkdownRoundTrip(t *testing.T) {
 		st *store.Store
 		h  http.Handler
 	}{dstStore, dstHandler}
-	tricky := store.Postmortem{Title: `"Quoted" title: with a colon`, Organization: "Acme", IncidentDate: "2024-02-29",
-		PublishedDate: "2024-03-02", Language: "es", Severity: "SEV2", SourceURL: "https://example.com/pm?a=1",
-		Summary: "Una caída: el resumen.", Body: "# Qué pasó\n\nEl **texto** con `código`.\n\n- uno\n- dos",
-		Tags: []store.Tag{{PatternSlug: "retry-storm", Role: "trigger"}, {PatternSlug: "feedback-loop", Role: "amplifier"}}}
+	tricky := store.Postmortem{
+		Content: postmortem.Content{
+			Title:        `"Quoted" title: with a colon`,
+			Organization: "Acme",
+			IncidentDate: "2024-02-29",
+			Language:     "es",
+			Severity:     "SEV2",
+			SourceURL:    "https://example.com/pm?a=1",
+			Summary:      "Una caída: el resumen.",
+			Body:         "# Qué pasó\n\nEl **texto** con `código`.\n\n- uno\n- dos",
+			Tags:         []store.Tag{{PatternSlug: "retry-storm", Role: "trigger"}, {PatternSlug: "feedback-loop", Role: "amplifier"}},
+		},
+		PublishedDate: "2024-03-02",
+	}
 	if err := src.st.CreatePostmortem(t.Context(), &tricky); err != nil {
 		t.Fatal(err)
 	}
@@ -193,20 +204,42 @@ func TestPostmortemMarkdownIntoAnotherInstance(t *testing.T) {
 	}
 	start := time.Date(2024, 3, 5, 14, 2, 30, 0, madrid)
 	p := store.Postmortem{
-		Title: `"Quoted": the vault's keys leaked`, Organization: "Ünïcode GmbH", IncidentDate: "2024-03-05",
-		PublishedDate: "2024-03-09", Severity: "SEV1", Language: "es", Services: "vault, Auth API", Authors: "Ana, Zoë",
-		SourceURL: "https://example.com/pm?a=1&b=2", Summary: "Primer párrafo.\n\nSegundo: con \"comillas\".",
-		Body: "## Qué pasó\n\nEl **texto** con `código`.\n\n- uno\n- dos\n\n```\n  sangrado\n```\n\n" +
-			"Our export marks sections with lines like this one:\n\n<!-- hindsight:impact -->\n## Impact",
-		Impact: "Nadie pudo entrar.", Trigger: "Un cambio de configuración.", Contributing: "Sin canario.",
-		Detection: "Un cliente avisó.", Resolution: "Se revirtió.", WentWell: "Las alertas.", WentWrong: "Los paneles.",
-		GotLucky: "Era domingo.",
-		Timeline: store.FormatTimeline([]store.TimelineEntry{{Time: "14:02:30", Text: "empieza"}, {Date: "2024-03-06", Time: "09:00", Text: "arreglado"}}),
-		TimeZone: "Europe/Madrid", StartedAt: start.Format(time.RFC3339), DetectedAt: start.Add(8 * time.Minute).Format(time.RFC3339),
-		MitigatedAt: start.Add(time.Hour).Format(time.RFC3339), ResolvedAt: start.Add(19 * time.Hour).Format(time.RFC3339),
-		DurationMinutes: 1140, RestrictedTo: []string{"security"},
-		Tags: []store.Tag{{PatternSlug: "retry-storm", Role: "trigger", Evidence: "Los clientes reintentaron sin pausa."},
-			{PatternSlug: "feedback-loop", Role: "amplifier"}},
+		Content: postmortem.Content{
+			Title:        `"Quoted": the vault's keys leaked`,
+			Organization: "Ünïcode GmbH",
+			IncidentDate: "2024-03-05",
+			Severity:     "SEV1",
+			Language:     "es",
+			Services:     "vault, Auth API",
+			Authors:      "Ana, Zoë",
+			SourceURL:    "https://example.com/pm?a=1&b=2",
+			Summary:      "Primer párrafo.\n\nSegundo: con \"comillas\".",
+			Body: "## Qué pasó\n\nEl **texto** con `código`.\n\n- uno\n- dos\n\n```\n  sangrado\n```\n\n" +
+				"Our export marks sections with lines like this one:\n\n<!-- hindsight:impact -->\n## Impact",
+			Tags: []store.Tag{{PatternSlug: "retry-storm", Role: "trigger", Evidence: "Los clientes reintentaron sin pausa."},
+				{PatternSlug: "feedback-loop", Role: "amplifier"}},
+			Sections: postmortem.Sections{
+				Impact:       "Nadie pudo entrar.",
+				Trigger:      "Un cambio de configuración.",
+				Contributing: "Sin canario.",
+				Detection:    "Un cliente avisó.",
+				Resolution:   "Se revirtió.",
+				WentWell:     "Las alertas.",
+				WentWrong:    "Los paneles.",
+				GotLucky:     "Era domingo.",
+				Timeline:     postmortem.FormatTimeline([]postmortem.TimelineEntry{{Time: "14:02:30", Text: "empieza"}, {Date: "2024-03-06", Time: "09:00", Text: "arreglado"}}),
+			},
+			Times: postmortem.Times{
+				TimeZone:    "Europe/Madrid",
+				StartedAt:   start.Format(time.RFC3339),
+				DetectedAt:  start.Add(8 * time.Minute).Format(time.RFC3339),
+				MitigatedAt: start.Add(time.Hour).Format(time.RFC3339),
+				ResolvedAt:  start.Add(19 * time.Hour).Format(time.RFC3339),
+			},
+		},
+		PublishedDate:   "2024-03-09",
+		DurationMinutes: 1140,
+		RestrictedTo:    []string{"security"},
 		Suggested: []store.SuggestedTag{{PatternSlug: "thundering-herd", Role: "amplifier", Confidence: 0.61, Reason: "frases",
 			Evidence: "Todos a la vez.", Phrases: []string{"a la vez"}}},
 		ActionItems: []store.ActionItem{

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 
@@ -250,8 +251,14 @@ func TestFeedsAnswerConditionalGets(t *testing.T) {
 	}
 
 	etag := get(t, h, "/feed.atom").Header().Get("ETag")
-	p := store.Postmortem{Title: "Feedback loop in the cache fill", Summary: "A cache fill retried into itself.", Organization: "Acme",
-		Tags: []store.Tag{{PatternSlug: "feedback-loop", Role: "amplifier"}}}
+	p := store.Postmortem{
+		Content: postmortem.Content{
+			Title:        "Feedback loop in the cache fill",
+			Summary:      "A cache fill retried into itself.",
+			Organization: "Acme",
+			Tags:         []store.Tag{{PatternSlug: "feedback-loop", Role: "amplifier"}},
+		},
+	}
 	if err := st.CreatePostmortem(t.Context(), &p); err != nil {
 		t.Fatal(err)
 	}
@@ -261,5 +268,27 @@ func TestFeedsAnswerConditionalGets(t *testing.T) {
 	}
 	if rec.Header().Get("ETag") == etag {
 		t.Error("the feed changed and kept its ETag")
+	}
+}
+
+// The feeds are linked where a reader sees them, not only in <head>: the
+// home page, the lists and a pattern's page.
+func TestFeedsLinkedFromPages(t *testing.T) {
+	t.Parallel()
+	h, _ := newApp(t)
+	for path, feed := range map[string]string{
+		"/":                     "/feed.atom",
+		"/postmortems":          "/feed.atom",
+		"/action-items":         "/action-items/feed.atom?overdue=1",
+		"/patterns/retry-storm": "/patterns/retry-storm/feed.atom",
+	} {
+		body := get(t, h, path).Body.String()
+		head, main, _ := strings.Cut(body, "<main")
+		if !strings.Contains(head, `<link rel="alternate" type="application/atom+xml"`) || !strings.Contains(head, `href="`+feed+`"`) {
+			t.Errorf("%s does not name %s in its head", path, feed)
+		}
+		if !strings.Contains(main, `<a href="`+feed+`"`) {
+			t.Errorf("%s shows no link to %s", path, feed)
+		}
 	}
 }

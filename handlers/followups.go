@@ -14,6 +14,12 @@ import (
 
 const followUpPageSize = 50
 
+// switchedOn reads a checkbox or a flag of the query: 1, true or on.
+func switchedOn(q url.Values, name string) bool {
+	v := q.Get(name)
+	return v == "1" || v == "true" || v == "on"
+}
+
 // followUpFilterFromQuery reads the follow-ups filters shared by the page,
 // the API, the CSV and the feed.
 func followUpFilterFromQuery(q url.Values) (store.ActionItemFilter, int) {
@@ -25,8 +31,8 @@ func followUpFilterFromQuery(q url.Values) (store.ActionItemFilter, int) {
 	if q.Get("sort") == "-due" {
 		sort = "-due"
 	}
-	overdue := q.Get("overdue")
 	return store.ActionItemFilter{
+		Examples: switchedOn(q, "examples"),
 		Status:   q.Get("status"),
 		Owner:    strings.TrimSpace(q.Get("owner")),
 		Kind:     q.Get("type"),
@@ -34,7 +40,7 @@ func followUpFilterFromQuery(q url.Values) (store.ActionItemFilter, int) {
 		Pattern:  q.Get("pattern"),
 		Service:  strings.TrimSpace(q.Get("service")),
 		Org:      q.Get("org"),
-		Overdue:  overdue == "1" || overdue == "true" || overdue == "on",
+		Overdue:  switchedOn(q, "overdue"),
 		Sort:     sort,
 		Limit:    followUpPageSize,
 		Offset:   (page - 1) * followUpPageSize,
@@ -58,13 +64,27 @@ type followUpsPage struct {
 	CSV string
 	// Notices say which filters name nothing.
 	Notices []filterNotice
+	// Examples counts the live example postmortems, which the page
+	// leaves out unless asked (the switch is shown while there are some).
+	Examples int
+	// RowStatuses are what a row's status form offers.
+	RowStatuses []option
+	// Return is the page's own address, where a row's status form comes
+	// back to.
+	Return string
 }
 
 // listFollowUps is /action-items: every action item across postmortems.
 // The page cache keeps it for a quarter of an hour at most (see pageKey):
 // whether an item is overdue changes with the time, not only the data.
 func (h *Handler) listFollowUps(w http.ResponseWriter, r *http.Request) {
-	f, page := followUpFilterFromQuery(r.URL.Query())
+	q := r.URL.Query()
+	if !q.Has("status") {
+		// The page shows what is left to do unless asked for more ("Any
+		// status" sends status=); its CSV and JSON links say so.
+		q.Set("status", store.StatusUnfinished)
+	}
+	f, page := followUpFilterFromQuery(q)
 	items, totals, err := h.store.ListActionItems(r.Context(), f, h.now())
 	if err != nil {
 		h.error(w, r, err)
@@ -80,23 +100,31 @@ func (h *Handler) listFollowUps(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
+	examples, err := h.store.CountExamples(r.Context())
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
 	base := h.base(r, "Follow-ups", "Every action item across postmortems: who owns it, when it is due, which are overdue.")
 	base.Feeds = append(base.Feeds, feedLink{"Overdue follow-ups", "/action-items/feed.atom?overdue=1"})
 	h.render(w, r, http.StatusOK, "action-items", followUpsPage{
-		basePage:   base,
-		Items:      items,
-		Totals:     totals,
-		Filter:     f,
-		Options:    opts,
-		Patterns:   pats,
-		Statuses:   append([]option{{Value: store.StatusUnfinished, Label: "Not finished (open or in progress)"}}, postmortem.ActionStatuses...),
-		Kinds:      postmortem.ActionKinds,
-		Priorities: postmortem.ActionPriorities,
-		Page:       page,
-		Pages:      pageCount(totals.Matching, followUpPageSize),
-		URL:        r.URL,
-		CSV:        csvLink("/action-items.csv", r.URL.Query()),
-		Notices:    filterNotices(r.URL, followUpFilterProblems(f, pats, &opts)),
+		basePage:    base,
+		Items:       items,
+		Totals:      totals,
+		Filter:      f,
+		Options:     opts,
+		Patterns:    pats,
+		Statuses:    append([]option{{Value: store.StatusUnfinished, Label: "Not finished (open or in progress)"}}, postmortem.ActionStatuses...),
+		Kinds:       postmortem.ActionKinds,
+		Priorities:  postmortem.ActionPriorities,
+		Page:        page,
+		Pages:       pageCount(totals.Matching, followUpPageSize),
+		URL:         r.URL,
+		CSV:         csvLink("/action-items.csv", q),
+		Return:      r.URL.RequestURI(),
+		RowStatuses: postmortem.ActionStatuses,
+		Notices:     filterNotices(r.URL, followUpFilterProblems(f, pats, &opts)),
+		Examples:    examples,
 	})
 }
 

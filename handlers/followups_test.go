@@ -125,15 +125,19 @@ func (g *generation) generate(ctx context.Context, st *store.Store, n int, now t
 	day := func(d int) string { return now.AddDate(0, 0, d).UTC().Format("2006-01-02") }
 	for i := range n + 1 {
 		p := store.Postmortem{
-			Title:        fmt.Sprintf("Generated incident %03d", i),
-			Organization: genOrgs[i%len(genOrgs)],
-			IncidentDate: fmt.Sprintf("20%02d-%02d-%02d", 10+i%15, 1+i%12, 1+i%28),
-			Severity:     fmt.Sprintf("SEV%d", 1+i%5),
-			Services:     genServices[i%len(genServices)],
-			TimeZone:     genZones[i%len(genZones)],
-			Summary:      "A generated incident.",
-			Body:         fmt.Sprintf("Generated body %d.", i),
-			Tags:         []store.Tag{{PatternSlug: pats[i%len(pats)].Slug, Role: "trigger"}},
+			Content: postmortem.Content{
+				Title:        fmt.Sprintf("Generated incident %03d", i),
+				Organization: genOrgs[i%len(genOrgs)],
+				IncidentDate: fmt.Sprintf("20%02d-%02d-%02d", 10+i%15, 1+i%12, 1+i%28),
+				Severity:     fmt.Sprintf("SEV%d", 1+i%5),
+				Services:     genServices[i%len(genServices)],
+				Summary:      "A generated incident.",
+				Body:         fmt.Sprintf("Generated body %d.", i),
+				Tags:         []store.Tag{{PatternSlug: pats[i%len(pats)].Slug, Role: "trigger"}},
+				Times: postmortem.Times{
+					TimeZone: genZones[i%len(genZones)],
+				},
+			},
 		}
 		if second := pats[(i*7+3)%len(pats)].Slug; i%2 == 0 && second != p.Tags[0].PatternSlug {
 			p.Tags = append(p.Tags, store.Tag{PatternSlug: second, Role: []string{"amplifier", "missing-defence"}[i/2%2]})
@@ -357,8 +361,13 @@ func TestFollowUps(t *testing.T) {
 			}
 
 			// The page shows the counts, links each item to its postmortem,
-			// and marks the overdue ones.
-			page := get(t, c.h, "/action-items?"+tt.query)
+			// and marks the overdue ones. (Without a status it shows the
+			// unfinished items: "Any status" sends status=.)
+			pageQuery := tt.query
+			if !strings.Contains(pageQuery, "status=") {
+				pageQuery = "status=&" + pageQuery
+			}
+			page := get(t, c.h, "/action-items?"+pageQuery)
 			if page.Code != http.StatusOK {
 				t.Fatalf("page: %d", page.Code)
 			}
@@ -482,8 +491,17 @@ func TestFollowUpsAcrossMidnight(t *testing.T) {
 		{time.Date(2026, 3, 10, 7, 0, 0, 0, time.UTC), true},   // 00:00 on the 10th
 	} {
 		c := newCollection(t, 0, tt.now)
-		p := store.Postmortem{Title: "Late in California", Summary: "Late in California", Body: "Text.", TimeZone: "America/Los_Angeles",
-			ActionItems: []store.ActionItem{{Title: "Fix it", Kind: postmortem.KindPrevent, DueDate: "2026-03-09"}}}
+		p := store.Postmortem{
+			Content: postmortem.Content{
+				Title:   "Late in California",
+				Summary: "Late in California",
+				Body:    "Text.",
+				Times: postmortem.Times{
+					TimeZone: "America/Los_Angeles",
+				},
+			},
+			ActionItems: []store.ActionItem{{Title: "Fix it", Kind: postmortem.KindPrevent, DueDate: "2026-03-09"}},
+		}
 		if err := c.st.CreatePostmortem(t.Context(), &p); err != nil {
 			t.Fatal(err)
 		}
@@ -600,8 +618,18 @@ func TestRepeatIncidents(t *testing.T) {
 	t.Parallel()
 	c := newCollection(t, 0, time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC))
 	mk := func(title, org, services, date string, tags []store.Tag, items ...store.ActionItem) store.Postmortem {
-		p := store.Postmortem{Title: title, Summary: title, Organization: org, Services: services, IncidentDate: date, Body: "Text.",
-			Tags: tags, ActionItems: items}
+		p := store.Postmortem{
+			Content: postmortem.Content{
+				Title:        title,
+				Summary:      title,
+				Organization: org,
+				Services:     services,
+				IncidentDate: date,
+				Body:         "Text.",
+				Tags:         tags,
+			},
+			ActionItems: items,
+		}
 		if err := c.st.CreatePostmortem(t.Context(), &p); err != nil {
 			t.Fatal(err)
 		}
@@ -664,8 +692,17 @@ func TestFollowUpsCachedAcrossMidnight(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 3, 10, 6, 59, 0, 0, time.UTC) // 23:59 on the 9th in Los Angeles
 	c := newCollection(t, 0, now)
-	p := store.Postmortem{Title: "Late in California", Summary: "Late in California", Body: "Text.", TimeZone: "America/Los_Angeles",
-		ActionItems: []store.ActionItem{{Title: "Fix it", Kind: postmortem.KindPrevent, DueDate: "2026-03-09"}}}
+	p := store.Postmortem{
+		Content: postmortem.Content{
+			Title:   "Late in California",
+			Summary: "Late in California",
+			Body:    "Text.",
+			Times: postmortem.Times{
+				TimeZone: "America/Los_Angeles",
+			},
+		},
+		ActionItems: []store.ActionItem{{Title: "Fix it", Kind: postmortem.KindPrevent, DueDate: "2026-03-09"}},
+	}
 	if err := c.st.CreatePostmortem(t.Context(), &p); err != nil {
 		t.Fatal(err)
 	}
@@ -711,6 +748,49 @@ func TestDownloadsRefuseFiltersThatNameNothing(t *testing.T) {
 	for _, path := range []string{"/postmortems.csv?pattern=time-handling", "/action-items.csv?status=wont-do", "/action-items/feed.atom?org=nobody"} {
 		if rec := get(t, h, path); rec.Code != http.StatusOK {
 			t.Errorf("%s: %d, want 200 (a real filter that matches nothing)", path, rec.Code)
+		}
+	}
+}
+
+// The follow-ups page shows what is left to do unless asked for every
+// status, and a row's status changes in place, without JavaScript: a form
+// per row, back to the page as it was.
+func TestFollowUpsStatusInPlace(t *testing.T) {
+	t.Parallel()
+	h, st := newApp(t)
+	p := store.Postmortem{Content: postmortem.Content{Title: "Queue stalled", Organization: "Us", IncidentDate: "2026-03-01", Summary: "The queue stopped."}, ActionItems: []store.ActionItem{
+		{Title: "Alert on queue age", Kind: "prevent", Priority: "P1", Status: "open"},
+		{Title: "Drain runbook written", Kind: "process", Priority: "P2", Status: "done"},
+	}}
+	if err := st.CreatePostmortem(t.Context(), &p); err != nil {
+		t.Fatal(err)
+	}
+	body := get(t, h, "/action-items").Body.String()
+	mustContain(t, body, "Alert on queue age", ">1 action item<", `<option value="unfinished" selected`,
+		`action="/postmortems/`+p.Slug+`/action-items/`+itoa(p.ActionItems[0].ID)+`/status"`, `name="return" value="/action-items"`)
+	mustNotContain(t, body, "Drain runbook written")
+	mustContain(t, get(t, h, "/action-items?status=").Body.String(), "Drain runbook written", "Alert on queue age")
+	if csv := get(t, h, "/action-items").Body.String(); !strings.Contains(csv, `href="/action-items.csv?status=unfinished"`) {
+		t.Error("the page's CSV link does not say it holds the unfinished items")
+	}
+
+	rec := postForm(t, h, "/postmortems/"+p.Slug+"/action-items/"+itoa(p.ActionItems[0].ID)+"/status",
+		url.Values{"status": {"in-progress"}, "return": {"/action-items?owner=&status="}})
+	if loc := rec.Header().Get("Location"); loc != "/action-items?owner=&status=" {
+		t.Errorf("back to %q, want the page as it was", loc)
+	}
+	mustContain(t, follow(t, h, rec).Body.String(), "“Alert on queue age” is now in progress.")
+	a, err := st.GetActionItem(t.Context(), p.ActionItems[0].ID)
+	if err != nil || a.Status != "in-progress" {
+		t.Errorf("status %q (%v), want in-progress", a.Status, err)
+	}
+	for _, bad := range []url.Values{{"status": {"finished"}}, {"status": {"done"}, "return": {"https://evil.example/"}}} {
+		rec := postForm(t, h, "/postmortems/"+p.Slug+"/action-items/"+itoa(p.ActionItems[0].ID)+"/status", bad)
+		switch {
+		case bad.Get("status") == "finished" && rec.Code != http.StatusUnprocessableEntity:
+			t.Errorf("status %q: %d, want 422", bad.Get("status"), rec.Code)
+		case bad.Has("return") && rec.Header().Get("Location") != "/action-items":
+			t.Errorf("return %q: back to %q, want /action-items", bad.Get("return"), rec.Header().Get("Location"))
 		}
 	}
 }

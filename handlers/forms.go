@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"hindsight/markdown"
@@ -122,10 +121,22 @@ func (s fieldSpec[F]) multiline() bool { return s.Type == "textarea" || s.Type =
 // each value: bad text, too long, or missing when required.
 func readFields[F any](specs []fieldSpec[F], v url.Values, form *F, errs formErrors) {
 	for _, s := range specs {
+		if s.value != nil {
+			*s.value(form) = v.Get(s.Name)
+		}
+	}
+	checkFields(specs, form, errs)
+}
+
+// checkFields normalises the fields' values held in form and checks them
+// as readFields does, for a form filled from elsewhere than a submission
+// (the JSON API).
+func checkFields[F any](specs []fieldSpec[F], form *F, errs formErrors) {
+	for _, s := range specs {
 		if s.value == nil {
 			continue
 		}
-		val := normalizeText(v.Get(s.Name), s.multiline())
+		val := postmortem.NormalizeText(*s.value(form), s.multiline())
 		*s.value(form) = val
 		if msg := postmortem.CheckText(val, s.Label, s.multiline(), s.Max); msg != "" {
 			errs.add(s.Name, msg)
@@ -183,18 +194,6 @@ func errorList[F any](specs []fieldSpec[F], prefix string, errs formErrors) []er
 // errorLink is one entry of the error summary at the top of a form.
 type errorLink struct {
 	ID, Label, Message string
-}
-
-// normalizeText makes a submitted value comparable across submissions:
-// browsers send textarea line breaks as CRLF, and trailing blanks carry no
-// meaning in Markdown or in a one-line field.
-func normalizeText(v string, multiline bool) string {
-	if !multiline {
-		return strings.TrimSpace(v)
-	}
-	v = strings.ReplaceAll(v, "\r\n", "\n")
-	v = strings.ReplaceAll(v, "\r", "\n")
-	return strings.TrimLeft(strings.TrimRightFunc(v, unicode.IsSpace), "\n")
 }
 
 // displayText makes a value safe to send back in a form: invalid bytes

@@ -10,7 +10,6 @@ import (
 	"net/netip"
 	"net/url"
 	"runtime"
-	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -41,10 +40,10 @@ type Handler struct {
 	// collectors the metrics besides the application's.
 	readyChecks []readyCheck
 	collectors  []prometheus.Collector
-	// clients holds the per-client limits; bodyBytes the memory held by
+	// clients holds the per-client limits; bodies the memory held by
 	// request bodies (admission.go).
-	clients   clientTable
-	bodyBytes atomic.Int64
+	clients clientTable
+	bodies  bodyTable
 
 	// auth says how users are known; publicURL and listenAddr which Host
 	// headers are answered; metricsElsewhere takes /metrics off this
@@ -130,8 +129,13 @@ func New(st *store.Store, log *slog.Logger, opts ...Option) (*Handler, error) {
 	if h.patternNames, err = readPatternNames(context.Background(), st); err != nil {
 		return nil, err
 	}
-	if h.metrics, err = newMetrics(st, log, cap(h.slots), h.collectors); err != nil {
+	if h.metrics, err = newMetrics(st, log, cap(h.slots), h.bodies.held, h.collectors); err != nil {
 		return nil, err
+	}
+	if h.proxyMode() {
+		if err := h.warnPlainEntries(context.Background()); err != nil {
+			return nil, err
+		}
 	}
 	h.mux = h.routes()
 	return h, nil

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"hindsight/handlers"
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 
@@ -265,10 +266,14 @@ func TestMarkdownIsRenderedInert(t *testing.T) {
 		"[data](data:text/html;base64,PHNjcmlwdD4=)",
 	}
 	p := store.Postmortem{
-		Title:   "XSS <script>alert('title')</script>",
-		Summary: "<b onmouseover=alert(1)>summary</b>",
-		Body:    "# Body\n\n" + strings.Join(probes, "\n\n") + "\n\n**bold** and [a link](https://example.com)",
-		Impact:  strings.Join(probes, "\n\n"),
+		Content: postmortem.Content{
+			Title:   "XSS <script>alert('title')</script>",
+			Summary: "<b onmouseover=alert(1)>summary</b>",
+			Body:    "# Body\n\n" + strings.Join(probes, "\n\n") + "\n\n**bold** and [a link](https://example.com)",
+			Sections: postmortem.Sections{
+				Impact: strings.Join(probes, "\n\n"),
+			},
+		},
 	}
 	if err := st.CreatePostmortem(t.Context(), &p); err != nil {
 		t.Fatal(err)

@@ -46,6 +46,16 @@ func (h *Handler) readyz(w http.ResponseWriter, r *http.Request) {
 		h.log.WarnContext(r.Context(), "not ready", "err", err, "request_id", requestID(r))
 		ready = false
 	}
+	// Writes failing for the storage (a full disk, a lock held elsewhere,
+	// a read-only or failing disk) make the instance not ready, so that
+	// it pages and a balancer with a standby sends writes there. Reads go
+	// on being served to whoever still reaches it. A write that succeeds,
+	// or the store's own re-check, clears it.
+	if f := h.store.WriteHealth(ctx); f != nil {
+		h.log.WarnContext(r.Context(), "not ready", "check", "writes", "reason", f.Reason, "err", f.Err, "request_id", requestID(r))
+		ready = false
+		fmt.Fprintf(&lines, "writes: failing (%s)\n", f.Reason)
+	}
 	for _, c := range h.readyChecks {
 		status, err := c.check(ctx)
 		if err != nil {

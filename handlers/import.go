@@ -88,12 +88,12 @@ func (h *Handler) reviewImport(w http.ResponseWriter, r *http.Request) {
 		h.importFailed(w, r, pasted, err)
 		return
 	}
-	im, err := NewImportForm(r.Context(), h.store, h.now())
+	ch, err := importer.NewChecker(r.Context(), h.store, h.now())
 	if err != nil {
 		h.error(w, r, err)
 		return
 	}
-	doc, err := im.read(r.Context(), raw, name, authorName(r), importNote(name))
+	doc, err := readImport(r.Context(), ch, h.store, raw, name, authorName(r), importNote(name))
 	if err != nil {
 		h.importFailed(w, r, pasted, err)
 		return
@@ -203,12 +203,12 @@ func (h *Handler) readImportReview(w http.ResponseWriter, r *http.Request) (impo
 		h.importFailed(w, r, "", err)
 		return importReview{}, false
 	}
-	im, err := NewImportForm(r.Context(), h.store, h.now())
+	ch, err := importer.NewChecker(r.Context(), h.store, h.now())
 	if err != nil {
 		h.error(w, r, err)
 		return importReview{}, false
 	}
-	in.form, in.extras, err = im.validate(r.Context(), r.PostForm, &in.p)
+	in.form, in.extras, err = readImportForm(r.Context(), ch, r.PostForm, &in.p)
 	if err != nil {
 		h.error(w, r, err)
 		return importReview{}, false
@@ -297,9 +297,14 @@ func readUpload(w http.ResponseWriter, r *http.Request) (raw []byte, name, paste
 
 // parseUploadForm reads a multipart (or URL-encoded) form body.
 func parseUploadForm(r *http.Request) error {
-	err := r.ParseMultipartForm(1 << 20)
-	if errors.Is(err, http.ErrNotMultipart) {
-		err = r.ParseForm()
+	// ParseForm first: ParseMultipartForm calls it, and drops its error
+	// (a bad escape, a body cut short) when the body is not multipart, and
+	// a second ParseForm finds the form parsed.
+	err := r.ParseForm()
+	if err == nil {
+		if err = r.ParseMultipartForm(1 << 20); errors.Is(err, http.ErrNotMultipart) {
+			err = nil
+		}
 	}
 	if err == nil {
 		signAsUser(r)

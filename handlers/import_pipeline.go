@@ -5,96 +5,74 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
 	"hindsight/importer"
 	"hindsight/store"
 )
 
-// ImportForm is the postmortem form's side of the import pipeline
-// (importer.Form): /import, POST /api/postmortems and `server import DIR`
-// read a document through importer.Prepare, and its postmortem is written
-// into the postmortem form as a writer would submit it and read back by the
-// form's own parser and checks. So a document is normalised and accepted
-// the same way whichever path it comes in by, and the same way as a
-// postmortem written in the form.
-type ImportForm struct {
-	store    *store.Store
-	patterns map[string]bool
-	now      time.Time
-}
-
-// NewImportForm prepares the form's checks: it reads the pattern catalogue
-// once.
-func NewImportForm(ctx context.Context, st *store.Store, now time.Time) (*ImportForm, error) {
-	fams, err := st.ListFamilies(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &ImportForm{store: st, patterns: knownPatterns(fams), now: now}, nil
-}
-
-// Check is importer.Form's: it reads p back through the form and returns
-// what the form refuses, fields named as in the JSON mirror.
-func (im *ImportForm) Check(ctx context.Context, p *store.Postmortem) (store.FieldErrors, error) {
-	f, _, err := im.check(ctx, p)
-	if err != nil || len(f.Errors) == 0 {
-		return nil, err
-	}
-	return f.Errors.asJSON("tags", "patterns"), nil
-}
-
-// importedDoc is a document read through the pipeline.
+// importedDoc is a document read through the import pipeline.
 type importedDoc struct {
 	draft  importer.Draft
 	p      store.Postmortem // ready for ImportPostmortem once form.Errors is empty
-	form   postmortemForm   // as the review form shows it, with what it refuses
+	form   postmortemForm   // as the review form shows it, with what is refused
 	extras importExtras
 }
 
-// read runs a document through the pipeline, keeping the form as the
-// review shows it.
-func (im *ImportForm) read(ctx context.Context, raw []byte, name, author, note string) (importedDoc, error) {
-	d, p, err := importer.Prepare(ctx, im.store, raw, name, author, note)
+// readImport runs a document through the import pipeline (importer.Prepare
+// and the Checker's Check, as `server import` does) and shows its
+// postmortem in the review form with what is refused.
+func readImport(ctx context.Context, ch *importer.Checker, st *store.Store, raw []byte, name, author, note string) (importedDoc, error) {
+	d, p, err := importer.Prepare(ctx, st, raw, name, author, note)
 	if err != nil {
 		return importedDoc{}, err
 	}
-	doc := importedDoc{draft: d, p: p}
-	doc.form, doc.extras, err = im.check(ctx, &doc.p)
-	return doc, err
+	refused, err := ch.Check(ctx, &p)
+	if err != nil {
+		return importedDoc{}, err
+	}
+	doc := importedDoc{draft: d, p: p, form: formOfPostmortem(p), extras: importExtras{Published: p.PublishedDate}}
+	if p.DurationMinutes > 0 {
+		doc.extras.Duration = strconv.Itoa(p.DurationMinutes)
+	}
+	doc.form.Errors = formErrorsOf(refused)
+	return doc, nil
 }
 
-// check writes p into the form as a writer would submit it and reads it
-// back over p (validate).
-func (im *ImportForm) check(ctx context.Context, p *store.Postmortem) (postmortemForm, importExtras, error) {
+// formOfPostmortem fills the postmortem form with p, as its writer would
+// submit it.
+func formOfPostmortem(p store.Postmortem) postmortemForm {
 	f := formFromFields(p.Fields())
 	f.VariantOf, f.VariantKind = p.VariantOf, p.VariantKind
 	f.Author, f.Note = p.SavedBy, p.SaveNote
 	f.RestrictedTo = strings.Join(p.RestrictedTo, ", ")
-	v := f.values()
-	v.Set("published_date", p.PublishedDate)
-	if p.DurationMinutes > 0 {
-		v.Set("duration_minutes", strconv.Itoa(p.DurationMinutes))
-	}
-	return im.validate(ctx, v, p)
+	return f
 }
 
-// validate checks v as the postmortem form does, plus the fields only
-// imports have, and fills p from it: p already holds what the form does
-// not carry (the source, the comments, the action items). Field errors are
-// in the returned form; the error is a failure to read the database.
-func (im *ImportForm) validate(ctx context.Context, v url.Values, p *store.Postmortem) (postmortemForm, importExtras, error) {
-	f := parsePostmortemForm(v, im.patterns, im.now)
-	if err := checkVariant(ctx, im.store, &f, store.Postmortem{}); err != nil {
-		return f, importExtras{}, err
+// formErrorsOf names the fields of errs as the postmortem form does.
+func formErrorsOf(errs store.FieldErrors) formErrors {
+	out := formErrors{}
+	for name, msg := range errs {
+		if name == "patterns" {
+			name = "tags"
+		}
+		out.add(name, msg)
 	}
+	return out
+}
+
+// readImportForm reads the reviewed import form over p, which already
+// holds what the form does not carry (the source, the comments, the action
+// items), and checks it as every import is checked. Field errors are in
+// the returned form; the error is a failure to read the database.
+func readImportForm(ctx context.Context, ch *importer.Checker, v url.Values, p *store.Postmortem) (postmortemForm, importExtras, error) {
+	f := parsePostmortemForm(v, ch.KnownPattern, ch.Now())
 	x := importExtras{Published: strings.TrimSpace(v.Get("published_date")), Duration: strings.TrimSpace(v.Get("duration_minutes"))}
 	mapped := p.Tags
-	f.fields().ApplyTo(p)
-	p.RestrictedTo = groupList(f.RestrictedTo)
+	p.SetFields(f.fields())
+	importer.Finish(p, mapped) // the tags the reviewer kept keep the document's evidence
+	p.RestrictedTo = []string(f.restriction())
 	p.PublishedDate, p.VariantOf, p.VariantKind = x.Published, f.VariantOf, f.VariantKind
 	p.SavedBy, p.SaveNote = f.Author, f.Note
-	importer.Finish(p, mapped)
 	if x.Duration != "" {
 		n, err := strconv.Atoi(x.Duration)
 		if err != nil {
@@ -102,26 +80,12 @@ func (im *ImportForm) validate(ctx context.Context, v url.Values, p *store.Postm
 		}
 		p.DurationMinutes = n
 	}
-	f.validate(p) // what only imports carry: the write-up's date, the duration, action items
+	refused, err := ch.Check(ctx, p)
+	if err != nil {
+		return f, x, err
+	}
+	for name, msg := range formErrorsOf(refused) {
+		f.Errors.add(name, msg)
+	}
 	return f, x, nil
-}
-
-// values writes the form as a browser would submit it.
-func (f postmortemForm) values() url.Values {
-	v := url.Values{}
-	for _, s := range postmortemSpecs {
-		if s.value != nil {
-			if val := *s.value(&f); val != "" {
-				v.Set(s.Name, val)
-			}
-		}
-	}
-	for t := range f.Tags {
-		v.Add("tags", t)
-	}
-	for _, row := range f.TimelineRows {
-		v.Add("timeline_time", row.Time)
-		v.Add("timeline_text", row.Text)
-	}
-	return v
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 
@@ -17,10 +18,19 @@ func restrictedExport(t *testing.T) string {
 	t.Helper()
 	src, st := newTeamApp(t)
 	p := store.Postmortem{
-		Title: "Vault keys leaked through a retry storm", Organization: "Quokka Corp", IncidentDate: "2024-03-05",
-		Severity: "SEV1", Language: "en", Summary: "Keys for the vault leaked while clients retried without pause.",
-		Impact: "Every key was rotated.", RestrictedTo: []string{"security"},
-		Tags: []store.Tag{{PatternSlug: "retry-storm", Role: "trigger"}},
+		Content: postmortem.Content{
+			Title:        "Vault keys leaked through a retry storm",
+			Organization: "Quokka Corp",
+			IncidentDate: "2024-03-05",
+			Severity:     "SEV1",
+			Language:     "en",
+			Summary:      "Keys for the vault leaked while clients retried without pause.",
+			Tags:         []store.Tag{{PatternSlug: "retry-storm", Role: "trigger"}},
+			Sections: postmortem.Sections{
+				Impact: "Every key was rotated.",
+			},
+		},
+		RestrictedTo: []string{"security"},
 	}
 	if err := st.ImportPostmortem(store.WithEveryGroup(t.Context()), &p); err != nil {
 		t.Fatal(err)

@@ -232,6 +232,9 @@ type insightsPage struct {
 	// Notices say which filters name nothing.
 	Notices []filterNotice
 	URL     string // the page's path and query
+	// Examples counts the live example postmortems, which the figures
+	// leave out unless asked (the switch is shown while there are some).
+	Examples int
 }
 
 // insightFilterFromQuery reads the filters; a date that is not a date is
@@ -239,7 +242,7 @@ type insightsPage struct {
 // the form; the API refuses it).
 func insightFilterFromQuery(q url.Values) (f store.InsightFilter, bad badParams) {
 	f = store.InsightFilter{Org: q.Get("org"), Service: strings.TrimSpace(q.Get("service")), Severity: q.Get("severity"),
-		From: strings.TrimSpace(q.Get("from")), To: strings.TrimSpace(q.Get("to"))}
+		From: strings.TrimSpace(q.Get("from")), To: strings.TrimSpace(q.Get("to")), Examples: switchedOn(q, "examples")}
 	for _, d := range []struct {
 		name string
 		v    *string
@@ -266,10 +269,11 @@ func dateErrors(bad badParams) []string {
 }
 
 // organizationOptions are the organizations a filter form offers: those of
-// every incident, from the insight counts kept on write (listing them from
-// the postmortems reads every row on a first request).
+// every incident, from the insights of every incident, counted once per
+// generation of the data.
 func (h *Handler) organizationOptions(ctx context.Context) (store.FilterOptions, error) {
-	all, err := h.store.Insights(ctx, store.InsightFilter{})
+	// Every organization, the examples' too: a filter may ask for them.
+	all, err := h.store.Insights(ctx, store.InsightFilter{Examples: true})
 	return store.FilterOptions{Organizations: all.Organizations}, err
 }
 
@@ -296,7 +300,13 @@ func (h *Handler) showInsights(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
+	examples, err := h.store.CountExamples(r.Context())
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
 	page := insightsPage{
+		Examples:   examples,
 		Unreviewed: unreviewed,
 		basePage:   h.base(r, "Insights", "What the incidents show together: trends by severity and pattern family, the patterns behind severe incidents, times to detect and resolve, follow-through."),
 		Filter:     f,
@@ -365,22 +375,29 @@ func undatedNote(in store.Insights) string {
 	}
 }
 
-// everyYear is the years from the first of years to the last (ascending),
-// those between them with no incident included, so that the charts' time
-// axis has no gap; years as they are when they are not years, or span more
-// than two centuries.
+// maxEmptyYears is the longest run of years without incidents the time
+// axis shows (at 0): a short lull is part of the trend, a decade of empty
+// rows (old incidents beside this year's) is not.
+const maxEmptyYears = 2
+
+// everyYear is years (ascending) with the years between two of them that
+// have no incident, at most maxEmptyYears in a row; years as they are when
+// they are not years.
 func everyYear(years []string) []string {
-	if len(years) < 2 {
-		return years
-	}
-	first, err1 := strconv.Atoi(years[0])
-	last, err2 := strconv.Atoi(years[len(years)-1])
-	if err1 != nil || err2 != nil || last < first || last-first >= 200 {
-		return years
-	}
-	out := make([]string, 0, last-first+1)
-	for y := first; y <= last; y++ {
-		out = append(out, strconv.Itoa(y))
+	out := make([]string, 0, len(years))
+	prev := 0
+	for i, y := range years {
+		n, err := strconv.Atoi(y)
+		if err != nil {
+			return years
+		}
+		if i > 0 && n > prev+1 && n-prev-1 <= maxEmptyYears {
+			for e := prev + 1; e < n; e++ {
+				out = append(out, strconv.Itoa(e))
+			}
+		}
+		out = append(out, y)
+		prev = n
 	}
 	return out
 }

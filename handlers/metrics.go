@@ -44,7 +44,8 @@ type labeledMetrics struct {
 	duration prometheus.Observer
 }
 
-func newMetrics(st *store.Store, log *slog.Logger, maxInFlight int, extra []prometheus.Collector) (*metrics, error) {
+// bodyBytes is the memory request bodies hold now (admission.go).
+func newMetrics(st *store.Store, log *slog.Logger, maxInFlight int, bodyBytes func() int64, extra []prometheus.Collector) (*metrics, error) {
 	m := &metrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "hindsight_http_requests_total",
@@ -74,12 +75,16 @@ func newMetrics(st *store.Store, log *slog.Logger, maxInFlight int, extra []prom
 		Help: "Cap on expensive requests served at once (-max-inflight); 0 means no cap.",
 	})
 	limit.Set(float64(maxInFlight))
+	bodies := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "hindsight_http_request_body_bytes",
+		Help: "Memory held by the request bodies being received or served.",
+	}, func() float64 { return float64(bodyBytes()) })
 	reg := prometheus.NewRegistry()
 	for _, c := range append([]prometheus.Collector{
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		storeCollector{st: st, pool: collectors.NewDBStatsCollector(st.DB(), "hindsight")},
-		m.requests, m.duration, m.inFlight, m.shed, m.search, limit,
+		m.requests, m.duration, m.inFlight, m.shed, m.search, limit, bodies,
 	}, extra...) {
 		if err := reg.Register(c); err != nil {
 			return nil, err
@@ -171,6 +176,16 @@ var (
 		"Open or in-progress action items of live postmortems past their due date in the postmortem's time zone.", nil, nil)
 )
 
+var (
+	writeErrorsDesc = prometheus.NewDesc("hindsight_write_errors_total",
+		"Writes that failed for the storage under the database, by reason: disk_full, busy (the lock held elsewhere past the busy timeout), read_only, io, corrupt.",
+		[]string{"reason"}, nil)
+	diskFreeDesc = prometheus.NewDesc("hindsight_database_disk_free_bytes",
+		"Bytes free for the database on the file system that holds it.", nil, nil)
+	diskSizeDesc = prometheus.NewDesc("hindsight_database_disk_size_bytes",
+		"Size of the file system that holds the database, in bytes.", nil, nil)
+)
+
 // storeCollector collects the database's metrics: the connection pool's
 // statistics (go_sql_*{db_name="hindsight"}) and the size of the
 // collection, counted when scraped so the figures are never stale.
@@ -185,10 +200,22 @@ func (c storeCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- incidentsDesc
 	ch <- openActionItemsDesc
 	ch <- overdueActionItemsDesc
+	ch <- writeErrorsDesc
+	ch <- diskFreeDesc
+	ch <- diskSizeDesc
 }
 
 func (c storeCollector) Collect(ch chan<- prometheus.Metric) {
 	c.pool.Collect(ch)
+	for reason, n := range c.st.WriteFaults() {
+		ch <- prometheus.MustNewConstMetric(writeErrorsDesc, prometheus.CounterValue, float64(n), reason)
+	}
+	if free, size, err := c.st.DiskFree(); err != nil {
+		ch <- prometheus.NewInvalidMetric(diskFreeDesc, err)
+	} else {
+		ch <- prometheus.MustNewConstMetric(diskFreeDesc, prometheus.GaugeValue, float64(free))
+		ch <- prometheus.MustNewConstMetric(diskSizeDesc, prometheus.GaugeValue, float64(size))
+	}
 	// A scrape must not hang on a locked or sick database; the counts are
 	// dropped from that scrape instead.
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)

@@ -42,11 +42,17 @@ hindsight_postmortems ` + postmortems + `
 		t.Error(err)
 	}
 	yesterday := time.Now().UTC().AddDate(0, 0, -2).Format(time.DateOnly)
-	p := store.Postmortem{Title: "Metrics move", Summary: "Metrics move", ActionItems: []store.ActionItem{
-		{Title: "Add a limit", Kind: postmortem.KindPrevent, DueDate: yesterday},
-		{Title: "Add an alert", Kind: postmortem.KindPrevent},
-		{Title: "Already done", Kind: postmortem.KindMitigate, Status: postmortem.StatusDone, DueDate: yesterday},
-	}}
+	p := store.Postmortem{
+		Content: postmortem.Content{
+			Title:   "Metrics move",
+			Summary: "Metrics move",
+		},
+		ActionItems: []store.ActionItem{
+			{Title: "Add a limit", Kind: postmortem.KindPrevent, DueDate: yesterday},
+			{Title: "Add an alert", Kind: postmortem.KindPrevent},
+			{Title: "Already done", Kind: postmortem.KindMitigate, Status: postmortem.StatusDone, DueDate: yesterday},
+		},
+	}
 	if err := st.CreatePostmortem(t.Context(), &p); err != nil {
 		t.Fatal(err)
 	}

@@ -33,6 +33,9 @@ type requestInfo struct {
 	id     string
 	user   user // authenticate's
 	secure bool // see Handler.secure
+	// impersonal marks the copy a cached page is rendered from: its page
+	// keeps the place for the reader's name (see signedInMark).
+	impersonal bool
 }
 
 type infoKey struct{}

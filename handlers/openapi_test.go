@@ -169,7 +169,7 @@ func TestOpenAPIResponsesMatch(t *testing.T) {
 	const doc1 = "---\ntitle: Queue backlog from a retry storm\norganization: Example Corp\nincident_date: 2024-03-05\n---\nRetries piled up in the queue until the workers fell over.\n"
 	body := func(s string) func() string { return func() string { return s } }
 	newPostmortem := `{"title": "Cache stampede at login", "organization": "Example Corp", "incident_date": "2024-02-01", "severity": "SEV2",
-		"services": "login, cache", "summary": "Logins failed for 20 minutes when the cache expired at once.", "body": "Every entry of the session cache expired at 10:00.",
+		"services": "login, cache", "summary": "Logins failed for 20 minutes when the cache expired at once.", "body": "Every entry of the session cache expired at 10:00.", "resolution": "Spread the expiry over an hour.",
 		"started_at": "2024-02-01T10:00:00Z", "resolved_at": "2024-02-01T10:20:00Z", "time_zone": "Europe/Madrid",
 		"patterns": [{"slug": "thundering-herd", "role": "trigger"}],
 		"action_items": [{"title": "Jitter cache expiry", "type": "prevent", "due_date": "2001-01-01"}]}`
@@ -220,6 +220,10 @@ func TestOpenAPIResponsesMatch(t *testing.T) {
 		{op: "POST /api/suggest", method: "POST", path: "/api/suggest", body: body(`{"title": "Retry storm", "body": "Clients retried without backoff and the retries overloaded the database."}`), status: 200},
 		{op: "POST /api/suggest", method: "POST", path: "/api/suggest", body: body(`{}`), status: 422},
 		{op: "POST /api/suggest", method: "POST", path: "/api/suggest", body: body(`nope`), status: 400},
+		{op: "POST /api/triage", method: "POST", path: "/api/triage", body: body(`{"text": "Every session cache entry expired at once: a thundering herd on login."}`), status: 200},
+		{op: "POST /api/triage", method: "POST", path: "/api/triage", body: body(`{"text": "Kafka consumer lag on orders"}`), status: 200},
+		{op: "POST /api/triage", method: "POST", path: "/api/triage", body: body(`{"text": " "}`), status: 400},
+		{op: "POST /api/triage", method: "POST", path: "/api/triage", body: body(`{"text": "` + strings.Repeat("x", 33000) + `"}`), status: 413},
 		{op: "GET /api/audit", path: "/api/audit", status: 200},
 		{op: "GET /api/audit", path: "/api/audit?from=nonsense", status: 200},
 		// Review: the seeded gmail postmortem is published.

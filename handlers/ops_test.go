@@ -149,8 +149,14 @@ func TestMetricsCountRestricted(t *testing.T) {
 	t.Parallel()
 	h, st, _, _ := newOpsApp(t)
 	before := scrape(t, h)
-	p := store.Postmortem{Title: "Vault key leak", Summary: "Vault key leak", RestrictedTo: []string{"security"},
-		ActionItems: []store.ActionItem{{Title: "Rotate the key", Kind: postmortem.KindPrevent}}}
+	p := store.Postmortem{
+		Content: postmortem.Content{
+			Title:   "Vault key leak",
+			Summary: "Vault key leak",
+		},
+		RestrictedTo: []string{"security"},
+		ActionItems:  []store.ActionItem{{Title: "Rotate the key", Kind: postmortem.KindPrevent}},
+	}
 	if err := st.CreatePostmortem(t.Context(), &p); err != nil {
 		t.Fatal(err)
 	}
@@ -189,10 +195,16 @@ func TestMetrics(t *testing.T) {
 	get(t, h, "/no/such/page")
 	get(t, h, "/search?q=retry+storm")
 	get(t, h, "/api/search?q=keep-alive")
-	p := store.Postmortem{Title: "Metrics move", Summary: "Metrics move", ActionItems: []store.ActionItem{
-		{Title: "Add a limit", Kind: postmortem.KindPrevent},
-		{Title: "Already done", Kind: postmortem.KindMitigate, Status: postmortem.StatusDone},
-	}}
+	p := store.Postmortem{
+		Content: postmortem.Content{
+			Title:   "Metrics move",
+			Summary: "Metrics move",
+		},
+		ActionItems: []store.ActionItem{
+			{Title: "Add a limit", Kind: postmortem.KindPrevent},
+			{Title: "Already done", Kind: postmortem.KindMitigate, Status: postmortem.StatusDone},
+		},
+	}
 	if err := st.CreatePostmortem(t.Context(), &p); err != nil {
 		t.Fatal(err)
 	}

@@ -30,17 +30,30 @@ type cachedPage struct {
 	// answered before routing, and logs and metrics name it by this
 	// instead of finding the route again (routeOf).
 	route string
+	// signedInAt is where the header names its reader (signedInMark),
+	// -1 when it does not.
+	signedInAt int
 }
 
 func newCachedPage(contentType string, body []byte, route string) cachedPage {
-	return cachedPage{contentType: []string{contentType}, contentLength: []string{strconv.Itoa(len(body))}, body: body, route: route}
+	return cachedPage{contentType: []string{contentType}, contentLength: []string{strconv.Itoa(len(body))}, body: body, route: route,
+		signedInAt: bytes.Index(body, signedInMark)}
 }
 
-// write sends the kept page.
-func (p cachedPage) write(w http.ResponseWriter) {
+// write sends the kept page, naming its reader where the header does.
+func (p cachedPage) write(w http.ResponseWriter, r *http.Request, h *Handler) {
 	hd := w.Header()
-	hd["Content-Type"], hd["Content-Length"] = p.contentType, p.contentLength
-	w.Write(p.body)
+	hd["Content-Type"] = p.contentType
+	if p.signedInAt < 0 {
+		hd["Content-Length"] = p.contentLength
+		w.Write(p.body)
+		return
+	}
+	who := h.signedIn(r)
+	hd["Content-Length"] = []string{strconv.Itoa(len(p.body) - len(signedInMark) + len(who))}
+	w.Write(p.body[:p.signedInAt])
+	w.Write(who)
+	w.Write(p.body[p.signedInAt+len(signedInMark):])
 }
 
 // pageCacheBytes bounds the memory the cache holds; when full it starts
@@ -104,6 +117,7 @@ func (h *Handler) pageKey(r *http.Request) string {
 func impersonal(r *http.Request) *http.Request {
 	info := *infoOf(r)
 	info.user.Name, info.user.Email = "", ""
+	info.impersonal = true
 	r = r.Clone(context.WithValue(r.Context(), infoKey{}, &info))
 	r.Header.Del("Cookie")
 	r.Header.Del("Authorization")
@@ -135,7 +149,7 @@ func (h *Handler) fromPageCache(next http.Handler) http.Handler {
 				if rctx := chi.RouteContext(r.Context()); rctx != nil {
 					rctx.RoutePatterns = append(rctx.RoutePatterns, p.route)
 				}
-				p.write(w)
+				p.write(w, r, h)
 				return
 			}
 		}
@@ -172,7 +186,7 @@ func (h *Handler) cached(next http.HandlerFunc) http.HandlerFunc {
 		case err != nil:
 			h.error(w, r, err)
 		default:
-			p.write(w)
+			p.write(w, r, h)
 		}
 	}
 }

@@ -34,10 +34,19 @@ func TestCachedPagesHoldNothingOfTheirReader(t *testing.T) {
 
 	h, st := newTeamApp(t)
 	ctx := store.WithReaderGroups(t.Context(), []string{"vault"})
-	p := store.Postmortem{Title: secret, Organization: "Quokkacorp", IncidentDate: "2017-02-28", Severity: "SEV1",
-		Summary: "Overload in the quokka vault.", Body: "The vault overloaded: a feedback loop of retries.", RestrictedTo: []string{"vault"},
-		Tags:        []store.Tag{{PatternSlug: "feedback-loop", Role: postmortem.RoleTrigger}},
-		ActionItems: []store.ActionItem{{Title: "Rotate the quokka keys", Kind: "prevent", Priority: "P1", Status: "open"}}}
+	p := store.Postmortem{
+		Content: postmortem.Content{
+			Title:        secret,
+			Organization: "Quokkacorp",
+			IncidentDate: "2017-02-28",
+			Severity:     "SEV1",
+			Summary:      "Overload in the quokka vault.",
+			Body:         "The vault overloaded: a feedback loop of retries.",
+			Tags:         []store.Tag{{PatternSlug: "feedback-loop", Role: postmortem.RoleTrigger}},
+		},
+		RestrictedTo: []string{"vault"},
+		ActionItems:  []store.ActionItem{{Title: "Rotate the quokka keys", Kind: "prevent", Priority: "P1", Status: "open"}},
+	}
 	if err := st.CreatePostmortem(ctx, &p); err != nil {
 		t.Fatal(err)
 	}

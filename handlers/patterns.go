@@ -139,6 +139,9 @@ type homePage struct {
 	Families  []store.Family
 	Incidents int
 	Documents int
+	// Examples counts the live example postmortems: an admin may archive
+	// them all at once.
+	Examples int
 }
 
 func (h *Handler) showHome(w http.ResponseWriter, r *http.Request) {
@@ -158,7 +161,13 @@ func (h *Handler) showHome(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
+	examples, err := h.store.CountExamples(r.Context())
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
 	h.render(w, r, http.StatusOK, "home", homePage{
+		Examples:  examples,
 		basePage:  h.base(r, "Hindsight", "An incident postmortem knowledge base: postmortems tagged by failure pattern and linked to remediation checklists."),
 		Recent:    recent,
 		Families:  fams,

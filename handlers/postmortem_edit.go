@@ -11,6 +11,7 @@ import (
 
 	_ "time/tzdata" // the time-zone select must work on hosts without zoneinfo
 
+	"hindsight/importer"
 	"hindsight/markdown"
 	"hindsight/postmortem"
 	"hindsight/store"
@@ -40,8 +41,11 @@ type postmortemFormPage struct {
 	VariantKinds   []option
 	VariantChoices []store.Variant
 
-	Preview     *previewView
-	Conflict    *conflictView
+	Preview  *previewView
+	Conflict *conflictView
+	// Fault says why the storage refused the save (h.faultAnswer): the
+	// form is shown again with everything as sent.
+	Fault       string
 	Suggestions *suggestionsView
 	// Focus is where a step posted without JavaScript brings the writer
 	// back to, rather than the top of the form: "rows" (the timeline row
@@ -63,7 +67,7 @@ type previewView struct {
 // from the catalogue fams.
 func previewOf(slug string, fields store.PostmortemFields, fams []store.Family) previewView {
 	p := store.Postmortem{Slug: slug}
-	fields.ApplyTo(&p)
+	p.SetFields(fields)
 	names := patternNames(fams)
 	for i := range p.Tags {
 		p.Tags[i].PatternName = names[p.Tags[i].PatternSlug]
@@ -86,16 +90,16 @@ func (h *Handler) postmortemFormPage(r *http.Request, f postmortemForm, title st
 	if !slices.Contains(timeZones, f.TimeZone) && f.TimeZone != "" {
 		page.TimeZones = append([]string{f.TimeZone}, timeZones...)
 	}
-	codes := make([]string, 0, len(languageNames)+1)
-	for code := range languageNames {
+	codes := make([]string, 0, len(postmortem.LanguageNames)+1)
+	for code := range postmortem.LanguageNames {
 		codes = append(codes, code)
 	}
-	if _, ok := languageNames[f.Language]; !ok && postmortem.ValidLanguage(f.Language) {
+	if _, ok := postmortem.LanguageNames[f.Language]; !ok && postmortem.ValidLanguage(f.Language) {
 		codes = append(codes, f.Language)
 	}
 	slices.Sort(codes)
 	for _, c := range codes {
-		page.Languages = append(page.Languages, option{Value: c, Label: languageName(c) + " (" + c + ")"})
+		page.Languages = append(page.Languages, option{Value: c, Label: postmortem.LanguageName(c) + " (" + c + ")"})
 	}
 	var err error
 	if page.Families, err = h.store.ListFamilies(r.Context()); err != nil {
@@ -118,7 +122,7 @@ func (h *Handler) readPostmortemForm(w http.ResponseWriter, r *http.Request) (po
 	if err != nil {
 		return postmortemForm{}, err
 	}
-	f := parsePostmortemForm(r.PostForm, knownPatterns(fams), h.now())
+	f := parsePostmortemForm(r.PostForm, knownPattern(fams), h.now())
 	f.restricted = h.restrictionOf(r, &f)
 	rememberAuthor(w, r, f.Author)
 	return f, nil
@@ -132,6 +136,12 @@ func knownPatterns(fams []store.Family) map[string]bool {
 		}
 	}
 	return out
+}
+
+// knownPattern reports whether a slug is a pattern of fams.
+func knownPattern(fams []store.Family) func(string) bool {
+	known := knownPatterns(fams)
+	return func(slug string) bool { return known[slug] }
 }
 
 func (h *Handler) newPostmortem(w http.ResponseWriter, r *http.Request) {
@@ -164,10 +174,10 @@ func (h *Handler) createPostmortem(w http.ResponseWriter, r *http.Request) {
 	if p.VariantOf == "" {
 		p.VariantKind = postmortem.KindOriginal
 	}
-	f.fields().ApplyTo(&p)
+	p.SetFields(f.fields())
 	created, err := h.store.CreatePostmortemOnce(r.Context(), &p, resentWithin)
 	if err != nil {
-		h.error(w, r, err)
+		h.saveFailed(w, r, page, err)
 		return
 	}
 	msg := "Postmortem created."
@@ -215,6 +225,21 @@ func afterSave(f postmortemForm, slug string) string {
 	return "/postmortems/" + slug
 }
 
+// saveFailed answers a save that the store refused. A storage fault (a
+// full disk, a lock held elsewhere) shows the form again, every value as
+// sent, under the status and message that h.error gives it; anything else
+// goes to h.error.
+func (h *Handler) saveFailed(w http.ResponseWriter, r *http.Request, page postmortemFormPage, err error) {
+	var fault *store.FaultError
+	if !errors.As(err, &fault) {
+		h.error(w, r, err)
+		return
+	}
+	status, msg := h.faultAnswer(w, r, fault, true)
+	page.Fault, page.Title = msg, "Not saved: "+page.Title
+	h.render(w, r, status, "postmortem-form", page)
+}
+
 // renderInvalid shows a form that fails validation (422), every value as
 // submitted.
 func (h *Handler) renderInvalid(w http.ResponseWriter, r *http.Request, page postmortemFormPage) {
@@ -241,18 +266,12 @@ func checkVariant(ctx context.Context, st *store.Store, f *postmortemForm, self 
 	if f.VariantOf == "" || f.Errors["variant_of"] != "" {
 		return nil
 	}
-	target, err := st.GetPostmortem(ctx, f.VariantOf)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		f.Errors.add("variant_of", "Choose an existing postmortem from the list.")
-	case err != nil:
-		return fmt.Errorf("check variant_of %q: %w", f.VariantOf, err)
-	case self.ID != 0 && target.GroupID == self.GroupID:
+	errs, inGroup, err := importer.VariantProblems(ctx, st, self, f.VariantOf, f.VariantKind, f.Language)
+	if inGroup {
 		f.VariantOf = "" // already in that group: nothing to change
-	case f.VariantKind == postmortem.KindTranslation && target.Language == f.Language:
-		f.Errors.add("variant_kind", fmt.Sprintf("A translation is in another language than the original (%s).", languageName(target.Language)))
 	}
-	return nil
+	f.addErrors(errs)
+	return err
 }
 
 func (h *Handler) editPostmortem(w http.ResponseWriter, r *http.Request) {
@@ -308,7 +327,7 @@ func (h *Handler) updatePostmortem(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err != nil {
-		h.error(w, r, err)
+		h.saveFailed(w, r, page, err)
 		return
 	}
 	msg := fmt.Sprintf("Saved as version %d.", saved.Version)
@@ -365,6 +384,21 @@ func (h *Handler) unarchivePostmortem(w http.ResponseWriter, r *http.Request) {
 	h.setArchived(w, r, h.store.UnarchivePostmortem, "Restored: this postmortem appears in lists again.")
 }
 
+// archiveExamples archives every example postmortem at once (an admin's
+// form on the home page) and goes back there.
+func (h *Handler) archiveExamples(w http.ResponseWriter, r *http.Request) {
+	slugs, err := h.store.ArchiveExamples(r.Context())
+	if err != nil {
+		h.error(w, r, err)
+		return
+	}
+	msg := fmt.Sprintf("Archived the %d example postmortems: they no longer appear in lists, follow-ups or insights. Each stays reachable at its address.", len(slugs))
+	if len(slugs) == 0 {
+		msg = "There were no example postmortems left to archive."
+	}
+	redirectWithFlash(w, r, "/", msg)
+}
+
 // setArchived saves the page's ticks, then archives or restores the
 // postmortem with change and goes back to its page with msg.
 func (h *Handler) setArchived(w http.ResponseWriter, r *http.Request, change func(ctx context.Context, slug string) error, msg string) {
@@ -389,10 +423,12 @@ func (h *Handler) setArchived(w http.ResponseWriter, r *http.Request, change fun
 func (h *Handler) previewMarkdown(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 	if err := parseUploadForm(r); err != nil {
-		h.error(w, r, fmt.Errorf("read form: %v: %w", err, store.ErrInvalid))
+		// A preview has no form to show again: the request is bad (400),
+		// or too large (413).
+		h.error(w, r, fmt.Errorf("%w: the form cannot be read (%w)", errBadRequest, err))
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
-	w.Write([]byte(markdown.Render(normalizeText(r.PostForm.Get("text"), true))))
+	w.Write([]byte(markdown.Render(postmortem.NormalizeText(r.PostForm.Get("text"), true))))
 }

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"hindsight/postmortem"
 	"hindsight/store"
@@ -22,12 +21,12 @@ type postmortemForm struct {
 	IncidentDate, TimeZone                                                string
 	Started, Detected, Mitigated, Resolved                                string // datetime-local values
 	Summary, Body                                                         string
-	Impact, Trigger, Contributing, Detection, Resolution, Timeline        string
-	WentWell, WentWrong, GotLucky                                         string
-	VariantOf, VariantKind                                                string
-	Tags                                                                  map[string]bool // "pattern-slug:role"
-	// TimelineRows are the timeline's rows as typed; Timeline, when set,
-	// is pasted lines not read yet, or a free-form timeline.
+	// sections are the template's; the timeline is pasted lines not read
+	// yet, or a free-form timeline (see TimelineRows).
+	sections               postmortem.Sections
+	VariantOf, VariantKind string
+	Tags                   map[string]bool // "pattern-slug:role"
+	// TimelineRows are the timeline's rows as typed.
 	TimelineRows []timelineRow
 	// BlankRows is how many empty timeline rows the form offers.
 	BlankRows int
@@ -63,8 +62,6 @@ type postmortemForm struct {
 	Action string
 	Errors formErrors
 
-	// times holds the incident times as RFC 3339 once validated.
-	times map[string]string
 	// restricted is RestrictedTo read by restrictionOf.
 	restricted []string
 }
@@ -72,18 +69,31 @@ type postmortemForm struct {
 // pmSpec is a field of the postmortem form.
 type pmSpec = fieldSpec[postmortemForm]
 
-// sectionSpecs are the sections of the SRE postmortem template.
-var sectionSpecs = []pmSpec{
-	{"impact", postmortem.Labels["impact"], "Who and what was affected, how badly and for how long: users, requests, revenue, data.", "markdown", postmortem.MaxSectionRunes, false, func(f *postmortemForm) *string { return &f.Impact }},
-	{"trigger", postmortem.Labels["trigger"], "The event that set the incident off: a deploy, a config push, a traffic spike, a failed disk.", "markdown", postmortem.MaxSectionRunes, false, func(f *postmortemForm) *string { return &f.Trigger }},
-	{"contributing", postmortem.Labels["contributing"], "What turned the trigger into an outage, or made it worse or longer.", "markdown", postmortem.MaxSectionRunes, false, func(f *postmortemForm) *string { return &f.Contributing }},
-	{"detection", postmortem.Labels["detection"], "How and when it was noticed: which alert, which customer, how long after it began.", "markdown", postmortem.MaxSectionRunes, false, func(f *postmortemForm) *string { return &f.Detection }},
-	{"resolution", postmortem.Labels["resolution"], "What was done to mitigate and then to fix it, and why that worked.", "markdown", postmortem.MaxSectionRunes, false, func(f *postmortemForm) *string { return &f.Resolution }},
-	{"timeline", "Or paste the timeline as lines", "Lines like “14:02 deploy of v42 starts” become rows when you preview or save. Text that is not such lines is kept as it is, as a free-form timeline.", "markdown", postmortem.MaxSectionRunes, false, func(f *postmortemForm) *string { return &f.Timeline }},
-	{"went_well", postmortem.Labels["went_well"], "", "markdown", postmortem.MaxSectionRunes, false, func(f *postmortemForm) *string { return &f.WentWell }},
-	{"went_wrong", postmortem.Labels["went_wrong"], "", "markdown", postmortem.MaxSectionRunes, false, func(f *postmortemForm) *string { return &f.WentWrong }},
-	{"got_lucky", postmortem.Labels["got_lucky"], "", "markdown", postmortem.MaxSectionRunes, false, func(f *postmortemForm) *string { return &f.GotLucky }},
+// sectionHints are what the form says of a section of the template
+// under its label.
+var sectionHints = map[string]string{
+	"impact":       "Who and what was affected, how badly and for how long: users, requests, revenue, data.",
+	"trigger":      "The event that set the incident off: a deploy, a config push, a traffic spike, a failed disk.",
+	"contributing": "What turned the trigger into an outage, or made it worse or longer.",
+	"detection":    "How and when it was noticed: which alert, which customer, how long after it began.",
+	"resolution":   "What was done to mitigate and then to fix it, and why that worked.",
+	"timeline":     "Lines like “14:02 deploy of v42 starts” become rows when you preview or save. Text that is not such lines is kept as it is, as a free-form timeline.",
 }
+
+// sectionSpecs are the sections of the SRE postmortem template
+// (postmortem.SectionList); the timeline's field takes pasted lines.
+var sectionSpecs = func() []pmSpec {
+	var out []pmSpec
+	for _, sec := range postmortem.SectionList {
+		label := sec.Label
+		if sec.Name == "timeline" {
+			label = "Or paste the timeline as lines"
+		}
+		out = append(out, pmSpec{sec.Name, label, sectionHints[sec.Name], "markdown", postmortem.MaxSectionRunes, false,
+			func(f *postmortemForm) *string { return sec.Of(&f.sections) }})
+	}
+	return out
+}()
 
 var (
 	specTitle        = pmSpec{"title", postmortem.Labels["title"], "", "text", postmortem.MaxTitleRunes, true, func(f *postmortemForm) *string { return &f.Title }}
@@ -179,12 +189,8 @@ func (f postmortemForm) Sections() []field {
 // timelineRow is one row of the form's timeline, as typed.
 type timelineRow struct{ Time, Text string }
 
-// Limits of the timeline rows.
-const (
-	maxTimelineRows     = 1000
-	maxTimelineRowRunes = 2000
-	blankTimelineRows   = 3
-)
+// blankTimelineRows is how many empty rows the form offers at least.
+const blankTimelineRows = 3
 
 // RowsShown are the timeline rows to draw: those typed, then blank ones.
 func (f postmortemForm) RowsShown() []timelineRow {
@@ -197,9 +203,9 @@ func (f postmortemForm) RowsShown() []timelineRow {
 func (f *postmortemForm) readTimeline(v url.Values) {
 	times, texts := v["timeline_time"], v["timeline_text"]
 	n := max(len(times), len(texts))
-	if n > maxTimelineRows*2 {
-		f.Errors.add("timeline", fmt.Sprintf("The timeline has more than %d rows; paste the rest as lines.", maxTimelineRows))
-		n = maxTimelineRows * 2
+	if n > postmortem.MaxTimelineRows*2 {
+		f.Errors.add("timeline", fmt.Sprintf("The timeline has more than %d rows; paste the rest as lines.", postmortem.MaxTimelineRows))
+		n = postmortem.MaxTimelineRows * 2
 	}
 	at := func(list []string, i int) string {
 		if i < len(list) {
@@ -220,36 +226,26 @@ func (f *postmortemForm) readTimeline(v url.Values) {
 		if row.Time == "" && row.Text == "" {
 			continue
 		}
-		switch {
-		case row.Time == "":
-			rowError("time", "Give each event of the timeline its time, like 14:02.")
-		case row.Text == "":
-			rowError("text", "Say what happened at "+row.Time+" in the timeline.")
-		case utf8.RuneCountInString(row.Text) > maxTimelineRowRunes:
-			rowError("text", fmt.Sprintf("An event of the timeline is longer than %d characters.", maxTimelineRowRunes))
-		default:
-			// The time alone, as a line would start: "9:15" is kept as "09:15".
-			if e, ok := store.ParseTimeline(row.Time + " x"); ok && len(e) == 1 && e[0].Text == "x" {
-				row.Time = e[0].Clock()
-			} else {
-				rowError("time", "Write the times of the timeline like 14:02, or 2024-03-05 14:02 when it spans days.")
-			}
+		if problem := postmortem.CheckTimelineRow(row.Time, row.Text); problem.Text != "" {
+			rowError(problem.Part, problem.Text)
+		} else if e, _ := postmortem.ParseTimeline(row.Time + " x"); len(e) == 1 {
+			row.Time = e[0].Clock() // the time alone, as a line would start: "9:15" is kept as "09:15"
 		}
 		f.TimelineRows = append(f.TimelineRows, row)
 	}
-	if len(f.TimelineRows) > maxTimelineRows {
-		f.Errors.add("timeline", fmt.Sprintf("The timeline has more than %d rows.", maxTimelineRows))
+	if len(f.TimelineRows) > postmortem.MaxTimelineRows {
+		f.Errors.add("timeline", fmt.Sprintf("The timeline has more than %d rows.", postmortem.MaxTimelineRows))
 	}
-	if strings.TrimSpace(f.Timeline) == "" || f.Errors["timeline"] != "" {
+	if strings.TrimSpace(f.sections.Timeline) == "" || f.Errors["timeline"] != "" {
 		return
 	}
-	entries, ok := store.ParseTimeline(f.Timeline)
+	entries, ok := postmortem.ParseTimeline(f.sections.Timeline)
 	switch {
 	case ok:
 		for _, e := range entries {
 			f.TimelineRows = append(f.TimelineRows, timelineRow{Time: e.Clock(), Text: e.Text})
 		}
-		f.Timeline = ""
+		f.sections.Timeline = ""
 	case len(f.TimelineRows) > 0:
 		f.Errors.add("timeline", "Some pasted lines do not start with a time. Start each with its time (14:02 …), or clear the rows to keep the timeline as free text.")
 	}
@@ -259,17 +255,17 @@ func (f *postmortemForm) readTimeline(v url.Values) {
 // free-form text.
 func (f postmortemForm) timelineText() string {
 	if len(f.TimelineRows) == 0 {
-		return f.Timeline
+		return f.sections.Timeline
 	}
-	entries := make([]store.TimelineEntry, 0, len(f.TimelineRows))
+	entries := make([]postmortem.TimelineEntry, 0, len(f.TimelineRows))
 	for _, r := range f.TimelineRows {
-		e := store.TimelineEntry{Time: r.Time, Text: r.Text}
+		e := postmortem.TimelineEntry{Time: r.Time, Text: r.Text}
 		if d, t, ok := strings.Cut(r.Time, " "); ok {
 			e.Date, e.Time = d, t
 		}
 		entries = append(entries, e)
 	}
-	return store.FormatTimeline(entries)
+	return postmortem.FormatTimeline(entries)
 }
 
 // Times returns the four incident time fields.
@@ -325,13 +321,15 @@ var timeZones = []string{
 	"Pacific/Auckland", "Pacific/Honolulu",
 }
 
-const datetimeLocal = "2006-01-02T15:04"
+const datetimeLocal = postmortem.WallClock
 
-// parsePostmortemForm reads and validates the postmortem form. patterns is
-// the set of known pattern slugs; now bounds dates in the future. Checks
-// that need the database (the variant target) are the handler's.
-func parsePostmortemForm(v url.Values, patterns map[string]bool, now time.Time) postmortemForm {
-	f := postmortemForm{Action: cmp.Or(v.Get("save"), v.Get("action")), Tags: map[string]bool{}, Errors: formErrors{}, times: map[string]string{}}
+// parsePostmortemForm reads the postmortem form and validates the record it
+// holds (postmortem.Postmortem.Validate, once normalised). known reports
+// whether a pattern slug is in the catalogue; now bounds dates in the
+// future. Checks that need the database (the variant target) are the
+// handler's.
+func parsePostmortemForm(v url.Values, known func(string) bool, now time.Time) postmortemForm {
+	f := postmortemForm{Action: cmp.Or(v.Get("save"), v.Get("action")), Tags: map[string]bool{}, Errors: formErrors{}}
 	readFields(postmortemSpecs, v, &f, f.Errors)
 	f.Version, _ = strconv.Atoi(v.Get("version"))
 	if was, ok := v["restricted_was"]; ok && len(was) > 0 {
@@ -344,30 +342,28 @@ func parsePostmortemForm(v url.Values, patterns map[string]bool, now time.Time) 
 	}
 	for _, t := range v["tags"] {
 		slug, _, _ := strings.Cut(t, ":")
-		if !patterns[slug] {
+		if !known(slug) {
 			f.Errors.add("tags", "Choose patterns and roles from the list.")
 			continue
 		}
 		f.Tags[t] = true // its role is postmortem.Validate's to check
 	}
-	if f.IncidentDate != "" && postmortem.CheckDate(f.IncidentDate, "") == "" && f.IncidentDate > now.AddDate(0, 0, 1).Format(time.DateOnly) {
-		f.Errors.add("incident_date", "The incident date is in the future.")
+	if f.TimeZone == "" {
+		f.TimeZone = "UTC"
 	}
-	f.checkTimes(now)
-	if f.VariantOf != "" && !postmortem.Has(postmortem.VariantKinds, f.VariantKind) {
-		f.Errors.add("variant_kind", "Say whether it is a translation or a copy.")
+	rec := f.record()
+	rec.Normalize(now)
+	if f.IncidentDate == "" {
+		f.IncidentDate = rec.IncidentDate // taken from the start
 	}
-	p := store.Postmortem{VariantOf: f.VariantOf, VariantKind: f.VariantKind}
-	f.fields().ApplyTo(&p)
-	f.validate(&p)
+	f.addErrors(rec.Validate(now))
 	return f
 }
 
-// validate checks p, the postmortem the form holds, with the one validator
-// the store applies to every write (postmortem.Validate), and notes what it
-// refuses under the form's field names.
-func (f *postmortemForm) validate(p *store.Postmortem) {
-	for name, msg := range store.ValidatePostmortem(p) {
+// addErrors notes what postmortem.Validate refuses under the form's field
+// names.
+func (f *postmortemForm) addErrors(errs postmortem.Errors) {
+	for name, msg := range errs {
 		if name == "patterns" {
 			name = "tags"
 		}
@@ -375,62 +371,32 @@ func (f *postmortemForm) validate(p *store.Postmortem) {
 	}
 }
 
-// checkTimes parses the incident times in the chosen zone; their order is
-// postmortem.Validate's to check.
-func (f *postmortemForm) checkTimes(now time.Time) {
-	if f.TimeZone == "" {
-		f.TimeZone = "UTC"
+// record is the postmortem the form holds, as typed: the times are wall
+// clocks in the form's zone until Normalize reads them.
+func (f postmortemForm) record() postmortem.Postmortem {
+	p := postmortem.Postmortem{
+		Content: postmortem.Content{
+			Title: f.Title, Organization: f.Organization, IncidentDate: f.IncidentDate, Severity: f.Severity,
+			Language: f.Language, Summary: f.Summary, Body: f.Body, Sections: f.sections,
+			Services: f.Services, Authors: f.Authors, SourceURL: f.SourceURL,
+			Times: postmortem.Times{StartedAt: f.Started, DetectedAt: f.Detected, MitigatedAt: f.Mitigated,
+				ResolvedAt: f.Resolved, TimeZone: f.TimeZone},
+		},
+		VariantOf: f.VariantOf, VariantKind: f.VariantKind, RestrictedTo: postmortem.ParseRestriction(f.RestrictedTo),
 	}
-	loc, err := time.LoadLocation(f.TimeZone)
-	if err != nil || f.TimeZone == "Local" {
-		f.Errors.add("time_zone", "Choose a time zone from the list.")
-		return
-	}
-	parsed := map[string]time.Time{}
-	for _, s := range timeSpecs {
-		val := *s.value(f)
-		if val == "" || f.Errors[s.Name] != "" {
-			continue
-		}
-		t, err := time.ParseInLocation(datetimeLocal, val, loc)
-		if err != nil {
-			t, err = time.ParseInLocation(datetimeLocal+":05", val, loc)
-		}
-		if err != nil {
-			f.Errors.add(s.Name, s.Label+" must be a date and time like 2024-03-05T14:30.")
-			continue
-		}
-		if t.After(now.Add(24 * time.Hour)) {
-			f.Errors.add(s.Name, s.Label+" is in the future.")
-			continue
-		}
-		parsed[s.Name] = t
-		f.times[s.Name] = t.Format(time.RFC3339)
-	}
-	if start, ok := parsed["started_at"]; ok && f.IncidentDate == "" {
-		f.IncidentDate = start.Format(time.DateOnly)
-	}
-}
-
-// fields is the validated form as the store's editable fields.
-func (f postmortemForm) fields() store.PostmortemFields {
-	out := store.PostmortemFields{
-		Title: f.Title, Organization: f.Organization, IncidentDate: f.IncidentDate, Severity: f.Severity,
-		Language: f.Language, Summary: f.Summary, Body: f.Body,
-		Impact: f.Impact, Trigger: f.Trigger, Contributing: f.Contributing, Detection: f.Detection,
-		Resolution: f.Resolution, Timeline: f.timelineText(), WentWell: f.WentWell, WentWrong: f.WentWrong, GotLucky: f.GotLucky,
-		Services: f.Services, Authors: f.Authors, SourceURL: f.SourceURL,
-		StartedAt: f.times["started_at"], DetectedAt: f.times["detected_at"],
-		MitigatedAt: f.times["mitigated_at"], ResolvedAt: f.times["resolved_at"],
-	}
-	if out.StartedAt != "" || out.DetectedAt != "" || out.MitigatedAt != "" || out.ResolvedAt != "" {
-		out.TimeZone = f.TimeZone
-	}
+	p.Timeline = f.timelineText()
 	for t := range f.Tags {
 		slug, role, _ := strings.Cut(t, ":")
-		out.Tags = append(out.Tags, store.Tag{PatternSlug: slug, Role: role})
+		p.Tags = append(p.Tags, store.Tag{PatternSlug: slug, Role: role})
 	}
-	return out
+	return p
+}
+
+// fields is the form's content as a save keeps it.
+func (f postmortemForm) fields() store.PostmortemFields {
+	p := f.record()
+	p.Normalize(time.Time{})
+	return p.Content
 }
 
 // formFromFields fills the form with stored fields, for editing.
@@ -438,16 +404,14 @@ func formFromFields(p store.PostmortemFields) postmortemForm {
 	f := postmortemForm{
 		Title: p.Title, Organization: p.Organization, Severity: p.Severity, Language: p.Language,
 		Services: p.Services, Authors: p.Authors, SourceURL: p.SourceURL, IncidentDate: p.IncidentDate,
-		TimeZone: p.TimeZone, Summary: p.Summary, Body: p.Body,
-		Impact: p.Impact, Trigger: p.Trigger, Contributing: p.Contributing, Detection: p.Detection,
-		Resolution: p.Resolution, Timeline: p.Timeline, WentWell: p.WentWell, WentWrong: p.WentWrong, GotLucky: p.GotLucky,
-		Tags: map[string]bool{}, Errors: formErrors{}, times: map[string]string{},
+		TimeZone: p.TimeZone, Summary: p.Summary, Body: p.Body, sections: p.Sections,
+		Tags: map[string]bool{}, Errors: formErrors{},
 	}
-	if entries, ok := store.ParseTimeline(p.Timeline); ok {
+	if entries, ok := postmortem.ParseTimeline(p.Timeline); ok {
 		for _, e := range entries {
 			f.TimelineRows = append(f.TimelineRows, timelineRow{Time: e.Clock(), Text: e.Text})
 		}
-		f.Timeline = ""
+		f.sections.Timeline = ""
 	}
 	loc, err := time.LoadLocation(f.TimeZone)
 	if f.TimeZone == "" || err != nil {
@@ -484,45 +448,44 @@ func (f postmortemForm) restrictionChanged() bool {
 	if !f.restrictedWasSent {
 		return true
 	}
-	typed, was := groupList(f.RestrictedTo), groupList(f.RestrictedWas)
-	slices.Sort(typed)
-	slices.Sort(was)
-	return !slices.Equal(typed, was)
+	return !f.restriction().Same(postmortem.ParseRestriction(f.RestrictedWas))
 }
 
-// groupList reads comma-separated groups, each once.
-func groupList(s string) []string {
-	var groups []string
-	for g := range strings.SplitSeq(s, ",") {
-		if g = strings.TrimSpace(g); g != "" && !slices.Contains(groups, g) {
-			groups = append(groups, g)
-		}
+// restriction is the groups the form restricts the postmortem to.
+func (f postmortemForm) restriction() postmortem.Restriction {
+	return postmortem.ParseRestriction(f.RestrictedTo)
+}
+
+// restrictionOf reads the groups the form restricts the postmortem to and
+// checks them (restrictionProblem).
+func (h *Handler) restrictionOf(r *http.Request, f *postmortemForm) []string {
+	groups := f.restriction()
+	if msg := h.restrictionProblem(r, groups); msg != "" {
+		f.Errors.add("restricted_to", msg)
 	}
 	return groups
 }
 
-// restrictionOf reads the groups the form restricts the postmortem to and
-// checks them: restricting needs the proxy mode, and the writer must name
-// a group of their own, or they could not read what they saved. Every
-// write path (the forms, import, the API) reads the field through it, so
-// the rule holds for proxy users and API tokens alike: a token is in no
-// group, so it cannot restrict a postmortem.
-func (h *Handler) restrictionOf(r *http.Request, f *postmortemForm) []string {
-	groups := groupList(f.RestrictedTo)
+// restrictionProblem says what is wrong with restricting a postmortem to
+// groups, or "": restricting needs the proxy mode, and the writer must
+// name a group of their own, or they could not read what they saved. Every
+// write path (the forms, import, the API) checks through it, so the rule
+// holds for proxy users and API tokens alike: a token is in no group, so it
+// cannot restrict a postmortem.
+func (h *Handler) restrictionProblem(r *http.Request, groups postmortem.Restriction) string {
 	if len(groups) == 0 {
-		return nil
+		return ""
 	}
 	u := userOf(r)
 	switch {
 	case !h.proxyMode():
-		f.Errors.add("restricted_to", "Restricting a postmortem to groups needs sign-in through a proxy (-auth proxy); clear this field to save it for everyone to read.")
+		return "Restricting a postmortem to groups needs sign-in through a proxy (-auth proxy); clear this field to save it for everyone to read."
 	case slices.ContainsFunc(groups, func(g string) bool { return slices.Contains(u.Groups, g) }):
+		return ""
 	case u.Via == "token":
-		f.Errors.add("restricted_to", "An API token is in no group, so it could not read a postmortem restricted to groups: leave restricted_to out or empty, and restrict it signed in as a member of the groups.")
+		return "An API token is in no group, so it could not read a postmortem restricted to groups: leave restricted_to out or empty, and restrict it signed in as a member of the groups."
 	case len(u.Groups) == 0:
-		f.Errors.add("restricted_to", "You are in no group, so you could not read it yourself: clear this field to save it for everyone to read.")
-	default:
-		f.Errors.add("restricted_to", "Name at least one group you are in ("+strings.Join(u.Groups, ", ")+"), or you could not read it yourself.")
+		return "You are in no group, so you could not read it yourself: clear this field to save it for everyone to read."
 	}
-	return groups
+	return "Name at least one group you are in (" + strings.Join(u.Groups, ", ") + "), or you could not read it yourself."
 }

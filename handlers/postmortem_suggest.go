@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"hindsight/classify"
+	"hindsight/markdown"
 	"hindsight/postmortem"
 	"hindsight/store"
 )
@@ -30,6 +31,10 @@ type suggestionView struct {
 	Reason                      string
 	Evidence                    [][]textPart
 	Accepted                    bool
+	// AcceptedAs is the role it was accepted in (the writer may choose
+	// another than the suggested one); OtherRoles are those they may.
+	AcceptedAs string
+	OtherRoles []option
 }
 
 // textPart is a piece of an evidence sentence; Mark pieces are the matched
@@ -85,7 +90,7 @@ func (h *Handler) suggestInForm(r *http.Request, page *postmortemFormPage, rej s
 			rejection.PostmortemSlug = page.Postmortem.Slug
 		case h.proxyMode():
 			// A draft to be restricted is listed only to its groups.
-			rejection.RestrictedTo = groupList(f.RestrictedTo)
+			rejection.RestrictedTo = postmortem.ParseRestriction(f.RestrictedTo)
 		}
 		for _, s := range sugs {
 			if s.Slug == rej {
@@ -106,9 +111,17 @@ func (h *Handler) suggestInForm(r *http.Request, page *postmortemFormPage, rej s
 			continue
 		}
 		sv := suggestionView{Slug: s.Slug, Name: h.patternNames[s.Slug], Role: s.Role, RoleLabel: postmortem.RoleLabel(s.Role),
-			Percent: int(s.Confidence*100 + 0.5), Reason: s.Reason, Accepted: f.HasTag(s.Slug, s.Role)}
+			Percent: int(s.Confidence*100 + 0.5), Reason: s.Reason}
+		for _, role := range postmortem.RoleChoices {
+			switch {
+			case f.HasTag(s.Slug, role.Value):
+				sv.Accepted, sv.AcceptedAs = true, role.Label
+			case role.Value != s.Role:
+				sv.OtherRoles = append(sv.OtherRoles, role)
+			}
+		}
 		for _, e := range s.Evidence {
-			sv.Evidence = append(sv.Evidence, highlight(e))
+			sv.Evidence = append(sv.Evidence, highlight(readerEvidence(e)))
 		}
 		view.Patterns = append(view.Patterns, sv)
 	}
@@ -136,8 +149,11 @@ func (h *Handler) suggestInForm(r *http.Request, page *postmortemFormPage, rej s
 // without the title, as the store fingerprints saved postmortems.
 func formText(f *postmortemForm) string {
 	var parts []string
-	for _, s := range []string{f.Summary, f.Body, f.Impact, f.Trigger, f.Contributing, f.Detection,
-		f.Resolution, f.Timeline, f.WentWell, f.WentWrong, f.GotLucky} {
+	texts := []string{f.Summary, f.Body}
+	for _, sec := range postmortem.SectionList {
+		texts = append(texts, *sec.Of(&f.sections))
+	}
+	for _, s := range texts {
 		if strings.TrimSpace(s) != "" {
 			parts = append(parts, s)
 		}
@@ -157,6 +173,25 @@ func formDocument(page *postmortemFormPage) classify.Document {
 		doc.ActionItems = strings.Join(items, "\n")
 	}
 	return doc
+}
+
+// readerEvidence is an evidence sentence as a reader sees it: the
+// classifier reads the Markdown as written (**, links' targets, list
+// marks), the page shows it rendered to text, its phrases marked again
+// where they are found in it, in order.
+func readerEvidence(e classify.Evidence) classify.Evidence {
+	out := classify.Evidence{Sentence: markdown.Text(e.Sentence), Phrases: e.Phrases}
+	at := 0
+	for _, h := range e.Highlights {
+		phrase := markdown.Text(e.Sentence[h.Start:h.End])
+		i := strings.Index(out.Sentence[at:], phrase)
+		if phrase == "" || i < 0 {
+			continue
+		}
+		out.Highlights = append(out.Highlights, classify.Span{Start: at + i, End: at + i + len(phrase)})
+		at += i + len(phrase)
+	}
+	return out
 }
 
 // highlight cuts an evidence sentence at its matched phrases.

@@ -206,3 +206,18 @@ func TestFormStepsHaveTheirOwnRoutes(t *testing.T) {
 		t.Errorf("version %d after the steps, want %d", again.Version, p.Version)
 	}
 }
+
+// A suggestion can be accepted in any role, not only the one it came
+// with: each other role has its button, and the accepted one is said.
+func TestFormAcceptsASuggestionInAnyRole(t *testing.T) {
+	t.Parallel()
+	h, _ := newApp(t)
+	body := postForm(t, h, "/postmortems", dreamwidthForm(t, "action", "suggest")).Body.String()
+	mustContain(t, body, `name="accept" value="connection-exhaustion:amplifier"`, "Accept in another role",
+		`name="accept" value="connection-exhaustion:trigger"`, "As Trigger")
+	rec := postForm(t, h, "/postmortems", dreamwidthForm(t, "accept", "connection-exhaustion:trigger"))
+	if rec.Code != http.StatusOK {
+		t.Fatalf("accept as trigger: status = %d", rec.Code)
+	}
+	mustContain(t, rec.Body.String(), `value="connection-exhaustion:trigger" checked`, "Accepted: ticked below as Trigger.")
+}

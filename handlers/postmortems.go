@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 
@@ -137,19 +138,10 @@ type postmortemPage struct {
 }
 
 func sectionsOf(p store.Postmortem) []section {
-	all := []section{
-		{ID: "impact", Heading: "Impact", Markdown: p.Impact},
-		{ID: "trigger", Heading: "Trigger", Markdown: p.Trigger},
-		{ID: "contributing", Heading: "Contributing factors", Markdown: p.Contributing},
-		{ID: "detection", Heading: "Detection", Markdown: p.Detection},
-		{ID: "resolution", Heading: "Resolution", Markdown: p.Resolution},
-		{ID: "timeline", Heading: "Timeline", Markdown: p.Timeline},
-		{ID: "went-well", Heading: "What went well", Markdown: p.WentWell},
-		{ID: "went-wrong", Heading: "What went wrong", Markdown: p.WentWrong},
-		{ID: "got-lucky", Heading: "Where we got lucky", Markdown: p.GotLucky},
-	}
 	var out []section
-	for _, s := range all {
+	for _, sec := range postmortem.SectionList {
+		// The page's anchors are the names with hyphens: #went-well.
+		s := section{ID: strings.ReplaceAll(sec.Name, "_", "-"), Heading: sec.Label, Markdown: *sec.Of(&p.Sections)}
 		if s.Markdown == "" {
 			continue
 		}

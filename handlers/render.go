@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"html"
 	"html/template"
 	"io/fs"
 	"net/http"
@@ -113,7 +114,7 @@ func pageFuncs(a *assets) template.FuncMap {
 		"asset":     a.url,
 		"roleLabel": postmortem.RoleLabel,
 		"roles":     func() []string { return postmortem.Roles },
-		"langName":  languageName,
+		"langName":  postmortem.LanguageName,
 		"date":      humanDate,
 		"duration":  humanDuration,
 		"overdue": func(a store.ActionItem, tz string, now time.Time) bool {
@@ -140,6 +141,7 @@ func pageFuncs(a *assets) template.FuncMap {
 		"choices":     func(f field, opts []option) selectField { return selectField{field: f, Options: opts} },
 		"dateTime":    func(t time.Time) string { return t.UTC().Format("2 January 2006, 15:04 UTC") },
 		"rfc3339":     func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+		"dateTimeIn":  dateTimeIn,
 		"percent":     func(x float64) int { return int(x*100 + 0.5) },
 		"reviewList":  newReviewList,
 		"reviewBack":  reviewBack,
@@ -192,7 +194,7 @@ func textOptions(values []string) []option {
 func languageOptions(codes []string) []option {
 	opts := make([]option, len(codes))
 	for i, c := range codes {
-		opts[i] = option{Value: c, Label: languageName(c)}
+		opts[i] = option{Value: c, Label: postmortem.LanguageName(c)}
 	}
 	return opts
 }
@@ -219,9 +221,43 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, pag
 		h.error(w, r, fmt.Errorf("render %s: %w", page, err))
 		return
 	}
+	body := buf.Bytes()
+	if !infoOf(r).impersonal {
+		body = bytes.Replace(body, signedInMark, h.signedIn(r), 1)
+	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
-	buf.WriteTo(w)
+	w.Write(body)
+}
+
+// dateTimeIn shows t in the IANA time zone tz (an incident's, where its
+// team is), in UTC when tz is empty or unknown.
+func dateTimeIn(t time.Time, tz string) string {
+	if tz != "" {
+		if loc, err := time.LoadLocation(tz); err == nil {
+			return t.In(loc).Format("2 January 2006, 15:04 MST")
+		}
+	}
+	return t.UTC().Format("2 January 2006, 15:04 UTC")
+}
+
+// signedInMark is where the layout's header names who is signed in: pages
+// are kept in the page cache for every reader of a role, so the name is
+// put in when a page is sent (signedIn), never kept.
+var signedInMark = []byte("<hindsight-signed-in></hindsight-signed-in>")
+
+// signedIn is the header's note of who is signed in (proxy mode), with
+// the sign-out link when a sign-out URL is configured.
+func (h *Handler) signedIn(r *http.Request) []byte {
+	u := userOf(r)
+	if !h.proxyMode() || u.Name == "" {
+		return nil
+	}
+	out := `<p class="signed-in">Signed in as <strong>` + html.EscapeString(u.Name) + `</strong>`
+	if h.auth.SignOutURL != "" {
+		out += ` · <a href="` + html.EscapeString(h.auth.SignOutURL) + `">Sign out</a>`
+	}
+	return []byte(out + `</p>`)
 }
 
 type errorPage struct {
@@ -253,8 +289,13 @@ func (h *Handler) error(w http.ResponseWriter, r *http.Request, err error) {
 		denied  errForbidden
 		params  badParams
 		refused *store.ReviewRefusal
+		fault   *store.FaultError
+		sent    []submittedText
 	)
 	switch {
+	case errors.As(err, &fault):
+		sent = submittedTexts(r)
+		status, msg = h.faultAnswer(w, r, fault, len(sent) > 0)
 	case errors.As(err, &refused):
 		// A review step or comment refused: the reason is the message.
 		status, msg = http.StatusConflict, refused.Reason
@@ -325,7 +366,14 @@ func (h *Handler) error(w http.ResponseWriter, r *http.Request, err error) {
 		if dup != nil {
 			body["slug"] = dup.Slug
 		}
+		if fault != nil {
+			body["reason"] = fault.Reason
+		}
 		writeJSON(w, status, body)
+		return
+	}
+	if fault != nil {
+		h.renderErrorPage(w, r, errorPage{Status: status, Message: msg, Submitted: sent})
 		return
 	}
 	if denied.need != roleNone || refused != nil {
@@ -338,6 +386,57 @@ func (h *Handler) error(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	h.renderError(w, r, status, msg)
 }
+
+// faultAnswer is h.error's answer to a write that the storage under the
+// database refused (f.Reason): the status, and what the writer is told,
+// their text shown back when kept. The operator is told in the log: at
+// ERROR, with what to run, for the faults that may have damaged data.
+func (h *Handler) faultAnswer(w http.ResponseWriter, r *http.Request, f *store.FaultError, kept bool) (int, string) {
+	say := func(withText, without string) string {
+		if kept {
+			return withText
+		}
+		return without
+	}
+	logAttrs := []any{"reason", f.Reason, "err", f.Err, "method", r.Method, "path", r.URL.Path, "request_id", requestID(r)}
+	db := h.store.Path()
+	switch f.Reason {
+	case store.FaultDiskFull:
+		h.log.WarnContext(r.Context(), "write refused: the disk is full", logAttrs...)
+		return http.StatusInsufficientStorage, say(
+			"The server's disk is full: nothing was saved. Your text is kept below; an administrator has to free space.",
+			"The server's disk is full: nothing was saved. An administrator has to free space.")
+	case store.FaultBusy:
+		h.log.WarnContext(r.Context(), "write refused: the database is locked by another task", logAttrs...)
+		retryAfter(w, busyRetryAfter)
+		return http.StatusServiceUnavailable, say(
+			"Nothing was saved: the database is busy with another task (an import or maintenance). Your text is kept below; please send it again in a few seconds.",
+			"Nothing was saved: the database is busy with another task (an import or maintenance). Please try again in a few seconds.")
+	case store.FaultReadOnly:
+		h.log.ErrorContext(r.Context(), "write refused: the database or its file system is read-only", append(logAttrs,
+			"run", "check the mount (findmnt, dmesg) and the permissions of "+db+" and its folder, then fsck if the file system turned itself read-only")...)
+		return http.StatusServiceUnavailable, say(
+			"Nothing was saved: the server's database is read-only (its file or file system cannot be written). Your text is kept below; an administrator has to make it writable again.",
+			"Nothing was saved: the server's database is read-only (its file or file system cannot be written). An administrator has to make it writable again.")
+	case store.FaultIO:
+		h.log.ErrorContext(r.Context(), "write failed: I/O error on the database", append(logAttrs,
+			"run", "check the disk (dmesg), then sqlite3 "+db+" 'PRAGMA integrity_check'; if it is not ok, restore from a backup (README: Backups and restore)")...)
+		return http.StatusInternalServerError, say(
+			"Nothing was saved: the server's disk answered with an I/O error. Your text is kept below. The error has been logged for an administrator.",
+			"Nothing was saved: the server's disk answered with an I/O error. The error has been logged for an administrator.")
+	default: // store.FaultCorrupt
+		h.log.ErrorContext(r.Context(), "write failed: the database file is damaged", append(logAttrs,
+			"run", "stop the server, run sqlite3 "+db+" 'PRAGMA integrity_check', and restore from a backup (README: Backups and restore)")...)
+		return http.StatusInternalServerError, say(
+			"Nothing was saved: the server's database is damaged. Your text is kept below. The error has been logged for an administrator.",
+			"Nothing was saved: the server's database is damaged. The error has been logged for an administrator.")
+	}
+}
+
+// busyRetryAfter is the Retry-After of a write refused because another
+// task holds the database's lock: imports and backups hold it a second or
+// two at a time.
+const busyRetryAfter = 2
 
 // errBadRequest marks a request body that cannot be read at all.
 var errBadRequest = errors.New("the request could not be read")
@@ -374,19 +473,6 @@ func (h *Handler) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
 }
 
 func isAPI(r *http.Request) bool { return strings.HasPrefix(r.URL.Path, "/api/") }
-
-var languageNames = map[string]string{
-	"en": "English", "es": "Español", "fr": "Français", "de": "Deutsch",
-	"pt": "Português", "it": "Italiano", "ja": "日本語", "zh": "中文", "ko": "한국어",
-	"ru": "Русский", "sv": "Svenska", "no": "Norsk", "hu": "Magyar",
-}
-
-func languageName(code string) string {
-	if n, ok := languageNames[code]; ok {
-		return n
-	}
-	return code
-}
 
 // humanDate turns YYYY-MM-DD into "23 September 2010".
 func humanDate(d string) string {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 
@@ -191,8 +192,14 @@ func TestPatternPageListsEverySuggestion(t *testing.T) {
 	t.Parallel()
 	h, st := newApp(t)
 	for i := range 12 {
-		p := store.Postmortem{Title: fmt.Sprintf("Reconnect wave %02d", i), Organization: "Chatco", Summary: "Every client reconnected at once.",
-			Suggested: []store.SuggestedTag{{PatternSlug: "thundering-herd", Role: "trigger", Confidence: 0.5 + float64(i)/100, Reason: "phrases"}}}
+		p := store.Postmortem{
+			Content: postmortem.Content{
+				Title:        fmt.Sprintf("Reconnect wave %02d", i),
+				Organization: "Chatco",
+				Summary:      "Every client reconnected at once.",
+			},
+			Suggested: []store.SuggestedTag{{PatternSlug: "thundering-herd", Role: "trigger", Confidence: 0.5 + float64(i)/100, Reason: "phrases"}},
+		}
 		if err := st.ImportPostmortem(t.Context(), &p); err != nil {
 			t.Fatal(err)
 		}

@@ -16,11 +16,12 @@ func (h *Handler) routes() http.Handler {
 	// Refusals (wrong host, cross-origin, too large, too slow, no identity,
 	// too many, shed) come after the headers are set and before any work,
 	// and are logged and counted like the rest. Admission (admission.go)
-	// reads the body before a request may take a slot. HEAD is answered
-	// wherever GET is.
+	// knows who sent a request and applies their limits before it reads
+	// the body, and reads it before the request may take a slot. HEAD is
+	// answered wherever GET is.
 	r.Use(h.observeRequests, h.recoverPanics, securityHeaders, h.checkHost,
-		h.refuseCrossOrigin, h.limitBodies, h.readBodies, middleware.GetHead, h.authenticate,
-		h.fromPageCache, h.limitClients, h.shed, takeFlash)
+		h.refuseCrossOrigin, h.limitBodies, middleware.GetHead, h.authenticate,
+		h.fromPageCache, h.limitClients, h.readBodies, h.shed, takeFlash)
 	r.NotFound(h.notFound)
 	r.MethodNotAllowed(h.methodNotAllowed)
 
@@ -48,6 +49,9 @@ func (h *Handler) routes() http.Handler {
 		r.Get("/postmortems/{slug}/compare", h.compareRevisions)
 		r.Get("/postmortems/{slug}/revisions/{version}", h.showRevision)
 		r.Get("/review", h.showReview)
+		// "Have we seen this?": reads the pasted text, stores nothing.
+		r.Get("/triage", h.showTriage)
+		r.Post("/triage", h.runTriage)
 		// Reviews of postmortems (review_*.go): viewers comment.
 		r.Get("/reviews", h.showReviews)
 		r.Post("/postmortems/{slug}/comments", h.addComment)
@@ -73,6 +77,7 @@ func (h *Handler) routes() http.Handler {
 		r.Get("/api/action-items", h.apiListFollowUps)
 		r.Get("/api/insights", h.apiInsights)
 		r.Get("/api/openapi.json", h.apiOpenAPI)
+		r.Post("/api/triage", h.apiTriage)
 	})
 
 	// Writing and editing (forms; every POST redirects or re-renders with
@@ -115,6 +120,7 @@ func (h *Handler) routes() http.Handler {
 		r.Get("/postmortems/{slug}/action-items/{id}/edit", h.editActionItem)
 		r.Post("/postmortems/{slug}/action-items/{id}", h.updateActionItem)
 		r.Post("/postmortems/{slug}/action-items/{id}/complete", h.completeActionItem)
+		r.Post("/postmortems/{slug}/action-items/{id}/status", h.setActionItemStatus)
 		r.Post("/postmortems/{slug}/checklist", h.tickChecklist)
 		r.Post("/postmortems/{slug}/checklist/{item}", h.tickChecklistItem)
 		r.Post("/postmortems/{slug}/checklist/{item}/action-item", h.checklistActionItem)
@@ -145,6 +151,7 @@ func (h *Handler) routes() http.Handler {
 		r.Post("/patterns/{slug}/checklist/{item}/move", h.moveChecklistItem)
 		r.Post("/patterns/{slug}/checklist/{item}/remove", h.removeChecklistItem)
 		r.Post("/patterns/{slug}/checklist/{item}/restore", h.restoreChecklistItem)
+		r.Post("/admin/examples/archive", h.archiveExamples)
 		r.Get("/patterns/{slug}/review-questions", h.editPatternQuestions)
 		r.Post("/patterns/{slug}/review-questions", h.addPatternQuestion)
 		r.Post("/patterns/{slug}/review-questions/{id}", h.updatePatternQuestion)

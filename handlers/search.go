@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"hindsight/postmortem"
 	"hindsight/search"
 	"hindsight/store"
 )
@@ -123,7 +124,7 @@ func facetGroups(res store.SearchResult) []facetGroup {
 		{"Pattern", "pattern", res.Facets.Patterns, nil},
 		{"Organization", "org", res.Facets.Organizations, nil},
 		{"Year", "year", res.Facets.Years, nil},
-		{"Language", "lang", res.Facets.Languages, func(f search.Facet) string { return languageName(f.Value) }},
+		{"Language", "lang", res.Facets.Languages, func(f search.Facet) string { return postmortem.LanguageName(f.Value) }},
 		{"Severity", "sev", res.Facets.Severities, nil},
 	}
 	var out []facetGroup

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"hindsight/handlers"
 	"hindsight/importer"
 	"hindsight/internal/corpustest"
+	"hindsight/postmortem"
 	"hindsight/search"
 	"hindsight/store"
 )
@@ -29,11 +29,10 @@ func TestRankedSearch(t *testing.T) {
 		half[r[0]] = r[1]
 	}
 	_, st := newApp(t)
-	form, err := handlers.NewImportForm(t.Context(), st, time.Now())
+	im, err := importer.New(t.Context(), st, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
-	im := importer.New(st, form)
 	files := slices.Sorted(func(yield func(string) bool) {
 		for f := range half {
 			if !yield(f) {
@@ -56,7 +55,7 @@ func TestRankedSearch(t *testing.T) {
 			failed = append(failed, fmt.Sprintf("%s (%v)", name, err))
 			text := strings.TrimSpace(string(raw))
 			title, _, _ := strings.Cut(text, "\n")
-			p = store.Postmortem{Title: clipRunes(title, 120), Summary: clipRunes(title, 120), Body: text, Language: "en", SourceText: string(raw)}
+			p = store.Postmortem{Content: postmortem.Content{Title: clipRunes(title, 120), Summary: clipRunes(title, 120), Body: text, Language: "en"}, SourceText: string(raw)}
 		}
 		if err := st.ImportPostmortem(t.Context(), &p); err != nil {
 			t.Fatalf("%s: %v", name, err)

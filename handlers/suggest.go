@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"hindsight/classify"
+	"hindsight/markdown"
 	"hindsight/store"
 )
 
@@ -93,14 +93,9 @@ func (h *Handler) suggest(r *http.Request, doc classify.Document) ([]classify.Su
 // may be another version of.
 func (h *Handler) apiSuggest(w http.ResponseWriter, r *http.Request) {
 	var req apiSuggestRequest
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxSuggestBytes))
-	if err := dec.Decode(&req); err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			writeJSON(w, http.StatusRequestEntityTooLarge, map[string]string{"error": "the request is larger than 1 MiB"})
-			return
-		}
-		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "the request body must be a JSON object with \"title\" and \"body\": " + jsonProblem(err)})
+	r.Body = http.MaxBytesReader(w, r.Body, maxSuggestBytes)
+	if _, err := decodeJSONBody(r, &req, `"title" and "body"`); err != nil {
+		h.error(w, r, err)
 		return
 	}
 	if strings.TrimSpace(req.Title) == "" && strings.TrimSpace(req.Body) == "" {
@@ -121,7 +116,7 @@ func (h *Handler) apiSuggest(w http.ResponseWriter, r *http.Request) {
 			Confidence: round2(s.Confidence), Reason: s.Reason, Role: s.Role,
 			Evidence: []string{}, Phrases: []string{}}
 		for _, e := range s.Evidence {
-			p.Evidence = append(p.Evidence, e.Sentence)
+			p.Evidence = append(p.Evidence, markdown.Text(e.Sentence))
 			for _, ph := range e.Phrases {
 				if !containsFold(p.Phrases, ph) {
 					p.Phrases = append(p.Phrases, ph)

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 
@@ -26,7 +27,7 @@ type timelineItem struct {
 // or added where no row has it. ok is false when the timeline is not all
 // "time text" lines: it is then shown as the text it is.
 func timelineOf(p store.Postmortem) (items []timelineItem, ok bool) {
-	entries, ok := store.ParseTimeline(p.Timeline)
+	entries, ok := postmortem.ParseTimeline(p.Timeline)
 	if !ok || len(entries) == 0 {
 		return nil, false
 	}

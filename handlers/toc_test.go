@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 
@@ -14,9 +15,16 @@ func TestPostmortemTableOfContents(t *testing.T) {
 	t.Parallel()
 	h, st := newApp(t)
 	p := store.Postmortem{
-		Slug: "toc-probe", Title: "TOC probe", Summary: "TOC probe", Language: "en",
-		Body:     "# What happened\n\nText.\n\n## Detail\n\nMore.\n\n# What we *changed*\n\nEnd.",
-		Timeline: "# What happened\n\n- 10:00 page",
+		Content: postmortem.Content{
+			Title:    "TOC probe",
+			Summary:  "TOC probe",
+			Language: "en",
+			Body:     "# What happened\n\nText.\n\n## Detail\n\nMore.\n\n# What we *changed*\n\nEnd.",
+			Sections: postmortem.Sections{
+				Timeline: "# What happened\n\n- 10:00 page",
+			},
+		},
+		Slug: "toc-probe",
 	}
 	if err := st.CreatePostmortem(t.Context(), &p); err != nil {
 		t.Fatal(err)

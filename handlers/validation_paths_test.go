@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"hindsight/handlers"
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 
@@ -66,14 +67,14 @@ func TestEveryPathRefusesAlike(t *testing.T) {
 			got["import"] = api("text/markdown", "---\ntitle: "+strconv.Quote(fields["title"])+"\norganization: "+strconv.Quote(fields["organization"])+
 				"\nseverity: "+fields["severity"]+"\n---\n\n"+fields["summary"]+"\n\n## What happened\n\n"+fields["body"]+"\n")
 
-			p := store.Postmortem{Title: "Checkout outage", Summary: "Checkout failed for two hours."}
+			p := store.Postmortem{Content: postmortem.Content{Title: "Checkout outage", Summary: "Checkout failed for two hours."}}
 			tt.set(&p)
 			var fe store.FieldErrors
 			if err := st.CreatePostmortem(t.Context(), &p); !errors.As(err, &fe) {
 				t.Fatalf("store create: %v, want FieldErrors", err)
 			}
 			got["store create"] = fe[tt.field]
-			q := store.Postmortem{Title: "Checkout outage", Summary: "Checkout failed for two hours."}
+			q := store.Postmortem{Content: postmortem.Content{Title: "Checkout outage", Summary: "Checkout failed for two hours."}}
 			tt.set(&q)
 			if _, err := st.UpdatePostmortem(t.Context(), "gmail-2009-09-01-request-router-overload", 1,
 				store.PostmortemUpdate{Fields: q.Fields(), Author: "ann"}); !errors.As(err, &fe) {

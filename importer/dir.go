@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"hindsight/store"
 )
@@ -25,7 +26,8 @@ type Result struct {
 	Detail string
 }
 
-// importBatch is how many files one transaction imports. Each postmortem
+// importBatch is how many files are read ahead, and the most one
+// transaction imports (importPaced sizes them by time). Each postmortem
 // adds rows all over some large indexes (fingerprint bands, facts, search
 // terms), so a commit writes most of their pages whatever the batch size:
 // large batches write each page once for many postmortems. It stays small
@@ -46,8 +48,9 @@ type importFile struct {
 // files are retried until no more can be imported, so a translation may
 // come before its original in name order. Files are read and cleaned on
 // every core, a batch ahead of the batch being imported, and each batch is
-// imported in one transaction. The error is a folder that cannot be read
-// or a failed write; a file that cannot be imported is a failed result.
+// imported in transactions of about a second (importPaced). The error is a
+// folder that cannot be read or a failed write; a file that cannot be
+// imported is a failed result.
 func (pl *Pipeline) Dir(ctx context.Context, dir, author string) ([]Result, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -67,7 +70,8 @@ func (pl *Pipeline) Dir(ctx context.Context, dir, author string) ([]Result, erro
 		if e.IsDir() || strings.HasPrefix(name, ".") {
 			continue
 		}
-		if e.Type()&fs.ModeSymlink != 0 {
+		mode := e.Type()
+		if mode&fs.ModeSymlink != 0 {
 			info, err := root.Stat(name)
 			if err != nil {
 				results = append(results, &Result{File: name, Status: "skipped", Detail: "a symbolic link that leads out of the folder"})
@@ -76,9 +80,16 @@ func (pl *Pipeline) Dir(ctx context.Context, dir, author string) ([]Result, erro
 			if info.IsDir() {
 				continue
 			}
+			mode = info.Mode()
 		}
 		res := &Result{File: name}
 		results = append(results, res)
+		if !mode.IsRegular() {
+			// Reading a named pipe waits for a writer, for good; a
+			// device may never end.
+			res.Status, res.Detail = "skipped", notRegular(mode)
+			continue
+		}
 		if !importExts[strings.ToLower(filepath.Ext(name))] {
 			res.Status, res.Detail = "skipped", "not a .md, .txt or .html file"
 			continue
@@ -106,6 +117,9 @@ func (pl *Pipeline) Dir(ctx context.Context, dir, author string) ([]Result, erro
 	}()
 	var retry []*Result
 	for b := range batches {
+		if err := stopped(ctx); err != nil {
+			return nil, err
+		}
 		again, err := importFiles(ctx, pl.store, b.files)
 		if err != nil {
 			return nil, err
@@ -127,12 +141,24 @@ func (pl *Pipeline) Dir(ctx context.Context, dir, author string) ([]Result, erro
 		}
 		retry = again
 	}
+	if err := stopped(ctx); err != nil {
+		return nil, err
+	}
 
 	out := make([]Result, len(results))
 	for i, res := range results {
 		out[i] = *res
 	}
 	return out, nil
+}
+
+// stopped is the error of an import whose context was cancelled (main
+// cancels it on SIGTERM).
+func stopped(ctx context.Context) error {
+	if ctx.Err() == nil {
+		return nil
+	}
+	return fmt.Errorf("import: stopped before the end (the batches imported so far are kept; run it again to go on): %w", ctx.Err())
 }
 
 // readBatch reads files through the import pipeline and prepares them, on
@@ -150,6 +176,9 @@ func (pl *Pipeline) readBatch(ctx context.Context, author string, root *os.Root,
 		go func() {
 			defer wg.Done()
 			for i := range next {
+				if ctx.Err() != nil {
+					continue // stopping (SIGTERM): Dir returns the error
+				}
 				p, err := pl.readFile(ctx, author, root, files[i].File)
 				if err != nil {
 					files[i].Status, files[i].Detail = "failed", err.Error()
@@ -175,7 +204,7 @@ func (pl *Pipeline) readBatch(ctx context.Context, author string, root *os.Root,
 	return slices.DeleteFunc(out, func(f importFile) bool { return f.res == nil }), waiting
 }
 
-// importFiles imports files in one transaction and records each outcome.
+// importFiles imports files (importPaced) and records each outcome.
 // It returns the files to try again: variants whose original is not
 // imported yet.
 func importFiles(ctx context.Context, st *store.Store, files []importFile) ([]*Result, error) {
@@ -184,7 +213,7 @@ func importFiles(ctx context.Context, st *store.Store, files []importFile) ([]*R
 		p := files[i].p
 		ps[i] = &p
 	}
-	errs, err := st.ImportPostmortems(ctx, ps)
+	errs, err := importPaced(ctx, st, ps)
 	if err != nil {
 		return nil, err
 	}
@@ -213,11 +242,55 @@ func importFiles(ctx context.Context, st *store.Store, files []importFile) ([]*R
 	return retry, nil
 }
 
+// A server writing to the same database waits for the write lock while an
+// import's transaction holds it (SQLite has one writer): an import commits
+// in transactions of about importTxTime, and pauses importPause between
+// them, longer than the longest sleep of SQLite's busy handler (100 ms),
+// so that a save waiting in another process finds the lock free and goes
+// first. Users' saves then wait about a second at most; the import pays
+// about a tenth of its time, and commits more often.
+const (
+	importTxTime = time.Second
+	importPause  = 120 * time.Millisecond
+)
+
+// importPaced imports ps as ImportPostmortems does, in transactions sized
+// to last about importTxTime each: the first few files, then as many as
+// the last transaction's pace fits (at most twice as many). An error
+// stops it, with the transactions before it committed.
+func importPaced(ctx context.Context, st *store.Store, ps []*store.Postmortem) ([]error, error) {
+	errs := make([]error, 0, len(ps))
+	n := 32
+	for start := 0; start < len(ps); {
+		if start > 0 {
+			select {
+			case <-time.After(importPause):
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		tx := ps[start:min(start+n, len(ps))]
+		began := time.Now()
+		txErrs, err := st.ImportPostmortems(ctx, tx)
+		if err != nil {
+			return nil, err
+		}
+		errs = append(errs, txErrs...)
+		start += len(tx)
+		took := max(time.Since(began), time.Millisecond)
+		n = max(1, min(2*len(tx), importBatch, int(int64(len(tx))*int64(importTxTime)/int64(took))))
+	}
+	return errs, nil
+}
+
 // readFile reads the file name of root through the pipeline.
 func (pl *Pipeline) readFile(ctx context.Context, author string, root *os.Root, name string) (store.Postmortem, error) {
 	info, err := root.Stat(name)
 	if err != nil {
 		return store.Postmortem{}, err
+	}
+	if !info.Mode().IsRegular() { // replaced since the folder was listed
+		return store.Postmortem{}, errors.New(notRegular(info.Mode()))
 	}
 	if info.Size() > MaxSize {
 		return store.Postmortem{}, &InputError{Err: ErrTooLarge, Detail: fmt.Sprintf("it has %d bytes", info.Size())}
@@ -227,4 +300,18 @@ func (pl *Pipeline) readFile(ctx context.Context, author string, root *os.Root, 
 		return store.Postmortem{}, err
 	}
 	return pl.Read(ctx, raw, name, author, "Imported from "+name)
+}
+
+// notRegular says what a file that is not a regular one is.
+func notRegular(mode fs.FileMode) string {
+	kind := ""
+	switch {
+	case mode&fs.ModeNamedPipe != 0:
+		kind = " (a named pipe)"
+	case mode&fs.ModeSocket != 0:
+		kind = " (a socket)"
+	case mode&fs.ModeDevice != 0:
+		kind = " (a device)"
+	}
+	return "not a regular file" + kind
 }

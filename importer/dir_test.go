@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"hindsight/handlers"
 	"hindsight/importer"
 	"hindsight/seeds"
 	"hindsight/store"
@@ -41,11 +40,10 @@ func TestDir(t *testing.T) {
 	if _, err := seeds.LoadCatalogue(t.Context(), st); err != nil {
 		t.Fatal(err)
 	}
-	form, err := handlers.NewImportForm(t.Context(), st, time.Now())
+	pl, err := importer.New(t.Context(), st, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
-	pl := importer.New(st, form)
 	orphan := importer.Result{File: "c-orphan.md", Status: "failed", Detail: "variant_of: Choose an existing postmortem from the list."}
 	image := importer.Result{File: "d-image.png", Status: "skipped", Detail: "not a .md, .txt or .html file"}
 	for _, tt := range []struct {

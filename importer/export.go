@@ -12,23 +12,6 @@ import (
 	"hindsight/store"
 )
 
-// exportSections are the template's sections in the order an export
-// writes them, each with the heading a reader of the file sees.
-var exportSections = []struct {
-	field, heading string
-	text           func(p *store.Postmortem) string
-}{
-	{ingest.SectionImpact, "Impact", func(p *store.Postmortem) string { return p.Impact }},
-	{ingest.SectionTrigger, "Trigger", func(p *store.Postmortem) string { return p.Trigger }},
-	{ingest.SectionContributing, "Contributing factors", func(p *store.Postmortem) string { return p.Contributing }},
-	{ingest.SectionDetection, "Detection", func(p *store.Postmortem) string { return p.Detection }},
-	{ingest.SectionResolution, "Resolution", func(p *store.Postmortem) string { return p.Resolution }},
-	{ingest.SectionTimeline, "Timeline", func(p *store.Postmortem) string { return p.Timeline }},
-	{ingest.SectionWentWell, "What went well", func(p *store.Postmortem) string { return p.WentWell }},
-	{ingest.SectionWentWrong, "What went wrong", func(p *store.Postmortem) string { return p.WentWrong }},
-	{ingest.SectionGotLucky, "Where we got lucky", func(p *store.Postmortem) string { return p.GotLucky }},
-}
-
 // Markdown is p, with its checklist ticks and reviewed suggestions, as a
 // Markdown file with front matter (/postmortems/{slug}.md gives it, server
 // export writes these files),
@@ -137,8 +120,8 @@ func Markdown(p store.Postmortem, x store.ExportExtras) string {
 	}
 	// The sections' marker lines must be lines no text holds.
 	texts := []string{p.Body}
-	for _, s := range exportSections {
-		texts = append(texts, s.text(&p))
+	for _, sec := range postmortem.SectionList {
+		texts = append(texts, *sec.Of(&p.Sections))
 	}
 	tag := ingest.MarkerTag(texts...)
 	if tag != ingest.DefaultMarkerTag {
@@ -149,9 +132,10 @@ func Markdown(p store.Postmortem, x store.ExportExtras) string {
 		b.WriteString(p.Body)
 		b.WriteString("\n")
 	}
-	for _, s := range exportSections {
-		if text := s.text(&p); text != "" {
-			fmt.Fprintf(&b, "\n%s\n## %s\n\n%s\n", ingest.SectionMarker(tag, s.field), s.heading, text)
+	// Each section under its heading as pages show it.
+	for _, sec := range postmortem.SectionList {
+		if text := *sec.Of(&p.Sections); text != "" {
+			fmt.Fprintf(&b, "\n%s\n## %s\n\n%s\n", ingest.SectionMarker(tag, sec.Name), sec.Label, text)
 		}
 	}
 	return b.String()

@@ -129,27 +129,23 @@ func Postmortem(d ingest.Draft, source string) store.Postmortem {
 		}
 	}
 	p := store.Postmortem{
-		Title:        d.Title,
-		Organization: d.Organization,
-		Severity:     store.NormalizeSeverity(d.Severity),
-		Language:     d.Language,
-		Summary:      d.Summary,
-		Body:         d.Body,
-		Services:     d.Services,
-		Authors:      d.Authors,
-		Impact:       d.Sections[ingest.SectionImpact],
-		Trigger:      d.Sections[ingest.SectionTrigger],
-		Contributing: d.Sections[ingest.SectionContributing],
-		Detection:    d.Sections[ingest.SectionDetection],
-		Resolution:   d.Sections[ingest.SectionResolution],
-		Timeline:     d.Sections[ingest.SectionTimeline],
-		WentWell:     d.Sections[ingest.SectionWentWell],
-		WentWrong:    d.Sections[ingest.SectionWentWrong],
-		GotLucky:     d.Sections[ingest.SectionGotLucky],
-		SourceURL:    d.SourceURL,
-		SourceText:   source,
-		VariantOf:    d.Meta.VariantOf,
-		VariantKind:  normalizeKind(d.Meta.VariantKind),
+		Content: postmortem.Content{
+			Title:        d.Title,
+			Organization: d.Organization,
+			Severity:     store.NormalizeSeverity(d.Severity),
+			Language:     d.Language,
+			Summary:      d.Summary,
+			Body:         d.Body,
+			Services:     d.Services,
+			Authors:      d.Authors,
+			SourceURL:    d.SourceURL,
+		},
+		SourceText:  source,
+		VariantOf:   d.Meta.VariantOf,
+		VariantKind: normalizeKind(d.Meta.VariantKind),
+	}
+	for _, sec := range postmortem.SectionList {
+		*sec.Of(&p.Sections) = d.Sections[sec.Name]
 	}
 	if !d.IncidentDate.IsZero() {
 		p.IncidentDate = d.IncidentDate.Format(time.DateOnly)

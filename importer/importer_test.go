@@ -17,9 +17,17 @@ func TestRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := store.Postmortem{
-		Title: "T", Severity: "SEV1", IncidentDate: "2020-05-25", Summary: "Body text.", Body: "Body text.", SourceText: raw,
-		VariantOf: "a-b", VariantKind: postmortem.KindRewrite,
-		Tags: []store.Tag{{PatternSlug: "feedback-loop", Role: postmortem.RoleMissingDefence}, {PatternSlug: "retry-storm", Role: postmortem.RoleContributing}},
+		Content: postmortem.Content{
+			Title:        "T",
+			Severity:     "SEV1",
+			IncidentDate: "2020-05-25",
+			Summary:      "Body text.",
+			Body:         "Body text.",
+			Tags:         []store.Tag{{PatternSlug: "feedback-loop", Role: postmortem.RoleMissingDefence}, {PatternSlug: "retry-storm", Role: postmortem.RoleContributing}},
+		},
+		SourceText:  raw,
+		VariantOf:   "a-b",
+		VariantKind: postmortem.KindRewrite,
 		Comments: []store.Comment{
 			{Author: "user2", Posted: "3 June 2021", Text: "A comment."},
 			{Author: "user3", Posted: "4 June 2021, 09:05", Text: "Another."},

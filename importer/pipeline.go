@@ -4,42 +4,36 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"time"
 
 	"hindsight/postmortem"
 	"hindsight/store"
 )
 
-// Form is the postmortem form's side of the pipeline: a document's
-// postmortem is written into the form as a writer would submit it and read
-// back by the form's own parser and checks (handlers.ImportForm). So a
-// document is normalised, accepted and refused the same way whichever way
-// it comes in (/import, POST /api/postmortems, `server import`), and the
-// same way as a postmortem written in the form.
-type Form interface {
-	// Check reads p back through the form, applies what the form reads to
-	// p (then Finish) and returns the fields the form refuses, named as in
-	// the JSON mirror; the error is a failure to read the database.
-	Check(ctx context.Context, p *store.Postmortem) (store.FieldErrors, error)
-}
-
-// Pipeline is the one import pipeline: Prepare, then the form's Check.
+// Pipeline is the one import pipeline: Prepare, then the Checker's Check.
 type Pipeline struct {
 	store *store.Store
-	form  Form
+	check *Checker
 }
 
-// New is the pipeline that imports into st, checking through form.
-func New(st *store.Store, form Form) *Pipeline { return &Pipeline{store: st, form: form} }
+// New is the pipeline that imports into st; now bounds the dates.
+func New(ctx context.Context, st *store.Store, now time.Time) (*Pipeline, error) {
+	ch, err := NewChecker(ctx, st, now)
+	if err != nil {
+		return nil, err
+	}
+	return &Pipeline{store: st, check: ch}, nil
+}
 
 // Read runs a document through the pipeline and returns the postmortem to
 // import, signed by author with note. A document that cannot be read is an
-// *InputError; one the form refuses is a store.FieldErrors.
+// *InputError; one the checks refuse is a store.FieldErrors.
 func (pl *Pipeline) Read(ctx context.Context, raw []byte, name, author, note string) (store.Postmortem, error) {
 	_, p, err := Prepare(ctx, pl.store, raw, name, author, note)
 	if err != nil {
 		return store.Postmortem{}, err
 	}
-	refused, err := pl.form.Check(ctx, &p)
+	refused, err := pl.check.Check(ctx, &p)
 	if err != nil {
 		return store.Postmortem{}, err
 	}
@@ -80,9 +74,9 @@ func variantKind(ctx context.Context, st *store.Store, slug, lang string) string
 	return postmortem.KindRewrite
 }
 
-// Finish completes p once the form has read it back over it: the tags the
-// form kept get the evidence the document gave them (mapped are the tags
-// as the document mapped), and a main version is an original, unless the
+// Finish completes p once Check has normalised it: the tags it kept get
+// the evidence the document gave them (mapped are the tags as the
+// document mapped), and a main version is an original, unless the
 // document says it is a translation or a repost of a text held nowhere
 // here.
 func Finish(p *store.Postmortem, mapped []store.Tag) {

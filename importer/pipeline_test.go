@@ -19,7 +19,7 @@ func openStore(t *testing.T) (*store.Store, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	p := store.Postmortem{Title: "Certificate expired at Example", Summary: "The certificate expired.", Body: "The certificate expired at midnight.", Language: "en"}
+	p := store.Postmortem{Content: postmortem.Content{Title: "Certificate expired at Example", Summary: "The certificate expired.", Body: "The certificate expired at midnight.", Language: "en"}}
 	if err := st.ImportPostmortem(t.Context(), &p); err != nil {
 		t.Fatal(err)
 	}
@@ -75,11 +75,11 @@ func TestFinish(t *testing.T) {
 		p, want store.Postmortem
 	}{
 		{"EvidenceOfTheKeptTags",
-			store.Postmortem{Tags: []store.Tag{{PatternSlug: "retry-storm", Role: postmortem.RoleTrigger}, {PatternSlug: "cascading-overload", Role: postmortem.RoleTrigger}}},
-			store.Postmortem{VariantKind: postmortem.KindOriginal, Tags: []store.Tag{{PatternSlug: "retry-storm", Role: postmortem.RoleTrigger, Evidence: "Clients retried at once."}, {PatternSlug: "cascading-overload", Role: postmortem.RoleTrigger}}}},
+			store.Postmortem{Content: postmortem.Content{Tags: []store.Tag{{PatternSlug: "retry-storm", Role: postmortem.RoleTrigger}, {PatternSlug: "cascading-overload", Role: postmortem.RoleTrigger}}}},
+			store.Postmortem{Content: postmortem.Content{Tags: []store.Tag{{PatternSlug: "retry-storm", Role: postmortem.RoleTrigger, Evidence: "Clients retried at once."}, {PatternSlug: "cascading-overload", Role: postmortem.RoleTrigger}}}, VariantKind: postmortem.KindOriginal}},
 		{"AnotherRoleIsAnotherTag",
-			store.Postmortem{Tags: []store.Tag{{PatternSlug: "feedback-loop", Role: postmortem.RoleTrigger}}},
-			store.Postmortem{VariantKind: postmortem.KindOriginal, Tags: []store.Tag{{PatternSlug: "feedback-loop", Role: postmortem.RoleTrigger}}}},
+			store.Postmortem{Content: postmortem.Content{Tags: []store.Tag{{PatternSlug: "feedback-loop", Role: postmortem.RoleTrigger}}}},
+			store.Postmortem{Content: postmortem.Content{Tags: []store.Tag{{PatternSlug: "feedback-loop", Role: postmortem.RoleTrigger}}}, VariantKind: postmortem.KindOriginal}},
 		{"TranslationOfATextHeldNowhere",
 			store.Postmortem{VariantKind: postmortem.KindTranslation},
 			store.Postmortem{VariantKind: postmortem.KindTranslation}},
@@ -105,7 +105,7 @@ func TestFinish(t *testing.T) {
 func TestDuplicate(t *testing.T) {
 	t.Parallel()
 	st, _ := openStore(t)
-	p := store.Postmortem{Title: "Imported", Summary: "Imported.", Body: "x", SourceText: "the original file"}
+	p := store.Postmortem{Content: postmortem.Content{Title: "Imported", Summary: "Imported.", Body: "x"}, SourceText: "the original file"}
 	if err := st.ImportPostmortem(t.Context(), &p); err != nil {
 		t.Fatal(err)
 	}

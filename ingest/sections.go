@@ -11,18 +11,18 @@ import (
 )
 
 // The fields of the SRE postmortem template that sections go into, named as
-// in the form and the JSON mirror. Summary and action items are apart: they
-// have fields of their own in the draft.
+// the domain names them (postmortem.SectionList). Summary and action items
+// are apart: they have fields of their own in the draft.
 const (
-	SectionImpact       = "impact"
-	SectionTrigger      = "trigger"
-	SectionContributing = "contributing"
-	SectionDetection    = "detection"
-	SectionResolution   = "resolution"
-	SectionTimeline     = "timeline"
-	SectionWentWell     = "went_well"
-	SectionWentWrong    = "went_wrong"
-	SectionGotLucky     = "got_lucky"
+	SectionImpact       = postmortem.SectionImpact
+	SectionTrigger      = postmortem.SectionTrigger
+	SectionContributing = postmortem.SectionContributing
+	SectionDetection    = postmortem.SectionDetection
+	SectionResolution   = postmortem.SectionResolution
+	SectionTimeline     = postmortem.SectionTimeline
+	SectionWentWell     = postmortem.SectionWentWell
+	SectionWentWrong    = postmortem.SectionWentWrong
+	SectionGotLucky     = postmortem.SectionGotLucky
 
 	sectionSummary = "summary"
 	sectionActions = "action_items"

@@ -23,6 +23,21 @@ var hostileShapes = []struct {
 	{"nospace", func(n int) string { return doubling.Repeat("x", n) }},
 	{"emphasis", func(n int) string { return doubling.Repeat("*a ", n) }},
 	{"links", func(n int) string { return doubling.Repeat("[a](", n) }},
+	{"brackets-open", func(n int) string { return doubling.Repeat("[", n) }},
+	{"brackets-nested", func(n int) string { return doubling.Repeat("[", n/2) + doubling.Repeat("]", n/2) }},
+	{"brackets-nested-link", func(n int) string { return doubling.Repeat("[", n/2) + doubling.Repeat("](x)", n/2) }},
+	{"brackets-pairs", func(n int) string { return doubling.Repeat("[a]", n) }},
+	{"images-open", func(n int) string { return doubling.Repeat("![", n) }},
+	{"emphasis-open", func(n int) string { return doubling.Repeat("*a", n) }},
+	{"emphasis-mixed", func(n int) string { return doubling.Repeat("*_a", n) }},
+	{"strong-open", func(n int) string { return doubling.Repeat("**a ", n) }},
+	{"emphasis-close", func(n int) string { return doubling.Repeat("a*", n) }},
+	{"code-spans", func(n int) string { return doubling.Repeat("`a", n) }},
+	{"link-references", func(n int) string {
+		return doubling.Repeat("[a]: /u\n", n/2) + doubling.Repeat("[a] ", n/2)
+	}},
+	{"link-reference-labels", func(n int) string { return doubling.Repeat("[a][", n) }},
+	{"table-rows", func(n int) string { return "|a|b|\n|-|-|\n" + doubling.Repeat("|[a|*b|\n", n) }},
 	// The worst shapes within the limits: rendered, not refused.
 	{"nested-list-16", func(n int) string { return doubling.Repeat(strings.Repeat("- ", 16)+"x\n", n) }},
 	{"quotes-16", func(n int) string { return doubling.Repeat(strings.Repeat("> ", 16)+"x\n", n) }},

@@ -7,8 +7,9 @@ import (
 )
 
 // Limits of one Markdown field. Goldmark's parser costs time quadratic in
-// the nesting depth of lists and quotes and in the length of a word full of
-// unfinished links ("[a](" repeated), and a GFM table pads every row to
+// the nesting depth of lists and quotes, in the length of a word full of
+// unfinished links ("[a](" repeated) and in the inline delimiters of one
+// paragraph (brackets, emphasis, backticks), and a GFM table pads every row to
 // the header's width, so a few kilobytes can describe millions of cells.
 // A text is checked against these in one pass over it before it is parsed
 // (check); README and bench/README.md list them.
@@ -24,11 +25,24 @@ const (
 	// columns times rows, as rendered).
 	MaxTableColumns = 64
 	MaxTableCells   = 20000
+	// MaxTableRows bounds the rows of one table: the parser's time grows
+	// with the square of a table's rows (a 5,000-row table took four times
+	// a 2,500-row one).
+	MaxTableRows = 1000
 	// MaxLinkScan bounds the bytes the parser scans for the ends of links
 	// that open ("](") inside a word without spaces.
 	MaxLinkScan = 1 << 20
 	// MaxOutputBytes is the most HTML one field may render to.
 	MaxOutputBytes = 2 << 20
+	// MaxDelimiterWork bounds the inline parser's work on delimiters:
+	// brackets, emphasis and code-span marks, which it matches against
+	// every one still open in the same paragraph, list item, heading or
+	// table row (nested "[[[…]]]", unmatched "*_*_", unclosed "[a][").
+	// A field's work is the sum, over those, of the square of their
+	// delimiters (half of it, counted as they come): a paragraph of
+	// prose with dozens of links and emphasised words does a few
+	// thousand, one of 3,000 delimiters the whole budget.
+	MaxDelimiterWork = 1 << 22
 )
 
 // LimitError says which limit a text is past.
@@ -82,9 +96,12 @@ func check(src string) error {
 	var (
 		fence     string // the fence of the code block we are in
 		tableCols int    // columns of the table we are in, 0 outside one
+		tableRows int    // its rows so far
 		cells     int
 		linkScan  int
 		opened    int // list items and quote markers
+		// Delimiters in the inline unit we are in, and the work so far.
+		delimiters, work int
 	)
 	for rest := src; rest != ""; {
 		line := rest
@@ -105,10 +122,21 @@ func check(src string) error {
 			continue
 		}
 		if strings.TrimSpace(line) == "" {
-			tableCols = 0
+			tableCols, delimiters = 0, 0
 			continue
 		}
-		if d, markers := depth(line); !isThematicBreak(line) {
+		d, markers := depth(line)
+		if markers > 0 || tableCols > 0 || strings.HasPrefix(strings.TrimLeft(line, " "), "#") {
+			delimiters = 0 // a list item, a table row or a heading is parsed on its own
+		}
+		for i := range len(line) {
+			switch line[i] {
+			case '[', ']', '*', '_', '`':
+				delimiters++
+				work += delimiters
+			}
+		}
+		if !isThematicBreak(line) {
 			if d > MaxDepth {
 				return &LimitError{fmt.Sprintf("nests lists or quotes %d deep; the limit is %d", d, MaxDepth)}
 			}
@@ -119,7 +147,11 @@ func check(src string) error {
 		switch {
 		case tableCols > 0:
 			cells += tableCols
+			if tableRows++; tableRows > MaxTableRows {
+				return &LimitError{fmt.Sprintf("has a table of more than %d rows; the limit is %d", MaxTableRows, MaxTableRows)}
+			}
 		case isDelimiterRow(line):
+			tableRows = 2 // the header and this row
 			tableCols = strings.Count(strings.Trim(strings.TrimSpace(line), "|"), "|") + 1
 			if tableCols > MaxTableColumns {
 				return &LimitError{fmt.Sprintf("has a table of %d columns; the limit is %d", tableCols, MaxTableColumns)}
@@ -133,6 +165,10 @@ func check(src string) error {
 		if linkScan > MaxLinkScan {
 			return &LimitError{fmt.Sprintf("has words without spaces full of link brackets \"](\" (more than %d kB to scan); the limit is %d kB",
 				MaxLinkScan>>10, MaxLinkScan>>10)}
+		}
+		if work > MaxDelimiterWork {
+			return &LimitError{fmt.Sprintf("has paragraphs too full of brackets, emphasis marks or backticks (more than %d pairs to match); the limit is %d",
+				MaxDelimiterWork, MaxDelimiterWork)}
 		}
 	}
 	return nil

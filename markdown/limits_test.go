@@ -29,9 +29,20 @@ func TestCheckLimits(t *testing.T) {
 		{"dashes then a word", dashes + "x", "nests lists or quotes 80000 deep"},
 		{"quotes", strings.Repeat("> ", 20) + "x", "20 deep"},
 		{"many list items", strings.Repeat("- a\n", 20001), "more than 20000 list items"},
-		{"long tables", strings.Repeat("|a|b|\n|-|-|\n"+strings.Repeat("|x|y|\n", 1000)+"\n", 11), "more than 20000 cells"},
+		{"long tables", strings.Repeat("|a|b|\n|-|-|\n"+strings.Repeat("|x|y|\n", 998)+"\n", 11), "more than 20000 cells"},
+		{"a table of many rows", "|a|b|\n|-|-|\n" + strings.Repeat("|x|y|\n", 999), "more than 1000 rows"},
 		{"unfinished links", strings.Repeat("[a](", 4000), "link brackets"},
 		{"too long", strings.Repeat("a", markdown.MaxSourceBytes+1), "the limit is 1024 kB"},
+		// Inline delimiters: each paragraph, list item, heading or table
+		// row on its own.
+		{"links and emphasis in prose", strings.Repeat("See [the runbook](https://example.com), *then* `log` it_now.\n\n", 2000), ""},
+		{"a table of links", "|a|b|\n|-|-|\n" + strings.Repeat("|[x](u)|*y*|\n", 998), ""},
+		{"a list of links", strings.Repeat("- [x](u) *y*\n", 5000), ""},
+		{"nested brackets", strings.Repeat("[", 5000) + strings.Repeat("]", 5000), "too full of brackets"},
+		{"nested brackets over lines", strings.Repeat("[[[[\n", 1500), "too full of brackets"},
+		{"mixed emphasis", strings.Repeat("*_a", 4000), "too full of brackets"},
+		{"unclosed reference labels", strings.Repeat("[a][", 3000), "too full of brackets"},
+		{"backticks", strings.Repeat("`a", 6000), "too full of brackets"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -70,22 +70,32 @@ func TestRenderProbesAreInert(t *testing.T) {
 	}
 }
 
+// maxRenderPerByte is the fuzz target's time-per-byte oracle: Render,
+// Section and Check of a text together.
+const maxRenderPerByte = 5 * time.Microsecond
+
 func FuzzRender(f *testing.F) {
 	for _, p := range probes {
 		f.Add(p)
 	}
 	f.Add("# Title\n\n- [x] done\n- [ ] todo\n\n> quote\n\n1. one\n2. two\n\n---\n\n~~gone~~ www.example.com")
 	f.Add(strings.Repeat("- ", 40) + "x\n|a|b|\n|-|-|\n" + strings.Repeat("[a](", 20))
+	// The shapes that once cost the parser tens of microseconds a byte.
+	f.Add(strings.Repeat("[", 8000) + strings.Repeat("]", 8000))
+	f.Add(strings.Repeat("*_a", 4000))
 	f.Fuzz(func(t *testing.T, src string) {
 		var out, section string
-		// Time and output stay within bounds far above what a linear
-		// renderer needs on a fuzzer's input of a few kilobytes.
-		if took, ok := budget.Within(time.Second, func() {
+		// Time per byte stays within a bound far above what a linear
+		// renderer needs (a microsecond or two a byte for the three
+		// renders), plus a margin for a small input's fixed cost: an
+		// input that turns the parser superlinear is past it every try.
+		limit := 50*time.Millisecond + time.Duration(len(src))*maxRenderPerByte
+		if took, ok := budget.Within(limit, func() {
 			out = string(markdown.Render(src))
 			section = string(markdown.Section("f", src))
 			markdown.Check(src)
 		}); !ok {
-			t.Fatalf("rendering %d bytes took %v", len(src), took)
+			t.Fatalf("rendering %d bytes took %v (%v a byte), past %v", len(src), took, took/time.Duration(max(1, len(src))), limit)
 		}
 		if limit := max(64<<10, 40*len(src)); len(out) > limit || len(section) > limit {
 			t.Fatalf("%d bytes rendered to %d and %d bytes", len(src), len(out), len(section))

@@ -26,29 +26,6 @@ const (
 	MaxDurationMinutes   = 60 * 24 * 365
 )
 
-// Fields are the values of a postmortem that Validate checks, as they are
-// stored: times in RFC 3339, dates as YYYY-MM-DD.
-type Fields struct {
-	Title, Organization, Summary  string
-	Services, Authors             string
-	Severity, Language, SourceURL string
-	IncidentDate, PublishedDate   string
-	StartedAt, DetectedAt         string
-	MitigatedAt, ResolvedAt       string
-	DurationMinutes               int
-	VariantOf, VariantKind        string
-	Tags                          []Tag
-	Suggested                     []Suggestion
-	ActionItems                   []ActionItem
-	Body, Impact, Trigger         string
-	Contributing, Detection       string
-	Resolution, Timeline          string
-	WentWell, WentWrong, GotLucky string
-}
-
-// Tag is a pattern and the role it played.
-type Tag struct{ Pattern, Role string }
-
 // Suggestion is a tag the classifier suggested, as a file records it.
 type Suggestion struct {
 	Pattern, Role, Status string
@@ -85,20 +62,31 @@ func (e Errors) add(field, msg string) {
 }
 
 // Labels are the names the messages give the fields.
-var Labels = map[string]string{
-	"title": "Title", "organization": "Organization", "summary": "Summary",
-	"services": "Services affected", "authors": "Authors of the postmortem", "source_url": "Source URL",
-	"body": "Free-form write-up", "impact": "Impact", "trigger": "Trigger", "contributing": "Contributing factors",
-	"detection": "Detection", "resolution": "Resolution", "timeline": "Timeline",
-	"went_well": "What went well", "went_wrong": "What went wrong", "got_lucky": "Where we got lucky",
-}
+var Labels = func() map[string]string {
+	l := map[string]string{
+		"title": "Title", "organization": "Organization", "summary": "Summary",
+		"services": "Services affected", "authors": "Authors of the postmortem", "source_url": "Source URL",
+		"body": "Free-form write-up",
+	}
+	for _, sec := range SectionList {
+		l[sec.Name] = sec.Label
+	}
+	return l
+}()
+
+// Limits of a timeline written as lines (ParseTimeline).
+const (
+	MaxTimelineRows     = 1000
+	MaxTimelineRowRunes = 2000
+)
 
 // Validate is the one check of a postmortem: the form, the JSON API, the
 // importer and the store's create and update all make it, so a value is
-// refused with the same message whichever way it comes in. Checks that
-// need the database (do the patterns and variant_of exist?) are the
-// callers'.
-func Validate(f Fields) Errors {
+// refused with the same message whichever way it comes in. now bounds the
+// dates (none is more than a day ahead of it; a zero now, as the store's
+// writes pass, checks no such bound). Checks that need the database (do
+// the patterns and variant_of exist?) are the callers'.
+func (p Postmortem) Validate(now time.Time) Errors {
 	errs := Errors{}
 	text := func(name, v string, multiline bool, maxRunes int, required bool) {
 		if msg := CheckText(v, Labels[name], multiline, maxRunes); msg != "" {
@@ -107,68 +95,72 @@ func Validate(f Fields) Errors {
 			errs.add(name, Labels[name]+" is required.")
 		}
 	}
-	text("title", f.Title, false, MaxTitleRunes, true)
-	text("organization", f.Organization, false, MaxOrganizationRunes, false)
-	text("summary", f.Summary, true, MaxSummaryRunes, true)
-	text("services", f.Services, false, MaxLineRunes, false)
-	text("authors", f.Authors, false, MaxLineRunes, false)
-	text("source_url", f.SourceURL, false, MaxURLRunes, false)
-	for _, s := range []struct {
-		name, v string
-		max     int
-	}{
-		{"body", f.Body, MaxBodyRunes}, {"impact", f.Impact, MaxSectionRunes}, {"trigger", f.Trigger, MaxSectionRunes},
-		{"contributing", f.Contributing, MaxSectionRunes}, {"detection", f.Detection, MaxSectionRunes},
-		{"resolution", f.Resolution, MaxSectionRunes}, {"timeline", f.Timeline, MaxSectionRunes},
-		{"went_well", f.WentWell, MaxSectionRunes}, {"went_wrong", f.WentWrong, MaxSectionRunes},
-		{"got_lucky", f.GotLucky, MaxSectionRunes},
-	} {
-		text(s.name, s.v, true, s.max, false)
+	text("title", p.Title, false, MaxTitleRunes, true)
+	text("organization", p.Organization, false, MaxOrganizationRunes, false)
+	text("summary", p.Summary, true, MaxSummaryRunes, true)
+	text("services", p.Services, false, MaxLineRunes, false)
+	text("authors", p.Authors, false, MaxLineRunes, false)
+	text("source_url", p.SourceURL, false, MaxURLRunes, false)
+	markdownText := func(name, v string, max int) {
+		text(name, v, true, max, false)
 		// Markdown past a limit of the renderer is refused here rather than
 		// rendered into a page of megabytes on every view.
-		if err := markdown.Check(s.v); err != nil {
-			errs.add(s.name, Labels[s.name]+" cannot be shown as a page: it "+err.Error()+". Nothing was saved.")
+		if err := markdown.Check(v); err != nil {
+			errs.add(name, Labels[name]+" cannot be shown as a page: it "+err.Error()+". Nothing was saved.")
 		}
 	}
-	if err := markdown.Check(f.Summary); err != nil {
+	markdownText("body", p.Body, MaxBodyRunes)
+	for _, sec := range SectionList {
+		markdownText(sec.Name, *sec.Of(&p.Sections), MaxSectionRunes)
+	}
+	if err := markdown.Check(p.Summary); err != nil {
 		errs.add("summary", "Summary cannot be shown as a page: it "+err.Error()+". Nothing was saved.")
 	}
-	if f.Severity != "" && !Has(Severities, f.Severity) {
+	checkTimeline(p.Timeline, errs)
+	if p.Severity != "" && !Has(Severities, p.Severity) {
 		errs.add("severity", "Choose a severity from SEV1 to SEV5, or none.")
 	}
-	if f.Language != "" && !ValidLanguage(f.Language) {
+	if p.Language != "" && !ValidLanguage(p.Language) {
 		errs.add("language", "Choose the language the postmortem is written in: a two-letter ISO 639-1 code such as en or es.")
 	}
-	if f.SourceURL != "" {
-		errs.add("source_url", CheckURL(f.SourceURL, "The source URL"))
+	if p.SourceURL != "" {
+		errs.add("source_url", CheckURL(p.SourceURL, "The source URL"))
 	}
-	if f.IncidentDate != "" {
-		errs.add("incident_date", CheckDate(f.IncidentDate, "The incident date"))
-	}
-	if f.PublishedDate != "" {
-		errs.add("published_date", CheckDate(f.PublishedDate, "The date of the write-up"))
-	}
-	checkTimes(f, errs)
-	if f.DurationMinutes < 0 || f.DurationMinutes > MaxDurationMinutes {
-		errs.add("duration_minutes", "The duration is a whole number of minutes, at most a year.")
-	}
-	if f.VariantKind != "" && f.VariantKind != KindOriginal && !Has(VariantKinds, f.VariantKind) {
-		errs.add("variant_kind", "Say whether it is a translation or a copy.")
-	}
-	if f.VariantOf != "" && !validSlug(f.VariantOf) {
-		errs.add("variant_of", "Name the other version by its slug.")
-	}
-	for _, t := range f.Tags {
-		if !ValidRole(t.Role) {
-			errs.add("patterns", fmt.Sprintf("Choose patterns and roles from the list. The role of %s is one of %s.", t.Pattern, strings.Join(Roles, ", ")))
+	if p.IncidentDate != "" {
+		errs.add("incident_date", CheckDate(p.IncidentDate, "The incident date"))
+		if !now.IsZero() && p.IncidentDate > now.AddDate(0, 0, 1).Format(time.DateOnly) {
+			errs.add("incident_date", "The incident date is in the future.")
 		}
 	}
-	for _, t := range f.Suggested {
+	if p.PublishedDate != "" {
+		errs.add("published_date", CheckDate(p.PublishedDate, "The date of the write-up"))
+	}
+	checkTimes(p.Times, now, errs)
+	if p.DurationMinutes < 0 || p.DurationMinutes > MaxDurationMinutes {
+		errs.add("duration_minutes", "The duration is a whole number of minutes, at most a year.")
+	}
+	if p.VariantKind != "" && p.VariantKind != KindOriginal && !Has(VariantKinds, p.VariantKind) {
+		errs.add("variant_kind", "Say whether it is a translation or a copy.")
+	}
+	switch {
+	case p.VariantOf == "":
+	case !validSlug(p.VariantOf):
+		errs.add("variant_of", "Name the other version by its slug.")
+	case !Has(VariantKinds, p.VariantKind):
+		// A variant is one of the kinds; an original names no other.
+		errs.add("variant_kind", "Say whether it is a translation or a copy.")
+	}
+	for _, t := range p.Tags {
+		if !ValidRole(t.Role) {
+			errs.add("patterns", fmt.Sprintf("Choose patterns and roles from the list. The role of %s is one of %s.", t.PatternSlug, strings.Join(Roles, ", ")))
+		}
+	}
+	for _, t := range p.Suggested {
 		if !ValidRole(t.Role) || t.Confidence < 0 || t.Confidence > 1 || (t.Status != "" && !Has(SuggestionStatuses, t.Status)) {
 			errs.add("suggested", fmt.Sprintf("The suggestion of %s needs a role, a confidence from 0 to 1 and a status (suggested, confirmed or dismissed).", t.Pattern))
 		}
 	}
-	for i, a := range f.ActionItems {
+	for i, a := range p.ActionItems {
 		if msg := checkActionItem(a); msg != "" {
 			errs.add("action_items", fmt.Sprintf("Action item %d: %s", i+1, msg))
 		}
@@ -179,24 +171,70 @@ func Validate(f Fields) Errors {
 	return errs
 }
 
-// checkTimes checks the incident's times and their order: nothing is
-// detected, mitigated or resolved before it started, and nothing resolved
-// before it was detected or mitigated.
-func checkTimes(f Fields, errs Errors) {
+// checkTimeline checks a timeline written as lines: at most MaxTimelineRows
+// of them, none longer than MaxTimelineRowRunes. A free-form timeline is a
+// section like the others.
+func checkTimeline(timeline string, errs Errors) {
+	entries, ok := ParseTimeline(timeline)
+	if !ok {
+		return
+	}
+	if len(entries) > MaxTimelineRows {
+		errs.add("timeline", fmt.Sprintf("The timeline has more than %d rows.", MaxTimelineRows))
+	}
+	for _, e := range entries {
+		if utf8.RuneCountInString(e.Text) > MaxTimelineRowRunes {
+			errs.add("timeline", CheckTimelineRow(e.Clock(), e.Text).Text)
+			return
+		}
+	}
+}
+
+// RowProblem is what is wrong with a timeline row, and with which of its
+// parts: "time" or "text".
+type RowProblem struct{ Part, Text string }
+
+// CheckTimelineRow checks one row of a timeline, its time (as
+// TimelineEntry.Clock writes it) and what happened then; Text is "" when
+// the row is right.
+func CheckTimelineRow(clock, text string) RowProblem {
+	switch {
+	case clock == "":
+		return RowProblem{"time", "Give each event of the timeline its time, like 14:02."}
+	case text == "":
+		return RowProblem{"text", "Say what happened at " + clock + " in the timeline."}
+	case utf8.RuneCountInString(text) > MaxTimelineRowRunes:
+		return RowProblem{"text", fmt.Sprintf("An event of the timeline is longer than %d characters.", MaxTimelineRowRunes)}
+	}
+	if e, ok := ParseTimeline(clock + " x"); !ok || len(e) != 1 || e[0].Text != "x" {
+		return RowProblem{"time", "Write the times of the timeline like 14:02, or 2024-03-05 14:02 when it spans days."}
+	}
+	return RowProblem{}
+}
+
+// checkTimes checks the time zone, the incident's times and their order:
+// none in the future, nothing detected, mitigated or resolved before it
+// started, and nothing resolved before it was detected or mitigated.
+func checkTimes(t Times, now time.Time, errs Errors) {
+	loc, ok := t.Location()
+	if !ok {
+		errs.add("time_zone", "Choose a time zone from the list.")
+		return
+	}
 	parsed := map[string]time.Time{}
-	for _, t := range []struct{ name, label, v string }{
-		{"started_at", "Started", f.StartedAt}, {"detected_at", "Detected", f.DetectedAt},
-		{"mitigated_at", "Mitigated", f.MitigatedAt}, {"resolved_at", "Resolved", f.ResolvedAt},
-	} {
-		if t.v == "" {
+	for _, f := range t.timeFields() {
+		if *f.v == "" {
 			continue
 		}
-		at, err := time.Parse(time.RFC3339, t.v)
-		if err != nil {
-			errs.add(t.name, t.label+" must be a date and time like 2024-03-05T14:30:00Z.")
-			continue
+		at, ok := parseTime(*f.v, loc)
+		switch {
+		case !ok:
+			errs.add(f.name, f.label+" must be a date and time like 2024-03-05T14:30.")
+		case inFuture(at, now):
+			errs.add(f.name, f.label+" is in the future.")
+		default:
+			parsed[f.name] = at
 		}
-		parsed[t.name] = at
 	}
 	for _, o := range []struct{ later, earlier, msg string }{
 		{"detected_at", "started_at", "Detected cannot be before the incident started."},
@@ -298,4 +336,17 @@ func validSlug(s string) bool {
 		}
 	}
 	return true
+}
+
+// CheckSignature checks who signs a save and the note they leave with it,
+// both recorded in the history with the revision.
+func CheckSignature(author, note string) Errors {
+	errs := Errors{}
+	if msg := CheckText(author, "Your name", false, MaxAuthorRunes); msg != "" {
+		errs.add("author", msg)
+	} else if strings.TrimSpace(author) == "" {
+		errs.add("author", "Your name is required.")
+	}
+	errs.add("note", CheckText(note, "Note about this change", false, MaxLineRunes))
+	return errs
 }

@@ -128,3 +128,18 @@ func values(choices []Choice) []string {
 	}
 	return out
 }
+
+// LanguageNames are the languages pages name, each by its own name.
+var LanguageNames = map[string]string{
+	"en": "English", "es": "Español", "fr": "Français", "de": "Deutsch",
+	"pt": "Português", "it": "Italiano", "ja": "日本語", "zh": "中文", "ko": "한국어",
+	"ru": "Русский", "sv": "Svenska", "no": "Norsk", "hu": "Magyar",
+}
+
+// LanguageName is the name of the language of code, or code itself.
+func LanguageName(code string) string {
+	if n, ok := LanguageNames[code]; ok {
+		return n
+	}
+	return code
+}

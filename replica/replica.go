@@ -315,7 +315,8 @@ func (t *Target) Check(context.Context) (string, error) {
 	return line, nil
 }
 
-// ErrNoBackup is returned by Restore when the replica holds nothing yet.
+// ErrNoBackup is returned by Restore when the replica holds nothing yet
+// (for a file replica: its directory exists and is empty).
 var ErrNoBackup = errors.New("the replica holds no backup")
 
 // Restore writes the database as the replica holds it (its latest state,
@@ -330,6 +331,14 @@ func Restore(ctx context.Context, rawURL, dest string, at time.Time) error {
 			return fmt.Errorf("restore: %s already exists; restore into a new file", p)
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("restore: %w", err)
+		}
+	}
+	// A file replica whose path does not exist is a mistake (a typo, a
+	// volume not mounted), not a replica that holds nothing yet: taken for
+	// one, -restore-if-missing would start an empty instance.
+	if u, err := url.Parse(rawURL); err == nil && u.Scheme == "file" {
+		if _, err := os.Stat(u.Path); errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("restore from %s: the replica path %s does not exist", name, u.Path)
 		}
 	}
 	client, err := litestream.NewReplicaClientFromURL(rawURL)
@@ -381,8 +390,9 @@ func RestoreFirst(ctx context.Context, urls []string, dest string, at time.Time)
 // RestoreIfMissing restores the database at path from the first replica
 // that holds one, when there is no file at path. It returns the replica
 // restored from, or "" when the file exists or no replica holds anything
-// yet (a first start). A replica it cannot read is an error: starting
-// empty then would hide the data it holds.
+// yet (a first start). A replica it cannot read, or a file replica whose
+// path does not exist, is an error: starting empty then would hide the
+// data it holds.
 func RestoreIfMissing(ctx context.Context, path string, urls []string) (string, error) {
 	if _, err := os.Stat(path); err == nil {
 		return "", nil

@@ -97,7 +97,7 @@ func start(t *testing.T, path string, urls []string, failAfter time.Duration) *r
 func TestRestorePointInTime(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "app.db")
-	url := "file://" + filepath.Join(t.TempDir(), "replica")
+	url := "file://" + t.TempDir() // there before the first upload, as a restore needs
 	db := openDB(t, path)
 	r := start(t, path, []string{url}, 0)
 	insert(t, db, "before")
@@ -136,7 +136,7 @@ func TestRestorePointInTime(t *testing.T) {
 func TestRestoreRefuses(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	url := "file://" + filepath.Join(t.TempDir(), "empty")
+	url := "file://" + t.TempDir() // there, and empty
 	for _, name := range []string{"exists.db", "stray.db-wal"} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o600); err != nil {
 			t.Fatal(err)
@@ -160,13 +160,34 @@ func TestRestoreRefuses(t *testing.T) {
 	}
 }
 
+// TestRestoreFromMissingReplica: a replica path that does not exist is a
+// mistake (a typo, a volume not mounted), not a replica with nothing in
+// it yet: restore says so, and RestoreIfMissing refuses to let the
+// server start empty.
+func TestRestoreFromMissingReplica(t *testing.T) {
+	t.Parallel()
+	missing := filepath.Join(t.TempDir(), "no-such-replica")
+	url := "file://" + missing
+	dest := filepath.Join(t.TempDir(), "app.db")
+	err := replica.Restore(t.Context(), url, dest, time.Time{})
+	if err == nil || errors.Is(err, replica.ErrNoBackup) || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("restore from a replica path that does not exist: %v, want an error saying so", err)
+	}
+	if from, err := replica.RestoreIfMissing(t.Context(), dest, []string{url}); err == nil || !strings.Contains(err.Error(), missing) {
+		t.Errorf("RestoreIfMissing from a replica path that does not exist: %q, %v; want an error naming it", from, err)
+	}
+	if _, err := os.Stat(dest); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a failed restore left a file: %v", err)
+	}
+}
+
 // TestFailingReplica: a replica that cannot be written to is counted in
 // the errors and, past FailAfter, fails its readiness check; a healthy one
 // beside it stays ready.
 func TestFailingReplica(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "app.db")
-	good := "file://" + filepath.Join(t.TempDir(), "replica")
+	good := "file://" + t.TempDir()
 	bad := "file:///dev/null/replica" // not a directory, even for root
 	db := openDB(t, path)
 	defer db.Close()

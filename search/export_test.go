@@ -13,3 +13,10 @@ func MarkdownSnippet(md, lang string, q Query) []Fragment {
 func Snippet(text, lang string, q Query, maxRunes int) []Fragment {
 	return snippet(collapseSpace(text), lang, q, maxRunes)
 }
+
+// SynonymGroups are the entries of synonyms.txt that mean the same, group
+// by group, and what each entry is a kind of.
+func SynonymGroups() (same [][]string, broader map[string][]string) {
+	fs := loadFieldSynonyms()
+	return fs.same, fs.broader
+}

@@ -56,7 +56,7 @@ func openFTS(tb testing.TB, dir string, docs []ftsDoc) *sql.DB {
 			tokens = append(tokens, search.PatternToken(slug))
 		}
 		if _, err := db.Exec(`INSERT INTO t(rowid, a, b, p) VALUES (?, ?, ?, ?)`,
-			d.id, search.IndexText(d.title, d.lang), search.IndexText(d.body, d.lang), strings.Join(tokens, " ")); err != nil {
+			d.id, search.IndexColumn(d.title, d.lang), search.IndexColumn(d.body, d.lang), strings.Join(tokens, " ")); err != nil {
 			tb.Fatal(err)
 		}
 	}

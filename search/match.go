@@ -174,6 +174,9 @@ func (t Term) isStopWord() bool {
 // words are looked for as the phrase of their character pairs (see
 // IndexText); a lone CJK character as the start of one.
 func (t Term) expr(langs []string) string {
+	if t.entry {
+		return quote(EntryToken(strings.Join(t.Words, " ")))
+	}
 	variants := make([]string, 0, 3)
 	add := func(words []string, prefix bool) {
 		var toks []string

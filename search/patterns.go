@@ -40,8 +40,11 @@ type Synonyms struct {
 type phrase struct {
 	words   [][]string // the forms of each word
 	pattern int        // index into slugs (catalogue order); -1 for none
-	alts    []Term     // what means the same
-	broader []Term     // what it is a kind of
+	// exact: an entry of synonyms.txt, found in a query as its words (or
+	// their plurals), not their stems; words then holds the words.
+	exact   bool
+	alts    []Term // what means the same
+	broader []Term // what it is a kind of
 }
 
 // span is a run of whole query terms that names patterns or has synonyms.
@@ -139,7 +142,11 @@ func NewSynonyms(pats []PatternPhrases) *Synonyms {
 	add := func(words []string, ph *phrase) {
 		ph.words = make([][]string, len(words))
 		for j, w := range words {
-			ph.words[j] = forms(w, nil)
+			if ph.exact {
+				ph.words[j] = []string{w}
+			} else {
+				ph.words[j] = forms(w, nil)
+			}
 		}
 		for _, f := range ph.words[0] {
 			s.byFirst[f] = append(s.byFirst[f], ph)
@@ -177,13 +184,13 @@ func NewSynonyms(pats []PatternPhrases) *Synonyms {
 	entryOf := func(e string) *phrase {
 		ph, ok := entries[e]
 		if !ok {
-			ph = &phrase{pattern: -1}
+			ph = &phrase{pattern: -1, exact: true}
 			entries[e] = ph
 		}
 		return ph
 	}
 	termOf := func(e string) Term {
-		t := Term{Kind: Word, Text: e, Words: strings.Fields(e)}
+		t := Term{Kind: Word, Text: e, Words: strings.Fields(e), entry: true}
 		if len(t.Words) > 1 {
 			t.Kind = Phrase
 		}
@@ -248,6 +255,7 @@ func contentWords(words []string) int {
 // queryWord is one word of the query's terms, with where it sits.
 type queryWord struct {
 	forms       []string
+	singulars   []string // the word and what it may be the plural of
 	term        int
 	first, last bool // first or last word of its term
 }
@@ -270,7 +278,7 @@ func (s *Synonyms) Expand(q Query) Query {
 			continue
 		}
 		for k := range t.Words {
-			run = append(run, queryWord{forms: t.forms(k, nil), term: ti, first: k == 0, last: k == len(t.Words)-1})
+			run = append(run, queryWord{forms: t.forms(k, nil), singulars: singulars(t.Words[k]), term: ti, first: k == 0, last: k == len(t.Words)-1})
 		}
 	}
 	if len(run) > 0 {
@@ -282,14 +290,14 @@ func (s *Synonyms) Expand(q Query) Query {
 	for _, run := range runs {
 		for start, qw := range run {
 			seen := make(map[*phrase]bool) // a phrase is listed under each form of its first word
-			for _, f := range qw.forms {
+			for _, f := range slices.Concat(qw.forms, qw.singulars) {
 				for _, ph := range s.byFirst[f] {
 					if seen[ph] {
 						continue
 					}
 					seen[ph] = true
 					end := start + len(ph.words) - 1
-					if end >= len(run) || !matches(run[start:end+1], ph.words) {
+					if end >= len(run) || !matches(run[start:end+1], ph) {
 						continue
 					}
 					if ph.pattern >= 0 {
@@ -313,9 +321,15 @@ func (s *Synonyms) Expand(q Query) Query {
 	return q
 }
 
-func matches(words []queryWord, phrase [][]string) bool {
+func matches(words []queryWord, ph *phrase) bool {
 	for i, qw := range words {
-		if !slices.ContainsFunc(qw.forms, func(f string) bool { return slices.Contains(phrase[i], f) }) {
+		if ph.exact {
+			if !slices.ContainsFunc(qw.singulars, func(s string) bool { return s == ph.words[i][0] && sameWord(qw.singulars[0], s) }) {
+				return false
+			}
+			continue
+		}
+		if !slices.ContainsFunc(qw.forms, func(f string) bool { return slices.Contains(ph.words[i], f) }) {
 			return false
 		}
 	}

@@ -37,6 +37,9 @@ type Term struct {
 	Open bool
 
 	en, es []string // the Words' stems, computed once by Parse
+	// entry marks a synonyms.txt entry a query was widened to: it matches
+	// its words (or their plurals), never their stems (see EntryToken).
+	entry bool
 }
 
 // stems returns the English and Spanish stems of the term's words.

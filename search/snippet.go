@@ -215,7 +215,7 @@ func findHits(text string, stem func(string) string, q Query) []hit {
 				want[ti][k] = []string{w}
 				cjk = true
 				continue
-			case t.Kind == Prefix && k == len(t.Words)-1:
+			case t.Kind == Prefix && k == len(t.Words)-1, t.entry:
 				want[ti][k] = []string{w}
 			default:
 				want[ti][k] = t.forms(k, q.langs)
@@ -267,6 +267,8 @@ func findHits(text string, stem func(string) string, q Query) []hit {
 			return start, end, w.folded != "" && strings.HasPrefix(w.folded, want[0])
 		case t.Open && k == len(t.Words)-1 && w.folded != "" && strings.HasPrefix(w.folded, t.Words[k]):
 			return start, end, true
+		case t.entry: // a synonym: its word or its plural, never what stems alike
+			return start, end, sameWord(w.folded, t.Words[k])
 		}
 		if w.forms == nil {
 			f, ok := memo[w.folded]

@@ -130,6 +130,10 @@ func TestSnippetMarksSynonymsCJKAndTyping(t *testing.T) {
 		{"내부 인증서가 만료되어 서비스 간 TLS 연결이 실패했습니다.", "ko", "인증서 만료", false, "내부 [인증서]가 [만료]되어 서비스 간 TLS 연결이 실패했습니다."},
 		{"The certificate expired.", "en", "certi", true, "The [certificate] expired."},
 		{"The certificate expired.", "en", "certi", false, "The certificate expired."},
+		// A synonym is marked where it is said as a word, never where a
+		// word stems alike ("resolved" is not "resolver").
+		{"The resolver failed; it was resolved by noon. Two resolvers stayed up.", "en", "DNS", false,
+			"The [resolver] failed; it was resolved by noon. Two [resolvers] stayed up."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.query, func(t *testing.T) {

@@ -49,9 +49,9 @@ type Report struct {
 	TagsRevised      int // seeds of an earlier version given the reviewed tags
 }
 
-// Load puts the catalogue and the seed postmortems into st. It only adds
-// what is missing, so running it on every start is safe: a seed that a user
-// has since edited or archived is left as it is.
+// Load puts the catalogue and the seed postmortems, marked as examples,
+// into st. It only adds what is missing, so running it on every start is
+// safe: a seed that a user has since edited or archived is left as it is.
 func Load(ctx context.Context, st *store.Store) (Report, error) {
 	r, err := LoadCatalogue(ctx, st)
 	if err != nil {
@@ -73,6 +73,10 @@ func Load(ctx context.Context, st *store.Store) (Report, error) {
 			}
 			if cur.SourceText != string(raw) {
 				continue // not loaded from the seed: imported (from an export) or written here
+			}
+			// Loaded before examples were marked: it is one.
+			if _, err := st.MarkExample(ctx, e.Slug); err != nil {
+				return r, err
 			}
 			// Seeded by an earlier version and never edited since: it takes
 			// the reviewed tags, each citing its sentence.
@@ -182,6 +186,7 @@ func (e entry) postmortem() (store.Postmortem, error) {
 	p.SourceURL = e.SourceURL
 	p.Summary = e.Summary
 	p.Tags = e.tags()
+	p.Example = true
 	for _, a := range e.ActionItems {
 		p.ActionItems = append(p.ActionItems, store.ActionItem{Title: a.Title, Kind: a.Kind, Priority: a.Priority, Status: a.Status})
 	}

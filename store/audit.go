@@ -77,8 +77,11 @@ func (s *Store) recordAudit(ctx context.Context, tx *writeTx) error {
 	if a.API {
 		what += " through the API"
 	}
-	_, err := tx.ExecContext(ctx, `INSERT INTO audit_log (at, actor, via, kind, postmortem, what, client)
-		VALUES (?, ?, ?, ?, COALESCE((SELECT slug FROM postmortems WHERE id = ?), ?), ?, ?)`,
+	// The entry stays with who could read the postmortem after the write
+	// (see auditVisibleSQL).
+	_, err := tx.ExecContext(ctx, `INSERT INTO audit_log (at, actor, via, kind, postmortem, what, client, restricted_to)
+		VALUES (?1, ?2, ?3, ?4, COALESCE((SELECT slug FROM postmortems WHERE id = ?5), ?6), ?7, ?8,
+			COALESCE((SELECT restricted_to FROM postmortems WHERE id = ?5 OR ?5 = 0 AND slug = ?6), ''))`,
 		s.now(), actor, a.Via, n.kind, n.postmortemID, n.postmortem, what, a.Client)
 	if err != nil {
 		return fmt.Errorf("record audit %s: %w", n.kind, err)
@@ -98,7 +101,7 @@ type AuditFilter struct {
 // there are, leaving out entries about postmortems ctx's reader may not
 // see.
 func (s *Store) ListAudit(ctx context.Context, f AuditFilter) ([]AuditEntry, int, error) {
-	where := []string{`(a.postmortem = '' OR NOT EXISTS (SELECT 1 FROM postmortems p WHERE p.slug = a.postmortem AND NOT ` + visibleSQL(ctx, "p") + `))`}
+	where := []string{auditVisibleSQL(ctx)}
 	var args []any
 	for _, c := range []struct{ col, v string }{{"a.actor", f.Actor}, {"a.kind", f.Kind}, {"a.postmortem", f.Postmortem}} {
 		if c.v != "" {
@@ -139,7 +142,22 @@ func (s *Store) ListAudit(ctx context.Context, f AuditFilter) ([]AuditEntry, int
 	return out, total, rows.Err()
 }
 
-// AuditKinds lists the kinds of write the trail holds, for the filter.
+// auditVisibleSQL is the condition that the entry aliased a is one ctx's
+// reader may see: about no postmortem, or about one they may see now and
+// could read when the entry was written (an entry written while it was
+// restricted names it as it was then, a title a redaction may have
+// changed).
+func auditVisibleSQL(ctx context.Context) string {
+	return `(a.postmortem = '' OR NOT EXISTS (SELECT 1 FROM postmortems p WHERE p.slug = a.postmortem AND NOT ` + visibleSQL(ctx, "p") + `))
+		AND ` + restrictionVisibleSQL(ctx, "a.restricted_to")
+}
+
+// AuditKinds lists the kinds of write among the entries ctx's reader may
+// see, for the filter: a kind written only about postmortems they may not
+// see would tell them such writes were made.
 func (s *Store) AuditKinds(ctx context.Context) ([]string, error) {
-	return queryColumn[string](ctx, s.db, `SELECT DISTINCT kind FROM audit_log ORDER BY kind`)
+	// Per kind, the first visible entry is enough: a few index probes, not
+	// a walk of the whole trail.
+	return queryColumn[string](ctx, s.db, `SELECT k.kind FROM (SELECT DISTINCT kind FROM audit_log) k
+		WHERE EXISTS (SELECT 1 FROM audit_log a WHERE a.kind = k.kind AND `+auditVisibleSQL(ctx)+`) ORDER BY k.kind`)
 }

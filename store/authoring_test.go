@@ -13,16 +13,22 @@ import (
 
 func newDraft(title string) store.Postmortem {
 	return store.Postmortem{
-		Title:        title,
-		Organization: "Example Corp",
-		Summary:      "The API returned errors.",
-		Impact:       "Users saw errors.\n",
-		StartedAt:    "2024-03-05T14:00:00-05:00",
-		ResolvedAt:   "2024-03-05T15:30:00-05:00",
-		TimeZone:     "America/New_York",
-		Tags:         []store.Tag{{PatternSlug: "retry-storm", Role: postmortem.RoleTrigger}},
-		SavedBy:      "Ada",
-		SaveNote:     "first draft",
+		Content: postmortem.Content{
+			Title:        title,
+			Organization: "Example Corp",
+			Summary:      "The API returned errors.",
+			Tags:         []store.Tag{{PatternSlug: "retry-storm", Role: postmortem.RoleTrigger}},
+			Sections: postmortem.Sections{
+				Impact: "Users saw errors.\n",
+			},
+			Times: postmortem.Times{
+				StartedAt:  "2024-03-05T14:00:00-05:00",
+				ResolvedAt: "2024-03-05T15:30:00-05:00",
+				TimeZone:   "America/New_York",
+			},
+		},
+		SavedBy:  "Ada",
+		SaveNote: "first draft",
 	}
 }
 

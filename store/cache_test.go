@@ -54,8 +54,15 @@ func TestKeptResultsFollowWrites(t *testing.T) {
 		st   *store.Store
 	}{{"ThisStore", st}, {"OtherProcess", other}} {
 		t.Run(tt.name, func(t *testing.T) {
-			p := store.Postmortem{Title: "Resolver outage " + tt.name, Summary: "Resolver outage " + tt.name, Body: "Every lookup failed.", IncidentDate: "2021-03-04",
-				Tags: []store.Tag{{PatternSlug: "dns-failure", Role: postmortem.RoleTrigger}}}
+			p := store.Postmortem{
+				Content: postmortem.Content{
+					Title:        "Resolver outage " + tt.name,
+					Summary:      "Resolver outage " + tt.name,
+					Body:         "Every lookup failed.",
+					IncidentDate: "2021-03-04",
+					Tags:         []store.Tag{{PatternSlug: "dns-failure", Role: postmortem.RoleTrigger}},
+				},
+			}
 			errs, err := tt.st.ImportPostmortems(ctx, []*store.Postmortem{&p})
 			if err == nil {
 				err = errors.Join(errs...)
@@ -87,12 +94,12 @@ func TestImportPostmortemsBatch(t *testing.T) {
 	st, _ := newSeededStore(t)
 	ctx := t.Context()
 	ps := []*store.Postmortem{
-		{Title: "Queue stuck", Summary: "Queue stuck", Body: "The backlog grew.", SourceText: "queue stuck"},
-		{Title: "", Summary: "No title.", Body: "No title."},
-		{Title: "Queue stuck again", Summary: "Queue stuck again", Body: "Same file.", SourceText: "queue stuck"},
-		{Title: "Unknown pattern", Summary: "Unknown pattern", Body: "x", Tags: []store.Tag{{PatternSlug: "no-such-pattern", Role: postmortem.RoleTrigger}}},
-		{Title: "Translation", Summary: "Translation", Body: "La cola creció.", Language: "es", VariantOf: "queue-stuck"},
-		{Title: "Orphan", Summary: "Orphan", Body: "x", VariantOf: "not-there"},
+		{Content: postmortem.Content{Title: "Queue stuck", Summary: "Queue stuck", Body: "The backlog grew."}, SourceText: "queue stuck"},
+		{Content: postmortem.Content{Title: "", Summary: "No title.", Body: "No title."}},
+		{Content: postmortem.Content{Title: "Queue stuck again", Summary: "Queue stuck again", Body: "Same file."}, SourceText: "queue stuck"},
+		{Content: postmortem.Content{Title: "Unknown pattern", Summary: "Unknown pattern", Body: "x", Tags: []store.Tag{{PatternSlug: "no-such-pattern", Role: postmortem.RoleTrigger}}}},
+		{Content: postmortem.Content{Title: "Translation", Summary: "Translation", Body: "La cola creció.", Language: "es"}, VariantOf: "queue-stuck"},
+		{Content: postmortem.Content{Title: "Orphan", Summary: "Orphan", Body: "x"}, VariantOf: "not-there"},
 	}
 	errs, err := st.ImportPostmortems(ctx, ps)
 	if err != nil {
@@ -132,19 +139,40 @@ func TestBatchImportIndexesAsRebuild(t *testing.T) {
 	ctx := t.Context()
 	ps := []*store.Postmortem{
 		{
-			Title: "Retry storm took down checkout", Summary: "Clients retried without backoff.",
-			Body: "We saw **errors** rise.", Impact: "Checkout failed for 40 minutes.", Trigger: "A deploy.",
-			Contributing: "No jitter.", Detection: "Paging on 5xx.", Resolution: "Rolled back.",
-			Timeline: "10:00 deploy\n10:05 alerts", WentWell: "Fast rollback.", WentWrong: "Slow paging.",
-			GotLucky: "Low traffic.", Organization: "Example Corp", Services: "checkout, payments",
-			SourceText: "retry storm source",
-			Tags: []store.Tag{{PatternSlug: "retry-storm", Role: postmortem.RoleTrigger},
-				{PatternSlug: "cascading-overload", Role: postmortem.RoleAmplifier}},
+			Content: postmortem.Content{
+				Title:        "Retry storm took down checkout",
+				Summary:      "Clients retried without backoff.",
+				Body:         "We saw **errors** rise.",
+				Organization: "Example Corp",
+				Services:     "checkout, payments",
+				Tags: []store.Tag{{PatternSlug: "retry-storm", Role: postmortem.RoleTrigger},
+					{PatternSlug: "cascading-overload", Role: postmortem.RoleAmplifier}},
+				Sections: postmortem.Sections{
+					Impact:       "Checkout failed for 40 minutes.",
+					Trigger:      "A deploy.",
+					Contributing: "No jitter.",
+					Detection:    "Paging on 5xx.",
+					Resolution:   "Rolled back.",
+					Timeline:     "10:00 deploy\n10:05 alerts",
+					WentWell:     "Fast rollback.",
+					WentWrong:    "Slow paging.",
+					GotLucky:     "Low traffic.",
+				},
+			},
+			SourceText:  "retry storm source",
 			ActionItems: []store.ActionItem{{Title: "Add jittered backoff", Kind: "prevent", Priority: "P1", Status: "open"}, {Title: "Page on error budget", Kind: "process", Priority: "P2", Status: "open"}},
 		},
-		{Title: "Tormenta de reintentos", Summary: "Tormenta de reintentos", Language: "es", Body: "Los clientes reintentaron sin espera.",
-			Organization: "Ejemplo SA", SourceText: "tormenta"},
-		{Title: "Leap second", Summary: "Leap second", Body: "Clocks stepped back.", Language: "de", SourceText: "leap"},
+		{
+			Content: postmortem.Content{
+				Title:        "Tormenta de reintentos",
+				Summary:      "Tormenta de reintentos",
+				Language:     "es",
+				Body:         "Los clientes reintentaron sin espera.",
+				Organization: "Ejemplo SA",
+			},
+			SourceText: "tormenta",
+		},
+		{Content: postmortem.Content{Title: "Leap second", Summary: "Leap second", Body: "Clocks stepped back.", Language: "de"}, SourceText: "leap"},
 	}
 	errs, err := st.ImportPostmortems(ctx, ps)
 	if err != nil {

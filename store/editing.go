@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"hindsight/classify"
 	"hindsight/postmortem"
 )
 
@@ -47,68 +48,92 @@ type PostmortemUpdate struct {
 // that postmortem.Validate refuses, as FieldErrors.
 func (s *Store) UpdatePostmortem(ctx context.Context, slug string, expectedVersion int, upd PostmortemUpdate) (Postmortem, error) {
 	var edited Postmortem
-	upd.Fields.ApplyTo(&edited)
+	edited.SetFields(upd.Fields)
 	edited.VariantOf, edited.VariantKind = upd.VariantOf, upd.VariantKind
 	if errs := ValidatePostmortem(&edited); errs != nil {
 		return Postmortem{}, fmt.Errorf("update postmortem %q: %w", slug, errs)
 	}
+	// A change of who may read may open it: what was derived from its text
+	// is then derived again (rederiveEvidence), with the classifier.
+	var c *classify.Classifier
+	if upd.RestrictedTo != nil {
+		var err error
+		if c, err = s.Classifier(ctx); err != nil {
+			return Postmortem{}, fmt.Errorf("update postmortem %q: %w", slug, err)
+		}
+	}
 	err := s.inTx(ctx, func(tx *writeTx) error {
-		cur, err := postmortemForUpdate(ctx, tx, slug)
+		opened := false
+		if err := s.saveUpdate(ctx, tx, slug, expectedVersion, upd, &opened); err != nil || !opened {
+			return err
+		}
+		p, err := postmortemForUpdate(ctx, tx, slug)
 		if err != nil {
 			return err
 		}
-		join, err := variantGroupToJoin(ctx, tx, cur, upd.VariantOf)
-		if err != nil {
-			return err
-		}
-		restrict := upd.RestrictedTo != nil && encodeRestriction(*upd.RestrictedTo) != encodeRestriction(cur.RestrictedTo)
-		if cur.Fields().Equal(upd.Fields) && join == 0 && !restrict {
-			return nil
-		}
-		if cur.Version != expectedVersion {
-			return fmt.Errorf("at version %d, edit based on %d: %w", cur.Version, expectedVersion, ErrStaleVersion)
-		}
-		saves := !cur.Fields().Equal(upd.Fields) || join != 0
-		what := fmt.Sprintf("saved version %d of “%s”", cur.Version+1, upd.Fields.Title)
-		if !saves {
-			what = fmt.Sprintf("changed who may read “%s” (version %d)", cur.Title, cur.Version+1)
-		}
-		if restrict {
-			to := "everyone"
-			if g := encodeRestriction(*upd.RestrictedTo); g != "" {
-				to = "the groups " + strings.Join(decodeRestriction(g), ", ")
-			}
-			what += ", now open to " + to
-		}
-		tx.audit(auditNote{kind: "postmortem.edit", postmortem: slug, signer: upd.Author, what: what})
-		if restrict {
-			// The state before goes into the history first, with who could
-			// read it then.
-			if err := ensureBaseline(ctx, tx, cur); err != nil {
-				return err
-			}
-			if _, err := tx.ExecContext(ctx, `UPDATE postmortems SET restricted_to = ? WHERE id = ?`,
-				encodeRestriction(*upd.RestrictedTo), cur.ID); err != nil {
-				return err
-			}
-			cur.RestrictedTo = decodeRestriction(encodeRestriction(*upd.RestrictedTo))
-		}
-		if !saves {
-			return restrictPostmortem(ctx, tx, cur, revisionMeta{Action: ActionRestrict, Author: upd.Author, Note: upd.Note}, s.Now())
-		}
-		next, err := s.savePostmortem(ctx, tx, cur, upd.Fields, revisionMeta{Action: ActionEdit, Author: upd.Author, Note: upd.Note})
-		if err != nil {
-			return err
-		}
-		if join != 0 {
-			return joinVariantGroup(ctx, tx, next, join, upd.VariantKind)
-		}
-		return nil
+		return rederiveEvidence(ctx, tx, c, p)
 	})
 	if err != nil {
 		return Postmortem{}, fmt.Errorf("update postmortem %q: %w", slug, err)
 	}
 	return s.GetPostmortem(ctx, slug)
+}
+
+// saveUpdate is UpdatePostmortem's write, inside tx; opened is set
+// when it opens the postmortem to readers who could not read it.
+func (s *Store) saveUpdate(ctx context.Context, tx *writeTx, slug string, expectedVersion int, upd PostmortemUpdate, opened *bool) error {
+	cur, err := postmortemForUpdate(ctx, tx, slug)
+	if err != nil {
+		return err
+	}
+	join, err := variantGroupToJoin(ctx, tx, cur, upd.VariantOf)
+	if err != nil {
+		return err
+	}
+	restrict := upd.RestrictedTo != nil && encodeRestriction(*upd.RestrictedTo) != encodeRestriction(cur.RestrictedTo)
+	if cur.Fields().Equal(upd.Fields) && join == 0 && !restrict {
+		return nil
+	}
+	if cur.Version != expectedVersion {
+		return fmt.Errorf("at version %d, edit based on %d: %w", cur.Version, expectedVersion, ErrStaleVersion)
+	}
+	saves := !cur.Fields().Equal(upd.Fields) || join != 0
+	what := fmt.Sprintf("saved version %d of “%s”", cur.Version+1, upd.Fields.Title)
+	if !saves {
+		what = fmt.Sprintf("changed who may read “%s” (version %d)", cur.Title, cur.Version+1)
+	}
+	if restrict {
+		to := "everyone"
+		if g := encodeRestriction(*upd.RestrictedTo); g != "" {
+			to = "the groups " + strings.Join(decodeRestriction(g), ", ")
+		}
+		what += ", now open to " + to
+	}
+	tx.audit(auditNote{kind: "postmortem.edit", postmortem: slug, signer: upd.Author, what: what})
+	if restrict {
+		// The state before goes into the history first, with who could
+		// read it then.
+		if err := ensureBaseline(ctx, tx, cur); err != nil {
+			return err
+		}
+		*opened = opens(cur.RestrictedTo, decodeRestriction(encodeRestriction(*upd.RestrictedTo)))
+		if _, err := tx.ExecContext(ctx, `UPDATE postmortems SET restricted_to = ? WHERE id = ?`,
+			encodeRestriction(*upd.RestrictedTo), cur.ID); err != nil {
+			return err
+		}
+		cur.RestrictedTo = decodeRestriction(encodeRestriction(*upd.RestrictedTo))
+	}
+	if !saves {
+		return restrictPostmortem(ctx, tx, cur, revisionMeta{Action: ActionRestrict, Author: upd.Author, Note: upd.Note}, s.Now())
+	}
+	next, err := s.savePostmortem(ctx, tx, cur, upd.Fields, revisionMeta{Action: ActionEdit, Author: upd.Author, Note: upd.Note})
+	if err != nil {
+		return err
+	}
+	if join != 0 {
+		return joinVariantGroup(ctx, tx, next, join, upd.VariantKind)
+	}
+	return nil
 }
 
 // restrictPostmortem records a change of who may read p (already written
@@ -212,7 +237,7 @@ func (s *Store) savePostmortem(ctx context.Context, tx *writeTx, cur Postmortem,
 	}
 	now := s.Now().UTC().Truncate(time.Second)
 	next := cur
-	f.ApplyTo(&next)
+	next.SetFields(f)
 	setDuration(&next)
 	if err := updatePostmortem(ctx, tx, &next, now); err != nil {
 		return cur, err

@@ -66,6 +66,9 @@ type ActionItemFilter struct {
 	Service  string // the postmortem names it among its services
 	Org      string // the postmortem's organization, ignoring case
 	Overdue  bool   // unfinished and past the due date where the postmortem's team is
+	// Examples includes the items of example postmortems (see
+	// Postmortem.Example), left out otherwise.
+	Examples bool
 	// Sort is "due" (soonest first, undated last; the default) or "-due"
 	// (latest first).
 	Sort   string
@@ -91,14 +94,21 @@ type ActionItemEntry struct {
 // time zone, and its arguments. The time zones in use are few; they are
 // read once per data version.
 func (s *Store) todayByZone(ctx context.Context, now time.Time) (string, []any, error) {
-	// The zones of the items anyone may read are in the counts kept on
-	// write; a restricted postmortem's are read from it.
-	if err := s.foldPendingInsights(ctx); err != nil {
-		return "", nil, err
-	}
+	// The zones of the items anyone may read are in the follow-up counts;
+	// a restricted postmortem's are read from it.
 	zones, err := cached(ctx, s, "time-zones", func() ([]string, error) {
-		return queryColumn[string](ctx, s.db, `SELECT time_zone FROM followup_counts WHERE time_zone != ''
-			UNION SELECT time_zone FROM postmortems INDEXED BY postmortems_restricted_groups WHERE restricted_to != '' AND time_zone != ''`)
+		counts, err := s.followupCounts(ctx)
+		if err != nil {
+			return nil, err
+		}
+		zones, err := queryColumn[string](ctx, s.db, `SELECT DISTINCT time_zone FROM postmortems INDEXED BY postmortems_restricted_groups
+			WHERE restricted_to != '' AND time_zone != ''`)
+		for _, c := range counts[""] {
+			if c.zone != "" && !slices.Contains(zones, c.zone) {
+				zones = append(zones, c.zone)
+			}
+		}
+		return zones, err
 	})
 	if err != nil {
 		return "", nil, fmt.Errorf("list time zones: %w", err)
@@ -133,6 +143,9 @@ type itemQuery struct {
 	// today is the date it is where the postmortem p's team is (an SQL
 	// expression whose arguments are overdueArgs).
 	today string
+	// withoutExamples: live examples are left out, which the kept counts
+	// do not know of, so the items are counted.
+	withoutExamples bool
 }
 
 func (s *Store) actionItemQuery(ctx context.Context, f ActionItemFilter, now time.Time) (itemQuery, error) {
@@ -146,6 +159,16 @@ func (s *Store) actionItemQuery(ctx context.Context, f ActionItemFilter, now tim
 	// Restricted postmortems the reader may not see do not exist for them:
 	// neither do their action items.
 	q.pConds = []string{`p.archived_at = ''`, visibleSQL(ctx, "p")}
+	if !f.Examples {
+		n, err := s.CountExamples(ctx)
+		if err != nil {
+			return q, err
+		}
+		if n > 0 {
+			q.pConds = append(q.pConds, `p.example = 0`)
+			q.withoutExamples = true
+		}
+	}
 	switch f.Status {
 	case "":
 	case StatusUnfinished:
@@ -234,7 +257,7 @@ func (s *Store) ListActionItems(ctx context.Context, f ActionItemFilter, now tim
 	if err != nil {
 		return nil, t, fmt.Errorf("list action items: %w", err)
 	}
-	if countedByStatus(f) {
+	if countedByStatus(f) && !q.withoutExamples {
 		t, err = s.keptActionItemTotals(ctx, q, f, now)
 	} else {
 		t, err = q.countItems(ctx, s.db, f)
@@ -436,8 +459,9 @@ func (s *Store) attachPostmortemRefs(ctx context.Context, es []ActionItemEntry) 
 }
 
 // CountActionItems counts the unfinished (open or in-progress) action
-// items of live postmortems, and the overdue ones among them, at now.
+// items of live postmortems, the examples' included (the metrics count
+// every live postmortem), and the overdue ones among them, at now.
 func (s *Store) CountActionItems(ctx context.Context, now time.Time) (ActionItemTotals, error) {
-	_, t, err := s.ListActionItems(ctx, ActionItemFilter{Status: StatusUnfinished, Limit: -1}, now)
+	_, t, err := s.ListActionItems(ctx, ActionItemFilter{Status: StatusUnfinished, Examples: true, Limit: -1}, now)
 	return t, err
 }

@@ -31,12 +31,24 @@ func learningStore(b *testing.B, n int) *store.Store {
 	statuses := []string{postmortem.StatusOpen, postmortem.StatusInProgress, postmortem.StatusDone, postmortem.StatusWontDo}
 	for i := range n {
 		start := time.Date(2010+i%15, time.Month(1+i%12), 1+i%28, 10, 0, 0, 0, time.UTC)
-		p := store.Postmortem{Title: fmt.Sprintf("Incident %d", i), Summary: fmt.Sprintf("Incident %d", i), Body: "Text.", Organization: fmt.Sprintf("Org %d", i%40),
-			IncidentDate: start.Format("2006-01-02"), Severity: fmt.Sprintf("SEV%d", 1+i%5), TimeZone: zones[i%4],
-			Services: fmt.Sprintf("svc-%d, api", i%30), StartedAt: start.Format(time.RFC3339),
-			DetectedAt: start.Add(time.Duration(i%120) * time.Minute).Format(time.RFC3339),
-			ResolvedAt: start.Add(time.Duration(60+i%900) * time.Minute).Format(time.RFC3339),
-			Tags:       []store.Tag{{PatternSlug: pats[i%len(pats)].Slug, Role: "trigger"}}}
+		p := store.Postmortem{
+			Content: postmortem.Content{
+				Title:        fmt.Sprintf("Incident %d", i),
+				Summary:      fmt.Sprintf("Incident %d", i),
+				Body:         "Text.",
+				Organization: fmt.Sprintf("Org %d", i%40),
+				IncidentDate: start.Format("2006-01-02"),
+				Severity:     fmt.Sprintf("SEV%d", 1+i%5),
+				Services:     fmt.Sprintf("svc-%d, api", i%30),
+				Tags:         []store.Tag{{PatternSlug: pats[i%len(pats)].Slug, Role: "trigger"}},
+				Times: postmortem.Times{
+					TimeZone:   zones[i%4],
+					StartedAt:  start.Format(time.RFC3339),
+					DetectedAt: start.Add(time.Duration(i%120) * time.Minute).Format(time.RFC3339),
+					ResolvedAt: start.Add(time.Duration(60+i%900) * time.Minute).Format(time.RFC3339),
+				},
+			},
+		}
 		if j := (i*7 + 3) % len(pats); j != i%len(pats) {
 			p.Tags = append(p.Tags, store.Tag{PatternSlug: pats[j].Slug, Role: "amplifier"})
 		}

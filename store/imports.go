@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"hindsight/postmortem"
 )
@@ -47,31 +48,27 @@ func (e FieldErrors) Unwrap() error { return ErrInvalid }
 // acceptable. Checks that need the database (do the patterns and
 // variant_of exist?) are made by ImportPostmortem.
 func ValidatePostmortem(p *Postmortem) FieldErrors {
-	return FieldErrors(postmortem.Validate(p.domainFields()))
+	r := p.Record()
+	if r.VariantOf != "" && (r.VariantKind == "" || r.VariantKind == postmortem.KindOriginal) {
+		// An import without the kind gets one from the languages (see
+		// checkReferences); a writer's input names it.
+		r.VariantKind = postmortem.KindRewrite
+	}
+	return FieldErrors(r.Validate(time.Time{}))
 }
 
-// domainFields are the values postmortem.Validate checks.
-func (p *Postmortem) domainFields() postmortem.Fields {
-	f := postmortem.Fields{
-		Title: p.Title, Organization: p.Organization, Summary: p.Summary, Services: p.Services, Authors: p.Authors,
-		Severity: p.Severity, Language: p.Language, SourceURL: p.SourceURL,
-		IncidentDate: p.IncidentDate, PublishedDate: p.PublishedDate,
-		StartedAt: p.StartedAt, DetectedAt: p.DetectedAt, MitigatedAt: p.MitigatedAt, ResolvedAt: p.ResolvedAt,
-		DurationMinutes: p.DurationMinutes, VariantOf: p.VariantOf, VariantKind: p.VariantKind,
-		Body: p.Body, Impact: p.Impact, Trigger: p.Trigger, Contributing: p.Contributing, Detection: p.Detection,
-		Resolution: p.Resolution, Timeline: p.Timeline, WentWell: p.WentWell, WentWrong: p.WentWrong, GotLucky: p.GotLucky,
-	}
-	for _, t := range p.Tags {
-		f.Tags = append(f.Tags, postmortem.Tag{Pattern: t.PatternSlug, Role: t.Role})
-	}
+// Record is p as the domain holds it.
+func (p *Postmortem) Record() postmortem.Postmortem {
+	r := postmortem.Postmortem{Content: p.Fields(), PublishedDate: p.PublishedDate, DurationMinutes: p.DurationMinutes,
+		VariantOf: p.VariantOf, VariantKind: p.VariantKind, RestrictedTo: p.RestrictedTo}
 	for _, t := range p.Suggested {
-		f.Suggested = append(f.Suggested, postmortem.Suggestion{Pattern: t.PatternSlug, Role: t.Role, Confidence: t.Confidence, Status: t.Status})
+		r.Suggested = append(r.Suggested, postmortem.Suggestion{Pattern: t.PatternSlug, Role: t.Role, Confidence: t.Confidence, Status: t.Status})
 	}
 	for _, a := range p.ActionItems {
-		f.ActionItems = append(f.ActionItems, postmortem.ActionItem{Title: a.Title, Kind: a.Kind, Priority: a.Priority,
+		r.ActionItems = append(r.ActionItems, postmortem.ActionItem{Title: a.Title, Kind: a.Kind, Priority: a.Priority,
 			Status: a.Status, DueDate: a.DueDate, TicketURL: a.TicketURL})
 	}
-	return f
+	return r
 }
 
 // hashSource identifies a verbatim source text.
@@ -92,7 +89,10 @@ func findImported(ctx context.Context, q queryRower, source string) (string, err
 	// that SQLite can use it: with a bound value alone it cannot tell.
 	// Only a postmortem the reader can see makes the text a duplicate: to
 	// the others a restricted one does not exist, not even by its text.
+	// Nor by a text imported while restricted to groups the reader is not
+	// in, once the postmortem is opened: the text is not theirs to match.
 	err := q.QueryRowContext(ctx, `SELECT slug FROM postmortems WHERE source_hash != '' AND source_hash = ? AND `+visibleSQL(ctx, "postmortems")+`
+		AND `+restrictionVisibleSQL(ctx, "postmortems.source_restricted_to")+`
 		ORDER BY id LIMIT 1`, hashSource(source)).Scan(&slug)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", fmt.Errorf("find imported text: %w", ErrNotFound)
@@ -187,8 +187,9 @@ func (s *Store) ImportPostmortems(ctx context.Context, ps []*Postmortem) (errs [
 		before[i] = *p
 		before[i].ActionItems = slices.Clone(p.ActionItems)
 	}
-	// Fingerprinting and classifying need no database: do them on every
-	// core first, for those the caller has not prepared.
+	// Fingerprinting, classifying and validating need no database: do them
+	// on every core first, outside the one writer's transaction (validation
+	// parses every section's Markdown: a third of the transaction's time).
 	c, err := s.Classifier(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("import %d postmortems: %w", len(ps), err)
@@ -196,6 +197,9 @@ func (s *Store) ImportPostmortems(ctx context.Context, ps []*Postmortem) (errs [
 	parallel(len(ps), func(i int) {
 		suggestTags(c, ps[i])
 		ps[i].PrepareImport()
+		if fe := ValidatePostmortem(ps[i]); fe != nil {
+			errs[i] = fmt.Errorf("import postmortem: %w", fe)
+		}
 	})
 	failed := -1
 	err = s.inTx(ctx, func(tx *writeTx) error {
@@ -211,8 +215,7 @@ func (s *Store) ImportPostmortems(ctx context.Context, ps []*Postmortem) (errs [
 			}
 		}
 		for i, p := range ps {
-			if fe := ValidatePostmortem(p); fe != nil {
-				errs[i] = fmt.Errorf("import postmortem: %w", fe)
+			if errs[i] != nil {
 				continue
 			}
 			// An import is refused, when it is, by checks made before
@@ -350,7 +353,7 @@ func (s *Store) indexImported(ctx context.Context, tx *writeTx, ps []*Postmortem
 	for _, p := range ps {
 		r := *p.indexed
 		r.body = withSuggestedTokens(r.body, p.Suggested)
-		if err := insertIndexRow(ctx, tx, p.ID, r); err != nil {
+		if err := insertIndexRow(ctx, tx, p.ID, r, len(p.RestrictedTo) > 0); err != nil {
 			return err
 		}
 	}

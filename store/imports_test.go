@@ -17,7 +17,7 @@ import (
 func TestValidatePostmortem(t *testing.T) {
 	t.Parallel()
 	valid := func() store.Postmortem {
-		return store.Postmortem{Title: "Routers overloaded", Summary: "Routers overloaded", Body: "The routers were overloaded."}
+		return store.Postmortem{Content: postmortem.Content{Title: "Routers overloaded", Summary: "Routers overloaded", Body: "The routers were overloaded."}}
 	}
 	for _, tt := range []struct {
 		name   string
@@ -73,9 +73,16 @@ func TestImportPostmortem(t *testing.T) {
 		t.Fatal(err)
 	}
 	source := "---\ntitle: Routers overloaded\n---\nThe request routers were overloaded.\n"
-	p := store.Postmortem{Title: "Routers overloaded", Summary: "Routers overloaded", Body: "The request routers were overloaded.", SourceText: source,
-		Tags:     []store.Tag{{PatternSlug: "cascading-overload", Role: "amplifier"}},
-		Comments: []store.Comment{{Author: "ann", Posted: "2 June 2021, 10:00", Text: "Thanks"}}}
+	p := store.Postmortem{
+		Content: postmortem.Content{
+			Title:   "Routers overloaded",
+			Summary: "Routers overloaded",
+			Body:    "The request routers were overloaded.",
+			Tags:    []store.Tag{{PatternSlug: "cascading-overload", Role: "amplifier"}},
+		},
+		SourceText: source,
+		Comments:   []store.Comment{{Author: "ann", Posted: "2 June 2021, 10:00", Text: "Thanks"}},
+	}
 
 	t.Run("OK", func(t *testing.T) {
 		if err := st.ImportPostmortem(ctx, &p); err != nil {
@@ -93,7 +100,7 @@ func TestImportPostmortem(t *testing.T) {
 		}
 	})
 	t.Run("Duplicate", func(t *testing.T) {
-		again := store.Postmortem{Title: "Another title", Summary: "Another title", Body: "x", SourceText: source}
+		again := store.Postmortem{Content: postmortem.Content{Title: "Another title", Summary: "Another title", Body: "x"}, SourceText: source}
 		err := st.ImportPostmortem(ctx, &again)
 		var dup *store.DuplicateError
 		if !errors.As(err, &dup) || dup.Slug != "routers-overloaded" || !errors.Is(err, store.ErrConflict) {
@@ -106,7 +113,7 @@ func TestImportPostmortem(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		again := store.Postmortem{Title: "Dreamwidth", Summary: "Dreamwidth", Body: "x", SourceText: string(raw)}
+		again := store.Postmortem{Content: postmortem.Content{Title: "Dreamwidth", Summary: "Dreamwidth", Body: "x"}, SourceText: string(raw)}
 		var dup *store.DuplicateError
 		if err := st.ImportPostmortem(ctx, &again); !errors.As(err, &dup) || dup.Slug != "dreamwidth-2020-05-25-site-interruptions" {
 			t.Fatalf("err = %v, want the Dreamwidth seed as duplicate", err)
@@ -117,9 +124,9 @@ func TestImportPostmortem(t *testing.T) {
 		p     store.Postmortem
 		field string
 	}{
-		{"UnknownPattern", store.Postmortem{Title: "A", Summary: "A", Body: "b", SourceText: "a1", Tags: []store.Tag{{PatternSlug: "no-such-pattern", Role: "trigger"}}}, "patterns"},
-		{"UnknownVariantOf", store.Postmortem{Title: "A", Summary: "A", Body: "b", SourceText: "a2", VariantOf: "no-such-postmortem"}, "variant_of"},
-		{"Invalid", store.Postmortem{Body: "b", SourceText: "a3"}, "title"},
+		{"UnknownPattern", store.Postmortem{Content: postmortem.Content{Title: "A", Summary: "A", Body: "b", Tags: []store.Tag{{PatternSlug: "no-such-pattern", Role: "trigger"}}}, SourceText: "a1"}, "patterns"},
+		{"UnknownVariantOf", store.Postmortem{Content: postmortem.Content{Title: "A", Summary: "A", Body: "b"}, SourceText: "a2", VariantOf: "no-such-postmortem"}, "variant_of"},
+		{"Invalid", store.Postmortem{Content: postmortem.Content{Body: "b"}, SourceText: "a3"}, "title"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			err := st.ImportPostmortem(ctx, &tt.p)
@@ -137,7 +144,7 @@ func TestImportPostmortem(t *testing.T) {
 		for _, tt := range []struct {
 			lang, want string
 		}{{"es", postmortem.KindTranslation}, {"en", postmortem.KindRewrite}} {
-			v := store.Postmortem{Title: "Routers " + tt.lang, Summary: "Routers " + tt.lang, Body: "b", Language: tt.lang, VariantOf: "routers-overloaded", SourceText: "v-" + tt.lang}
+			v := store.Postmortem{Content: postmortem.Content{Title: "Routers " + tt.lang, Summary: "Routers " + tt.lang, Body: "b", Language: tt.lang}, VariantOf: "routers-overloaded", SourceText: "v-" + tt.lang}
 			if err := st.ImportPostmortem(ctx, &v); err != nil {
 				t.Fatal(err)
 			}
@@ -160,8 +167,8 @@ func TestImportedTextsWithoutHash(t *testing.T) {
 	st, path := newEmptyStore(t)
 	ctx := t.Context()
 	for _, p := range []*store.Postmortem{
-		{Title: "Old import", Summary: "Old import", Body: "x", SourceText: "the original file"},
-		{Title: "Its copy", Summary: "Its copy", Body: "y", SourceText: "another file"},
+		{Content: postmortem.Content{Title: "Old import", Summary: "Old import", Body: "x"}, SourceText: "the original file"},
+		{Content: postmortem.Content{Title: "Its copy", Summary: "Its copy", Body: "y"}, SourceText: "another file"},
 	} {
 		if err := st.ImportPostmortem(ctx, p); err != nil {
 			t.Fatal(err)
@@ -184,7 +191,7 @@ func TestImportedTextsWithoutHash(t *testing.T) {
 		t.Errorf("FindImported = %q, %v; want old-import", slug, err)
 	}
 	var dup *store.DuplicateError
-	err = again.ImportPostmortem(ctx, &store.Postmortem{Title: "Again", Summary: "Again", Body: "z", SourceText: "the original file"})
+	err = again.ImportPostmortem(ctx, &store.Postmortem{Content: postmortem.Content{Title: "Again", Summary: "Again", Body: "z"}, SourceText: "the original file"})
 	if !errors.As(err, &dup) || dup.Slug != "old-import" {
 		t.Errorf("importing the text again: err = %v, want a DuplicateError naming old-import", err)
 	}

@@ -19,6 +19,12 @@ type InsightFilter struct {
 	Service  string
 	Severity string
 	From, To string
+	// Examples includes the example postmortems (see Postmortem.Example),
+	// left out otherwise.
+	Examples bool
+	// withoutExamples: live examples are left out, which the kept counts
+	// do not know of, so the incidents are counted.
+	withoutExamples bool
 }
 
 // Insights are what a collection of incidents shows together.
@@ -112,6 +118,9 @@ type StepFollowThrough struct {
 // variant group ids) only those groups are looked at.
 func insightBase(ctx context.Context, f InsightFilter, groups string) (string, []any) {
 	conds := []string{`p.archived_at = ''`, visibleSQL(ctx, "p")}
+	if f.withoutExamples {
+		conds = append(conds, `p.example = 0`)
+	}
 	var args []any
 	if groups != "" {
 		conds = append(conds, `g.id IN (SELECT value FROM json_each(?))`)
@@ -144,7 +153,7 @@ func insightBase(ctx context.Context, f InsightFilter, groups string) (string, [
 		conds = append(conds, `p.incident_date != '' AND p.incident_date <= ?`)
 		args = append(args, f.To)
 	}
-	return `SELECT g.id, p.id, p.organization, substr(p.incident_date, 1, 4), p.severity,
+	return `SELECT p.id, p.organization, substr(p.incident_date, 1, 4), p.severity,
 			CASE WHEN p.started_at != '' AND p.detected_at != '' THEN (unixepoch(p.detected_at) - unixepoch(p.started_at)) / 60 END,
 			CASE WHEN p.started_at != '' AND p.mitigated_at != '' THEN (unixepoch(p.mitigated_at) - unixepoch(p.started_at)) / 60 END,
 			CASE WHEN p.started_at != '' AND p.resolved_at != '' THEN (unixepoch(p.resolved_at) - unixepoch(p.started_at)) / 60 END
@@ -155,12 +164,20 @@ func insightBase(ctx context.Context, f InsightFilter, groups string) (string, [
 }
 
 // Insights computes what the incidents f selects show together; the result
-// is kept until the data changes. Without an organization or service, and
-// with dates that are whole years (or none), it reads the counts kept on
-// write (insight_counts); otherwise it counts the selected incidents.
+// is kept until the data changes. Without a service, and with dates that
+// are whole years (or none), it picks its figures out of the counts of
+// every incident, taken once per generation of the data (publicInsights);
+// otherwise it counts the selected incidents.
 func (s *Store) Insights(ctx context.Context, f InsightFilter) (Insights, error) {
-	key := strings.Join([]string{"insights", f.Org, strings.ToLower(strings.TrimSpace(f.Service)), f.Severity, f.From, f.To}, "\x00")
+	key := strings.Join([]string{"insights", f.Org, strings.ToLower(strings.TrimSpace(f.Service)), f.Severity, f.From, f.To, strconv.FormatBool(f.Examples)}, "\x00")
 	return cached(ctx, s, key, func() (Insights, error) {
+		if !f.Examples {
+			n, err := s.CountExamples(ctx)
+			if err != nil {
+				return Insights{}, fmt.Errorf("insights: %w", err)
+			}
+			f.withoutExamples = n > 0
+		}
 		in, err := s.insights(ctx, f)
 		if err != nil {
 			return in, fmt.Errorf("insights: %w", err)
@@ -172,7 +189,9 @@ func (s *Store) Insights(ctx context.Context, f InsightFilter) (Insights, error)
 func (s *Store) insights(ctx context.Context, f InsightFilter) (Insights, error) {
 	var acc tally
 	var err error
-	if sel, ok := selectionFor(f); ok {
+	if f.withoutExamples {
+		acc, err = s.countInsights(ctx, s.db, f, "")
+	} else if sel, ok := selectionFor(f); ok {
 		acc, err = s.keptInsightCounts(ctx, sel)
 	} else if whole, parts, ok := splitYears(f); ok {
 		// Dates inside a year: the whole years between from the counts,
@@ -185,7 +204,7 @@ func (s *Store) insights(ctx context.Context, f InsightFilter) (Insights, error)
 		}
 		anyYear := countsSelection{sev: whole.sev, dated: true, from: "0000", to: "9999"}
 		for _, part := range parts {
-			counted, err := s.countInsights(ctx, s.db, part, "", nil)
+			counted, err := s.countInsights(ctx, s.db, part, "")
 			if err != nil {
 				return Insights{}, err
 			}
@@ -196,7 +215,7 @@ func (s *Store) insights(ctx context.Context, f InsightFilter) (Insights, error)
 			}
 		}
 	} else {
-		acc, err = s.countInsights(ctx, s.db, f, "", nil)
+		acc, err = s.countInsights(ctx, s.db, f, "")
 	}
 	if err != nil {
 		return Insights{}, err
@@ -281,7 +300,7 @@ func minutesKey(m int) int {
 
 // insightRep is the incident a variant group stands for.
 type insightRep struct {
-	group, id                 int64
+	id                        int64
 	org, year, sev            string
 	detect, mitigate, resolve sql.NullInt64
 }
@@ -293,9 +312,8 @@ type querier interface {
 
 // countInsights counts the incidents f selects as ctx's reader sees them
 // (of groups, a JSON array of variant group ids, when not empty), each at
-// its own year and severity. With each, the counts are also given per
-// variant group.
-func (s *Store) countInsights(ctx context.Context, q querier, f InsightFilter, groups string, each func(group int64, k countKey, n int)) (tally, error) {
+// its own organization, year and severity.
+func (s *Store) countInsights(ctx context.Context, q querier, f InsightFilter, groups string) (tally, error) {
 	base, args := insightBase(ctx, f, groups)
 	rows, err := q.QueryContext(ctx, base, args...)
 	if err != nil {
@@ -304,7 +322,7 @@ func (s *Store) countInsights(ctx context.Context, q querier, f InsightFilter, g
 	var reps []insightRep
 	for rows.Next() {
 		var r insightRep
-		if err := rows.Scan(&r.group, &r.id, &r.org, &r.year, &r.sev, &r.detect, &r.mitigate, &r.resolve); err != nil {
+		if err := rows.Scan(&r.id, &r.org, &r.year, &r.sev, &r.detect, &r.mitigate, &r.resolve); err != nil {
 			rows.Close()
 			return nil, err
 		}
@@ -380,11 +398,7 @@ func (s *Store) countInsights(ctx context.Context, q querier, f InsightFilter, g
 			if n == 0 {
 				return
 			}
-			k := countKey{kind, foldCase(r.org), r.year, r.sev, a, b}
-			acc[k] += n
-			if each != nil {
-				each(r.group, k, n)
-			}
+			acc[countKey{kind, foldCase(r.org), r.year, r.sev, a, b}] += n
 		}
 		add(kIncidents, "", "", 1)
 		if r.org != "" {
@@ -688,45 +702,19 @@ func cmpOr(a, b string) string {
 	return b
 }
 
-// keptInsightCounts reads the counts kept for sel, as ctx's reader sees
-// them: the kept counts are of what anyone may read, so for a reader in
-// groups, each variant group with a restricted version is counted again as
-// they see it, in place of what it adds for anyone.
+// keptInsightCounts picks the counts sel selects out of the public
+// counts of this generation (publicInsights), as ctx's reader sees them:
+// for a reader in groups, each variant group with a restricted version is
+// counted again as they see it, in place of what it adds for anyone.
 func (s *Store) keptInsightCounts(ctx context.Context, sel countsSelection) (tally, error) {
-	if err := s.foldPendingInsights(ctx); err != nil {
+	public, err := s.publicInsights(ctx)
+	if err != nil {
 		return nil, err
 	}
 	acc := tally{}
-	years, yargs := `year != '*'`, []any(nil)
-	spanYears, sargs := `year = '*'`, []any(nil)
-	if sel.dated {
-		years, yargs = `year BETWEEN ? AND ?`, []any{sel.from, sel.to}
-		spanYears, sargs = years, yargs
-	}
-	sevCond, sevArgs := `severity != '*'`, []any(nil)
-	if sel.sev != "" {
-		sevCond, sevArgs = `severity = ?`, []any{sel.sev}
-	}
-	sevKey, orgKey := cmpOr(sel.sev, "*"), cmpOr(sel.org, "*")
-	for _, q := range []struct {
-		query string
-		args  []any
-	}{
-		{`SELECT kind, org, year, severity, a, b, n FROM insight_counts WHERE kind = 'incidents' AND org = ? AND ` + sevCond + ` AND ` + years,
-			append(append([]any{orgKey}, sevArgs...), yargs...)},
-		{`SELECT kind, org, year, severity, a, b, n FROM insight_counts WHERE kind IN (` + placeholders(len(perYearKinds)) + `) AND org = ? AND severity = ? AND ` + years,
-			append(append(anys(perYearKinds), orgKey, sevKey), yargs...)},
-		{`SELECT kind, org, year, severity, a, b, n FROM insight_counts WHERE kind IN (` + placeholders(len(spanKinds)) + `) AND org = ? AND severity = ? AND ` + spanYears,
-			append(append(anys(spanKinds), orgKey, sevKey), sargs...)},
-	} {
-		if err := scanRows(ctx, s.db, q.query, q.args, func(rs *sql.Rows) error {
-			var k countKey
-			var n int
-			err := rs.Scan(&k.kind, &k.org, &k.year, &k.sev, &k.a, &k.b, &n)
+	for k, n := range public {
+		if k, ok := sel.keep(k); ok {
 			acc[k] += n
-			return err
-		}); err != nil {
-			return nil, err
 		}
 	}
 	if len(readerGroups(ctx)) == 0 {
@@ -737,26 +725,22 @@ func (s *Store) keptInsightCounts(ctx context.Context, sel countsSelection) (tal
 		return acc, err
 	}
 	list := int64List(groups)
-	if err := scanRows(ctx, s.db, `SELECT counts FROM insight_groups WHERE group_id IN (SELECT value FROM json_each(?))`, []any{list}, func(rs *sql.Rows) error {
-		var js string
-		if err := rs.Scan(&js); err != nil {
-			return err
-		}
-		return decodeGroupCounts(js, func(k countKey, n int) {
-			if k, ok := sel.keep(k); ok {
-				acc[k] -= n
-			}
-		})
-	}); err != nil {
+	theirs, err := s.countInsights(ctx, s.db, InsightFilter{}, list)
+	if err != nil {
 		return nil, err
 	}
-	theirs, err := s.countInsights(ctx, s.db, InsightFilter{}, list, nil)
+	anyones, err := s.countInsights(WithReaderGroups(ctx, nil), s.db, InsightFilter{}, list)
 	if err != nil {
 		return nil, err
 	}
 	for k, n := range theirs {
 		if k, ok := sel.keep(k); ok {
 			acc[k] += n
+		}
+	}
+	for k, n := range anyones {
+		if k, ok := sel.keep(k); ok {
+			acc[k] -= n
 		}
 	}
 	return acc, nil
@@ -778,23 +762,4 @@ func foldCase(s string) string {
 		}
 		return r
 	}, s)
-}
-
-// keptCopies are the places a count of one incident's organization, year
-// and severity is kept: for every organization at its year and severity,
-// its year, its severity and neither; and for its organization where an
-// organization's page reads it.
-func keptCopies(k countKey) []countKey {
-	var out []countKey
-	for _, y := range []string{k.year, "*"} {
-		for _, sev := range []string{k.sev, "*"} {
-			out = append(out, countKey{k.kind, "*", y, sev, k.a, k.b})
-		}
-	}
-	if k.org != "" {
-		if c, ok := (countsSelection{org: k.org}).keep(k); ok {
-			out = append(out, c)
-		}
-	}
-	return out
 }

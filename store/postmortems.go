@@ -3,6 +3,7 @@ package store
 import (
 	"cmp"
 	"context"
+	"crypto/rand"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -17,44 +18,22 @@ import (
 	"hindsight/textnorm"
 )
 
-// Postmortem is one incident write-up.
+// Postmortem is one incident write-up: its content (postmortem.Content,
+// what its writers edit) and what the store keeps beside it.
 type Postmortem struct {
-	ID              int64
-	Slug            string
-	Title           string
-	Organization    string
-	IncidentDate    string // YYYY-MM-DD, "" when unknown
+	ID   int64
+	Slug string
+	postmortem.Content
 	PublishedDate   string // YYYY-MM-DD, "" when unknown
 	DurationMinutes int    // 0 when unknown
-	Severity        string // SEV1..SEV5 or ""
-	Language        string // ISO 639-1
-	Summary         string
-	Body            string // Markdown
 
-	// Sections of the SRE postmortem template, Markdown each.
-	Impact       string
-	Trigger      string
-	Contributing string
-	Detection    string
-	Resolution   string
-	Timeline     string
-	WentWell     string
-	WentWrong    string
-	GotLucky     string
-
-	Services string
-	Authors  string
-
-	// Incident times in RFC 3339 with the writer's offset, "" when unknown,
-	// and the IANA time zone they were entered in.
-	StartedAt   string
-	DetectedAt  string
-	MitigatedAt string
-	ResolvedAt  string
-	TimeZone    string
-
-	SourceURL  string
 	SourceText string // verbatim text when imported
+	// SourceRestrictedTo is who could read the postmortem when its source
+	// text and Comments came with it (its import): they belong to that
+	// version, as a revision's text does, whoever may read it now. For
+	// other readers GetPostmortem leaves them out and sets SourceWithheld.
+	SourceRestrictedTo []string
+	SourceWithheld     bool
 
 	GroupID     int64
 	VariantKind string
@@ -69,6 +48,9 @@ type Postmortem struct {
 
 	Version    int
 	ArchivedAt string
+	// Example marks a public postmortem loaded so a new instance is not
+	// empty (the seeds): follow-ups and insights leave it out unless asked.
+	Example bool
 	// Status is where it is in its review: StatusDraft, StatusInReview or
 	// StatusPublished. On create, empty is published (an import, a seed).
 	Status string
@@ -83,7 +65,6 @@ type Postmortem struct {
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
 
-	Tags []Tag
 	// Suggested are the classifier's unreviewed suggestions (machine tags),
 	// apart from Tags. An import fills them for a postmortem that comes
 	// with no tags; GetPostmortem reads them back.
@@ -105,15 +86,7 @@ type Postmortem struct {
 }
 
 // Tag says that a postmortem shows a pattern, and in which role.
-type Tag struct {
-	PatternSlug string `json:"pattern"`
-	PatternName string `json:"-"`
-	Role        string `json:"role"`
-	// Evidence is the sentence of the text that supports the tag, when one
-	// was recorded. Like the name, it is not part of the edited content: an
-	// edit that keeps the tag keeps it.
-	Evidence string `json:"-"`
-}
+type Tag = postmortem.Tag
 
 // Variant is another member of a postmortem's variant group.
 type Variant struct {
@@ -175,22 +148,23 @@ const postmortemColumns = `p.id, p.slug, p.title, p.organization, p.incident_dat
 	p.went_well, p.went_wrong, p.got_lucky, p.services, p.authors,
 	p.started_at, p.detected_at, p.mitigated_at, p.resolved_at, p.time_zone,
 	p.source_url, p.source_text, p.group_id, p.variant_kind, g.canonical_id = p.id,
-	p.version, p.archived_at, p.created_at, p.updated_at, p.restricted_to`
+	p.version, p.archived_at, p.created_at, p.updated_at, p.restricted_to, p.example, p.source_restricted_to`
 
 type scanner interface{ Scan(...any) error }
 
 func scanPostmortem(row scanner) (Postmortem, error) {
 	var p Postmortem
-	var created, updated, restricted string
+	var created, updated, restricted, sourceRestricted string
 	err := row.Scan(&p.ID, &p.Slug, &p.Title, &p.Organization, &p.IncidentDate, &p.PublishedDate,
 		&p.DurationMinutes, &p.Severity, &p.Language, &p.Summary, &p.Body,
 		&p.Impact, &p.Trigger, &p.Contributing, &p.Detection, &p.Resolution, &p.Timeline,
 		&p.WentWell, &p.WentWrong, &p.GotLucky, &p.Services, &p.Authors,
 		&p.StartedAt, &p.DetectedAt, &p.MitigatedAt, &p.ResolvedAt, &p.TimeZone,
 		&p.SourceURL, &p.SourceText, &p.GroupID, &p.VariantKind, &p.Canonical,
-		&p.Version, &p.ArchivedAt, &created, &updated, &restricted)
+		&p.Version, &p.ArchivedAt, &created, &updated, &restricted, &p.Example, &sourceRestricted)
 	p.CreatedAt, p.UpdatedAt = parseTime(created), parseTime(updated)
 	p.RestrictedTo = decodeRestriction(restricted)
+	p.SourceRestrictedTo = decodeRestriction(sourceRestricted)
 	return p, err
 }
 
@@ -229,6 +203,13 @@ func (s *Store) GetPostmortem(ctx context.Context, slug string) (Postmortem, err
 	}
 	if p.Comments, err = listComments(ctx, tx, p.ID); err != nil {
 		return Postmortem{}, err
+	}
+	if !canSee(ctx, p.SourceRestrictedTo) {
+		// Imported while restricted to groups the reader is not in: the
+		// verbatim text and its comments may hold what a redaction took
+		// out before the postmortem was opened.
+		p.SourceWithheld = p.SourceText != "" || len(p.Comments) > 0
+		p.SourceText, p.Comments = "", nil
 	}
 	if p.Suggested, err = listSuggestedTags(ctx, tx, p.ID); err != nil {
 		return Postmortem{}, err
@@ -657,7 +638,7 @@ func recentlyCreated(ctx context.Context, tx *writeTx, p *Postmortem, since time
 			continue
 		}
 		var group int64
-		err = tx.QueryRowContext(ctx, `SELECT group_id FROM postmortems WHERE slug = ?`, p.VariantOf).Scan(&group)
+		err = tx.QueryRowContext(ctx, `SELECT group_id FROM postmortems WHERE slug = ? AND `+visibleSQL(ctx, "postmortems"), p.VariantOf).Scan(&group)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return Postmortem{}, err
 		}
@@ -680,7 +661,7 @@ func (s *Store) createPostmortem(ctx context.Context, tx *writeTx, p *Postmortem
 	if p.DurationMinutes == 0 {
 		setDuration(p)
 	}
-	slug, err := uniqueSlug(ctx, tx, p.Slug, slugTitle(p))
+	slug, err := uniqueSlug(ctx, tx, p.Slug, slugTitle(p), len(p.RestrictedTo) > 0)
 	if err != nil {
 		return err
 	}
@@ -715,14 +696,15 @@ func (s *Store) createPostmortem(ctx context.Context, tx *writeTx, p *Postmortem
 			duration_minutes, severity, language, summary, body,
 			impact, trigger_text, contributing, detection, resolution, timeline, went_well, went_wrong, got_lucky,
 			services, authors, started_at, detected_at, mitigated_at, resolved_at, time_zone,
-			source_url, source_text, source_hash, group_id, variant_kind, version, archived_at, created_at, updated_at, restricted_to)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?)`,
+			source_url, source_text, source_hash, group_id, variant_kind, version, archived_at, created_at, updated_at, restricted_to, example,
+			source_restricted_to)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?)`,
 		p.Slug, p.Title, p.Organization, p.IncidentDate, p.PublishedDate,
 		duration, p.Severity, p.Language, p.Summary, p.Body,
 		p.Impact, p.Trigger, p.Contributing, p.Detection, p.Resolution, p.Timeline, p.WentWell, p.WentWrong, p.GotLucky,
 		p.Services, p.Authors, p.StartedAt, p.DetectedAt, p.MitigatedAt, p.ResolvedAt, p.TimeZone,
 		p.SourceURL, p.SourceText, sourceHash, p.GroupID, p.VariantKind, p.ArchivedAt, formatTime(now), formatTime(now),
-		encodeRestriction(p.RestrictedTo))
+		encodeRestriction(p.RestrictedTo), p.Example, encodeRestriction(p.RestrictedTo))
 	if err != nil {
 		return err
 	}
@@ -816,8 +798,11 @@ func insertTags(ctx context.Context, tx *writeTx, id int64, tags []Tag) error {
 }
 
 // uniqueSlug returns want when it is free (a caller-chosen slug must be), or
-// a slug made from the title with a numeric suffix when needed.
-func uniqueSlug(ctx context.Context, tx *writeTx, want, title string) (string, error) {
+// a slug made from the title: for a postmortem open to everyone, with a
+// numeric suffix when needed; for one restricted to groups, always with a
+// random part (restrictedSlug), so that no one outside them can find it by
+// creating a twin of its title and seeing which slug theirs gets.
+func uniqueSlug(ctx context.Context, tx *writeTx, want, title string, restricted bool) (string, error) {
 	taken := func(s string) (bool, error) {
 		if reservedSlugs[s] {
 			return true, nil
@@ -839,7 +824,10 @@ func uniqueSlug(ctx context.Context, tx *writeTx, want, title string) (string, e
 	base := Slugify(title)
 	for i := 1; ; i++ {
 		cand := base
-		if i > 1 {
+		switch {
+		case restricted:
+			cand = restrictedSlug(base)
+		case i > 1:
 			cand = fmt.Sprintf("%s-%d", base, i)
 		}
 		t, err := taken(cand)
@@ -850,6 +838,16 @@ func uniqueSlug(ctx context.Context, tx *writeTx, want, title string) (string, e
 			return cand, nil
 		}
 	}
+}
+
+// restrictedSlug is base with eight random letters and digits (40 bits)
+// after it, within Slugify's length: a slug no twin's title can make.
+func restrictedSlug(base string) string {
+	const random = 8
+	if maxLen := 80 - 1 - random; len(base) > maxLen {
+		base = strings.TrimRight(base[:maxLen], "-")
+	}
+	return base + "-" + strings.ToLower(rand.Text()[:random])
 }
 
 // slugTitle is what a new postmortem's slug is made from: its title, or,

@@ -7,14 +7,15 @@ import (
 	"strings"
 	"testing"
 
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 
 // newReviewDraft creates a draft written by ann, listing bob as an author.
 func newReviewDraft(t *testing.T, st *store.Store, title string) store.Postmortem {
 	t.Helper()
-	p := store.Postmortem{Title: title, Summary: title, Authors: "Bob", SavedBy: "ann", Status: store.StatusDraft,
-		ResolvedAt: "2024-03-01T10:00:00Z"}
+	p := store.Postmortem{Content: postmortem.Content{Title: title, Summary: title, Authors: "Bob",
+		Times: postmortem.Times{ResolvedAt: "2024-03-01T10:00:00Z"}}, SavedBy: "ann", Status: store.StatusDraft}
 	if err := st.CreatePostmortem(t.Context(), &p); err != nil {
 		t.Fatal(err)
 	}
@@ -240,8 +241,8 @@ func TestPatternReviewQuestions(t *testing.T) {
 	if len(qs) < 2 || len(qs) > 4 || !strings.Contains(qs[0].Text, "pool limits") {
 		t.Fatalf("seeded questions = %+v, want 2 to 4 asking of pool limits first", qs)
 	}
-	p := store.Postmortem{Title: "Pool gone", Summary: "Pool gone", Status: store.StatusDraft, SavedBy: "ann",
-		Tags: []store.Tag{{PatternSlug: "connection-exhaustion", Role: "trigger"}}}
+	p := store.Postmortem{Content: postmortem.Content{Title: "Pool gone", Summary: "Pool gone",
+		Tags: []store.Tag{{PatternSlug: "connection-exhaustion", Role: "trigger"}}}, Status: store.StatusDraft, SavedBy: "ann"}
 	if err := st.CreatePostmortem(ctx, &p); err != nil {
 		t.Fatal(err)
 	}
@@ -309,7 +310,7 @@ func TestReviewCommentsFollowTheRestriction(t *testing.T) {
 	st, _ := newSeededStore(t)
 	sec := store.WithReaderGroups(t.Context(), []string{"security"})
 	outsider := t.Context()
-	p := store.Postmortem{Title: "Key leak", Summary: "Key leak", Status: store.StatusDraft, SavedBy: "ann", RestrictedTo: []string{"security"}}
+	p := store.Postmortem{Content: postmortem.Content{Title: "Key leak", Summary: "Key leak"}, Status: store.StatusDraft, SavedBy: "ann", RestrictedTo: []string{"security"}}
 	if err := st.CreatePostmortem(sec, &p); err != nil {
 		t.Fatal(err)
 	}

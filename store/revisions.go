@@ -1,8 +1,6 @@
 package store
 
 import (
-	"bytes"
-	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -10,87 +8,29 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"hindsight/postmortem"
 )
 
-// PostmortemFields are the parts of a postmortem its writers edit. A save
-// replaces all of them at once, and a revision is a snapshot of them, so
-// restoring a revision is just another save.
-type PostmortemFields struct {
-	Title        string `json:"title"`
-	Organization string `json:"organization"`
-	IncidentDate string `json:"incident_date"`
-	Severity     string `json:"severity"`
-	Language     string `json:"language"`
-	Summary      string `json:"summary"`
-	Body         string `json:"body"`
-	Impact       string `json:"impact"`
-	Trigger      string `json:"trigger"`
-	Contributing string `json:"contributing"`
-	Detection    string `json:"detection"`
-	Resolution   string `json:"resolution"`
-	Timeline     string `json:"timeline"`
-	WentWell     string `json:"went_well"`
-	WentWrong    string `json:"went_wrong"`
-	GotLucky     string `json:"got_lucky"`
-	Services     string `json:"services"`
-	Authors      string `json:"authors"`
-	SourceURL    string `json:"source_url"`
-	TimeZone     string `json:"time_zone"`
-	StartedAt    string `json:"started_at"`
-	DetectedAt   string `json:"detected_at"`
-	MitigatedAt  string `json:"mitigated_at"`
-	ResolvedAt   string `json:"resolved_at"`
-	Tags         []Tag  `json:"tags"`
-}
+// PostmortemFields are the parts of a postmortem its writers edit
+// (postmortem.Content): a revision is a snapshot of them.
+type PostmortemFields = postmortem.Content
 
 // Fields returns the editable part of p, with its tags in a stable order.
 func (p Postmortem) Fields() PostmortemFields {
-	f := PostmortemFields{
-		Title: p.Title, Organization: p.Organization, IncidentDate: p.IncidentDate, Severity: p.Severity,
-		Language: p.Language, Summary: p.Summary, Body: p.Body,
-		Impact: p.Impact, Trigger: p.Trigger, Contributing: p.Contributing, Detection: p.Detection,
-		Resolution: p.Resolution, Timeline: p.Timeline, WentWell: p.WentWell, WentWrong: p.WentWrong, GotLucky: p.GotLucky,
-		Services: p.Services, Authors: p.Authors, SourceURL: p.SourceURL, TimeZone: p.TimeZone,
-		StartedAt: p.StartedAt, DetectedAt: p.DetectedAt, MitigatedAt: p.MitigatedAt, ResolvedAt: p.ResolvedAt,
-		Tags: slices.Clone(p.Tags),
-	}
+	f := p.Content
+	f.Tags = slices.Clone(p.Tags)
 	sortTags(f.Tags)
 	return f
 }
 
-// ApplyTo copies f onto p.
-func (f PostmortemFields) ApplyTo(p *Postmortem) {
-	p.Title, p.Organization, p.IncidentDate, p.Severity = f.Title, f.Organization, f.IncidentDate, f.Severity
-	p.Language, p.Summary, p.Body = f.Language, f.Summary, f.Body
-	p.Impact, p.Trigger, p.Contributing, p.Detection = f.Impact, f.Trigger, f.Contributing, f.Detection
-	p.Resolution, p.Timeline, p.WentWell, p.WentWrong, p.GotLucky = f.Resolution, f.Timeline, f.WentWell, f.WentWrong, f.GotLucky
-	p.Services, p.Authors, p.SourceURL, p.TimeZone = f.Services, f.Authors, f.SourceURL, f.TimeZone
-	p.StartedAt, p.DetectedAt, p.MitigatedAt, p.ResolvedAt = f.StartedAt, f.DetectedAt, f.MitigatedAt, f.ResolvedAt
+// SetFields copies f onto p.
+func (p *Postmortem) SetFields(f PostmortemFields) {
+	p.Content = f
 	p.Tags = slices.Clone(f.Tags)
 }
 
-// Equal reports whether f and g hold the same content; the order of tags
-// and the pattern names carried for display do not count.
-func (f PostmortemFields) Equal(g PostmortemFields) bool {
-	a, errA := json.Marshal(f.normalized())
-	b, errB := json.Marshal(g.normalized())
-	return errA == nil && errB == nil && bytes.Equal(a, b)
-}
-
-func (f PostmortemFields) normalized() PostmortemFields {
-	f.Tags = slices.Clone(f.Tags)
-	sortTags(f.Tags)
-	if len(f.Tags) == 0 {
-		f.Tags = nil
-	}
-	return f
-}
-
-func sortTags(ts []Tag) {
-	slices.SortFunc(ts, func(a, b Tag) int {
-		return cmp.Or(cmp.Compare(a.PatternSlug, b.PatternSlug), cmp.Compare(a.Role, b.Role))
-	})
-}
+func sortTags(ts []Tag) { postmortem.SortTags(ts) }
 
 // Revision actions: what a save did.
 const (

@@ -12,9 +12,9 @@ import (
 )
 
 // searchIndexVersion names the definition of what the index holds (columns,
-// normalisation, pattern tokens). Change it with any such change: Open then
+// normalisation, pattern and synonym tokens). Change it with any such change: Open then
 // rebuilds the index.
-const searchIndexVersion = "2+suggested"
+const searchIndexVersion = "3+synonym-words+open-and-all"
 
 // bm25Weights rank title and summary matches above body matches, in the
 // index's column order: title, summary, body, extra, patterns.
@@ -72,9 +72,6 @@ const patternCardRefs = 5
 // their snippet, not their Markdown or source. Callers must not modify the
 // result: it is shared.
 func (s *Store) Search(ctx context.Context, p SearchParams) (SearchResult, error) {
-	if err := s.flushSearchIndex(ctx); err != nil {
-		return SearchResult{}, err
-	}
 	syn, err := s.searchSynonyms(ctx)
 	if err != nil {
 		return SearchResult{}, err
@@ -157,7 +154,7 @@ func (s *Store) search(ctx context.Context, q search.Query, limit, offset int, s
 				hits, err = s.rankedHits(ctx, t, f, q.AnyExpr(units))
 				if err == nil {
 					hits, err = t.RankAnyWords(hits, units, func(expr string) ([]int64, error) {
-						return queryColumn[int64](ctx, s.db, `SELECT rowid FROM search_index WHERE search_index MATCH ?`, expr)
+						return queryColumn[int64](ctx, s.db, `SELECT rowid FROM search_index_all WHERE search_index_all MATCH ?`, expr)
 					})
 				}
 			}
@@ -166,7 +163,7 @@ func (s *Store) search(ctx context.Context, q search.Query, limit, offset int, s
 		var excluded []int64
 		if ex := q.ExcludeExpr(); ex != "" {
 			// The ids of the postmortems ex matches, ascending.
-			excluded, err = queryColumn[int64](ctx, s.db, `SELECT rowid FROM search_index WHERE search_index MATCH ? ORDER BY rowid`, ex)
+			excluded, err = queryColumn[int64](ctx, s.db, `SELECT rowid FROM search_index_all WHERE search_index_all MATCH ? ORDER BY rowid`, ex)
 		}
 		if err == nil {
 			hits = t.Unranked(f, excluded)

@@ -8,6 +8,7 @@ import (
 	"hindsight/bench/corpus"
 	"hindsight/importer"
 	"hindsight/internal/cpuclock"
+	"hindsight/postmortem"
 	"hindsight/search"
 	"hindsight/seeds"
 	"hindsight/store"
@@ -52,7 +53,7 @@ func BenchmarkSearchNewQueries(b *testing.B) {
 			b.Fatalf("%d: %v", i, err)
 		}
 	}
-	write := store.Postmortem{Slug: "bench-write", Title: "Written between searches", Summary: "Written between searches"}
+	write := store.Postmortem{Content: postmortem.Content{Title: "Written between searches", Summary: "Written between searches"}, Slug: "bench-write"}
 	if err := st.CreatePostmortem(ctx, &write); err != nil {
 		b.Fatal(err)
 	}

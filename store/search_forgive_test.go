@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"hindsight/postmortem"
 	"hindsight/search"
 	"hindsight/seeds"
 	"hindsight/store"
@@ -14,28 +15,52 @@ import (
 func forgivingFixtures() []store.Postmortem {
 	return []store.Postmortem{
 		{
-			Slug: "shop-db-pool-zh", Title: "订单服务数据库连接池耗尽", Organization: "示例商城", IncidentDate: "2024-04-02",
-			Severity: "SEV2", Language: "zh",
-			Summary: "促销开始后，订单服务的数据库连接池在三分钟内耗尽，下单接口大面积超时。",
-			Body:    "## 根本原因\n\n新版本把连接池上限从两百改成了二十，慢查询占住了所有连接。\n\n## 处理\n\n回滚配置后恢复。",
+			Content: postmortem.Content{
+				Title:        "订单服务数据库连接池耗尽",
+				Organization: "示例商城",
+				IncidentDate: "2024-04-02",
+				Severity:     "SEV2",
+				Language:     "zh",
+				Summary:      "促销开始后，订单服务的数据库连接池在三分钟内耗尽，下单接口大面积超时。",
+				Body:         "## 根本原因\n\n新版本把连接池上限从两百改成了二十，慢查询占住了所有连接。\n\n## 处理\n\n回滚配置后恢复。",
+			},
+			Slug: "shop-db-pool-zh",
 		},
 		{
-			Slug: "pay-cert-ko", Title: "내부 인증서 만료로 인한 결제 장애", Organization: "예시페이", IncidentDate: "2024-07-15",
-			Severity: "SEV1", Language: "ko",
-			Summary: "내부 CA의 중간 인증서가 만료되어 결제 서비스 간 TLS 연결이 40분 동안 실패했습니다.",
-			Body:    "## 원인\n\n인증서 갱신 작업이 자동화되어 있지 않았고 만료 알림도 없었습니다.\n\n## 조치\n\n인증서를 수동으로 갱신하고 만료 30일 전 알림을 추가했습니다.",
+			Content: postmortem.Content{
+				Title:        "내부 인증서 만료로 인한 결제 장애",
+				Organization: "예시페이",
+				IncidentDate: "2024-07-15",
+				Severity:     "SEV1",
+				Language:     "ko",
+				Summary:      "내부 CA의 중간 인증서가 만료되어 결제 서비스 간 TLS 연결이 40분 동안 실패했습니다.",
+				Body:         "## 원인\n\n인증서 갱신 작업이 자동화되어 있지 않았고 만료 알림도 없었습니다.\n\n## 조치\n\n인증서를 수동으로 갱신하고 만료 30일 전 알림을 추가했습니다.",
+			},
+			Slug: "pay-cert-ko",
 		},
 		{
-			Slug: "cdn-cert-ja", Title: "CDNの証明書期限切れによる画像配信の停止", Organization: "サンプル株式会社", IncidentDate: "2023-11-20",
-			Severity: "SEV2", Language: "ja",
-			Summary: "CDNに設定していたTLS証明書が期限切れになり、画像配信が二時間停止しました。",
-			Body:    "## 原因\n\n証明書の自動更新ジョブが権限不足で失敗していたが、監視していなかった。",
+			Content: postmortem.Content{
+				Title:        "CDNの証明書期限切れによる画像配信の停止",
+				Organization: "サンプル株式会社",
+				IncidentDate: "2023-11-20",
+				Severity:     "SEV2",
+				Language:     "ja",
+				Summary:      "CDNに設定していたTLS証明書が期限切れになり、画像配信が二時間停止しました。",
+				Body:         "## 原因\n\n証明書の自動更新ジョブが権限不足で失敗していたが、監視していなかった。",
+			},
+			Slug: "cdn-cert-ja",
 		},
 		{
-			Slug: "forge-pg-replication", Title: "Primary database outage", Organization: "Forge Labs", IncidentDate: "2017-01-31",
-			Severity: "SEV1", Language: "en",
-			Summary: "PostgreSQL replication lag grew until the secondary stopped, and an engineer removed the data directory on the primary by mistake.",
-			Body:    "Replication lag alerts fired for hours before anyone looked at them.",
+			Content: postmortem.Content{
+				Title:        "Primary database outage",
+				Organization: "Forge Labs",
+				IncidentDate: "2017-01-31",
+				Severity:     "SEV1",
+				Language:     "en",
+				Summary:      "PostgreSQL replication lag grew until the secondary stopped, and an engineer removed the data directory on the primary by mistake.",
+				Body:         "Replication lag alerts fired for hours before anyone looked at them.",
+			},
+			Slug: "forge-pg-replication",
 		},
 	}
 }

@@ -15,8 +15,11 @@ import (
 	"hindsight/search"
 )
 
-// flushSearchIndex reindexes postmortems written outside s.inTx (whose
-// commit does it), so a search never reads a stale index.
+// flushSearchIndex reindexes the postmortems written outside s.inTx (by a
+// migration, or by another program behind the store's back). Open runs it;
+// every commit of the store indexes what it and any earlier writer marked
+// (indexStale). A search only reads: it never starts a write, which would
+// wait behind any other writer.
 func (s *Store) flushSearchIndex(ctx context.Context) error {
 	var stale bool
 	if err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM search_stale)`).Scan(&stale); err != nil {
@@ -39,9 +42,11 @@ func indexStale(ctx context.Context, tx *writeTx) error {
 		return err
 	}
 	// A marked postmortem that no longer exists leaves the index.
-	if _, err := tx.ExecContext(ctx, `DELETE FROM search_index WHERE rowid IN
-		(SELECT postmortem_id FROM search_stale WHERE postmortem_id NOT IN (SELECT id FROM postmortems))`); err != nil {
-		return fmt.Errorf("update search index: %w", err)
+	for _, table := range indexTables {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE rowid IN
+			(SELECT postmortem_id FROM search_stale WHERE postmortem_id NOT IN (SELECT id FROM postmortems))`); err != nil {
+			return fmt.Errorf("update search index: %w", err)
+		}
 	}
 	if err := writeIndexDocs(ctx, tx, docs); err != nil {
 		return err
@@ -56,8 +61,10 @@ func indexStale(ctx context.Context, tx *writeTx) error {
 // Open calls it when the index was built by another definition.
 func (s *Store) RebuildSearchIndex(ctx context.Context) error {
 	err := s.inTx(ctx, func(tx *writeTx) error {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO search_index (search_index) VALUES ('delete-all')`); err != nil {
-			return err
+		for _, table := range indexTables {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO `+table+` (`+table+`) VALUES ('delete-all')`); err != nil {
+				return err
+			}
 		}
 		// In batches, to bound memory on large collections.
 		var last int64
@@ -110,6 +117,7 @@ type indexDoc struct {
 	lang, title, summary, body, extra string
 	patterns                          []string
 	suggested                         []string // patterns the classifier suggested, unreviewed
+	restricted                        bool     // indexed in search_index_all alone
 }
 
 func loadIndexDocs(ctx context.Context, tx *writeTx, where string, args ...any) ([]indexDoc, error) {
@@ -120,7 +128,8 @@ func loadIndexDocs(ctx context.Context, tx *writeTx, where string, args ...any) 
 				(SELECT group_concat(a.title, char(10)) FROM action_items a WHERE a.postmortem_id = p.id)),
 			coalesce((SELECT group_concat(DISTINCT t.pattern_slug) FROM tags t WHERE t.postmortem_id = p.id), ''),
 			coalesce((SELECT group_concat(st.pattern_slug) FROM suggested_tags st
-				WHERE st.postmortem_id = p.id AND st.status = 'suggested'), '')
+				WHERE st.postmortem_id = p.id AND st.status = 'suggested'), ''),
+			p.restricted_to != ''
 		FROM postmortems p WHERE `+where, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read postmortems to index: %w", err)
@@ -130,7 +139,7 @@ func loadIndexDocs(ctx context.Context, tx *writeTx, where string, args ...any) 
 	for rows.Next() {
 		var d indexDoc
 		var patterns, suggested string
-		if err := rows.Scan(&d.id, &d.lang, &d.title, &d.summary, &d.body, &d.extra, &patterns, &suggested); err != nil {
+		if err := rows.Scan(&d.id, &d.lang, &d.title, &d.summary, &d.body, &d.extra, &patterns, &suggested, &d.restricted); err != nil {
 			return nil, fmt.Errorf("read postmortems to index: %w", err)
 		}
 		if patterns != "" {
@@ -196,10 +205,10 @@ func (d indexDoc) row() indexRow {
 		suggested = append(suggested, SuggestedTag{PatternSlug: slug})
 	}
 	return indexRow{
-		title:    search.IndexText(d.title, d.lang),
-		summary:  search.IndexText(d.summary, d.lang),
-		body:     withSuggestedTokens(search.IndexText(d.body, d.lang), suggested),
-		extra:    search.IndexText(d.extra, d.lang),
+		title:    search.IndexColumn(d.title, d.lang),
+		summary:  search.IndexColumn(d.summary, d.lang),
+		body:     withSuggestedTokens(search.IndexColumn(d.body, d.lang), suggested),
+		extra:    search.IndexColumn(d.extra, d.lang),
 		patterns: strings.Join(tokens, " "),
 	}
 }
@@ -210,21 +219,34 @@ func writeIndexDocs(ctx context.Context, tx *writeTx, docs []indexDoc) error {
 	rows := make([]indexRow, len(docs))
 	parallel(len(docs), func(i int) { rows[i] = docs[i].row() })
 	for i, d := range docs {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM search_index WHERE rowid = ?`, d.id); err != nil {
-			return fmt.Errorf("index postmortem %d: %w", d.id, err)
+		for _, table := range indexTables {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE rowid = ?`, d.id); err != nil {
+				return fmt.Errorf("index postmortem %d: %w", d.id, err)
+			}
 		}
-		if err := insertIndexRow(ctx, tx, d.id, rows[i]); err != nil {
+		if err := insertIndexRow(ctx, tx, d.id, rows[i], d.restricted); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// insertIndexRow indexes postmortem id, which must not be in the index.
-func insertIndexRow(ctx context.Context, tx *writeTx, id int64, r indexRow) error {
-	if _, err := tx.ExecContext(ctx, `INSERT INTO search_index (rowid, title, summary, body, extra, patterns)
-		VALUES (?, ?, ?, ?, ?, ?)`, id, r.title, r.summary, r.body, r.extra, r.patterns); err != nil {
-		return fmt.Errorf("index postmortem %d: %w", id, err)
+// indexTables are the full-text tables: the postmortems open to everyone,
+// and every postmortem (migrations 0206, 0208), so that the first's ranking
+// statistics come only from what everyone may read.
+var indexTables = []string{"search_index", "search_index_all"}
+
+// insertIndexRow indexes postmortem id, which must not be in the index:
+// in both tables, or, restricted, in search_index_all alone.
+func insertIndexRow(ctx context.Context, tx *writeTx, id int64, r indexRow, restricted bool) error {
+	for _, table := range indexTables {
+		if restricted && table == "search_index" {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO `+table+` (rowid, title, summary, body, extra, patterns)
+			VALUES (?, ?, ?, ?, ?, ?)`, id, r.title, r.summary, r.body, r.extra, r.patterns); err != nil {
+			return fmt.Errorf("index postmortem %d: %w", id, err)
+		}
 	}
 	return nil
 }

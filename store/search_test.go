@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"cmp"
+	"context"
 	"database/sql"
 	"fmt"
 	"math/rand/v2"
@@ -9,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"hindsight/postmortem"
 	"hindsight/search"
@@ -23,50 +25,88 @@ import (
 func searchFixtures() []store.Postmortem {
 	return []store.Postmortem{
 		{
-			Slug: "acme-checkout-retry-storm", Title: "Checkout API brought down by its own clients", Organization: "Acme Payments",
-			IncidentDate: "2023-03-14", Severity: "SEV2", Language: "en",
-			Summary: "A slow database made checkout calls time out; the mobile SDK retried every failed call immediately and the load tripled.",
-			Body:    "## What happened\n\nClients retried without backoff or jitter. Each retry added load, so more calls failed and were retried again.",
-			Tags:    []store.Tag{{PatternSlug: "retry-storm", Role: postmortem.RoleAmplifier}},
+			Content: postmortem.Content{
+				Title:        "Checkout API brought down by its own clients",
+				Organization: "Acme Payments",
+				IncidentDate: "2023-03-14",
+				Severity:     "SEV2",
+				Language:     "en",
+				Summary:      "A slow database made checkout calls time out; the mobile SDK retried every failed call immediately and the load tripled.",
+				Body:         "## What happened\n\nClients retried without backoff or jitter. Each retry added load, so more calls failed and were retried again.",
+				Tags:         []store.Tag{{PatternSlug: "retry-storm", Role: postmortem.RoleAmplifier}},
+			},
+			Slug: "acme-checkout-retry-storm",
 			ActionItems: []store.ActionItem{
 				{Title: "Add exponential backoff with jitter to the SDK", Kind: postmortem.KindPrevent},
 			},
 		},
 		{
-			Slug: "acme-checkout-retry-storm-es", Title: "La API de pago, tumbada por sus propios clientes", Organization: "Acme Payments",
-			IncidentDate: "2023-03-14", Severity: "SEV2", Language: "es", VariantOf: "acme-checkout-retry-storm", VariantKind: postmortem.KindTranslation,
-			Summary: "Una base de datos lenta hizo que las llamadas de pago expiraran; el SDK reintentaba cada llamada fallida y la carga se triplicó.",
-			Body:    "Los clientes reintentaban sin retroceso exponencial. Cada reintento añadía carga.",
-			Tags:    []store.Tag{{PatternSlug: "retry-storm", Role: postmortem.RoleAmplifier}},
-		},
-		{
-			Slug: "banco-pagos-tormenta", Title: "Tormenta de reintentos en el servicio de pagos", Organization: "Banco Ejemplo",
-			IncidentDate: "2022-11-02", Severity: "SEV1", Language: "es",
-			Summary: "Los clientes seguían reintentando y el pool de conexiones de la base de datos se agotó.",
-			Body:    "Durante dos horas hubo agotamiento de conexiones: cada petición abría una conexión nueva y la configuración inválida del pool empeoró la situación.",
-			Tags: []store.Tag{
-				{PatternSlug: "retry-storm", Role: postmortem.RoleAmplifier},
-				{PatternSlug: "connection-exhaustion", Role: postmortem.RoleTrigger},
+			Content: postmortem.Content{
+				Title:        "La API de pago, tumbada por sus propios clientes",
+				Organization: "Acme Payments",
+				IncidentDate: "2023-03-14",
+				Severity:     "SEV2",
+				Language:     "es",
+				Summary:      "Una base de datos lenta hizo que las llamadas de pago expiraran; el SDK reintentaba cada llamada fallida y la carga se triplicó.",
+				Body:         "Los clientes reintentaban sin retroceso exponencial. Cada reintento añadía carga.",
+				Tags:         []store.Tag{{PatternSlug: "retry-storm", Role: postmortem.RoleAmplifier}},
 			},
+			Slug:        "acme-checkout-retry-storm-es",
+			VariantOf:   "acme-checkout-retry-storm",
+			VariantKind: postmortem.KindTranslation,
 		},
 		{
-			Slug: "chatco-lockstep-reconnect", Title: "Mobile clients reconnected in lockstep after a gateway restart", Organization: "ChatCo",
-			IncidentDate: "2021-06-30", Severity: "SEV2", Language: "en",
-			Summary: "Restarting the push gateway dropped every session; all phones came back within the same second.",
-			Body:    "The reconnect storm saturated the login service for forty minutes.",
-			Tags:    []store.Tag{{PatternSlug: "thundering-herd", Role: postmortem.RoleTrigger}},
+			Content: postmortem.Content{
+				Title:        "Tormenta de reintentos en el servicio de pagos",
+				Organization: "Banco Ejemplo",
+				IncidentDate: "2022-11-02",
+				Severity:     "SEV1",
+				Language:     "es",
+				Summary:      "Los clientes seguían reintentando y el pool de conexiones de la base de datos se agotó.",
+				Body:         "Durante dos horas hubo agotamiento de conexiones: cada petición abría una conexión nueva y la configuración inválida del pool empeoró la situación.",
+				Tags: []store.Tag{
+					{PatternSlug: "retry-storm", Role: postmortem.RoleAmplifier},
+					{PatternSlug: "connection-exhaustion", Role: postmortem.RoleTrigger},
+				},
+			},
+			Slug: "banco-pagos-tormenta",
 		},
 		{
-			Slug: "acme-expired-certificate", Title: "Internal certificate expired on the payments mesh", Organization: "Acme Payments",
-			IncidentDate: "2023-08-01", Severity: "SEV3", Language: "en",
-			Summary: "An intermediate certificate of the internal CA expired and service-to-service TLS failed.",
-			Tags:    []store.Tag{{PatternSlug: "certificate-expiry", Role: postmortem.RoleTrigger}},
+			Content: postmortem.Content{
+				Title:        "Mobile clients reconnected in lockstep after a gateway restart",
+				Organization: "ChatCo",
+				IncidentDate: "2021-06-30",
+				Severity:     "SEV2",
+				Language:     "en",
+				Summary:      "Restarting the push gateway dropped every session; all phones came back within the same second.",
+				Body:         "The reconnect storm saturated the login service for forty minutes.",
+				Tags:         []store.Tag{{PatternSlug: "thundering-herd", Role: postmortem.RoleTrigger}},
+			},
+			Slug: "chatco-lockstep-reconnect",
 		},
 		{
-			Slug: "archived-dns-outage", Title: "DNS resolver timeouts", Organization: "Acme Payments",
-			IncidentDate: "2023-01-05", Language: "en", ArchivedAt: "2024-01-01T00:00:00Z",
-			Summary: "The resolver fleet timed out after a bad certificate rotation.",
-			Tags:    []store.Tag{{PatternSlug: "dns-failure", Role: postmortem.RoleTrigger}},
+			Content: postmortem.Content{
+				Title:        "Internal certificate expired on the payments mesh",
+				Organization: "Acme Payments",
+				IncidentDate: "2023-08-01",
+				Severity:     "SEV3",
+				Language:     "en",
+				Summary:      "An intermediate certificate of the internal CA expired and service-to-service TLS failed.",
+				Tags:         []store.Tag{{PatternSlug: "certificate-expiry", Role: postmortem.RoleTrigger}},
+			},
+			Slug: "acme-expired-certificate",
+		},
+		{
+			Content: postmortem.Content{
+				Title:        "DNS resolver timeouts",
+				Organization: "Acme Payments",
+				IncidentDate: "2023-01-05",
+				Language:     "en",
+				Summary:      "The resolver fleet timed out after a bad certificate rotation.",
+				Tags:         []store.Tag{{PatternSlug: "dns-failure", Role: postmortem.RoleTrigger}},
+			},
+			Slug:       "archived-dns-outage",
+			ArchivedAt: "2024-01-01T00:00:00Z",
 		},
 	}
 }
@@ -354,8 +394,14 @@ func TestSearchIndexFollowsWrites(t *testing.T) {
 	}
 
 	t.Run("Create", func(t *testing.T) {
-		p := store.Postmortem{Title: "Quokka fleet ran out of file descriptors", Summary: "Quokka fleet ran out of file descriptors", Language: "en",
-			ActionItems: []store.ActionItem{{Title: "Raise the wombat ulimit", Kind: postmortem.KindPrevent}}}
+		p := store.Postmortem{
+			Content: postmortem.Content{
+				Title:    "Quokka fleet ran out of file descriptors",
+				Summary:  "Quokka fleet ran out of file descriptors",
+				Language: "en",
+			},
+			ActionItems: []store.ActionItem{{Title: "Raise the wombat ulimit", Kind: postmortem.KindPrevent}},
+		}
 		if err := st.CreatePostmortem(t.Context(), &p); err != nil {
 			t.Fatal(err)
 		}
@@ -365,7 +411,8 @@ func TestSearchIndexFollowsWrites(t *testing.T) {
 	})
 
 	// Another connection writes behind the store's back, as a migration or
-	// a script could: the triggers mark the rows, the next search indexes them.
+	// a script could: the triggers mark the rows, the store's next start
+	// (or its next commit) indexes them; a search does not write.
 	db, err := sql.Open("sqlite", path)
 	if err != nil {
 		t.Fatal(err)
@@ -376,7 +423,12 @@ func TestSearchIndexFollowsWrites(t *testing.T) {
 		if _, err := db.ExecContext(t.Context(), query, args...); err != nil {
 			t.Fatal(err)
 		}
+		st.Close()
+		if st, err = store.Open(t.Context(), path); err != nil {
+			t.Fatal(err)
+		}
 	}
+	defer func() { st.Close() }()
 	t.Run("Update", func(t *testing.T) {
 		exec(`UPDATE postmortems SET title = 'Platypus certificate' WHERE slug = ?`, cert)
 		if !found("platypus", cert) {
@@ -466,17 +518,22 @@ func BenchmarkSearch(b *testing.B) {
 			}
 		}
 		p := store.Postmortem{
-			Slug:  fmt.Sprintf("bench-%d", i),
-			Title: fmt.Sprintf("%s %s incident %d", terms[i%len(terms)], terms[(i/3)%len(terms)], i), Summary: fmt.Sprintf("%s %s incident %d", terms[i%len(terms)], terms[(i/3)%len(terms)], i),
-			Organization: orgs[i%len(orgs)], IncidentDate: fmt.Sprintf("%d-01-01", 2010+i%14),
-			Language: []string{"en", "es"}[i%2], Body: body.String(),
-			Tags: []store.Tag{{PatternSlug: pats[i%len(pats)], Role: postmortem.RoleTrigger}},
+			Content: postmortem.Content{
+				Title:        fmt.Sprintf("%s %s incident %d", terms[i%len(terms)], terms[(i/3)%len(terms)], i),
+				Summary:      fmt.Sprintf("%s %s incident %d", terms[i%len(terms)], terms[(i/3)%len(terms)], i),
+				Organization: orgs[i%len(orgs)],
+				IncidentDate: fmt.Sprintf("%d-01-01", 2010+i%14),
+				Language:     []string{"en", "es"}[i%2],
+				Body:         body.String(),
+				Tags:         []store.Tag{{PatternSlug: pats[i%len(pats)], Role: postmortem.RoleTrigger}},
+			},
+			Slug: fmt.Sprintf("bench-%d", i),
 		}
 		if err := st.CreatePostmortem(b.Context(), &p); err != nil {
 			b.Fatal(err)
 		}
 	}
-	write := store.Postmortem{Slug: "bench-write", Title: "Written between searches", Summary: "Written between searches"}
+	write := store.Postmortem{Content: postmortem.Content{Title: "Written between searches", Summary: "Written between searches"}, Slug: "bench-write"}
 	if err := st.CreatePostmortem(b.Context(), &write); err != nil {
 		b.Fatal(err)
 	}
@@ -518,9 +575,12 @@ func BenchmarkSearchAnyWords(b *testing.B) {
 			st, _ := newSearchStore(b)
 			for i := range n {
 				p := store.Postmortem{
-					Slug:  fmt.Sprintf("bench-%d", i),
-					Title: []string{"retry storm", "database timeout", "config push", "k8s node drain"}[i%4] + fmt.Sprintf(" incident %d", i), Summary: []string{"retry storm", "database timeout", "config push", "k8s node drain"}[i%4] + fmt.Sprintf(" incident %d", i),
-					Body: strings.Repeat([]string{"retries piled up ", "the db timed out ", "a bad configuration ", "kubernetes evicted pods "}[i%4], 20+i%7),
+					Content: postmortem.Content{
+						Title:   []string{"retry storm", "database timeout", "config push", "k8s node drain"}[i%4] + fmt.Sprintf(" incident %d", i),
+						Summary: []string{"retry storm", "database timeout", "config push", "k8s node drain"}[i%4] + fmt.Sprintf(" incident %d", i),
+						Body:    strings.Repeat([]string{"retries piled up ", "the db timed out ", "a bad configuration ", "kubernetes evicted pods "}[i%4], 20+i%7),
+					},
+					Slug: fmt.Sprintf("bench-%d", i),
 				}
 				if err := st.CreatePostmortem(b.Context(), &p); err != nil {
 					b.Fatal(err)
@@ -680,8 +740,14 @@ func addSearchCorpus(t *testing.T, st *store.Store, n int) {
 	var originals []store.Postmortem
 	for i := range n {
 		p := store.Postmortem{
-			Title: text(3, 6), Summary: text(8, 15), Body: text(20, 80), Organization: orgs[r.IntN(len(orgs))],
-			Language: []string{"en", "en", "en", "es"}[r.IntN(4)], Severity: []string{"", "SEV1", "SEV2", "SEV3", "SEV4", "SEV5"}[r.IntN(6)],
+			Content: postmortem.Content{
+				Title:        text(3, 6),
+				Summary:      text(8, 15),
+				Body:         text(20, 80),
+				Organization: orgs[r.IntN(len(orgs))],
+				Language:     []string{"en", "en", "en", "es"}[r.IntN(4)],
+				Severity:     []string{"", "SEV1", "SEV2", "SEV3", "SEV4", "SEV5"}[r.IntN(6)],
+			},
 		}
 		if r.IntN(8) > 0 {
 			p.IncidentDate = fmt.Sprintf("%d-%02d-%02d", 2010+r.IntN(12), 1+r.IntN(12), 1+r.IntN(3))
@@ -710,8 +776,8 @@ func addSearchCorpus(t *testing.T, st *store.Store, n int) {
 	// Two reposts of an archived original: they match any query the same.
 	for _, p := range []store.Postmortem{
 		{Slug: "tie-original", ArchivedAt: "2024-01-01T00:00:00Z"},
-		{Slug: "tie-repost", VariantOf: "tie-original", VariantKind: postmortem.KindRewrite, IncidentDate: "2012-05-01"},
-		{Slug: "tie-repost-again", VariantOf: "tie-original", VariantKind: postmortem.KindRewrite, IncidentDate: "2019-05-01"},
+		{Content: postmortem.Content{IncidentDate: "2012-05-01"}, Slug: "tie-repost", VariantOf: "tie-original", VariantKind: postmortem.KindRewrite},
+		{Content: postmortem.Content{IncidentDate: "2019-05-01"}, Slug: "tie-repost-again", VariantOf: "tie-original", VariantKind: postmortem.KindRewrite},
 	} {
 		p.Title, p.Summary, p.Body = "Quokka timeout", "The quokka service timed out.", "A database timeout."
 		if err := st.CreatePostmortem(t.Context(), &p); err != nil {
@@ -940,5 +1006,46 @@ func TestSearchFacetsCountWhatTheyFind(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestSearchNeverWrites: a search reads. With rows marked for reindexing
+// by another program and that program still holding the write lock, a
+// search answers at once from the index as it is and leaves the marks for
+// the next commit or start to index.
+func TestSearchNeverWrites(t *testing.T) {
+	t.Parallel()
+	st, path := newSearchStore(t)
+	db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(t.Context(), `UPDATE postmortems SET title = 'Platypus certificate' WHERE slug = ?`, cert); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := db.Conn(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(t.Context(), `BEGIN IMMEDIATE`); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.ExecContext(t.Context(), `ROLLBACK`)
+
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
+	defer cancel()
+	for _, raw := range []string{"platypus", "retry storm"} {
+		if _, err := st.Search(ctx, store.SearchParams{Query: search.Parse(raw)}); err != nil {
+			t.Fatalf("Search(%q) with another program holding the write lock: %v", raw, err)
+		}
+	}
+	var marked int
+	if err := conn.QueryRowContext(t.Context(), `SELECT count(*) FROM search_stale`).Scan(&marked); err != nil {
+		t.Fatal(err)
+	}
+	if marked == 0 {
+		t.Error("the search indexed the marked rows: it wrote")
 	}
 }

@@ -329,7 +329,7 @@ func (s *Store) findTranslations(ctx context.Context, q SimilarQuery, found map[
 func (s *Store) describeSimilar(ctx context.Context, q SimilarQuery, found map[int64]Similar) ([]Similar, error) {
 	excludeGroup := int64(-1)
 	if q.Exclude != "" {
-		err := s.db.QueryRowContext(ctx, `SELECT group_id FROM postmortems WHERE slug = ?`, q.Exclude).Scan(&excludeGroup)
+		err := s.db.QueryRowContext(ctx, `SELECT group_id FROM postmortems WHERE slug = ? AND `+visibleSQL(ctx, "postmortems"), q.Exclude).Scan(&excludeGroup)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return nil, fmt.Errorf("find similar: %w", err)
 		}
@@ -383,7 +383,7 @@ func (s *Store) RecordRejection(ctx context.Context, r Rejection) error {
 	var pmID any
 	if r.PostmortemSlug != "" {
 		var id int64
-		err := s.db.QueryRowContext(ctx, `SELECT id FROM postmortems WHERE slug = ?`, r.PostmortemSlug).Scan(&id)
+		err := s.db.QueryRowContext(ctx, `SELECT id FROM postmortems WHERE slug = ? AND `+visibleSQL(ctx, "postmortems"), r.PostmortemSlug).Scan(&id)
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("record rejection: postmortem %q: %w", r.PostmortemSlug, ErrNotFound)
 		}

@@ -43,11 +43,11 @@ func TestFindSimilarSeedVariants(t *testing.T) {
 	for _, tt := range []struct{ stored, incoming string }{{"000", "001"}, {"001", "000"}} {
 		t.Run(tt.stored[:3]+"_holds", func(t *testing.T) {
 			st, _ := newEmptyStore(t)
-			held := store.Postmortem{Title: "Facebook outage", Summary: "Facebook outage", Organization: "Facebook", Body: seedtest.Document(t, tt.stored)}
+			held := store.Postmortem{Content: postmortem.Content{Title: "Facebook outage", Summary: "Facebook outage", Organization: "Facebook", Body: seedtest.Document(t, tt.stored)}}
 			if err := st.CreatePostmortem(t.Context(), &held); err != nil {
 				t.Fatal(err)
 			}
-			other := store.Postmortem{Title: "Dreamwidth", Summary: "Dreamwidth", Body: seedtest.Document(t, "003")}
+			other := store.Postmortem{Content: postmortem.Content{Title: "Dreamwidth", Summary: "Dreamwidth", Body: seedtest.Document(t, "003")}}
 			if err := st.CreatePostmortem(t.Context(), &other); err != nil {
 				t.Fatal(err)
 			}
@@ -104,9 +104,9 @@ func TestFindSimilarExcludesOwnGroup(t *testing.T) {
 func TestFindSimilarTranslations(t *testing.T) {
 	t.Parallel()
 	st, _ := newEmptyStore(t)
-	en := store.Postmortem{Title: "More Details on Today's Outage", Summary: "More Details on Today's Outage", Organization: "Facebook", IncidentDate: "2010-09-23", Body: seedtest.Document(t, "000")}
-	gm := store.Postmortem{Title: "More on today's Gmail issue", Summary: "More on today's Gmail issue", Organization: "Google", IncidentDate: "2009-09-01", Body: seedtest.Document(t, "004")}
-	archived := store.Postmortem{Title: "Old copy", Summary: "Old copy", Organization: "Facebook", IncidentDate: "2010-09-23", Body: seedtest.Document(t, "001"), ArchivedAt: "2024-01-01T00:00:00Z"}
+	en := store.Postmortem{Content: postmortem.Content{Title: "More Details on Today's Outage", Summary: "More Details on Today's Outage", Organization: "Facebook", IncidentDate: "2010-09-23", Body: seedtest.Document(t, "000")}}
+	gm := store.Postmortem{Content: postmortem.Content{Title: "More on today's Gmail issue", Summary: "More on today's Gmail issue", Organization: "Google", IncidentDate: "2009-09-01", Body: seedtest.Document(t, "004")}}
+	archived := store.Postmortem{Content: postmortem.Content{Title: "Old copy", Summary: "Old copy", Organization: "Facebook", IncidentDate: "2010-09-23", Body: seedtest.Document(t, "001")}, ArchivedAt: "2024-01-01T00:00:00Z"}
 	for _, p := range []*store.Postmortem{&en, &gm, &archived} {
 		if err := st.CreatePostmortem(t.Context(), p); err != nil {
 			t.Fatal(err)
@@ -145,7 +145,7 @@ func TestFindSimilarTranslations(t *testing.T) {
 func TestFingerprintsBackfilled(t *testing.T) {
 	t.Parallel()
 	st, path := newEmptyStore(t)
-	p := store.Postmortem{Title: "Facebook", Summary: "Facebook", Body: seedtest.Document(t, "000")}
+	p := store.Postmortem{Content: postmortem.Content{Title: "Facebook", Summary: "Facebook", Body: seedtest.Document(t, "000")}}
 	if err := st.CreatePostmortem(t.Context(), &p); err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +237,7 @@ func TestRecordRejection(t *testing.T) {
 func TestFingerprintFollowsUpdates(t *testing.T) {
 	t.Parallel()
 	st, path := newEmptyStore(t)
-	p := store.Postmortem{Title: "Outage", Summary: "Outage", Body: seedtest.Document(t, "003")}
+	p := store.Postmortem{Content: postmortem.Content{Title: "Outage", Summary: "Outage", Body: seedtest.Document(t, "003")}}
 	if err := st.CreatePostmortem(t.Context(), &p); err != nil {
 		t.Fatal(err)
 	}
@@ -293,8 +293,16 @@ func TestFingerprintFollowsUpdates(t *testing.T) {
 func TestCJKFactsReadAgain(t *testing.T) {
 	t.Parallel()
 	st, path := newEmptyStore(t)
-	ko := store.Postmortem{Title: "Gmail 장애", Summary: "Gmail 장애", Language: "ko", Organization: "Google", IncidentDate: "2009-09-01",
-		Body: "2009년 9월 1일 오후 12:30경 Gmail 요청 라우터가 과부하 상태가 되었고 IMAP/POP 접속은 계속 동작했습니다. Gmail은 99.9% 이상 가용합니다."}
+	ko := store.Postmortem{
+		Content: postmortem.Content{
+			Title:        "Gmail 장애",
+			Summary:      "Gmail 장애",
+			Language:     "ko",
+			Organization: "Google",
+			IncidentDate: "2009-09-01",
+			Body:         "2009년 9월 1일 오후 12:30경 Gmail 요청 라우터가 과부하 상태가 되었고 IMAP/POP 접속은 계속 동작했습니다. Gmail은 99.9% 이상 가용합니다.",
+		},
+	}
 	if err := st.CreatePostmortem(t.Context(), &ko); err != nil {
 		t.Fatal(err)
 	}

@@ -8,8 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"path/filepath"
+	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -38,16 +39,13 @@ type Store struct {
 	// indexing is set once the search index is ready: from then on every
 	// transaction reindexes the postmortems it changed before committing.
 	indexing bool
-	// countingInsights is set once the insight counts exist: from then on
-	// every transaction folds the variant groups it changed into them
-	// before committing (foldInsights).
-	countingInsights bool
 	// gen is the data's generation and watch looks for other processes'
 	// writes (cache.go); the caches keep values derived from the data for
 	// one generation.
 	gen         atomic.Uint64
 	watch       versionWatch
 	derived     *Cache[any]
+	counts      *Cache[any] // insights and follow-ups of what anyone may read (counts.go)
 	facets      *Cache[*search.Table]
 	synonyms    *Cache[*search.Synonyms]
 	classifiers *Cache[*classify.Classifier]
@@ -63,7 +61,14 @@ type Store struct {
 	// lastCommit is when the latest write transaction committed (Unix
 	// nanoseconds), for the replication's lag.
 	lastCommit atomic.Int64
+	// path is the database file; health is how writes have gone
+	// (faults.go).
+	path   string
+	health writeHealth
 }
+
+// Path is the database file's path.
+func (s *Store) Path() string { return s.path }
 
 // LastCommit is when the latest write transaction committed, or the zero
 // time before the first. Replication measures its lag from it.
@@ -86,6 +91,18 @@ func CheckpointsByReplication() OpenOption {
 	return func(q *url.Values) { q.Add("_pragma", "wal_autocheckpoint(0)") }
 }
 
+// BusyTimeout is how long a write waits for the lock another process
+// (an import, a backup, sqlite3) holds before it fails as busy; the
+// default is 5 s.
+func BusyTimeout(d time.Duration) OpenOption {
+	return func(q *url.Values) {
+		// In place of dsn's: the driver runs busy_timeout pragmas first, in
+		// no set order among themselves.
+		pragmas := slices.DeleteFunc((*q)["_pragma"], func(p string) bool { return strings.HasPrefix(p, "busy_timeout") })
+		(*q)["_pragma"] = append(pragmas, fmt.Sprintf("busy_timeout(%d)", d.Milliseconds()))
+	}
+}
+
 // Open opens (creating if needed) the SQLite database at path and applies any
 // pending migrations.
 func Open(ctx context.Context, path string, opts ...OpenOption) (*Store, error) {
@@ -97,8 +114,9 @@ func Open(ctx context.Context, path string, opts ...OpenOption) (*Store, error) 
 		db.Close()
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
-	s := &Store{db: &database{DB: db}, Now: time.Now, writer: make(chan struct{}, 1)}
+	s := &Store{db: &database{DB: db}, Now: time.Now, writer: make(chan struct{}, 1), path: path}
 	s.derived = NewCache[any](s, derivedMax, nil)
+	s.counts = NewCache[any](s, 2, nil)
 	s.facets = NewCache[*search.Table](s, 1, nil)
 	s.synonyms = NewCache[*search.Synonyms](s, 1, nil)
 	s.classifiers = NewCache[*classify.Classifier](s, 1, nil)
@@ -117,8 +135,8 @@ func Open(ctx context.Context, path string, opts ...OpenOption) (*Store, error) 
 	return s, nil
 }
 
-// open brings the database up to date: migrations, the search index, the
-// one-off jobs and the insight counts.
+// open brings the database up to date: migrations, the search index and
+// the one-off jobs.
 func (s *Store) open(ctx context.Context) error {
 	if err := s.migrate(ctx); err != nil {
 		return err
@@ -137,10 +155,6 @@ func (s *Store) open(ctx context.Context) error {
 	}
 	if err := s.runOnce(ctx, "direction-controls", s.dropDirectionControls); err != nil {
 		return fmt.Errorf("remove text-direction controls from one-line fields: %w", err)
-	}
-	s.countingInsights = true
-	if err := s.foldPendingInsights(ctx); err != nil {
-		return fmt.Errorf("count insights: %w", err)
 	}
 	return nil
 }
@@ -177,7 +191,18 @@ func (s *Store) Close() error {
 // committing it writes the audit entry fn noted (writeTx.audit), so a
 // write and its entry commit or fail together, and reindexes for search
 // the postmortems fn changed, so the index is always in step with the data.
-func (s *Store) inTx(ctx context.Context, fn func(tx *writeTx) error) error {
+// A write that fails for the storage under the database returns a
+// *FaultError, and its outcome is the store's write health (faults.go).
+func (s *Store) inTx(ctx context.Context, fn func(tx *writeTx) error) (err error) {
+	defer func() {
+		var fault *FaultError
+		switch err = asFault(err, filepath.Dir(s.path)); {
+		case err == nil:
+			s.health.succeeded()
+		case errors.As(err, &fault):
+			s.health.failed(fault)
+		}
+	}()
 	select {
 	case s.writer <- struct{}{}:
 	case <-ctx.Done():
@@ -195,14 +220,6 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *writeTx) error) error {
 	}
 	if err := s.recordAudit(ctx, tx); err != nil {
 		return err
-	}
-	if s.countingInsights {
-		if err := s.foldInsights(ctx, tx); err != nil {
-			return fmt.Errorf("insight counts: %w", err)
-		}
-		if err := foldFollowUps(ctx, tx); err != nil {
-			return fmt.Errorf("follow-up counts: %w", err)
-		}
 	}
 	if s.indexing {
 		if err := indexStale(ctx, tx); err != nil {
@@ -223,59 +240,6 @@ type writeTx struct {
 	note *auditNote // what the write did, for its audit entry
 }
 
-// stmtTx is a transaction that prepares each statement once: a batch
-// import runs the same few statements for thousands of postmortems, and
-// preparing one costs about as much as running it. Its statements come from
-// the store's stmtCache, so a connection compiles a statement once, not once
-// per transaction (a save runs some thirty, a postmortem page's read six).
-type stmtTx struct {
-	*sql.Tx
-	db    *database
-	stmts map[string]*sql.Stmt
-}
-
-func (tx *stmtTx) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
-	if st, ok := tx.stmts[query]; ok {
-		return st, nil
-	}
-	var st *sql.Stmt
-	if shared := tx.db.stmts.get(ctx, tx.db.DB, query); shared != nil {
-		// Prepared on this transaction's connection the first time only;
-		// closing st with the transaction leaves shared prepared.
-		st = tx.Tx.StmtContext(ctx, shared)
-	} else {
-		var err error
-		if st, err = tx.Tx.PrepareContext(ctx, query); err != nil {
-			return nil, err
-		}
-	}
-	tx.stmts[query] = st
-	return st, nil
-}
-
-// database is the store's *sql.DB whose reads, like transactions' statements
-// (stmtTx), run statements prepared once and kept in stmts: parsing the SQL
-// was about a third of the CPU time of the reads behind /insights and the
-// follow-ups list.
-type database struct {
-	*sql.DB
-	stmts stmtCache
-}
-
-func (db *database) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	if st := db.stmts.get(ctx, db.DB, query); st != nil {
-		return st.QueryContext(ctx, args...)
-	}
-	return db.DB.QueryContext(ctx, query, args...)
-}
-
-func (db *database) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	if st := db.stmts.get(ctx, db.DB, query); st != nil {
-		return st.QueryRowContext(ctx, args...)
-	}
-	return db.DB.QueryRowContext(ctx, query, args...)
-}
-
 // beginRead starts a read-only transaction, for reads that must see one
 // moment of the data.
 func (db *database) beginRead(ctx context.Context) (*stmtTx, error) {
@@ -284,71 +248,6 @@ func (db *database) beginRead(ctx context.Context) (*stmtTx, error) {
 		return nil, err
 	}
 	return &stmtTx{Tx: tx, db: db, stmts: map[string]*sql.Stmt{}}, nil
-}
-
-// stmtCache holds statements prepared on the database, by query, for every
-// read and transaction. It keeps at most maxCachedStmts: beyond them
-// (queries built for a number of values) a query is prepared each time.
-type stmtCache struct {
-	mu sync.Mutex
-	m  map[string]*sql.Stmt
-}
-
-const maxCachedStmts = 1024
-
-// get returns the statement for query, prepared on db, or nil when the
-// cache is full or query does not prepare (the unprepared query then
-// reports why). It prepares outside the lock: preparing waits for a free
-// connection, and every read looks here first.
-func (c *stmtCache) get(ctx context.Context, db *sql.DB, query string) *sql.Stmt {
-	c.mu.Lock()
-	st, ok := c.m[query]
-	full := len(c.m) >= maxCachedStmts
-	c.mu.Unlock()
-	if ok || full {
-		return st
-	}
-	st, err := db.PrepareContext(ctx, query)
-	if err != nil {
-		return nil
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if kept, ok := c.m[query]; ok || len(c.m) >= maxCachedStmts {
-		st.Close() // prepared meanwhile by another caller, or no room left
-		return kept
-	}
-	if c.m == nil {
-		c.m = map[string]*sql.Stmt{}
-	}
-	c.m[query] = st
-	return st
-}
-
-func (tx *stmtTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	st, err := tx.prepared(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	return st.ExecContext(ctx, args...)
-}
-
-func (tx *stmtTx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	st, err := tx.prepared(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	return st.QueryContext(ctx, args...)
-}
-
-func (tx *stmtTx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	st, err := tx.prepared(ctx, query)
-	if err != nil {
-		// *sql.Row carries no error of its own making: the unprepared
-		// query reports the same error from Scan.
-		return tx.Tx.QueryRowContext(ctx, query, args...)
-	}
-	return st.QueryRowContext(ctx, args...)
 }
 
 // queryRower is a *sql.DB or a transaction, for reads that run in either.

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"hindsight/postmortem"
 	"hindsight/seeds"
 	"hindsight/store"
 	"hindsight/store/storetest"
@@ -196,7 +197,7 @@ func TestCreatePostmortem(t *testing.T) {
 	t.Run("SlugFromTitleIsUnique", func(t *testing.T) {
 		var slugs []string
 		for range 2 {
-			p := store.Postmortem{Title: "Réplica caída: ¡otra vez!", Summary: "Réplica caída: ¡otra vez!", Organization: "Acme"}
+			p := store.Postmortem{Content: postmortem.Content{Title: "Réplica caída: ¡otra vez!", Summary: "Réplica caída: ¡otra vez!", Organization: "Acme"}}
 			if err := st.CreatePostmortem(t.Context(), &p); err != nil {
 				t.Fatal(err)
 			}
@@ -207,14 +208,14 @@ func TestCreatePostmortem(t *testing.T) {
 		}
 	})
 	t.Run("ChosenSlugTaken", func(t *testing.T) {
-		p := store.Postmortem{Title: "x", Summary: "x", Slug: "facebook-2010-09-23-outage"}
+		p := store.Postmortem{Content: postmortem.Content{Title: "x", Summary: "x"}, Slug: "facebook-2010-09-23-outage"}
 		if err := st.CreatePostmortem(t.Context(), &p); !errors.Is(err, store.ErrConflict) {
 			t.Errorf("err = %v, want ErrConflict", err)
 		}
 	})
 	t.Run("BadRoleRollsBackEverything", func(t *testing.T) {
 		_, before, _ := st.CountPostmortems(t.Context())
-		p := store.Postmortem{Title: "Half saved?", Summary: "Half saved?", Tags: []store.Tag{{PatternSlug: "feedback-loop", Role: "villain"}}}
+		p := store.Postmortem{Content: postmortem.Content{Title: "Half saved?", Summary: "Half saved?", Tags: []store.Tag{{PatternSlug: "feedback-loop", Role: "villain"}}}}
 		if err := st.CreatePostmortem(t.Context(), &p); !errors.Is(err, store.ErrInvalid) {
 			t.Errorf("err = %v, want ErrInvalid", err)
 		}
@@ -223,7 +224,7 @@ func TestCreatePostmortem(t *testing.T) {
 		}
 	})
 	t.Run("VariantOfUnknown", func(t *testing.T) {
-		p := store.Postmortem{Title: "Orphan", Summary: "Orphan", VariantOf: "nope"}
+		p := store.Postmortem{Content: postmortem.Content{Title: "Orphan", Summary: "Orphan"}, VariantOf: "nope"}
 		if err := st.CreatePostmortem(t.Context(), &p); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("err = %v, want ErrNotFound", err)
 		}

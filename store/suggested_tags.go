@@ -3,13 +3,16 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 
 	"hindsight/classify"
+	"hindsight/markdown"
 	"hindsight/postmortem"
 )
 
@@ -84,18 +87,123 @@ func suggestTags(c *classify.Classifier, p *Postmortem) {
 	if c == nil || len(p.Tags) > 0 || p.Suggested != nil {
 		return
 	}
-	doc := classify.Document{Title: p.Title, Body: strings.Join(append([]string{p.Summary}, p.writeUp()...), "\n\n")}
 	p.Suggested = []SuggestedTag{}
-	for _, sg := range classify.Shown(c.Suggest(doc)) {
-		t := SuggestedTag{PatternSlug: sg.Slug, Role: sg.Role, Confidence: sg.Confidence, Reason: sg.Reason}
-		if len(sg.Evidence) > 0 {
-			t.Evidence = sg.Evidence[0].Sentence
-		}
-		for _, e := range sg.Evidence {
-			t.Phrases = append(t.Phrases, e.Phrases...)
-		}
-		p.Suggested = append(p.Suggested, t)
+	for _, sg := range classify.Shown(c.Suggest(classifyDocument(p))) {
+		p.Suggested = append(p.Suggested, suggestedTag(sg))
 	}
+}
+
+// classifyDocument is the text of p the classifier reads.
+func classifyDocument(p *Postmortem) classify.Document {
+	return classify.Document{Title: p.Title, Body: strings.Join(append([]string{p.Summary}, p.writeUp()...), "\n\n")}
+}
+
+// suggestedTag is what is kept of one of the classifier's suggestions.
+func suggestedTag(sg classify.Suggestion) SuggestedTag {
+	t := SuggestedTag{PatternSlug: sg.Slug, Role: sg.Role, Confidence: sg.Confidence, Reason: sg.Reason}
+	if len(sg.Evidence) > 0 {
+		t.Evidence = markdown.Text(sg.Evidence[0].Sentence) // as a reader sees it
+	}
+	for _, e := range sg.Evidence {
+		t.Phrases = append(t.Phrases, e.Phrases...)
+	}
+	return t
+}
+
+// opens reports whether a change of restriction from before to after lets
+// someone read a postmortem who could not: it was restricted, and now is
+// open to everyone or to a group it was not.
+func opens(before, after []string) bool {
+	if len(before) == 0 {
+		return false
+	}
+	if len(after) == 0 {
+		return true
+	}
+	for _, g := range after {
+		if !slices.Contains(before, g) {
+			return true
+		}
+	}
+	return false
+}
+
+// jsonKeys is m's keys as a JSON array, for json_each.
+func jsonKeys[V any](m map[string]V) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	b, _ := json.Marshal(keys)
+	return string(b)
+}
+
+// rederiveEvidence gives what was derived from the text of postmortem p
+// (read inside tx, as it is now) afresh from that text: its unreviewed
+// suggestions (those the text no longer supports go), the reasons,
+// evidence sentences and phrases of its suggestions, reviewed or not, and
+// of its dismissed ones (with its title now), and the evidence of its tags
+// where the text no longer holds it. A change that opens a postmortem
+// calls it: what was derived while it was restricted may quote a text a
+// redaction took out (written restricted, redacted, opened), and the new
+// readers may read only the text as it is.
+func rederiveEvidence(ctx context.Context, tx *writeTx, c *classify.Classifier, p Postmortem) error {
+	found := map[string]SuggestedTag{}
+	doc := classifyDocument(&p)
+	if c != nil {
+		for _, sg := range c.Suggest(doc) {
+			found[sg.Slug] = suggestedTag(sg)
+		}
+	}
+	// An unreviewed suggestion the opened text no longer supports goes: it
+	// was derived from text its new readers may not read.
+	if _, err := tx.ExecContext(ctx, `DELETE FROM suggested_tags WHERE postmortem_id = ? AND status = 'suggested'
+		AND pattern_slug NOT IN (SELECT value FROM json_each(?))`, p.ID, jsonKeys(found)); err != nil {
+		return err
+	}
+	patterns, err := queryColumn[string](ctx, tx, `SELECT pattern_slug FROM suggested_tags WHERE postmortem_id = ?`, p.ID)
+	if err != nil {
+		return err
+	}
+	for _, slug := range patterns {
+		t := found[slug]
+		if _, err := tx.ExecContext(ctx, `UPDATE suggested_tags SET reason = ?, evidence = ?, phrases = ? WHERE postmortem_id = ? AND pattern_slug = ?`,
+			t.Reason, t.Evidence, strings.Join(t.Phrases, "\n"), p.ID, slug); err != nil {
+			return err
+		}
+	}
+	rejected, err := queryColumn[string](ctx, tx, `SELECT DISTINCT pattern_slug FROM rejected_suggestions WHERE postmortem_id = ?`, p.ID)
+	if err != nil {
+		return err
+	}
+	for _, slug := range rejected {
+		if _, err := tx.ExecContext(ctx, `UPDATE rejected_suggestions SET title = ?, phrases = ? WHERE postmortem_id = ? AND pattern_slug = ?`,
+			p.Title, strings.Join(found[slug].Phrases, "\n"), p.ID, slug); err != nil {
+			return err
+		}
+	}
+	type tagEvidence struct{ pattern, role, evidence string }
+	var tags []tagEvidence
+	if err := scanRows(ctx, tx, `SELECT pattern_slug, role, evidence FROM tags WHERE postmortem_id = ? AND evidence != ''`, []any{p.ID},
+		func(rs *sql.Rows) error {
+			var t tagEvidence
+			err := rs.Scan(&t.pattern, &t.role, &t.evidence)
+			tags = append(tags, t)
+			return err
+		}); err != nil {
+		return err
+	}
+	text := strings.Join(strings.Fields(doc.Title+"\n"+doc.Body), " ")
+	for _, t := range tags {
+		if strings.Contains(text, strings.Join(strings.Fields(t.evidence), " ")) {
+			continue // a sentence the text still holds
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE tags SET evidence = ? WHERE postmortem_id = ? AND pattern_slug = ? AND role = ?`,
+			found[t.pattern].Evidence, p.ID, t.pattern, t.role); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // insertSuggestedTags stores p.Suggested for the postmortem just created.
@@ -334,12 +442,14 @@ func (s *Store) ConfirmSuggestedTag(ctx context.Context, slug, pattern, by strin
 
 // DismissSuggestedTag turns down the classifier's suggestion of pattern for
 // the postmortem at slug and records it with the rejected suggestions (see
-// RecordRejection), with its phrases, so detection can be tuned.
+// RecordRejection), with its phrases, so detection can be tuned. A
+// postmortem ctx's reader may not see is ErrNotFound, as one that does not
+// exist.
 func (s *Store) DismissSuggestedTag(ctx context.Context, slug, pattern, by string) error {
 	err := s.inTx(ctx, func(tx *writeTx) error {
 		var id int64
 		var title string
-		err := tx.QueryRowContext(ctx, `SELECT id, title FROM postmortems WHERE slug = ?`, slug).Scan(&id, &title)
+		err := tx.QueryRowContext(ctx, `SELECT id, title FROM postmortems WHERE slug = ? AND `+visibleSQL(ctx, "postmortems"), slug).Scan(&id, &title)
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("postmortem %q: %w", slug, ErrNotFound)
 		}

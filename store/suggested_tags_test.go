@@ -15,14 +15,16 @@ import (
 // certificate expiry in it.
 func certOutage(title string) *store.Postmortem {
 	return &store.Postmortem{
-		Title:        title,
-		Organization: "Example Corp",
-		IncidentDate: "2024-03-01",
-		Summary:      "Every API call failed for two hours because the TLS certificate of the API gateway expired.",
-		Body: "At 00:00 UTC the TLS certificate of the API gateway expired. Clients failed the TLS handshake and " +
-			"every request was refused with a certificate error. Mobile clients kept retrying without backoff, and the " +
-			"retry storm overloaded the gateway even after the fix. Nobody was paged because the expiry alert had been " +
-			"disabled. We renewed the certificate at 02:00 and service was restored. We will automate certificate renewal.",
+		Content: postmortem.Content{
+			Title:        title,
+			Organization: "Example Corp",
+			IncidentDate: "2024-03-01",
+			Summary:      "Every API call failed for two hours because the TLS certificate of the API gateway expired.",
+			Body: "At 00:00 UTC the TLS certificate of the API gateway expired. Clients failed the TLS handshake and " +
+				"every request was refused with a certificate error. Mobile clients kept retrying without backoff, and the " +
+				"retry storm overloaded the gateway even after the fix. Nobody was paged because the expiry alert had been " +
+				"disabled. We renewed the certificate at 02:00 and service was restored. We will automate certificate renewal.",
+		},
 		SourceText: "imported text of " + title,
 	}
 }

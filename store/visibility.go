@@ -61,18 +61,25 @@ func readerCacheKey(ctx context.Context) string {
 // so that the condition can be added to any query without renumbering its
 // arguments; restricted_to is a JSON array of group names.
 func visibleSQL(ctx context.Context, alias string) string {
+	return restrictionVisibleSQL(ctx, alias+".restricted_to")
+}
+
+// restrictionVisibleSQL is the condition that the restriction in column
+// (a JSON array of group names, empty for none) lets ctx's reader see what it
+// covers.
+func restrictionVisibleSQL(ctx context.Context, column string) string {
 	if everyGroup(ctx) {
 		return "(1)"
 	}
 	gs := readerGroups(ctx)
 	if len(gs) == 0 {
-		return "(" + alias + ".restricted_to = '')"
+		return "(" + column + " = '')"
 	}
 	quoted := make([]string, len(gs))
 	for i, g := range gs {
 		quoted[i] = "'" + strings.ReplaceAll(g, "'", "''") + "'"
 	}
-	return "(" + alias + ".restricted_to = '' OR EXISTS (SELECT 1 FROM json_each(" + alias + ".restricted_to) WHERE value IN (" +
+	return "(" + column + " = '' OR EXISTS (SELECT 1 FROM json_each(" + column + ") WHERE value IN (" +
 		strings.Join(quoted, ", ") + ")))"
 }
 

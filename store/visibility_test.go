@@ -247,7 +247,7 @@ func TestGroupShownThroughVisibleMember(t *testing.T) {
 			if !shown || other {
 				t.Errorf("Search: finds %q %v and %q %v, want only the first", tt.shown, shown, tt.other, other)
 			}
-			in, err := st.Insights(tt.ctx, store.InsightFilter{})
+			in, err := st.Insights(tt.ctx, store.InsightFilter{Examples: true})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"testing"
 
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 
@@ -19,7 +20,7 @@ func TestConcurrentWritesAllSucceed(t *testing.T) {
 	errs := make(chan error, n)
 	for i := range n {
 		wg.Go(func() {
-			p := store.Postmortem{Title: fmt.Sprintf("Concurrent save %d", i), Summary: fmt.Sprintf("Concurrent save %d", i), Body: "Saved at the same time as the others."}
+			p := store.Postmortem{Content: postmortem.Content{Title: fmt.Sprintf("Concurrent save %d", i), Summary: fmt.Sprintf("Concurrent save %d", i), Body: "Saved at the same time as the others."}}
 			if err := st.CreatePostmortem(t.Context(), &p); err != nil {
 				errs <- err
 			}

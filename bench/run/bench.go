@@ -71,6 +71,7 @@ type workload struct {
 	queries     []string // raw queries, for the FTS ceiling
 	followUps   []string // /action-items with filters
 	insights    []string
+	triage      [][]byte // JSON bodies of POST /api/triage
 }
 
 func newWorkload(g *corpus.Generator, n int, seed uint64) (workload, error) {
@@ -117,7 +118,8 @@ func newWorkload(g *corpus.Generator, n int, seed uint64) (workload, error) {
 		w.queries = append(w.queries, q)
 		w.searches = append(w.searches, "/search?"+url.Values{"q": {q}}.Encode())
 	}
-	return w, nil
+	w.triage, err = triageBodies()
+	return w, err
 }
 
 func run(ctx context.Context, cfg config, out io.Writer) error {
@@ -239,6 +241,9 @@ func run(ctx context.Context, cfg config, out io.Writer) error {
 		paths  []string
 	}{{"postmortem page", w.postmortems}, {"filtered list", w.lists}, {"pattern page", w.patterns}, {"search", w.searches},
 		{"follow-ups", w.followUps}, {"insights", w.insights}} {
+		if len(cfg.targets) > 0 && !slices.Contains(cfg.targets, t.target) {
+			continue
+		}
 		cold := result{target: t.target, clients: 1}
 		for _, p := range t.paths {
 			start := time.Now()
@@ -260,6 +265,20 @@ func run(ctx context.Context, cfg config, out io.Writer) error {
 		cold.requests = len(cold.lat)
 		rep.cold = append(rep.cold, cold)
 	}
+	cold := result{target: "triage", clients: 1}
+	for _, b := range w.triage {
+		if len(cfg.targets) > 0 && !slices.Contains(cfg.targets, "triage") {
+			break
+		}
+		start := time.Now()
+		if _, err := post(ctx, client, srv.base+"/api/triage", b); err != nil {
+			return err
+		}
+		cold.lat = append(cold.lat, time.Since(start))
+	}
+	slices.Sort(cold.lat)
+	cold.requests = len(cold.lat)
+	rep.cold = append(rep.cold, cold)
 	rep.pageBytes /= max(len(staticPaths), 1)
 	barePaths := make([]string, len(staticPaths))
 	for i, p := range staticPaths {
@@ -298,9 +317,13 @@ func run(ctx context.Context, cfg config, out io.Writer) error {
 		{"search", getter(client, srv.base, w.searches)},
 		{"follow-ups", getter(client, srv.base, w.followUps)},
 		{"insights", getter(client, srv.base, w.insights)},
+		{"triage", poster(client, srv.base, "/api/triage", w.triage)},
 		{"FTS ceiling", fts.op(w.queries)},
 	}
 	for _, st := range steps {
+		if len(cfg.targets) > 0 && !slices.Contains(cfg.targets, st.target) {
+			continue
+		}
 		for _, c := range cfg.clients {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -331,6 +354,9 @@ func run(ctx context.Context, cfg config, out io.Writer) error {
 	// rounds, one right after the other, with the CPU time each server
 	// used per request.
 	for _, c := range cfg.clients {
+		if len(cfg.targets) > 0 && !slices.Contains(cfg.targets, "postmortem page") {
+			break
+		}
 		for range cfg.pairs {
 			var p pair
 			for i, side := range []struct {

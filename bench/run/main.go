@@ -58,16 +58,17 @@ type config struct {
 	seed    uint64
 	step    time.Duration
 	clients []int
-	work    string // kept working directory; "" for a temporary one
-	server  string // a server binary to use instead of building one
-	profile bool   // save a CPU profile of the server during each step at 16 clients
-	pairs   int    // rounds of the kept page and the bare handler, one after the other
+	work    string   // kept working directory; "" for a temporary one
+	server  string   // a server binary to use instead of building one
+	profile bool     // save a CPU profile of the server during each step at 16 clients
+	pairs   int      // rounds of the kept page and the bare handler, one after the other
+	targets []string // the load steps to run; all when empty
 }
 
 func parseConfig(args []string) (config, error) {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	var c config
-	var clients string
+	var clients, targets string
 	fs.IntVar(&c.n, "n", 100000, "postmortems in the corpus")
 	fs.Uint64Var(&c.seed, "seed", 1, "corpus seed")
 	fs.DurationVar(&c.step, "d", 5*time.Second, "duration of each load step")
@@ -76,8 +77,14 @@ func parseConfig(args []string) (config, error) {
 	fs.BoolVar(&c.profile, "profile", false, "save the server's CPU profile of each step at 16 clients in the working directory (with -work)")
 	fs.IntVar(&c.pairs, "pairs", 3, "rounds of the postmortem page and the bare handler ceiling run one after the other, per client count")
 	fs.StringVar(&c.server, "server", "", "server binary to measure instead of building ./cmd/server (to compare builds on one database)")
+	fs.StringVar(&targets, "targets", "", `load steps to run, comma-separated ("triage,search"), and the first requests timed; all when empty`)
 	if err := fs.Parse(args); err != nil {
 		return c, err
+	}
+	for t := range strings.SplitSeq(targets, ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			c.targets = append(c.targets, t)
+		}
 	}
 	for _, s := range strings.Split(clients, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))

@@ -180,6 +180,13 @@ func (r report) print(out io.Writer) {
 			fmt.Sprintf("%.2f× (%s vs %s ms), %.2f× (%s vs %s ms)", p50, ms(first.pct(0.50)), ms(fts.pct(0.50)), p95, ms(first.pct(0.95)), ms(fts.pct(0.95))),
 			p50 <= 2 && p95 <= 2)
 	}
+	if a, ok := r.find("triage", 16); ok {
+		row("triage (POST /api/triage) p95 at 16 clients", "< 100 ms", ms(a.pct(0.95))+" ms", a.pct(0.95) < 100*time.Millisecond)
+	}
+	if i := slices.IndexFunc(r.cold, func(x result) bool { return x.target == "triage" }); i >= 0 {
+		first := r.cold[i]
+		row("triage first request of each text at 1 client (p95)", "< 100 ms", ms(first.pct(0.95))+" ms", first.pct(0.95) < 100*time.Millisecond)
+	}
 	for _, t := range []string{"filtered list", "pattern page"} {
 		if a, ok := r.find(t, 16); ok {
 			row(t+" p95 at 16 clients", "≤ 10 ms", ms(a.pct(0.95))+" ms", a.pct(0.95) <= 10*time.Millisecond)

@@ -34,7 +34,7 @@ func TestSmoke(t *testing.T) {
 	report := out.String()
 	for _, want := range []string{
 		"| postmortem page | 4 |", "| static ceiling | 4 |", "| filtered list | 4 |", "| pattern page | 4 |",
-		"| search | 4 |", "| FTS ceiling | 4 |", "| bare handler ceiling | 4 |", "postmortem page vs bare handler (req/s)", "alternating rounds", "postmortem page throughput (req/s)", "search p95 (ms)",
+		"| search | 4 |", "| triage | 4 |", "| triage | 16 |", "triage first request of each text", "| FTS ceiling | 4 |", "| bare handler ceiling | 4 |", "postmortem page vs bare handler (req/s)", "alternating rounds", "postmortem page throughput (req/s)", "search p95 (ms)",
 		"search first request p50 (ms)", "search first request vs direct FTS",
 		"| import |", "0 failed", "start-up to /readyz 200", "server peak RSS",
 	} {

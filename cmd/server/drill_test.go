@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -55,7 +56,7 @@ func TestReplicationDrill(t *testing.T) {
 	defer s3.Close()
 	replicas := []struct{ name, url string }{
 		{"s3", "s3://drill/hindsight?endpoint=" + s3.URL + "&region=us-east-1"},
-		{"file", "file://" + filepath.Join(t.TempDir(), "replica")},
+		{"file", "file://" + t.TempDir()}, // there before the first upload, as a restore needs
 	}
 
 	// Without the race detector (buildServer), which would measure its
@@ -439,7 +440,7 @@ func TestStopFlushesReplica(t *testing.T) {
 // stopFlushesReplica runs the scenario once and reports whether it could
 // observe the flush (the save absent from the replica before the stop).
 func stopFlushesReplica(t *testing.T) bool {
-	url := "file://" + filepath.Join(t.TempDir(), "replica")
+	url := "file://" + t.TempDir()    // there before the first upload, as a restore needs
 	db := dbFrom(t, storetest.Seeded) // seeded before it replicates
 	base, stop, logs := startServer(t, []string{"-db", db},
 		map[string]string{"HINDSIGHT_REPLICA": url, "HINDSIGHT_REPLICA_INTERVAL": "1h"})
@@ -532,5 +533,32 @@ func TestFailingReplicaMakesUnready(t *testing.T) {
 	}
 	if body := fetch(t, base+"/api/postmortems"); !strings.Contains(body, `"total"`) {
 		t.Errorf("the app stopped serving with its replica down: %.200s", body)
+	}
+}
+
+// TestMissingReplicaPath: a -replica path that does not exist (mistyped,
+// or a volume not mounted) stops restore and -restore-if-missing with the
+// reason, where they took it for an empty replica and -restore-if-missing
+// started an empty, healthy instance; an empty directory still means a new
+// instance.
+func TestMissingReplicaPath(t *testing.T) {
+	t.Parallel()
+	missing := filepath.Join(t.TempDir(), "mistyped")
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second*slowdown)
+	defer cancel()
+	err := run(ctx, []string{"restore", "-replica", "file://" + missing, "-db", filepath.Join(t.TempDir(), "r.db")}, noEnv, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), missing) || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("restore from %s: %v, want an error saying it does not exist", missing, err)
+	}
+
+	db := filepath.Join(t.TempDir(), "new.db")
+	env := map[string]string{"HINDSIGHT_ADDR": "127.0.0.1:0"}
+	err = run(ctx, []string{"-db", db, "-replica", "file://" + missing, "-restore-if-missing"},
+		func(k string) string { return env[k] }, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "-restore-if-missing") || !strings.Contains(err.Error(), missing) {
+		t.Errorf("-restore-if-missing from %s: %v, want it to stop with the reason", missing, err)
+	}
+	if _, err := os.Stat(db); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("-restore-if-missing from a missing replica made a database: %v", err)
 	}
 }

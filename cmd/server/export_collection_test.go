@@ -40,18 +40,20 @@ func genCollection(t *testing.T, st *store.Store, n int) []string {
 	ps := make([]*store.Postmortem, n)
 	for i := range n {
 		p := store.Postmortem{
+			Content: postmortem.Content{
+				Title:        fmt.Sprintf("Incident %03d: “quoted” title, with: colons", i),
+				Organization: []string{"Acme", "Ünïcode GmbH", "株式会社テスト", ""}[i%4],
+				IncidentDate: fmt.Sprintf("20%02d-%02d-%02d", 10+i%15, 1+i%12, 1+i%28),
+				Severity:     []string{"SEV1", "SEV2", "SEV3", "SEV4", "SEV5", ""}[i%6],
+				Language:     "en",
+				Summary:      fmt.Sprintf("Summary %d: the cache fell over.\n\nA second paragraph, with \"quotes\" and a trailing colon:", i),
+				Body:         fmt.Sprintf("## What happened\n\nBody %d with **bold**, `code` and a list:\n\n- one\n- two\n\n```\n  indented code\n```\n\n| a | b |\n| --- | --- |\n| 1 | 2 |", i),
+				Services:     []string{"checkout, Payments API", "search", ""}[i%3],
+				Authors:      []string{"Ana, Bo", "", "Zoë"}[i%3],
+				SourceURL:    []string{"", "https://example.com/pm?id=1&x=2"}[i%2],
+			},
 			Slug:          fmt.Sprintf("incident-%03d", i),
-			Title:         fmt.Sprintf("Incident %03d: “quoted” title, with: colons", i),
-			Organization:  []string{"Acme", "Ünïcode GmbH", "株式会社テスト", ""}[i%4],
-			IncidentDate:  fmt.Sprintf("20%02d-%02d-%02d", 10+i%15, 1+i%12, 1+i%28),
 			PublishedDate: []string{"", "2025-01-02"}[i%2],
-			Severity:      []string{"SEV1", "SEV2", "SEV3", "SEV4", "SEV5", ""}[i%6],
-			Language:      "en",
-			Summary:       fmt.Sprintf("Summary %d: the cache fell over.\n\nA second paragraph, with \"quotes\" and a trailing colon:", i),
-			Body:          fmt.Sprintf("## What happened\n\nBody %d with **bold**, `code` and a list:\n\n- one\n- two\n\n```\n  indented code\n```\n\n| a | b |\n| --- | --- |\n| 1 | 2 |", i),
-			Services:      []string{"checkout, Payments API", "search", ""}[i%3],
-			Authors:       []string{"Ana, Bo", "", "Zoë"}[i%3],
-			SourceURL:     []string{"", "https://example.com/pm?id=1&x=2"}[i%2],
 		}
 		if i%3 != 2 {
 			p.Impact = fmt.Sprintf("Users of %d could not pay.\n\n1. first\n2. second", i)
@@ -63,7 +65,7 @@ func genCollection(t *testing.T, st *store.Store, n int) []string {
 			p.WentWell, p.WentWrong, p.GotLucky = "Paging worked.", "Dashboards lagged.", "It was a Sunday."
 		}
 		if i%2 == 0 {
-			p.Timeline = store.FormatTimeline([]store.TimelineEntry{
+			p.Timeline = postmortem.FormatTimeline([]postmortem.TimelineEntry{
 				{Time: "14:02", Text: "deploy of v42 starts"}, {Time: "14:10:30", Text: "alert *fires*"},
 				{Date: "2024-03-06", Time: "09:00", Text: "fixed the next day"}})
 		} else if i%5 == 1 {
@@ -171,7 +173,7 @@ func genCollection(t *testing.T, st *store.Store, n int) []string {
 		}
 		slugs = append(slugs, p.Slug)
 	}
-	archived := store.Postmortem{Title: "Archived incident", Summary: "Gone.", Body: "Archived."}
+	archived := store.Postmortem{Content: postmortem.Content{Title: "Archived incident", Summary: "Gone.", Body: "Archived."}}
 	if err := st.ImportPostmortem(ctx, &archived); err != nil {
 		t.Fatal(err)
 	}

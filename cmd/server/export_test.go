@@ -11,6 +11,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 
@@ -116,8 +117,19 @@ func TestExportLimits(t *testing.T) {
 	para := strings.Repeat("部署后重试风暴压垮了数据库。", 15) + "\n\n"
 	text := func(runes int) string { return strings.Repeat(para, runes/utf8.RuneCountInString(para)) }
 	section := text(99_000)
-	p := store.Postmortem{Title: "Huge", Summary: "Huge.", Body: text(330_000),
-		Impact: section, Trigger: section, Contributing: section, Detection: section}
+	p := store.Postmortem{
+		Content: postmortem.Content{
+			Title:   "Huge",
+			Summary: "Huge.",
+			Body:    text(330_000),
+			Sections: postmortem.Sections{
+				Impact:       section,
+				Trigger:      section,
+				Contributing: section,
+				Detection:    section,
+			},
+		},
+	}
 	if err := st.CreatePostmortem(t.Context(), &p); err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -226,5 +227,114 @@ func TestSearchBoxesFitTheHeaderLimit(t *testing.T) {
 				t.Errorf("%s: a search box full (%d characters) gets %d, want 200", page, n, res.StatusCode)
 			}
 		}
+	}
+}
+
+// TestStalledBigBodiesFromOneClient holds six 12 MB bodies from one
+// address, each sent but for its last bytes and then trickled a byte a
+// second, while another client writes and the load balancer asks
+// /readyz: no single client may use up the memory every client's bodies
+// share. (Before each client had its share, five such bodies made every
+// other client's writes, and /readyz, answer 503.)
+func TestStalledBigBodiesFromOneClient(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sends 72 MB")
+	}
+	base, stop, logs := startServer(t, []string{"-db", dbFrom(t, storetest.Seeded)}, nil)
+	addr := strings.TrimPrefix(base, "http://")
+	defer stop()
+
+	const size = 12 << 20
+	var conns []net.Conn
+	var sent sync.WaitGroup
+	for range 6 {
+		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP("127.0.6.1")}, Timeout: 10 * time.Second}
+		c, err := d.Dial("tcp", addr)
+		if err != nil {
+			t.Fatalf("dial: %v", err)
+		}
+		t.Cleanup(func() { c.Close() })
+		conns = append(conns, c)
+		sent.Add(1)
+		go func() {
+			defer sent.Done()
+			// A write refused part-way fails when the server closes the
+			// connection: that is the server defending itself.
+			fmt.Fprintf(c, "POST /api/postmortems HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", addr, size)
+			c.Write(bytes.Repeat([]byte(" "), size-8))
+		}()
+	}
+	sent.Wait()
+	trickle(t, conns, time.Second, " ")
+	// The bodies the server took are held in its memory (the metric says
+	// so) before the other client is served: the stalled bodies' deadline
+	// (10 s) bounds the test.
+	heldEnough := false
+	for deadline := time.Now().Add(3 * time.Second); !heldEnough && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		m := regexp.MustCompile(`(?m)^hindsight_http_request_body_bytes (\S+)$`).FindStringSubmatch(fetch(t, base+"/metrics"))
+		if m != nil {
+			held, _ := strconv.ParseFloat(m[1], 64)
+			heldEnough = held >= size-(1<<20)
+		}
+	}
+	if !heldEnough {
+		t.Errorf("hindsight_http_request_body_bytes never showed a stalled body held")
+	}
+
+	other := clientFrom("127.0.6.2")
+	calls := []struct{ method, path, contentType, body string }{
+		{"POST", "/api/postmortems", "application/json", `{"title": "Stalled bodies probe", "summary": "written while one client stalls big bodies"}`},
+		{"POST", "/postmortems", "application/x-www-form-urlencoded", "title=&summary=missing+title"},
+		{"POST", "/preview", "application/x-www-form-urlencoded", "text=**bold**"},
+		{"GET", "/readyz", "", ""},
+	}
+	for _, c := range calls {
+		req, err := http.NewRequest(c.method, base+c.path, strings.NewReader(c.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.contentType != "" {
+			req.Header.Set("Content-Type", c.contentType)
+		}
+		res, err := other.Do(req)
+		if err != nil {
+			t.Errorf("%s %s: %v", c.method, c.path, err)
+			continue
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode == http.StatusServiceUnavailable || res.StatusCode == http.StatusTooManyRequests || res.StatusCode >= 500 {
+			t.Errorf("%s %s while one client stalls six big bodies: %d %s", c.method, c.path, res.StatusCode, body)
+		}
+	}
+	if t.Failed() {
+		t.Logf("server log:\n%s", logs)
+	}
+}
+
+// TestUnsignedBodyRefusedBeforeRead sends, in proxy mode and from an
+// address that is not a trusted proxy, the headers of a 12 MB post and
+// none of its body: the answer (401) comes at once, without the server
+// waiting for a body it would have to hold before knowing who sent it.
+func TestUnsignedBodyRefusedBeforeRead(t *testing.T) {
+	t.Parallel()
+	base, stop, _ := startServer(t, []string{"-db", dbFrom(t, storetest.Seeded), "-auth", "proxy", "-trusted-proxies", "127.0.0.1/32"}, nil)
+	addr := strings.TrimPrefix(base, "http://")
+	defer stop()
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP("127.0.6.3")}, Timeout: 10 * time.Second}
+	c, err := d.Dial("tcp", addr)
+	if err != nil {
+		t.Fatalf("dial: %v", err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "POST /api/postmortems HTTP/1.1\r\nHost: %s\r\nX-Forwarded-User: mallory\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", addr, 12<<20)
+	c.SetReadDeadline(time.Now().Add(3 * time.Second * slowdown))
+	res, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatalf("no answer before the body was sent: %v", err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusUnauthorized {
+		t.Errorf("unsigned big post: %d, want 401", res.StatusCode)
 	}
 }

@@ -6,24 +6,23 @@ import (
 	"io"
 	"time"
 
-	"hindsight/handlers"
 	"hindsight/importer"
 	"hindsight/store"
 )
 
 // importDir imports every postmortem file of dir (Pipeline.Dir reads them
-// through the import pipeline, checked by the postmortem form) and writes
+// through the import pipeline) and writes
 // one line per file to out, then the totals. It fails only when some file
 // could not be imported.
 func importDir(ctx context.Context, st *store.Store, dir string, out io.Writer) error {
 	// The administrator's command: a variant_of or slug of the folder may
 	// name a postmortem restricted to some groups.
 	ctx = store.WithEveryGroup(ctx)
-	form, err := handlers.NewImportForm(ctx, st, time.Now())
+	pl, err := importer.New(ctx, st, time.Now())
 	if err != nil {
 		return fmt.Errorf("import: %w", err)
 	}
-	results, err := importer.New(st, form).Dir(ctx, dir, "server import")
+	results, err := pl.Dir(ctx, dir, "server import")
 	if err != nil {
 		return err
 	}

@@ -74,12 +74,29 @@ func fieldsOf(t *testing.T, st *store.Store, p store.Postmortem) importedFields 
 func exportedDoc(t *testing.T) string {
 	t.Helper()
 	st := storetest.Open(t, storetest.Seeded, filepath.Join(t.TempDir(), "src.db"))
-	p := store.Postmortem{Title: "Checkout outage: retries", Organization: "Acme", IncidentDate: "2024-03-05", Severity: "SEV2",
-		Language: "en", Services: "checkout, Payments API", Authors: "Ana, Bo", Summary: "Retries overloaded payments.\n\nTwice.",
-		Body: "## Background\n\nThe checkout calls payments.", Impact: "No one could pay.", Trigger: "A deploy raised the timeout.",
-		Timeline: "14:02 deploy starts\n14:09 alert fires", TimeZone: "Europe/Madrid",
-		StartedAt: "2024-03-05T14:02:00+01:00", ResolvedAt: "2024-03-05T16:40:00+01:00",
-		Tags:      []store.Tag{{PatternSlug: "retry-storm", Role: "trigger", Evidence: "Every client retried at once."}},
+	p := store.Postmortem{
+		Content: postmortem.Content{
+			Title:        "Checkout outage: retries",
+			Organization: "Acme",
+			IncidentDate: "2024-03-05",
+			Severity:     "SEV2",
+			Language:     "en",
+			Services:     "checkout, Payments API",
+			Authors:      "Ana, Bo",
+			Summary:      "Retries overloaded payments.\n\nTwice.",
+			Body:         "## Background\n\nThe checkout calls payments.",
+			Tags:         []store.Tag{{PatternSlug: "retry-storm", Role: "trigger", Evidence: "Every client retried at once."}},
+			Sections: postmortem.Sections{
+				Impact:   "No one could pay.",
+				Trigger:  "A deploy raised the timeout.",
+				Timeline: "14:02 deploy starts\n14:09 alert fires",
+			},
+			Times: postmortem.Times{
+				TimeZone:   "Europe/Madrid",
+				StartedAt:  "2024-03-05T14:02:00+01:00",
+				ResolvedAt: "2024-03-05T16:40:00+01:00",
+			},
+		},
 		Suggested: []store.SuggestedTag{{PatternSlug: "feedback-loop", Role: "amplifier", Confidence: 0.5}},
 		ActionItems: []store.ActionItem{{Title: "Cap retries", Owner: "ana", Kind: "prevent", Priority: "P1", Status: "in-progress",
 			DueDate: "2024-04-01", TicketURL: "https://t.example.com/1"}},

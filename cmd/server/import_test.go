@@ -2,11 +2,15 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"hindsight/store"
 )
@@ -182,5 +186,62 @@ func TestImportSkipsLinksOutOfTheFolder(t *testing.T) {
 	}
 	if strings.Contains(out.String(), "secret-outside") || strings.Contains(out.String(), "root") {
 		t.Errorf("a file outside the folder was read:\n%s", out.String())
+	}
+}
+
+// TestImportSkipsWhatIsNotAFile: a named pipe called x.md (and a socket)
+// in the folder is skipped with a message, where reading the pipe waited
+// for a writer for good and the import ignored SIGTERM (main cancels run's
+// context on it); the files beside it are imported.
+func TestImportSkipsWhatIsNotAFile(t *testing.T) {
+	t.Parallel()
+	dir := writeFiles(t, map[string]string{
+		"a.md": "---\ntitle: Beside a pipe\n---\nThe queue grew for hours.\n",
+	})
+	pipe := filepath.Join(dir, "x.md")
+	if err := syscall.Mkfifo(pipe, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sock, err := net.Listen("unix", filepath.Join(dir, "y.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sock.Close()
+	db := dbFrom(t, catalogued)
+
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var out syncBuffer
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, []string{"-db", db, "import", dir}, noEnv, &out, io.Discard) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("import: %v\n%s", err, out.String())
+		}
+	case <-time.After(30 * time.Second * slowdown):
+		t.Errorf("import still running after %v beside a named pipe:\n%s", 30*time.Second*slowdown, out.String())
+		cancel() // as SIGTERM does
+		select {
+		case err := <-done:
+			t.Logf("stopped when cancelled: %v", err)
+		case <-time.After(5 * time.Second):
+			t.Errorf("import ignores cancellation (SIGTERM) too")
+		}
+		// Let the pipe's reader go, if it is still waiting.
+		if f, err := os.OpenFile(pipe, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+		return
+	}
+	for _, want := range []string{
+		"created  a.md: beside-a-pipe",
+		"skipped  x.md: not a regular file (a named pipe)",
+		"skipped  y.md: not a regular file (a socket)",
+		"1 created, 0 linked, 2 skipped, 0 failed",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("import output lacks %q:\n%s", want, out.String())
+		}
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -79,6 +80,12 @@ type config struct {
 	metricsAddr string
 	// token is set by the token subcommand: its action and flags.
 	token *tokenCommand
+	// seeds: a new database gets the example postmortems as well as the
+	// catalogue (-seeds=false: the catalogue only).
+	seeds bool
+	// archiveExamples is set by "examples archive": archive every example
+	// postmortem, then exit.
+	archiveExamples bool
 }
 
 // replicaList is the repeatable -replica flag. Its first use replaces the
@@ -182,22 +189,43 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		"in proxy mode, the header with the user's email (env HINDSIGHT_AUTH_EMAIL_HEADER)")
 	fs.StringVar(&c.auth.GroupsHeader, "auth-groups-header", envOr(getenv, "HINDSIGHT_AUTH_GROUPS_HEADER", "X-Forwarded-Groups"),
 		"in proxy mode, the header with the user's groups, comma-separated (env HINDSIGHT_AUTH_GROUPS_HEADER)")
-	admins := fs.String("admins", getenv("HINDSIGHT_ADMINS"), "comma-separated users and groups who are admins (env HINDSIGHT_ADMINS)")
+	fs.StringVar(&c.auth.SignOutURL, "signout-url", getenv("HINDSIGHT_SIGNOUT_URL"),
+		"in proxy mode, the sign-in proxy's sign-out address (e.g. /oauth2/sign_out), linked from every page's header; no link when empty (env HINDSIGHT_SIGNOUT_URL)")
+	admins := fs.String("admins", getenv("HINDSIGHT_ADMINS"),
+		"comma-separated admins: group:NAME for a group, a user's name, or an email (with @) (env HINDSIGHT_ADMINS)")
 	editors := fs.String("editors", getenv("HINDSIGHT_EDITORS"),
-		"comma-separated users and groups who are editors; when empty every signed-in user is (env HINDSIGHT_EDITORS)")
+		"comma-separated editors, as -admins; when empty every signed-in user is one (env HINDSIGHT_EDITORS)")
 	publicURL := fs.String("public-url", getenv("HINDSIGHT_PUBLIC_URL"),
 		"the URL users reach Hindsight at, e.g. https://hindsight.example.com; other Host headers are refused (env HINDSIGHT_PUBLIC_URL)")
 	fs.StringVar(&c.metricsAddr, "metrics-addr", getenv("HINDSIGHT_METRICS_ADDR"),
 		"serve /metrics on this address instead of the app's (env HINDSIGHT_METRICS_ADDR)")
+	seedsDefault := true
+	if v := getenv("HINDSIGHT_SEEDS"); v != "" {
+		if seedsDefault, err = strconv.ParseBool(v); err != nil {
+			return c, fmt.Errorf("HINDSIGHT_SEEDS: %q is not true or false", v)
+		}
+	}
+	fs.BoolVar(&c.seeds, "seeds", seedsDefault,
+		"load the example postmortems (the seeds) into a database that lacks them; false: the pattern catalogue only (env HINDSIGHT_SEEDS)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
 	c.auth.Admins, c.auth.Editors = splitList(*admins), splitList(*editors)
+	for _, who := range slices.Concat(c.auth.Admins, c.auth.Editors) {
+		if strings.TrimSpace(strings.TrimPrefix(who, "group:")) == "" {
+			return c, fmt.Errorf("-admins or -editors: %q names no group", who)
+		}
+	}
 	if c.reviewApprovals < 0 || c.reviewDueDays < 0 {
 		return c, fmt.Errorf("-review-approvals and -review-due-days must be 0 or more")
 	}
 	if c.auth.Mode != "none" && c.auth.Mode != "proxy" {
 		return c, fmt.Errorf("-auth %q: want none or proxy", c.auth.Mode)
+	}
+	if u := c.auth.SignOutURL; u != "" {
+		if p, err := url.Parse(u); err != nil || !(p.Scheme == "" && p.Host == "" && strings.HasPrefix(p.Path, "/") || (p.Scheme == "http" || p.Scheme == "https") && p.Host != "") {
+			return c, fmt.Errorf("-signout-url %q: want a path such as /oauth2/sign_out or an absolute http or https URL", u)
+		}
 	}
 	if *publicURL != "" {
 		u, err := url.Parse(*publicURL)
@@ -228,6 +256,18 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 			}
 		}
 		c.restore = true
+		return c, nil
+	case "examples":
+		if fs.Arg(1) != "archive" {
+			return c, fmt.Errorf("usage: server examples archive -db FILE")
+		}
+		if err := fs.Parse(fs.Args()[2:]); err != nil {
+			return c, err
+		}
+		if fs.NArg() != 0 {
+			return c, fmt.Errorf("usage: server examples archive -db FILE")
+		}
+		c.archiveExamples = true
 		return c, nil
 	case "export":
 		if err := fs.Parse(fs.Args()[1:]); err != nil {
@@ -415,7 +455,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	// run while the server may be replicating it; they never replicate
 	// themselves.
 	var openOpts []store.OpenOption
-	if len(cfg.replicas) > 0 && cfg.importDir == "" && cfg.exportDir == "" && cfg.token == nil {
+	if len(cfg.replicas) > 0 && cfg.importDir == "" && cfg.exportDir == "" && cfg.token == nil && !cfg.archiveExamples {
 		if cfg.restoreIfMissing {
 			from, err := replica.RestoreIfMissing(ctx, cfg.db, cfg.replicas)
 			if err != nil {
@@ -427,11 +467,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 		openOpts = append(openOpts, store.CheckpointsByReplication())
 	}
-	if cfg.exportDir != "" {
-		// store.Open would create an empty database, and the export would
-		// then write nothing and report success: a mistyped -db is an error.
+	if cfg.exportDir != "" || cfg.archiveExamples {
+		// store.Open would create an empty database, and the command would
+		// then do nothing and report success: a mistyped -db is an error.
 		if _, err := os.Stat(cfg.db); err != nil {
-			return fmt.Errorf("export: no database to export at %s (-db): %w", cfg.db, err)
+			return fmt.Errorf("no database at %s (-db): %w", cfg.db, err)
 		}
 	}
 	st, err := store.Open(ctx, cfg.db, openOpts...)
@@ -466,8 +506,19 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		// seeds a first start would add.
 		return exportDir(ctx, st, cfg.exportDir, stdout)
 	}
+	if cfg.archiveExamples {
+		// Before the seeds: archived examples are not loaded again, and a
+		// database that has none gets none from this command.
+		cli := store.WithEveryGroup(store.WithActor(ctx, store.Actor{Name: cliUser(getenv), Via: "cli"}))
+		slugs, err := st.ArchiveExamples(cli)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "archived %d example postmortems\n", len(slugs))
+		return nil
+	}
 	load := seeds.Load
-	if cfg.importDir != "" {
+	if cfg.importDir != "" || !cfg.seeds {
 		// The catalogue only: the server adds the seed postmortems missing
 		// when it starts, so a folder imported into a new database (an
 		// export, which holds its own copies of them) is what it gets.

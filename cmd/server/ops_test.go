@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"hindsight/handlers"
+	"hindsight/postmortem"
 	"hindsight/store"
 	"hindsight/store/storetest"
 )
@@ -286,7 +287,7 @@ func TestBackupWhileServingAndRestore(t *testing.T) {
 				return
 			default:
 			}
-			p := store.Postmortem{Title: probeTitle(i), Summary: probeTitle(i), Organization: "Backup Test", Body: strings.Repeat("A line of the write-up. ", 200)}
+			p := store.Postmortem{Content: postmortem.Content{Title: probeTitle(i), Summary: probeTitle(i), Organization: "Backup Test", Body: strings.Repeat("A line of the write-up. ", 200)}}
 			if err := st.CreatePostmortem(t.Context(), &p); err != nil {
 				writerDone <- err
 				return

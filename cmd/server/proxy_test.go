@@ -6,6 +6,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
 	"net/url"
 	"os"
 	"os/exec"
@@ -19,13 +21,10 @@ import (
 	"hindsight/store/storetest"
 )
 
-// nginxConf puts nginx in front of the app the way a team would: its
-// auth_basic users become X-Forwarded-User, a map gives their groups, and
-// it talks to the app from 127.0.0.2, the only trusted proxy, so that a
-// client on 127.0.0.1 reaching the app directly is not one. Everything it
-// writes stays under dir; it runs in the foreground and as the current
-// user when that is root.
-const nginxConf = `%s
+// nginxMain is the main configuration the tests run a README recipe in:
+// nginx in the foreground, everything it writes under dir, as the
+// current user when that is root.
+const nginxMain = `%s
 daemon off;
 master_process off;
 worker_processes 1;
@@ -39,29 +38,42 @@ http {
     fastcgi_temp_path %[2]s/tmp/fastcgi;
     uwsgi_temp_path %[2]s/tmp/uwsgi;
     scgi_temp_path %[2]s/tmp/scgi;
-    map $remote_user $hindsight_groups {
-        default "";
-        vera "staff";
-        ed   "staff,sre";
-        sam  "security,sre";
-        ada  "admins";
-    }
-    server {
-        listen %[3]s;
-        location / {
-            auth_basic "Hindsight";
-            auth_basic_user_file %[2]s/htpasswd;
-            proxy_pass http://%[4]s;
-            proxy_bind 127.0.0.2;
-            proxy_set_header Host $http_host;
-            proxy_set_header X-Forwarded-User $remote_user;
-            proxy_set_header X-Forwarded-Groups $hindsight_groups;
-            proxy_set_header X-Forwarded-Email "";
-            proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
-        }
-    }
+%[3]s
 }
 `
+
+// readmeRecipe is the nginx configuration README.md gives under
+// "# recipe: name", as written but for what cannot be run here: it
+// listens on addr without TLS (the listen, certificate and http2 lines),
+// reaches the app at app and oauth2-proxy at oauth2, and reads its users
+// from htpasswd.
+func readmeRecipe(t *testing.T, name, addr, app, oauth2, htpasswd string) string {
+	t.Helper()
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?s)```nginx\n# recipe: " + regexp.QuoteMeta(name) + "\n(.*?)```").FindSubmatch(readme)
+	if m == nil {
+		t.Fatalf("README.md has no nginx block for the recipe %q", name)
+	}
+	var lines []string
+	for line := range strings.Lines(string(m[1])) {
+		switch trimmed := strings.TrimSpace(line); {
+		case strings.HasPrefix(trimmed, "ssl_certificate"), trimmed == "http2 on;":
+			continue
+		case trimmed == "listen 443 ssl;":
+			line = "    listen " + addr + ";\n"
+		}
+		lines = append(lines, line)
+	}
+	conf := strings.Join(lines, "")
+	if !strings.Contains(conf, "listen "+addr+";") || !strings.Contains(conf, "proxy_pass http://127.0.0.1:") {
+		t.Fatalf("the %s recipe no longer listens on 443 with TLS or passes to 127.0.0.1 (the app on 8080, oauth2-proxy on 4180): update the test", name)
+	}
+	return strings.NewReplacer("127.0.0.1:8080", app, "127.0.0.1:4180", oauth2,
+		"/etc/nginx/hindsight.htpasswd", htpasswd).Replace(conf)
+}
 
 // freeAddr is a loopback address free when asked, for nginx, which cannot
 // pick a port itself and report it as the server does (package listening):
@@ -76,9 +88,10 @@ func freeAddr(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-// startNginx runs nginx in front of app and returns its base URL. Without
-// nginx the test skips, and fails under CI.
-func startNginx(t *testing.T, app string) string {
+// startNginx runs nginx with README.md's recipe in front of app (and of
+// oauth2, the stand-in for oauth2-proxy, when the recipe has one) and
+// returns its base URL. Without nginx the test skips, and fails under CI.
+func startNginx(t *testing.T, recipe, app, oauth2 string) string {
 	t.Helper()
 	bin, err := exec.LookPath("nginx")
 	if err != nil {
@@ -110,7 +123,8 @@ func startNginx(t *testing.T, app string) string {
 	}
 	addr := freeAddr(t)
 	conf := filepath.Join(dir, "nginx.conf")
-	if err := os.WriteFile(conf, fmt.Appendf(nil, nginxConf, userLine, dir, addr, app), 0o644); err != nil {
+	server := readmeRecipe(t, recipe, addr, app, oauth2, filepath.Join(dir, "htpasswd"))
+	if err := os.WriteFile(conf, fmt.Appendf(nil, nginxMain, userLine, dir, server), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, "-p", dir, "-c", conf, "-e", filepath.Join(dir, "error.log"))
@@ -189,17 +203,18 @@ func postmortemForm(title string) url.Values {
 }
 
 // TestProxyModeThroughNginx drives the proxy mode end to end through a real
-// nginx: its users sign in with basic auth and arrive as X-Forwarded-User.
+// nginx running README.md's auth_basic recipe: its users sign in with
+// basic auth and arrive as X-Forwarded-User.
 func TestProxyModeThroughNginx(t *testing.T) {
 	t.Parallel()
 	base, stop, logs := startServer(t, []string{"-db", dbFrom(t, storetest.Seeded),
-		"-auth", "proxy", "-trusted-proxies", "127.0.0.2", "-admins", "admins", "-editors", "sre"}, nil)
+		"-auth", "proxy", "-trusted-proxies", "127.0.0.2", "-admins", "group:admins", "-editors", "group:sre"}, nil)
 	defer func() {
 		if err := stop(); err != nil {
 			t.Errorf("run: %v\n%s", err, logs)
 		}
 	}()
-	proxy := startNginx(t, strings.TrimPrefix(base, "http://"))
+	proxy := startNginx(t, "auth_basic", strings.TrimPrefix(base, "http://"), "")
 	as := func(name string) client { return client{t: t, base: proxy, user: name, pass: name + "-pw"} }
 	vera, ed, sam, ada := as("vera"), as("ed"), as("sam"), as("ada")
 
@@ -298,5 +313,118 @@ func TestProxyModeThroughNginx(t *testing.T) {
 	ada.do("POST", "/admin/tokens/revoke", url.Values{"name": {"ci"}})
 	if res, _ := withToken.do("GET", "/api/postmortems", nil); res.StatusCode != 401 {
 		t.Errorf("revoked token: %d, want 401", res.StatusCode)
+	}
+}
+
+// standInOAuth2Proxy plays oauth2-proxy for the README's recipes: a
+// session is the cookie _oauth2_proxy naming a user. For nginx's
+// auth_request it answers /oauth2/auth with the X-Auth-Request-* headers
+// (202) or 401, and /oauth2/sign_in; in front of the app it passes
+// requests on with X-Forwarded-User and -Email set, and -Groups only when
+// the user has groups, leaving whatever came otherwise: the proxy's part
+// of clearing them is the recipe's.
+func standInOAuth2Proxy(t *testing.T, app string) string {
+	t.Helper()
+	groups := map[string]string{"vera": "", "ada": "admins"}
+	target, _ := url.Parse("http://" + app)
+	pass := httputil.NewSingleHostReverseProxy(target)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := r.Cookie("_oauth2_proxy")
+		name := ""
+		if err == nil {
+			if _, ok := groups[c.Value]; ok {
+				name = c.Value
+			}
+		}
+		switch {
+		case r.URL.Path == "/oauth2/sign_in":
+			fmt.Fprintln(w, "Sign in with SSO")
+		case r.URL.Path == "/oauth2/auth" && name == "":
+			w.WriteHeader(http.StatusUnauthorized)
+		case r.URL.Path == "/oauth2/auth":
+			w.Header().Set("X-Auth-Request-User", name)
+			w.Header().Set("X-Auth-Request-Email", name+"@example.com")
+			if groups[name] != "" {
+				w.Header().Set("X-Auth-Request-Groups", groups[name])
+			}
+			w.WriteHeader(http.StatusAccepted)
+		case name == "":
+			http.Redirect(w, r, "/oauth2/sign_in", http.StatusFound)
+		default:
+			r.Header.Set("X-Forwarded-User", name)
+			r.Header.Set("X-Forwarded-Email", name+"@example.com")
+			if groups[name] != "" {
+				r.Header.Set("X-Forwarded-Groups", groups[name])
+			}
+			pass.ServeHTTP(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return strings.TrimPrefix(srv.URL, "http://")
+}
+
+// TestReadmeRecipesSetEveryIdentityHeader runs each of README.md's proxy
+// recipes with a real nginx and checks that they set or clear all three
+// identity headers themselves: a user in no group who sends an admin's
+// name, email and group (each twice, too) through the proxy is still
+// themselves, a viewer, and the admin is an admin. (The one-line auth_basic
+// recipe let a client's own X-Forwarded-Groups and -Email through.)
+func TestReadmeRecipesSetEveryIdentityHeader(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		recipe, trusted string
+		as              func(base, name string) client
+	}{
+		{"auth_basic", "127.0.0.2", func(base, name string) client {
+			return client{base: base, user: name, pass: name + "-pw", header: http.Header{}}
+		}},
+		{"auth_request", "127.0.0.1", func(base, name string) client {
+			return client{base: base, header: http.Header{"Cookie": {"_oauth2_proxy=" + name}}}
+		}},
+		{"oauth2-proxy", "127.0.0.1", func(base, name string) client {
+			return client{base: base, header: http.Header{"Cookie": {"_oauth2_proxy=" + name}}}
+		}},
+	} {
+		t.Run(tt.recipe, func(t *testing.T) {
+			t.Parallel()
+			base, stop, logs := startServer(t, []string{"-db", dbFrom(t, storetest.Seeded), "-auth", "proxy",
+				"-trusted-proxies", tt.trusted, "-admins", "group:admins,ada@example.com"}, nil)
+			defer stop()
+			app := strings.TrimPrefix(base, "http://")
+			proxy := startNginx(t, tt.recipe, app, standInOAuth2Proxy(t, app))
+			as := func(name string) client {
+				c := tt.as(proxy, name)
+				c.t = t
+				return c
+			}
+			if res, _ := as("ada").do("GET", "/audit", nil); res.StatusCode != 200 {
+				t.Errorf("ada (group admins) on /audit: %d, want 200", res.StatusCode)
+			}
+			vera := as("vera")
+			forged := map[string][]string{
+				"X-Forwarded-User":   {"ada"},
+				"X-Forwarded-Email":  {"ada@example.com"},
+				"X-Forwarded-Groups": {"admins"},
+			}
+			for name, values := range forged {
+				for _, twice := range []bool{false, true} {
+					c := vera
+					c.header = c.header.Clone()
+					c.header[name] = values
+					if twice {
+						c.header[name] = append(values, values...)
+					}
+					if res, _ := c.do("GET", "/audit", nil); res.StatusCode != http.StatusForbidden {
+						t.Errorf("vera sending %s: %v (twice: %v) through the %s recipe: /audit %d, want 403", name, values, twice, tt.recipe, res.StatusCode)
+					}
+					if res, _ := c.do("GET", "/", nil); res.StatusCode != 200 {
+						t.Errorf("vera sending %s (twice: %v): / %d, want 200", name, twice, res.StatusCode)
+					}
+				}
+			}
+			if t.Failed() {
+				t.Logf("server log:\n%s", logs)
+			}
+		})
 	}
 }

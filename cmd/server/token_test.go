@@ -26,10 +26,10 @@ func TestParseTeamConfig(t *testing.T) {
 			}
 		}},
 		{"ProxyFromEnv", nil, map[string]string{"HINDSIGHT_AUTH": "proxy", "HINDSIGHT_TRUSTED_PROXIES": "10.0.0.0/8",
-			"HINDSIGHT_ADMINS": "sre-leads, ada@example.com", "HINDSIGHT_EDITORS": "sre", "HINDSIGHT_PUBLIC_URL": "https://kb.example.com",
+			"HINDSIGHT_ADMINS": "group:sre-leads, ada@example.com", "HINDSIGHT_EDITORS": "group:sre", "HINDSIGHT_PUBLIC_URL": "https://kb.example.com",
 			"HINDSIGHT_AUTH_USER_HEADER": "X-Auth-Request-User"}, "", func(t *testing.T, c config) {
-			if c.auth.Mode != "proxy" || !slices.Equal(c.auth.Admins, []string{"sre-leads", "ada@example.com"}) ||
-				!slices.Equal(c.auth.Editors, []string{"sre"}) || c.publicURL.Host != "kb.example.com" || c.auth.UserHeader != "X-Auth-Request-User" {
+			if c.auth.Mode != "proxy" || !slices.Equal(c.auth.Admins, []string{"group:sre-leads", "ada@example.com"}) ||
+				!slices.Equal(c.auth.Editors, []string{"group:sre"}) || c.publicURL.Host != "kb.example.com" || c.auth.UserHeader != "X-Auth-Request-User" {
 				t.Errorf("config = %+v", c)
 			}
 		}},

@@ -53,8 +53,9 @@ func LoadSeeds(ctx context.Context, st *store.Store) error {
 var Seeded = Template(LoadSeeds)
 
 // Open writes a fresh copy of template at path, opens it with store.Open
-// (as the server does at every start) and closes it when the test ends.
-func Open(t testing.TB, template func() ([]byte, error), path string) *store.Store {
+// (as the server does at every start, with opts) and closes it when the
+// test ends.
+func Open(t testing.TB, template func() ([]byte, error), path string, opts ...store.OpenOption) *store.Store {
 	t.Helper()
 	b, err := template()
 	if err != nil {
@@ -63,7 +64,7 @@ func Open(t testing.TB, template func() ([]byte, error), path string) *store.Sto
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(t.Context(), path)
+	st, err := store.Open(t.Context(), path, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
