@@ -2,10 +2,10 @@ package handlers_test
 
 import (
 	"fmt"
-	"hindsight/postmortem"
 	"net/url"
 	"testing"
 
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 

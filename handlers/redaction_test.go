@@ -1,12 +1,12 @@
 package handlers_test
 
 import (
-	"hindsight/postmortem"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 

@@ -288,9 +288,9 @@ func (h *Handler) error(w http.ResponseWriter, r *http.Request, err error) {
 		tooMany *tooManyError
 		denied  errForbidden
 		params  badParams
+		refused *store.ReviewRefusal
 		fault   *store.FaultError
 		sent    []submittedText
-		refused *store.ReviewRefusal
 	)
 	switch {
 	case errors.As(err, &fault):

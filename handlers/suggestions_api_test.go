@@ -2,11 +2,11 @@ package handlers_test
 
 import (
 	"encoding/json"
-	"hindsight/postmortem"
 	"net/url"
 	"strings"
 	"testing"
 
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 

@@ -1,10 +1,10 @@
 package seeds_test
 
 import (
-	"hindsight/postmortem"
 	"testing"
 	"time"
 
+	"hindsight/postmortem"
 	"hindsight/seeds"
 	"hindsight/store"
 	"hindsight/store/storetest"

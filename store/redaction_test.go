@@ -1,10 +1,10 @@
 package store_test
 
 import (
-	"hindsight/postmortem"
 	"strings"
 	"testing"
 
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 

@@ -3,18 +3,19 @@ package store_test
 import (
 	"context"
 	"errors"
-	"hindsight/postmortem"
 	"strconv"
 	"strings"
 	"testing"
 
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 
 // newReviewDraft creates a draft written by ann, listing bob as an author.
 func newReviewDraft(t *testing.T, st *store.Store, title string) store.Postmortem {
 	t.Helper()
-	p := store.Postmortem{Content: postmortem.Content{Title: title, Summary: title, Authors: "Bob", Times: postmortem.Times{ResolvedAt: "2024-03-01T10:00:00Z"}}, SavedBy: "ann", Status: store.StatusDraft}
+	p := store.Postmortem{Content: postmortem.Content{Title: title, Summary: title, Authors: "Bob",
+		Times: postmortem.Times{ResolvedAt: "2024-03-01T10:00:00Z"}}, SavedBy: "ann", Status: store.StatusDraft}
 	if err := st.CreatePostmortem(t.Context(), &p); err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +241,8 @@ func TestPatternReviewQuestions(t *testing.T) {
 	if len(qs) < 2 || len(qs) > 4 || !strings.Contains(qs[0].Text, "pool limits") {
 		t.Fatalf("seeded questions = %+v, want 2 to 4 asking of pool limits first", qs)
 	}
-	p := store.Postmortem{Content: postmortem.Content{Title: "Pool gone", Summary: "Pool gone", Tags: []store.Tag{{PatternSlug: "connection-exhaustion", Role: "trigger"}}}, Status: store.StatusDraft, SavedBy: "ann"}
+	p := store.Postmortem{Content: postmortem.Content{Title: "Pool gone", Summary: "Pool gone",
+		Tags: []store.Tag{{PatternSlug: "connection-exhaustion", Role: "trigger"}}}, Status: store.StatusDraft, SavedBy: "ann"}
 	if err := st.CreatePostmortem(ctx, &p); err != nil {
 		t.Fatal(err)
 	}

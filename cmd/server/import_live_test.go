@@ -3,12 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"hindsight/postmortem"
 	"io"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 
