@@ -38,9 +38,11 @@ func TestBothWaysSearchForgives(t *testing.T) {
 		p.follow(".pattern-card-refs a")
 		p.see("h1", "Tonight's site interruptions")
 
+		// config's synonyms include the Spanish configuración (matched as
+		// words): the Facebook incident's best match is its Spanish version.
 		search("config")
-		p.see(".hit-list", "More Details on Today's Outage", "Tonight's site interruptions")
-		p.see(".hit-list mark", "configuration")
+		p.see(".hit-list", "Más detalles sobre la caída de hoy", "Matched version: Español translation", "Tonight's site interruptions")
+		p.see(".hit-list mark", "configuración")
 
 		search("keep-alive apache zebra")
 		p.see(".search-fallback", "No incident has all of the words", "any of them")
