@@ -55,6 +55,11 @@ type Handler struct {
 
 	// review is how postmortems are reviewed (review_policy.go).
 	review reviewPolicy
+
+	// attach bounds attachments; imgSrc are the hosts images may come
+	// from besides this one (attachments.go).
+	attach attachConfig
+	imgSrc []string
 }
 
 // Option configures New.
@@ -106,7 +111,7 @@ func Collector(c prometheus.Collector) Option {
 // fingerprints every static asset up front, so a broken template fails here
 // rather than in the middle of a request.
 func New(st *store.Store, log *slog.Logger, opts ...Option) (*Handler, error) {
-	h := &Handler{store: st, log: log, now: time.Now, rendered: newPageCache(st)}
+	h := &Handler{store: st, log: log, now: time.Now, rendered: newPageCache(st), attach: defaultAttachConfig()}
 	MaxInFlight(DefaultMaxInFlight())(h)
 	ClientLimits(-1, DefaultClientWrites)(h)
 	Auth(AuthConfig{Mode: "none"})(h)
@@ -137,6 +142,7 @@ func New(st *store.Store, log *slog.Logger, opts ...Option) (*Handler, error) {
 			return nil, err
 		}
 	}
+	h.addImageSizer()
 	h.mux = h.routes()
 	return h, nil
 }

@@ -54,6 +54,8 @@ type postmortemFormPage struct {
 	Focus    string
 	FocusRow int
 	Import   *importView // the review of an import
+	// Attach is the form's last upload (attachments_form.go).
+	Attach *attachView
 }
 
 // previewView is a postmortem's text as its page shows it: the rendered

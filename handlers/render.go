@@ -18,6 +18,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"hindsight/attachment"
 	"hindsight/importer"
 	"hindsight/markdown"
 	"hindsight/postmortem"
@@ -291,6 +292,10 @@ func (h *Handler) error(w http.ResponseWriter, r *http.Request, err error) {
 		refused *store.ReviewRefusal
 		fault   *store.FaultError
 		sent    []submittedText
+		// Attachments refused (attachments.go).
+		badFile   *attachment.Refusal
+		badUpload uploadInvalid
+		quota     *store.QuotaError
 	)
 	switch {
 	case errors.As(err, &fault):
@@ -305,6 +310,12 @@ func (h *Handler) error(w http.ResponseWriter, r *http.Request, err error) {
 		case errors.Is(refused.Kind, store.ErrInvalid):
 			status = http.StatusUnprocessableEntity
 		}
+	case errors.As(err, &badFile):
+		status, msg = http.StatusUnsupportedMediaType, badFile.Message
+	case errors.As(err, &badUpload):
+		status, msg = http.StatusUnprocessableEntity, badUpload.Error()
+	case errors.As(err, &quota):
+		status, msg = http.StatusRequestEntityTooLarge, quota.Message
 	case errors.Is(err, store.ErrNotFound):
 		status, msg = http.StatusNotFound, "There is nothing at this address. It may have been mistyped, or the page may have moved."
 	case errors.As(err, &dup):
@@ -323,6 +334,9 @@ func (h *Handler) error(w http.ResponseWriter, r *http.Request, err error) {
 		status, msg = http.StatusUnprocessableEntity, "This file cannot be imported: "+input.Error()+"."
 	case errors.As(err, &tooBig):
 		status, msg = http.StatusRequestEntityTooLarge, fmt.Sprintf("The request is larger than the limit of %d bytes.", tooBig.Limit)
+		if isUpload(r) {
+			msg = fmt.Sprintf("The file is larger than the limit of %d bytes (%d MiB) for an attachment.", h.attach.max, h.attach.max>>20)
+		}
 	case errors.As(err, &tooMany):
 		retryAfter(w, tooMany.after)
 		status, msg = http.StatusTooManyRequests, "Too many requests: "+tooMany.Error()+". Please retry in "+strconv.Itoa(max(1, tooMany.after))+" s."

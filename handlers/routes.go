@@ -19,7 +19,7 @@ func (h *Handler) routes() http.Handler {
 	// knows who sent a request and applies their limits before it reads
 	// the body, and reads it before the request may take a slot. HEAD is
 	// answered wherever GET is.
-	r.Use(h.observeRequests, h.recoverPanics, securityHeaders, h.checkHost,
+	r.Use(h.observeRequests, h.recoverPanics, h.securityHeaders, h.checkHost,
 		h.refuseCrossOrigin, h.limitBodies, middleware.GetHead, h.authenticate,
 		h.fromPageCache, h.limitClients, h.readBodies, h.shed, takeFlash)
 	r.NotFound(h.notFound)
@@ -78,6 +78,9 @@ func (h *Handler) routes() http.Handler {
 		r.Get("/api/insights", h.apiInsights)
 		r.Get("/api/openapi.json", h.apiOpenAPI)
 		r.Post("/api/triage", h.apiTriage)
+		// Attachments (attachments.go): read with their postmortem.
+		r.Get("/attachments/{id}/{name}", h.serveAttachment)
+		r.Get("/api/postmortems/{slug}/attachments", h.apiListAttachments)
 	})
 
 	// Writing and editing (forms; every POST redirects or re-renders with
@@ -140,6 +143,12 @@ func (h *Handler) routes() http.Handler {
 		r.Post("/api/postmortems/{slug}/action-items", h.apiCreateActionItem)
 		r.Put("/api/postmortems/{slug}/action-items/{id}", h.apiUpdateActionItem)
 		r.Post("/api/suggest", h.apiSuggest)
+		// Uploads (attachments.go): to a postmortem, or from the form of
+		// one not saved yet.
+		r.Post("/api/postmortems/{slug}/attachments", h.apiUploadAttachment)
+		r.Post("/api/attachments", h.apiUploadAttachment)
+		r.Post("/postmortems/new/attach", h.attachToForm)
+		r.Post("/postmortems/{slug}/edit/attach", h.attachToForm)
 	})
 
 	// Checklists, tokens and the audit trail: admins.

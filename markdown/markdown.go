@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"html"
 	"html/template"
+	"regexp"
 	"strings"
 
 	"github.com/microcosm-cc/bluemonday"
@@ -30,6 +31,7 @@ var (
 		p.AllowAttrs("id").Matching(bluemonday.SpaceSeparatedTokens).OnElements("h1", "h2", "h3", "h4", "h5", "h6")
 		p.RequireNoFollowOnLinks(true)
 		p.AddTargetBlankToFullyQualifiedLinks(false)
+		p.AllowAttrs("loading").Matching(regexp.MustCompile(`^lazy$`)).OnElements("img")
 		return p
 	}()
 )
@@ -78,6 +80,7 @@ func Section(prefix, src string) template.HTML {
 
 // render is the only place user text becomes trusted HTML.
 func render(src []byte, doc ast.Node) template.HTML {
+	sizeImages(doc)
 	var buf bytes.Buffer
 	if err := converter.Renderer().Render(&buf, src, doc); err != nil {
 		// Render only fails when writing to buf fails, which it cannot;

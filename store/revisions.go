@@ -103,7 +103,7 @@ func insertRevision(ctx context.Context, tx *writeTx, p Postmortem, m revisionMe
 	if err != nil {
 		return fmt.Errorf("record revision %d of postmortem %d: %w", p.Version, p.ID, err)
 	}
-	return nil
+	return claimAttachments(ctx, tx, p, string(snap))
 }
 
 const revisionColumns = `id, postmortem_id, version, action, coalesce(restored_from, 0), author, note, fields, created_at, restricted_to`
