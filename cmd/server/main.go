@@ -86,6 +86,10 @@ type config struct {
 	// archiveExamples is set by "examples archive": archive every example
 	// postmortem, then exit.
 	archiveExamples bool
+	// maxAttachment bounds one attachment's size; imgSrc are hosts images
+	// in Markdown may come from besides this one (attachments.go).
+	maxAttachment int64
+	imgSrc        []string
 }
 
 // replicaList is the repeatable -replica flag. Its first use replaces the
@@ -207,7 +211,21 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	}
 	fs.BoolVar(&c.seeds, "seeds", seedsDefault,
 		"load the example postmortems (the seeds) into a database that lacks them; false: the pattern catalogue only (env HINDSIGHT_SEEDS)")
+	maxAttachment, err := intEnv("HINDSIGHT_MAX_ATTACHMENT", handlers.DefaultMaxAttachment)
+	if err != nil {
+		return c, err
+	}
+	fs.Int64Var(&c.maxAttachment, "max-attachment", int64(maxAttachment),
+		"largest attachment (graph, screenshot, file) accepted, in bytes; larger uploads get 413 (env HINDSIGHT_MAX_ATTACHMENT)")
+	imgSrc := fs.String("img-src", getenv("HINDSIGHT_IMG_SRC"),
+		"comma-separated hosts a team trusts for images in Markdown that stay remote, e.g. https://grafana.example.com, added to the CSP img-src (env HINDSIGHT_IMG_SRC)")
 	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if c.maxAttachment <= 0 {
+		return c, fmt.Errorf("-max-attachment must be more than 0")
+	}
+	if c.imgSrc, err = parseImgSrc(*imgSrc); err != nil {
 		return c, err
 	}
 	c.auth.Admins, c.auth.Editors = splitList(*admins), splitList(*editors)
@@ -546,7 +564,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 
 	opts := append(handlerOpts, handlers.MaxInFlight(cfg.maxInFlight),
 		handlers.ClientLimits(cfg.clientInFlight, cfg.clientWrites), handlers.TrustedProxies(cfg.trustedProxies),
-		handlers.Auth(cfg.auth), handlers.ListenAddr(cfg.addr), handlers.ReviewPolicy(cfg.reviewApprovals, cfg.reviewDueDays))
+		handlers.Auth(cfg.auth), handlers.ListenAddr(cfg.addr), handlers.ReviewPolicy(cfg.reviewApprovals, cfg.reviewDueDays),
+		handlers.MaxAttachment(cfg.maxAttachment), handlers.ImgSrc(cfg.imgSrc))
 	if cfg.publicURL != nil {
 		opts = append(opts, handlers.PublicURL(cfg.publicURL))
 	}
@@ -582,6 +601,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
+	go collectAttachments(ctx, st, log, time.Hour, attachmentGrace)
 	log.Info("listening", "url", "http://"+ln.Addr().String(), "db", cfg.db, "max_inflight", cfg.maxInFlight, "auth", cfg.auth.Mode)
 
 	errc := make(chan error, 1)
