@@ -26,7 +26,8 @@ func TestAttachmentFromTheForm(t *testing.T) {
 	page := html.UnescapeString(rec.Body.String())
 	want := "Before the graph.\n![Error rate over the hour](/attachments/1/error-rate.png)\n\nAfter the graph."
 	if !strings.Contains(page, want) || !strings.Contains(page, "Half of the users.") {
-		i := strings.Index(page, `name="body"`); t.Errorf("the form does not keep the text with the Markdown at the cursor; want %q in\n%.600s", want, page[max(i, 0):])
+		i := strings.Index(page, `name="body"`)
+		t.Errorf("the form does not keep the text with the Markdown at the cursor; want %q in\n%.600s", want, page[max(i, 0):])
 	}
 	if !strings.Contains(page, "Uploaded error-rate.png") {
 		t.Error("the form does not say what was uploaded")

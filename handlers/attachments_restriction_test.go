@@ -96,4 +96,3 @@ func TestAttachmentRestrictedWithItsPostmortem(t *testing.T) {
 		t.Errorf("the audit trail has no upload: %.600s", audit)
 	}
 }
-
