@@ -26,6 +26,9 @@ import (
 	_ "golang.org/x/image/webp" // registers WebP
 )
 
+// DefaultMax is the default limit on an attachment's size, in bytes.
+const DefaultMax = 10 << 20
+
 // MaxPixels is the most pixels an image may claim: past it, decoding it
 // (in a browser, too) would take more memory than a graph should.
 const MaxPixels = 50_000_000

@@ -30,7 +30,7 @@ import (
 // bytes are; the store keeps them in the database file, once per content.
 
 // DefaultMaxAttachment is the default limit on one attachment's size.
-const DefaultMaxAttachment = 10 << 20
+const DefaultMaxAttachment = attachment.DefaultMax
 
 // Default quotas: what one postmortem's attachments, and all of them, may
 // take.

@@ -552,6 +552,10 @@ func (c *converter) node(n *html.Node) {
 		c.blocks(n)
 		return
 	}
+	if n.DataAtom == atom.Img {
+		c.inline.WriteString(besideImage(n))
+		return
+	}
 	if isChromeElement(n) || isCommentSection(n) {
 		c.skipped++
 		return
@@ -704,13 +708,17 @@ func taskBox(li *html.Node) string {
 }
 
 // inlineMarkdown renders an element's content as inline Markdown: links with
-// an absolute address, emphasis and code; images and widgets are dropped.
+// an absolute address, emphasis and code; images saved beside the page
+// (besideImage); other images and widgets are dropped.
 func inlineMarkdown(n *html.Node) string {
 	if n.Type == html.TextNode {
 		return flatText(n.Data)
 	}
 	if n.Type != html.ElementNode {
 		return ""
+	}
+	if n.DataAtom == atom.Img {
+		return besideImage(n)
 	}
 	if isChromeElement(n) {
 		return ""
@@ -748,4 +756,18 @@ func inlineMarkdown(n *html.Node) string {
 		return " " + inner + " "
 	}
 	return inner
+}
+
+// besideImage is an image whose address is relative to the page (saved
+// beside it, as "Save page as" does) as a Markdown image, which the import
+// brings in as an attachment; any other image is dropped (a remote one is
+// never fetched).
+func besideImage(n *html.Node) string {
+	src := strings.TrimSpace(attr(n, "src"))
+	if src == "" || strings.HasPrefix(src, "/") || strings.Contains(src, ":") || strings.ContainsAny(src, " ()\n") ||
+		attr(n, "hidden") != "" || attr(n, "aria-hidden") == "true" {
+		return ""
+	}
+	alt := strings.NewReplacer("[", "", "]", "", "\n", " ").Replace(collapse(attr(n, "alt")))
+	return " ![" + alt + "](" + src + ") "
 }

@@ -446,3 +446,7 @@ func (s *Store) AttachmentBytes(ctx context.Context) (int64, error) {
 	err := s.db.QueryRowContext(ctx, `SELECT coalesce(sum(length(data)), 0) FROM attachment_chunks`).Scan(&n)
 	return n, err
 }
+
+// WriteUpFields points at p's Markdown fields that may show attachments
+// (the write-up), for importers that rewrite their links.
+func (p *Postmortem) WriteUpFields() []*string { return p.writeUpFields() }

@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -53,4 +56,50 @@ func parseImgSrc(v string) ([]string, error) {
 		out = append(out, u.Scheme+"://"+u.Host)
 	}
 	return out, nil
+}
+
+// exportAttachments writes the attachments md shows into a folder beside
+// the Markdown file mdPath (its name with .files for .md), and returns md
+// with their links made relative to it, as import reads them back.
+func exportAttachments(ctx context.Context, st *store.Store, md, mdPath string) (string, error) {
+	ids := store.AttachmentIDs(md)
+	if len(ids) == 0 {
+		return md, nil
+	}
+	folder := strings.TrimSuffix(filepath.Base(mdPath), ".md") + ".files"
+	if err := os.MkdirAll(filepath.Join(filepath.Dir(mdPath), folder), 0o755); err != nil {
+		return md, err
+	}
+	used := map[string]bool{}
+	for _, id := range ids {
+		a, err := st.GetAttachment(ctx, id, "")
+		if errors.Is(err, store.ErrNotFound) {
+			continue // the link stays as written
+		}
+		if err != nil {
+			return md, err
+		}
+		name := a.Name
+		for i := 2; used[name]; i++ {
+			name = fmt.Sprintf("%d-%s", i, a.Name)
+		}
+		used[name] = true
+		if err := writeAttachment(ctx, st, a, filepath.Join(filepath.Dir(mdPath), folder, name)); err != nil {
+			return md, err
+		}
+		md = strings.ReplaceAll(md, a.URL(), folder+"/"+name)
+	}
+	return md, nil
+}
+
+func writeAttachment(ctx context.Context, st *store.Store, a store.Attachment, dest string) error {
+	f, err := os.Create(dest)
+	if err != nil {
+		return err
+	}
+	if err := st.WriteAttachment(ctx, a, f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

@@ -45,6 +45,9 @@ func exportDir(ctx context.Context, st *store.Store, dir string, out io.Writer) 
 			return err
 		}
 		md := importer.Markdown(p, x)
+		if md, err = exportAttachments(ctx, st, md, name); err != nil {
+			return err
+		}
 		if len(md) > importer.MaxSize {
 			tooLarge++
 			fmt.Fprintf(out, "too large to import (%d bytes, the limit is %d MB): %s\n", len(md), importer.MaxSize>>20, filepath.Base(name))
