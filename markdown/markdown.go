@@ -32,6 +32,10 @@ var (
 		p.RequireNoFollowOnLinks(true)
 		p.AddTargetBlankToFullyQualifiedLinks(false)
 		p.AllowAttrs("loading").Matching(regexp.MustCompile(`^lazy$`)).OnElements("img")
+		// An image's alt text is read to people who cannot see it: any
+		// text (UGCPolicy's pattern drops one with a colon or a digit
+		// range, "Error rate: 14:00-15:00"); the sanitiser escapes it.
+		p.AllowAttrs("alt").Matching(regexp.MustCompile(`^[^\x00-\x1f<>]*$`)).OnElements("img")
 		return p
 	}()
 )
