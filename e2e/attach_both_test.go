@@ -120,6 +120,15 @@ func TestBothWaysAttachGraph(t *testing.T) {
 				return true;
 			})()`, small))
 			p.waitFor("the pasted image's Markdown", `document.getElementById("f-body").value.includes("![Latency by minute](/attachments/")`)
+			// Drop a file on another field: a CSV, linked for download.
+			eval[bool](p, `(() => {
+				const dt = new DataTransfer();
+				dt.items.add(new File(["minute,errors\n14:15,930\n"], "errors.csv", {type: "text/csv"}));
+				const area = document.getElementById("f-resolution");
+				area.dispatchEvent(new DragEvent("drop", {dataTransfer: dt, bubbles: true, cancelable: true}));
+				return true;
+			})()`)
+			p.waitFor("the dropped file's link", `document.getElementById("f-resolution").value.includes("[errors.csv](/attachments/")`)
 		}
 		p.run("sign", typeInto("#f-author", "Dana"))
 		p.press(`.form-actions button[value="save"]`, false)
@@ -132,7 +141,7 @@ func TestBothWaysAttachGraph(t *testing.T) {
 		if size != "640 280 lazy 640 280" {
 			t.Errorf("the graph is drawn as %q, want width, height and lazy of a 640×280 image", size)
 		}
-		if n := query[int](t, p.srv, `SELECT count(*) FROM attachments WHERE referenced = 1`); n != map[bool]int{true: 2, false: 1}[js] {
+		if n := query[int](t, p.srv, `SELECT count(*) FROM attachments WHERE referenced = 1`); n != map[bool]int{true: 3, false: 1}[js] {
 			t.Errorf("%d attachments referenced by a saved version", n)
 		}
 		if js {
@@ -157,4 +166,29 @@ func TestBothWaysAttachGraph(t *testing.T) {
 			}
 		}
 	})
+}
+
+// With JavaScript, a refused paste says why, by the file field, and
+// inserts nothing.
+func TestAttachRefusedWithJavaScript(t *testing.T) {
+	t.Parallel()
+	p := scriptPage(t, freshServer(t), true)
+	p.expectConsole("415")
+	p.open("/postmortems/gmail-2009-09-01-request-router-overload/edit", 200)
+	eval[bool](p, `(() => {
+		const dt = new DataTransfer();
+		dt.items.add(new File(["<svg xmlns='http://www.w3.org/2000/svg'></svg>"], "graph.svg", {type: "image/svg+xml"}));
+		document.getElementById("f-attach-alt").value = "A graph";
+		const area = document.getElementById("f-body");
+		area.focus();
+		area.dispatchEvent(new ClipboardEvent("paste", {clipboardData: dt, bubbles: true, cancelable: true}));
+		return true;
+	})()`)
+	p.waitFor("the refusal", `document.querySelector("[data-attach-status]").textContent.includes("SVG images are refused")`)
+	if role := eval[string](p, `document.querySelector("[data-attach-status]").getAttribute("role")`); role != "alert" {
+		t.Errorf("the refusal has role %q, want alert", role)
+	}
+	if v := eval[string](p, `document.getElementById("f-body").value`); strings.Contains(v, "/attachments/") {
+		t.Errorf("a refused paste inserted %q", v)
+	}
 }
