@@ -192,3 +192,39 @@ func TestAttachRefusedWithJavaScript(t *testing.T) {
 		t.Errorf("a refused paste inserted %q", v)
 	}
 }
+
+// A graph added while writing a new postmortem waits for its first save,
+// then shows on its page.
+func TestBothWaysAttachToNewPostmortem(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "queue-depth.png")
+	if err := os.WriteFile(file, errorRateGraph(t, 300, 120), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bothWays(t, func(t *testing.T, p *page, js bool) {
+		p.open("/postmortems/new", 200)
+		p.run("write and choose the graph",
+			typeInto("#f-title", "Queue backlog at Example"),
+			typeInto("#f-summary", "The queue backed up for an hour."),
+			typeInto("#f-body", "The queue grew all morning."),
+			chromedp.SetUploadFiles(chromedp.CSS("#f-attach-file"), []string{file}),
+			typeInto("#f-attach-alt", "Queue depth by minute"),
+		)
+		p.press(`#f-attach button[formaction$="/attach"]`, js)
+		if js {
+			p.waitFor("the Markdown in the write-up", `document.getElementById("f-body").value.includes("![Queue depth by minute](/attachments/")`)
+		}
+		if v := eval[string](p, `document.getElementById("f-body").value`); !strings.HasPrefix(v, "The queue grew all morning.") {
+			t.Errorf("the write-up holds %q", v)
+		}
+		p.run("sign", typeInto("#f-author", "Dana"))
+		p.press(`.form-actions button[value="save"]`, false)
+		if !strings.HasPrefix(p.path(), "/postmortems/queue-backlog") {
+			t.Fatalf("saved, landed on %s", p.path())
+		}
+		p.waitFor("the graph loaded", `(() => { const i = document.querySelector('img[alt="Queue depth by minute"]'); return i && i.complete && i.naturalWidth === 300 && i.getAttribute("height") === "120" })()`)
+		if n := query[int](t, p.srv, `SELECT count(*) FROM attachments WHERE postmortem_id IS NOT NULL AND referenced = 1`); n != 1 {
+			t.Errorf("%d attachments belong to a postmortem, want 1", n)
+		}
+	})
+}

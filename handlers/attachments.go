@@ -241,13 +241,24 @@ func bodyError(err error) error {
 	return fmt.Errorf("%w: the upload could not be read: %v", errBadRequest, err)
 }
 
+// uploader is who a pending upload belongs to: a signed-in user (proxy,
+// token); "" without sign-in (-auth none), where everyone is one person
+// and the name typed in a form may change between the upload and the
+// save.
+func uploader(r *http.Request) string {
+	if u := userOf(r); u.signedIn() {
+		return u.Name
+	}
+	return ""
+}
+
 // storeUpload keeps up as an attachment of the postmortem at slug
 // (pending when slug is "").
 func (h *Handler) storeUpload(r *http.Request, slug string, up *upload) (store.Attachment, error) {
 	return h.store.CreateAttachment(r.Context(), slug, store.NewAttachment{
 		Name: attachment.Name(up.name, up.checked), Alt: up.alt, ContentType: up.checked.ContentType,
 		SHA256: up.sha256, Size: up.size, Width: up.checked.Width, Height: up.checked.Height,
-		UploadedBy: userOf(r).Name, Content: up.file,
+		UploadedBy: uploader(r), Content: up.file,
 	}, h.attach.quota)
 }
 
@@ -324,7 +335,7 @@ func (h *Handler) serveAttachment(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	a, err := h.store.GetAttachment(r.Context(), id, userOf(r).Name)
+	a, err := h.store.GetAttachment(r.Context(), id, uploader(r))
 	if err == nil && r.PathValue("name") != a.Name {
 		err = fmt.Errorf("attachment %d is not named %q: %w", id, r.PathValue("name"), store.ErrNotFound)
 	}

@@ -96,3 +96,25 @@ func TestAttachmentRestrictedWithItsPostmortem(t *testing.T) {
 		t.Errorf("the audit trail has no upload: %.600s", audit)
 	}
 }
+
+// TestPendingUploadOnlyItsUploaderClaims: an upload from the form of a
+// postmortem not saved yet is read only by its uploader; another writer
+// who puts its address in a postmortem they save does not make it theirs,
+// nor readable, while its uploader's save does.
+func TestPendingUploadOnlyItsUploaderClaims(t *testing.T) {
+	t.Parallel()
+	h, _ := newTeamApp(t)
+	ann, bob := person{"ann", "sre"}, person{"bob", "sre"}
+	a := decode[uploaded](t, upload(t, h, ann, "/api/attachments", "draft-graph.png", "image/png", graphPNG(t, 12, 8), "alt", "Draft graph"))
+	if rec := as(t, h, bob, "GET", a.URL, nil); rec.Code != http.StatusNotFound {
+		t.Fatalf("another writer reads a pending upload: %d", rec.Code)
+	}
+	putBody(t, h, bob, gmail, a.Markdown, nil)
+	if rec := as(t, h, bob, "GET", a.URL, nil); rec.Code != http.StatusNotFound {
+		t.Errorf("another writer's save referencing it made it readable: %d", rec.Code)
+	}
+	putBody(t, h, ann, gmail, "The graph Ann drew:\n\n"+a.Markdown, nil)
+	if rec := as(t, h, bob, "GET", a.URL, nil); rec.Code != http.StatusOK {
+		t.Errorf("its uploader saved it into an open postmortem; another reader gets %d, want 200", rec.Code)
+	}
+}

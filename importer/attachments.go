@@ -25,10 +25,10 @@ import (
 var markdownLink = regexp.MustCompile(`(!?\[[^\]\n]*\]\()([^)\s]+)((?:\s+"[^"\n]*")?\))`)
 
 // attachBeside stores the files p's write-up links beside the document
-// name of root as pending attachments signed by author (the import's save
+// name of root as pending attachments of ctx's actor (the import's save
 // claims them), and points the links at them. A link to a file that is
 // missing, too large or of a type not accepted is left as written.
-func (pl *Pipeline) attachBeside(ctx context.Context, root *os.Root, name, author string, p *store.Postmortem) error {
+func (pl *Pipeline) attachBeside(ctx context.Context, root *os.Root, name string, p *store.Postmortem) error {
 	done := map[string]string{} // relative path → attachment URL
 	var err error
 	for _, field := range p.WriteUpFields() {
@@ -43,7 +43,7 @@ func (pl *Pipeline) attachBeside(ctx context.Context, root *os.Root, name, autho
 			if !seen {
 				var a store.Attachment
 				var stored bool
-				a, stored, err = pl.storeBeside(ctx, root, full, altOf(parts[1]), author)
+				a, stored, err = pl.storeBeside(ctx, root, full, altOf(parts[1]))
 				if stored {
 					u = a.URL()
 				}
@@ -75,7 +75,7 @@ func altOf(open string) string {
 
 // storeBeside stores the file at rel of root, if it is one Hindsight
 // takes; stored is false, with no error, when it is not.
-func (pl *Pipeline) storeBeside(ctx context.Context, root *os.Root, rel, alt, author string) (store.Attachment, bool, error) {
+func (pl *Pipeline) storeBeside(ctx context.Context, root *os.Root, rel, alt string) (store.Attachment, bool, error) {
 	f, err := root.Open(rel)
 	if err != nil {
 		return store.Attachment{}, false, nil // missing, or out of the folder
@@ -96,7 +96,7 @@ func (pl *Pipeline) storeBeside(ctx context.Context, root *os.Root, rel, alt, au
 	a, err := pl.store.CreateAttachment(ctx, "", store.NewAttachment{
 		Name: attachment.Name(path.Base(rel), checked), Alt: alt, ContentType: checked.ContentType,
 		SHA256: hex.EncodeToString(sum.Sum(nil)), Size: info.Size(), Width: checked.Width, Height: checked.Height,
-		UploadedBy: author, Content: io.NewSectionReader(f, 0, info.Size()),
+		UploadedBy: store.ActorName(ctx), Content: io.NewSectionReader(f, 0, info.Size()), // the import's save claims it
 	}, store.AttachmentQuota{})
 	if err != nil {
 		return a, false, err

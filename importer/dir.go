@@ -303,7 +303,7 @@ func (pl *Pipeline) readFile(ctx context.Context, author string, root *os.Root, 
 	if err != nil {
 		return p, err
 	}
-	return p, pl.attachBeside(ctx, root, name, author, &p)
+	return p, pl.attachBeside(ctx, root, name, &p)
 }
 
 // notRegular says what a file that is not a regular one is.

@@ -346,7 +346,9 @@ func AttachmentIDs(text string) []int64 {
 
 // claimAttachments runs with every saved version of p (snapshot is its
 // text): the attachments it references are kept from now on; pending ones
-// it references become p's, with its restriction; p's own widen to p's
+// it references, uploaded by the same writer (ctx's actor) or by no one
+// known, become p's,
+// with its restriction; p's own widen to p's
 // restriction when this version is readable by more (a version saved
 // while restricted keeps its attachments with it, as its text).
 func claimAttachments(ctx context.Context, tx *writeTx, p Postmortem, snapshot string) error {
@@ -367,7 +369,12 @@ func claimAttachments(ctx context.Context, tx *writeTx, p Postmortem, snapshot s
 		}
 		switch {
 		case !pm.Valid:
-			_, err = tx.ExecContext(ctx, `UPDATE attachments SET postmortem_id = ?, restricted_to = ?, referenced = 1 WHERE id = ?`, p.ID, restricted, id)
+			// Only its uploader's save takes a pending upload: another
+			// writer guessing its address must not make it readable. One
+			// uploaded by no one known (-auth none: one person) is
+			// anyone's.
+			_, err = tx.ExecContext(ctx, `UPDATE attachments SET postmortem_id = ?, restricted_to = ?, referenced = 1
+				WHERE id = ? AND uploaded_by IN ('', ?)`, p.ID, restricted, id, ActorName(ctx))
 		case pm.Int64 == p.ID:
 			_, err = tx.ExecContext(ctx, `UPDATE attachments SET restricted_to = ?, referenced = 1 WHERE id = ?`, widerRestriction(was, restricted), id)
 		default:
@@ -450,3 +457,10 @@ func (s *Store) AttachmentBytes(ctx context.Context) (int64, error) {
 // WriteUpFields points at p's Markdown fields that may show attachments
 // (the write-up), for importers that rewrite their links.
 func (p *Postmortem) WriteUpFields() []*string { return p.writeUpFields() }
+
+// ActorName is the name of the writer ctx carries (WithActor), "" for
+// none.
+func ActorName(ctx context.Context) string {
+	a, _ := ctx.Value(actorKey{}).(Actor)
+	return a.Name
+}
