@@ -149,10 +149,11 @@ func jsonKeys[V any](m map[string]V) string {
 // readers may read only the text as it is.
 func rederiveEvidence(ctx context.Context, tx *writeTx, c *classify.Classifier, p Postmortem) error {
 	found := map[string]SuggestedTag{}
+	sentences := map[string][]string{} // every evidence sentence, by pattern
 	doc := classifyDocument(&p)
 	if c != nil {
 		for _, sg := range c.Suggest(doc) {
-			found[sg.Slug] = suggestedTag(sg)
+			found[sg.Slug], sentences[sg.Slug] = suggestedTag(sg), EvidenceSentences(sg)
 		}
 	}
 	// An unreviewed suggestion the opened text no longer supports goes: it
@@ -177,8 +178,8 @@ func rederiveEvidence(ctx context.Context, tx *writeTx, c *classify.Classifier, 
 		return err
 	}
 	for _, slug := range rejected {
-		if _, err := tx.ExecContext(ctx, `UPDATE rejected_suggestions SET title = ?, phrases = ? WHERE postmortem_id = ? AND pattern_slug = ?`,
-			p.Title, strings.Join(found[slug].Phrases, "\n"), p.ID, slug); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE rejected_suggestions SET title = ?, phrases = ?, evidence = ? WHERE postmortem_id = ? AND pattern_slug = ?`,
+			p.Title, strings.Join(found[slug].Phrases, "\n"), evidenceLines(sentences[slug]), p.ID, slug); err != nil {
 			return err
 		}
 	}
@@ -466,8 +467,8 @@ func (s *Store) DismissSuggestedTag(ctx context.Context, slug, pattern, by strin
 		}
 		tx.audit(auditNote{kind: "tags.dismiss", postmortem: slug, signer: by,
 			what: fmt.Sprintf("dismissed the suggested pattern %s (%s) for “%s”", t.PatternSlug, postmortem.RoleLabel(t.Role), title)})
-		_, err = tx.ExecContext(ctx, `INSERT INTO rejected_suggestions (postmortem_id, title, pattern_slug, phrases, score, rejected_at)
-			VALUES (?, ?, ?, ?, ?, ?)`, id, title, t.PatternSlug, strings.Join(t.Phrases, "\n"), t.Confidence, now)
+		_, err = tx.ExecContext(ctx, `INSERT INTO rejected_suggestions (postmortem_id, title, pattern_slug, phrases, score, rejected_at, evidence)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, id, title, t.PatternSlug, strings.Join(t.Phrases, "\n"), t.Confidence, now, evidenceLines([]string{t.Evidence}))
 		return err
 	})
 	if err != nil {
