@@ -410,6 +410,16 @@ func markReviewed(ctx context.Context, tx *writeTx, t SuggestedTag, status, by, 
 // is refused as stale rather than dropping the tag. Confirming a
 // suggestion no longer pending is ErrNotFound.
 func (s *Store) ConfirmSuggestedTag(ctx context.Context, slug, pattern, by string) error {
+	return s.ConfirmSuggestedTagAs(ctx, slug, pattern, "", by)
+}
+
+// ConfirmSuggestedTagAs is ConfirmSuggestedTag in role, which the reviewer
+// may choose other than the suggested one ("" for the suggested one); a
+// role that is none is ErrInvalid.
+func (s *Store) ConfirmSuggestedTagAs(ctx context.Context, slug, pattern, role, by string) error {
+	if role != "" && !postmortem.ValidRole(role) {
+		return fmt.Errorf("confirm suggested tag %s of %q: role %q: %w", pattern, slug, role, ErrInvalid)
+	}
 	err := s.inTx(ctx, func(tx *writeTx) error {
 		cur, err := postmortemForUpdate(ctx, tx, slug)
 		if err != nil {
@@ -422,8 +432,13 @@ func (s *Store) ConfirmSuggestedTag(ctx context.Context, slug, pattern, by strin
 		if err := markReviewed(ctx, tx, t, postmortem.SuggestionConfirmed, by, s.now()); err != nil {
 			return err
 		}
+		as, other := postmortem.RoleLabel(t.Role), ""
+		if role != "" && role != t.Role {
+			as, other = postmortem.RoleLabel(role), ", suggested as "+strings.ToLower(postmortem.RoleLabel(t.Role))
+			t.Role = role
+		}
 		tx.audit(auditNote{kind: "tags.confirm", postmortem: slug, signer: by,
-			what: fmt.Sprintf("confirmed the suggested pattern %s (%s) for “%s”", t.PatternSlug, postmortem.RoleLabel(t.Role), cur.Title)})
+			what: fmt.Sprintf("confirmed the suggested pattern %s (%s%s) for “%s”", t.PatternSlug, as, other, cur.Title)})
 		f := cur.Fields()
 		for _, have := range f.Tags {
 			if have.PatternSlug == t.PatternSlug && have.Role == t.Role {
@@ -432,7 +447,7 @@ func (s *Store) ConfirmSuggestedTag(ctx context.Context, slug, pattern, by strin
 		}
 		f.Tags = append(f.Tags, Tag{PatternSlug: t.PatternSlug, Role: t.Role, Evidence: t.Evidence})
 		_, err = s.savePostmortem(ctx, tx, cur, f, revisionMeta{Action: ActionEdit, Author: by,
-			Note: fmt.Sprintf("Confirmed the classifier's suggestion: %s (%s)", t.PatternName, postmortem.RoleLabel(t.Role))})
+			Note: fmt.Sprintf("Confirmed the classifier's suggestion: %s (%s%s)", t.PatternName, as, other)})
 		return err
 	})
 	if err != nil {
