@@ -61,8 +61,14 @@ func (p postmortemFormPage) AttachedField() string {
 }
 
 // attachToForm is POST /postmortems/new/attach and
-// /postmortems/{slug}/edit/attach.
-func (h *Handler) attachToForm(w http.ResponseWriter, r *http.Request) {
+// /postmortems/{slug}/edit/attach: read reads the form around the file.
+func (h *Handler) attachToForm(read formReader) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		h.attachTo(w, r, read)
+	}
+}
+
+func (h *Handler) attachTo(w http.ResponseWriter, r *http.Request, read formReader) {
 	slug := r.PathValue("slug")
 	if slug != "" {
 		if _, err := h.store.GetPostmortem(r.Context(), slug); err != nil {
@@ -87,7 +93,7 @@ func (h *Handler) attachToForm(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	page, ok := h.submittedForm(w, r)
+	page, ok := read(w, r)
 	if !ok {
 		return
 	}

@@ -51,7 +51,7 @@ func parseImgSrc(v string) ([]string, error) {
 		u, err := url.Parse(s)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") ||
 			u.RawQuery != "" || u.Fragment != "" || u.User != nil || strings.ContainsAny(s, " ;'\"") {
-			return nil, fmt.Errorf("-img-src %q: want origins such as https://grafana.example.com", s)
+			return nil, fmt.Errorf("%q: want origins such as https://grafana.example.com", s)
 		}
 		out = append(out, u.Scheme+"://"+u.Host)
 	}
