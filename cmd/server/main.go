@@ -46,10 +46,6 @@ type config struct {
 	clientWrites   int
 	// reviewApprovals and reviewDueDays are the review policy.
 	reviewApprovals, reviewDueDays int
-	// maxAttachment bounds one attachment's size; imgSrc are origins images
-	// in Markdown may come from besides this one (attachments.go).
-	maxAttachment int64
-	imgSrc        []string
 	trustedProxies                 []netip.Prefix
 	// importDir is the folder the import subcommand imports.
 	importDir string
@@ -86,6 +82,10 @@ type config struct {
 	// archiveExamples is set by "examples archive": archive every example
 	// postmortem.
 	archiveExamples bool
+	// maxAttachment bounds one attachment's size; imgSrc are origins images
+	// in Markdown may come from besides this one (attachments.go).
+	maxAttachment int64
+	imgSrc        []string
 }
 
 // environment is what a command reads and writes besides its settings.
