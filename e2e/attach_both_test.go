@@ -157,12 +157,16 @@ func TestBothWaysAttachGraph(t *testing.T) {
 			if *screenshotDir != "" {
 				p.viewport(1280, 900)
 				eval[bool](p, `(window.scrollTo(0, document.querySelector('img[alt^="Error rate over the hour"]').getBoundingClientRect().top + window.scrollY - 170), true)`)
-				shot := runValue(p, "take a screenshot", chromedp.CaptureScreenshot())
-				name := filepath.Join(*screenshotDir, "attachment-graph-1280-light.png")
-				if err := os.WriteFile(name, shot, 0o644); err != nil {
-					t.Fatal(err)
+				for _, scheme := range []string{"light", "dark"} {
+					p.theme(scheme)
+					shot := runValue(p, "take a screenshot", chromedp.CaptureScreenshot())
+					name := filepath.Join(*screenshotDir, "attachment-graph-1280-"+scheme+".png")
+					if err := os.WriteFile(name, shot, 0o644); err != nil {
+						t.Fatal(err)
+					}
+					t.Logf("wrote %s", name)
 				}
-				t.Logf("wrote %s", name)
+				p.theme("light")
 			}
 		}
 	})
