@@ -101,7 +101,7 @@ func Check(r io.ReaderAt, size int64, name, claimed string) (File, error) {
 		case ".csv":
 			k = kindCSV
 		case ".json":
-			if !json.Valid(mustRead(r, size)) {
+			if !validJSON(io.NewSectionReader(r, 0, size)) {
 				return File{}, refuse("%s is named .json but does not hold valid JSON.", quoteName(name))
 			}
 			k = kindJSON
@@ -126,11 +126,29 @@ func Check(r io.ReaderAt, size int64, name, claimed string) (File, error) {
 	return f, nil
 }
 
-// mustRead reads a JSON file whole, to check it: only up to the size an
-// upload may have, which bounds it.
-func mustRead(r io.ReaderAt, size int64) []byte {
-	b, _ := io.ReadAll(io.NewSectionReader(r, 0, size))
-	return b
+// validJSON reports whether r holds one JSON value and nothing after it,
+// read token by token: memory holds one token, not the file.
+func validJSON(r io.Reader) bool {
+	dec := json.NewDecoder(bufio.NewReaderSize(r, 32<<10))
+	depth := 0
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return depth == 0
+		}
+		if err != nil {
+			return false
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+		if depth == 0 && dec.More() {
+			return false // a second value after the first
+		}
+	}
 }
 
 func sniff(head []byte) (*kind, bool) {

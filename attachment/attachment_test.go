@@ -1,6 +1,7 @@
 package attachment_test
 
 import (
+	"strings"
 	"testing"
 
 	"hindsight/attachment"
@@ -29,6 +30,27 @@ func TestName(t *testing.T) {
 	} {
 		if got := attachment.Name(tt.name, tt.f); got != tt.want {
 			t.Errorf("Name(%q) = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// JSON is checked token by token: one value, whole, nothing after it.
+func TestCheckJSON(t *testing.T) {
+	for _, tt := range []struct {
+		text string
+		ok   bool
+	}{
+		{`{"alert": "RouterQueueFull", "values": [1, 2, {"x": null}]}`, true},
+		{`[1, 2, 3]`, true},
+		{`"just a string"`, true},
+		{`{"alert": `, false},
+		{`{"a": 1} {"b": 2}`, false},
+		{`{"a": 1}}`, false},
+		{`{"a" 1}`, false},
+	} {
+		_, err := attachment.Check(strings.NewReader(tt.text), int64(len(tt.text)), "alert.json", "application/json")
+		if got := err == nil; got != tt.ok {
+			t.Errorf("Check(%s): accepted %v (%v), want %v", tt.text, got, err, tt.ok)
 		}
 	}
 }
