@@ -11,7 +11,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"image"
 	_ "image/gif"  // registers GIF for image.DecodeConfig
@@ -248,9 +247,6 @@ func quoteName(name string) string {
 	}
 	return "“" + name + "”"
 }
-
-// ErrNoAlt is an image uploaded without alt text.
-var ErrNoAlt = errors.New("an image needs alt text: a few words on what it shows, read to people who cannot see it")
 
 // Name is the name an accepted file is kept under: the base of name, in
 // letters, digits, dots, dashes and underscores, at most 100 bytes, with
