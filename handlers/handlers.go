@@ -55,6 +55,12 @@ type Handler struct {
 
 	// review is how postmortems are reviewed (review_policy.go).
 	review reviewPolicy
+
+	// people marks who was last written to the people table, and when
+	// (people.go).
+	people peopleSeen
+	// mailOn says email notifications are configured (-smtp-addr).
+	mailOn bool
 }
 
 // Option configures New.

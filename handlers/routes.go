@@ -78,6 +78,9 @@ func (h *Handler) routes() http.Handler {
 		r.Get("/api/insights", h.apiInsights)
 		r.Get("/api/openapi.json", h.apiOpenAPI)
 		r.Post("/api/triage", h.apiTriage)
+		// Each person's email notifications (notification_settings.go).
+		r.Get("/settings/notifications", h.showNotificationSettings)
+		r.Post("/settings/notifications", h.saveNotificationSettings)
 	})
 
 	// Writing and editing (forms; every POST redirects or re-renders with
