@@ -55,6 +55,10 @@ type Handler struct {
 
 	// review is how postmortems are reviewed (review_policy.go).
 	review reviewPolicy
+
+	// notifyChannels names the channels notifications go to
+	// (deliveries.go).
+	notifyChannels map[string]string
 }
 
 // Option configures New.

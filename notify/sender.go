@@ -213,6 +213,15 @@ func (s *Sender) send(ctx context.Context, d store.Delivery) error {
 	return errNoChannel
 }
 
+// Describe names a channel for people: its String when it has one (which
+// must not show a secret), else its Name.
+func Describe(c Channel) string {
+	if s, ok := c.(fmt.Stringer); ok {
+		return s.String()
+	}
+	return c.Name()
+}
+
 // Of reports whether target is a target of the channel named name:
 // "webhook:1" of "webhook:1", "email:ann@example.com" of "email".
 func Of(target, name string) bool {

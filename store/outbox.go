@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -84,6 +85,8 @@ type EventChange struct {
 	Mentioned []string `json:"mentioned,omitempty"`
 	// ActionItem is the action item (action_item.*).
 	ActionItem *EventActionItem `json:"action_item,omitempty"`
+	// Message is what the person who took a review step wrote with it.
+	Message string `json:"message,omitempty"`
 	// Due is a date (YYYY-MM-DD) a reminder is about.
 	Due string `json:"due,omitempty"`
 }
@@ -133,9 +136,8 @@ func (s *Store) recordEvents(ctx context.Context, tx *writeTx) (bool, error) {
 		return false, nil
 	}
 	for _, e := range tx.events {
-		if e.Actor == "" {
-			e.Actor = a.Name
-		}
+		// Who made the write, as its audit entry names them.
+		e.Actor = cmp.Or(a.Name, e.Actor)
 		if _, _, err := s.insertEvent(ctx, tx, e); err != nil {
 			return false, err
 		}
