@@ -61,6 +61,9 @@ type Handler struct {
 	people peopleSeen
 	// mailOn says email notifications are configured (-smtp-addr).
 	mailOn bool
+	// notifyChannels names the channels notifications go to
+	// (deliveries.go).
+	notifyChannels map[string]string
 }
 
 // Option configures New.

@@ -164,6 +164,8 @@ func (h *Handler) routes() http.Handler {
 		r.Post("/admin/tokens", h.createToken)
 		r.Post("/admin/tokens/revoke", h.revokeToken)
 		r.Get("/audit", h.showAudit)
+		r.Get("/admin/deliveries", h.showDeliveries)
+		r.Post("/admin/deliveries/{id}/send-again", h.sendDeliveryAgain)
 		r.Get("/api/audit", h.apiAudit)
 	})
 

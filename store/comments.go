@@ -121,9 +121,11 @@ func (s *Store) AddReviewComment(ctx context.Context, slug string, c *ReviewComm
 		}
 		c.ID, _ = res.LastInsertId()
 		c.CreatedAt = now
-		if err := recordMentions(ctx, tx, c.ID, c.Body); err != nil {
+		mentioned, err := recordMentions(ctx, tx, c.ID, c.Body)
+		if err != nil {
 			return err
 		}
+		tx.notifyComment(id, *c, title, mentioned, nil, false)
 		on := ""
 		if c.Section != "" {
 			on = " on its " + c.Section
@@ -141,10 +143,11 @@ func (s *Store) AddReviewComment(ctx context.Context, slug string, c *ReviewComm
 // recordMentions keeps the @names of body that name known users: people
 // who have written to Hindsight (the audit trail's actors, as spelt there)
 // or been asked to review.
-func recordMentions(ctx context.Context, tx *writeTx, commentID int64, body string) error {
+func recordMentions(ctx context.Context, tx *writeTx, commentID int64, body string) ([]string, error) {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM comment_mentions WHERE comment_id = ?`, commentID); err != nil {
-		return err
+		return nil, err
 	}
+	var names []string
 	seen := map[string]bool{}
 	for _, m := range mention.FindAllStringSubmatch(body, 50) {
 		name := strings.TrimRight(m[1], "._-")
@@ -163,13 +166,17 @@ func recordMentions(ctx context.Context, tx *writeTx, commentID int64, body stri
 			continue
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO comment_mentions (comment_id, name) VALUES (?, ?)`, commentID, known); err != nil {
-			return err
+		res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO comment_mentions (comment_id, name) VALUES (?, ?)`, commentID, known)
+		if err != nil {
+			return nil, err
+		}
+		if n, _ := res.RowsAffected(); n == 1 {
+			names = append(names, known)
 		}
 	}
-	return nil
+	return names, nil
 }
 
 // CommentMentions returns the known users comment id mentions.
@@ -301,9 +308,15 @@ func (s *Store) EditReviewComment(ctx context.Context, slug string, id int64, bo
 		if _, err := tx.ExecContext(ctx, `UPDATE review_comments SET body = ?, edited_at = ? WHERE id = ?`, body, formatTime(c.EditedAt), c.ID); err != nil {
 			return err
 		}
-		if err := recordMentions(ctx, tx, c.ID, body); err != nil {
+		before, err := queryColumn[string](ctx, tx, `SELECT name FROM comment_mentions WHERE comment_id = ?`, c.ID)
+		if err != nil {
 			return err
 		}
+		mentioned, err := recordMentions(ctx, tx, c.ID, body)
+		if err != nil {
+			return err
+		}
+		tx.notifyComment(c.postmortemID, c.ReviewComment, title, mentioned, before, true)
 		tx.audit(auditNote{kind: "comment.edit", postmortemID: c.postmortemID, signer: by,
 			what: fmt.Sprintf("edited comment #%d on “%s”; it said: %s", c.ID, title, clipAudit(old))})
 		return nil

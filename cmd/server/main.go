@@ -86,6 +86,8 @@ type config struct {
 	// archiveExamples is set by "examples archive": archive every example
 	// postmortem, then exit.
 	archiveExamples bool
+	// notify is where events are sent (notify.go).
+	notify notifyConfig
 }
 
 // replicaList is the repeatable -replica flag. Its first use replaces the
@@ -207,6 +209,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	}
 	fs.BoolVar(&c.seeds, "seeds", seedsDefault,
 		"load the example postmortems (the seeds) into a database that lacks them; false: the pattern catalogue only (env HINDSIGHT_SEEDS)")
+	notifyFlags(fs, getenv, &c.notify)
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -233,6 +236,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 			return c, fmt.Errorf("-public-url %q: want an absolute http or https URL", *publicURL)
 		}
 		c.publicURL = u
+	}
+	if _, err := c.notify.channels(c.publicURL); err != nil {
+		return c, err
 	}
 	if fs.Arg(0) == "token" {
 		tc, err := parseTokenCommand(fs.Args()[1:], c.db, stderr)
@@ -553,6 +559,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if cfg.metricsAddr != "" {
 		opts = append(opts, handlers.MetricsElsewhere())
 	}
+	notifyOpts, stopSender, err := startSender(ctx, cfg, st, log)
+	if err != nil {
+		return err
+	}
+	defer stopSender()
+	opts = append(opts, notifyOpts...)
 	h, err := handlers.New(st, log, opts...)
 	if err != nil {
 		return err

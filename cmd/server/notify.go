@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net/url"
+
+	"hindsight/handlers"
+	"hindsight/notify"
+	"hindsight/store"
+)
+
+// notifyConfig is where events are sent (issue 32).
+type notifyConfig struct {
+	// webhooks are the -webhook specs: a URL, with an optional
+	// #events=KIND,KIND filter.
+	webhooks      []string
+	webhookSecret string
+	slackWebhook  string
+}
+
+// webhookList is the repeatable -webhook flag. Its first use replaces the
+// list HINDSIGHT_WEBHOOKS gave.
+type webhookList struct {
+	specs *[]string
+	set   bool
+}
+
+func (l *webhookList) String() string {
+	if l.specs == nil {
+		return ""
+	}
+	return fmt.Sprint(len(*l.specs), " webhooks")
+}
+
+func (l *webhookList) Set(v string) error {
+	if !l.set {
+		*l.specs, l.set = nil, true
+	}
+	*l.specs = append(*l.specs, v)
+	return nil
+}
+
+// notifyFlags adds the notification flags to fs.
+func notifyFlags(fs *flag.FlagSet, getenv func(string) string, c *notifyConfig) {
+	c.webhooks = notify.SplitWebhooks(getenv("HINDSIGHT_WEBHOOKS"))
+	fs.Var(&webhookList{specs: &c.webhooks}, "webhook",
+		"URL to POST every event to as signed JSON; URL#events=review.requested,comment.created takes those events only; repeat for more (env HINDSIGHT_WEBHOOKS, comma-separated)")
+	fs.StringVar(&c.webhookSecret, "webhook-secret", getenv("HINDSIGHT_WEBHOOK_SECRET"),
+		"key of the webhooks' X-Hindsight-Signature (HMAC-SHA256 of the body); unsigned when empty (env HINDSIGHT_WEBHOOK_SECRET)")
+	fs.StringVar(&c.slackWebhook, "slack-webhook", getenv("HINDSIGHT_SLACK_WEBHOOK"),
+		"Slack or Mattermost incoming-webhook URL to post every event of an unrestricted postmortem to (env HINDSIGHT_SLACK_WEBHOOK)")
+}
+
+// channels builds the configured channels; links are made from site.
+func (c notifyConfig) channels(site *url.URL) ([]notify.Channel, error) {
+	var out []notify.Channel
+	for _, spec := range c.webhooks {
+		w, err := notify.NewWebhook(spec, c.webhookSecret, site)
+		if err != nil {
+			return nil, fmt.Errorf("-webhook: %w", err)
+		}
+		out = append(out, w)
+	}
+	if c.slackWebhook != "" {
+		s, err := notify.NewSlack(c.slackWebhook, site)
+		if err != nil {
+			return nil, fmt.Errorf("-slack-webhook: %w", err)
+		}
+		out = append(out, s)
+	}
+	seen := map[string]bool{}
+	for _, ch := range out {
+		if seen[ch.Name()] {
+			return nil, fmt.Errorf("-webhook: the same URL twice (%s)", ch)
+		}
+		seen[ch.Name()] = true
+	}
+	return out, nil
+}
+
+// startSender starts delivering the outbox's events to the configured
+// channels, and returns the handler options that show them on
+// /admin/deliveries and stop, which stops the sender and waits for it.
+func startSender(ctx context.Context, cfg config, st *store.Store, log *slog.Logger) (opts []handlers.Option, stop func(), err error) {
+	channels, err := cfg.notify.channels(cfg.publicURL)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(channels) > 0 && cfg.publicURL == nil {
+		log.Warn("notifications carry no links to the postmortems: set -public-url")
+	}
+	s := notify.NewSender(st, log, channels...)
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.Run(ctx)
+	}()
+	names := map[string]string{}
+	for _, ch := range channels {
+		names[ch.Name()] = notify.Describe(ch)
+	}
+	return []handlers.Option{handlers.NotifyChannels(names)}, func() { cancel(); <-done }, nil
+}

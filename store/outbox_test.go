@@ -1,0 +1,93 @@
+package store_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"hindsight/store"
+)
+
+func TestEnqueueEventDedupes(t *testing.T) {
+	t.Parallel()
+	st, _ := newSeededStore(t)
+	ctx := t.Context()
+	woken := 0
+	st.OnEvents(func() { woken++ })
+	e := store.Event{Kind: store.EventActionItemOverdue, DedupeKey: "overdue:1:2026-12-02",
+		Change: store.EventChange{Summary: "overdue", Due: "2026-12-01"}}
+	first, added, err := st.EnqueueEvent(ctx, e)
+	if err != nil || !added || first.ID == 0 {
+		t.Fatalf("first enqueue = %+v, %v, %v; want added", first, added, err)
+	}
+	if _, added, err := st.EnqueueEvent(ctx, e); err != nil || added {
+		t.Fatalf("second enqueue added = %v, %v; want not added", added, err)
+	}
+	if woken != 1 {
+		t.Errorf("woken %d times, want 1", woken)
+	}
+	events, err := st.UnfannedEvents(ctx, 10)
+	if err != nil || len(events) != 1 {
+		t.Fatalf("unfanned = %+v, %v; want one", events, err)
+	}
+	if got := events[0]; got.ID != first.ID || got.Kind != e.Kind || got.Change.Due != "2026-12-01" {
+		t.Errorf("unfanned event = %+v", got)
+	}
+}
+
+func TestDeliveryLifecycle(t *testing.T) {
+	t.Parallel()
+	st, _ := newSeededStore(t)
+	ctx := t.Context()
+	now := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
+	st.Now = func() time.Time { return now }
+	e, _, err := st.EnqueueEvent(ctx, store.Event{Kind: store.EventDigest, Change: store.EventChange{Summary: "week"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.FanOutEvent(ctx, e.ID, []string{"webhook:1", "slack"}); err != nil {
+		t.Fatal(err)
+	}
+	if events, _ := st.UnfannedEvents(ctx, 10); len(events) != 0 {
+		t.Errorf("after fan-out, unfanned = %v", events)
+	}
+	retry := func(attempts int) time.Time { return now.Add(time.Duration(attempts) * 10 * time.Second) }
+	ds, err := st.ClaimDeliveries(ctx, now, 10, retry)
+	if err != nil || len(ds) != 2 {
+		t.Fatalf("claim = %v, %v; want 2", ds, err)
+	}
+	// Claimed, they are not due again before their retry.
+	if again, _ := st.ClaimDeliveries(ctx, now, 10, retry); len(again) != 0 {
+		t.Errorf("claimed twice: %v", again)
+	}
+	if next, ok, _ := st.NextDeliveryAt(ctx); !ok || !next.Equal(now.Add(10*time.Second)) {
+		t.Errorf("next delivery at %v, %v; want %v", next, ok, now.Add(10*time.Second))
+	}
+	if done, err := st.MarkDelivered(ctx, ds[0].ID, now); !done || err != nil {
+		t.Fatalf("mark delivered = %v, %v", done, err)
+	}
+	if done, _ := st.MarkDelivered(ctx, ds[0].ID, now); done {
+		t.Error("marked delivered twice")
+	}
+	if err := st.MarkFailed(ctx, ds[1].ID, "503 Service Unavailable", true); err != nil {
+		t.Fatal(err)
+	}
+	counts, err := st.DeliveryCounts(ctx)
+	if err != nil || counts[store.DeliveryDelivered] != 1 || counts[store.DeliveryFailed] != 1 || counts[store.DeliveryQueued] != 0 {
+		t.Errorf("counts = %v, %v", counts, err)
+	}
+	problems, err := st.ListDeliveries(ctx, store.DeliveryFilter{State: "problems"})
+	if err != nil || len(problems) != 1 || problems[0].LastError != "503 Service Unavailable" || problems[0].Event.Change.Summary != "week" {
+		t.Fatalf("problems = %+v, %v", problems, err)
+	}
+	if err := st.RequeueDelivery(ctx, problems[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	ds, err = st.ClaimDeliveries(ctx, now, 10, retry)
+	if err != nil || len(ds) != 1 || ds[0].Attempts != 1 {
+		t.Fatalf("claim after requeue = %+v, %v", ds, err)
+	}
+	if _, err := st.ListDeliveries(ctx, store.DeliveryFilter{State: "bogus"}); !errors.Is(err, store.ErrInvalid) {
+		t.Errorf("bad state: err = %v, want ErrInvalid", err)
+	}
+}
