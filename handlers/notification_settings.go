@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"slices"
+	"time"
 
 	"hindsight/store"
 )
@@ -104,4 +105,15 @@ func (h *Handler) saveNotificationSettings(w http.ResponseWriter, r *http.Reques
 		return
 	}
 	redirectWithFlash(w, r, "/settings/notifications", "Notification settings saved.")
+}
+
+// MailOn says email notifications are configured (-smtp-addr): the
+// settings page says nothing is sent otherwise.
+func MailOn() Option { return func(h *Handler) { h.mailOn = true } }
+
+// ReviewDueFunc is the review policy's due date of a postmortem under
+// -review-due-days dueDays, for the reminders of overdue postmortems.
+func ReviewDueFunc(dueDays int) func(store.Postmortem) time.Time {
+	pol := reviewPolicy{dueDays: max(dueDays, 0)}
+	return pol.reviewDue
 }

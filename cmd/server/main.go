@@ -88,6 +88,8 @@ type config struct {
 	archiveExamples bool
 	// notify is where events are sent (notify.go).
 	notify notifyConfig
+	// mail is the email channel and the reminders (mail.go).
+	mail mailConfig
 }
 
 // replicaList is the repeatable -replica flag. Its first use replaces the
@@ -210,6 +212,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.BoolVar(&c.seeds, "seeds", seedsDefault,
 		"load the example postmortems (the seeds) into a database that lacks them; false: the pattern catalogue only (env HINDSIGHT_SEEDS)")
 	notifyFlags(fs, getenv, &c.notify)
+	if mailFlags(fs, getenv, &c.mail, &err); err != nil {
+		return c, err
+	}
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -238,6 +243,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		c.publicURL = u
 	}
 	if _, err := c.notify.channels(c.publicURL); err != nil {
+		return c, err
+	}
+	if err := c.mail.check(); err != nil {
 		return c, err
 	}
 	if fs.Arg(0) == "token" {

@@ -89,6 +89,11 @@ func startSender(ctx context.Context, cfg config, st *store.Store, log *slog.Log
 	if err != nil {
 		return nil, nil, err
 	}
+	mail, mailOpts, err := mailChannels(cfg, st, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	channels = append(channels, mail...)
 	if len(channels) > 0 && cfg.publicURL == nil {
 		log.Warn("notifications carry no links to the postmortems: set -public-url")
 	}
@@ -103,5 +108,9 @@ func startSender(ctx context.Context, cfg config, st *store.Store, log *slog.Log
 	for _, ch := range channels {
 		names[ch.Name()] = notify.Describe(ch)
 	}
-	return []handlers.Option{handlers.NotifyChannels(names)}, func() { cancel(); <-done }, nil
+	stopReminders := func() {}
+	if len(channels) > 0 {
+		stopReminders = startReminders(ctx, cfg, st, log)
+	}
+	return append(mailOpts, handlers.NotifyChannels(names)), func() { stopReminders(); cancel(); <-done }, nil
 }
