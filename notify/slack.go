@@ -3,7 +3,6 @@ package notify
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -80,7 +79,7 @@ func slackEscape(s string) string {
 
 // Send posts {"text": …}.
 func (s *Slack) Send(ctx context.Context, _ string, e store.Event) error {
-	body, err := json.Marshal(map[string]string{"text": SlackText(e, s.site)})
+	body, err := marshal(map[string]string{"text": SlackText(e, s.site)})
 	if err != nil {
 		return err
 	}

@@ -181,7 +181,7 @@ func Verify(secret, body []byte, signature string) bool {
 
 // Send posts the event; any answer but 2xx is an error.
 func (w *Webhook) Send(ctx context.Context, _ string, e store.Event) error {
-	body, err := json.Marshal(NewPayload(e, w.site))
+	body, err := marshal(NewPayload(e, w.site))
 	if err != nil {
 		return err
 	}
@@ -197,6 +197,18 @@ func (w *Webhook) Send(ctx context.Context, _ string, e store.Event) error {
 		req.Header.Set(HeaderSignature, Sign(w.secret, body))
 	}
 	return post(w.client, req)
+}
+
+// marshal is v as JSON, with <, > and & as they are (not escaped for
+// HTML): Slack's links read as written.
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // post sends req and turns an answer other than 2xx into an error that
