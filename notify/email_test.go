@@ -405,3 +405,26 @@ func TestDigestPerPerson(t *testing.T) {
 		}
 	}
 }
+
+// TestEmailTokenWritesReachItsMaker: a postmortem written with an API
+// token ("token ci") has the token's maker hear of its comments; a
+// person who only ever signed in (never wrote) can be mentioned.
+func TestEmailTokenWritesReachItsMaker(t *testing.T) {
+	t.Parallel()
+	r := newMailRig(t, 0)
+	if _, _, err := r.st.CreateToken(r.as("ann"), "ci", "editor", "ann"); err != nil {
+		t.Fatal(err)
+	}
+	ci := store.WithActor(r.t.Context(), store.Actor{Name: "token ci", Via: "token"})
+	p := draft("Deploy froze", "", nil)
+	p.SavedBy = "token ci"
+	if err := r.st.CreatePostmortem(ci, &p); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.st.AddReviewComment(r.as("bob"), p.Slug, &store.ReviewComment{Author: "bob", Body: "Who froze it? @erin knows."}); err != nil {
+		t.Fatal(err)
+	}
+	r.flush()
+	// ann made the token; erin only ever signed in.
+	wantReceived(t, r.received(), map[string]int{"ann@example.com": 1, "erin@example.com": 1})
+}

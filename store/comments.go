@@ -141,8 +141,8 @@ func (s *Store) AddReviewComment(ctx context.Context, slug string, c *ReviewComm
 }
 
 // recordMentions keeps the @names of body that name known users: people
-// who have written to Hindsight (the audit trail's actors, as spelt there)
-// or been asked to review.
+// who have written to Hindsight (the audit trail's actors, as spelt there),
+// been asked to review, or signed in through the proxy (people).
 func recordMentions(ctx context.Context, tx *writeTx, commentID int64, body string) ([]string, error) {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM comment_mentions WHERE comment_id = ?`, commentID); err != nil {
 		return nil, err
@@ -160,8 +160,9 @@ func recordMentions(ctx context.Context, tx *writeTx, commentID int64, body stri
 		var known string
 		err := tx.QueryRowContext(ctx, `SELECT name FROM (
 				SELECT actor AS name FROM audit_log WHERE actor = ?
-				UNION ALL SELECT reviewer FROM review_reviewers WHERE reviewer = ?)
-			LIMIT 1`, name, name).Scan(&known)
+				UNION ALL SELECT reviewer FROM review_reviewers WHERE reviewer = ?
+				UNION ALL SELECT name FROM people WHERE name = ?)
+			LIMIT 1`, name, name, name).Scan(&known)
 		if errors.Is(err, sql.ErrNoRows) {
 			continue
 		}
