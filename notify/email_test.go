@@ -212,11 +212,24 @@ func TestEmailOneMessagePerEventPerPerson(t *testing.T) {
 	if err := r.st.AddReviewComment(r.as("bob"), p.Slug, &store.ReviewComment{Author: "bob", Body: "Looks right to me, @ann."}); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := r.st.TakeReviewStep(r.as("carol"), p.Slug, store.ReviewStep{Action: store.ReviewRequestChanges, By: "carol", Comment: "Add the timeline."}); err != nil {
+		t.Fatal(err)
+	}
 	r.flush()
 	r.flush()
 	// bob: assigned, asked to review; carol: asked to review; ann:
-	// approved, commented on, mentioned.
-	wantReceived(t, r.received(), map[string]int{"bob@example.com": 2, "carol@example.com": 1, "ann@example.com": 3})
+	// approved, commented on, mentioned, changes requested.
+	wantReceived(t, r.received(), map[string]int{"bob@example.com": 2, "carol@example.com": 1, "ann@example.com": 4})
+	var subjects []string
+	for _, m := range r.mailTo("ann@example.com") {
+		subjects = append(subjects, m.Subject)
+	}
+	for _, want := range []string{"[Hindsight] New comment on “Queue <b>backlog</b>”", "[Hindsight] bob mentioned you on “Queue <b>backlog</b>”",
+		"[Hindsight] Changes requested on “Queue <b>backlog</b>”"} {
+		if !slices.Contains(subjects, want) {
+			t.Errorf("ann got no %q among %q", want, subjects)
+		}
+	}
 
 	var approval parsedMail
 	for _, m := range r.mailTo("ann@example.com") {
