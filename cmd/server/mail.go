@@ -76,6 +76,9 @@ func mailChannels(cfg config, st *store.Store, log *slog.Logger) ([]notify.Chann
 	if cfg.publicURL == nil {
 		log.Warn("emails carry paths, not links: set -public-url")
 	}
+	if cfg.auth.Mode != "proxy" {
+		log.Warn("email goes to people as the sign-in proxy names them, at the address it gives: with -auth none nobody has one, and no email is sent")
+	}
 	return []notify.Channel{ch}, []handlers.Option{handlers.MailOn()}, nil
 }
 
