@@ -8,6 +8,11 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -372,4 +377,119 @@ func TestDeliveriesPage(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestREADMEWebhookRecipes checks the README's Notifications section as
+// written: its example payload is what a webhook receives for that
+// event (but its id and time), and its Go and shell recipes accept the
+// signature a webhook received and refuse a changed body.
+func TestREADMEWebhookRecipes(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := func(re string) string {
+		t.Helper()
+		m := regexp.MustCompile(re).FindSubmatch(readme)
+		if m == nil {
+			t.Fatalf("README.md has no block matching %s", re)
+		}
+		return string(m[1])
+	}
+	n := newNotified(t)
+	rec := sendJSON(t, n.h, editor, "POST", "/api/postmortems", `{"title": "Queue backlog", "summary": "The queue backed up."}`)
+	if rec.Code != http.StatusCreated {
+		t.Fatalf("create: %d %s", rec.Code, rec.Body)
+	}
+	if rec := as(t, n.h, editor, "POST", "/postmortems/queue-backlog/review/request", url.Values{"reviewers": {"ada"}}); rec.Code != http.StatusSeeOther {
+		t.Fatalf("request: %d %s", rec.Code, rec.Body)
+	}
+	n.flush(t)
+	var body []byte
+	var signature string
+	for _, q := range n.hook.Accepted() {
+		if q.Header.Get(notify.HeaderEvent) == store.EventReviewRequested {
+			body, signature = q.Body, q.Header.Get(notify.HeaderSignature)
+		}
+	}
+	if body == nil {
+		t.Fatal("no review.requested received")
+	}
+
+	t.Run("Payload", func(t *testing.T) {
+		var want, got map[string]any
+		if err := json.Unmarshal([]byte(block("(?s)<!-- test: webhook payload[^\n]*\n```json\n(.*?)```")), &want); err != nil {
+			t.Fatalf("README payload: %v", err)
+		}
+		if err := json.Unmarshal(body, &got); err != nil {
+			t.Fatal(err)
+		}
+		want["id"], want["at"] = got["id"], got["at"]
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("received %s\nREADME says %v", body, want)
+		}
+	})
+
+	dir := t.TempDir()
+	write := func(name string, b []byte) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	changed := append(slices.Clone(body[:len(body)-1]), []byte(` }`)...)
+	env := append(os.Environ(), "HINDSIGHT_WEBHOOK_SECRET="+hookSecret, "SIGNATURE="+signature)
+
+	t.Run("Shell", func(t *testing.T) {
+		if _, err := exec.LookPath("openssl"); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatal("openssl is not installed: .ci/run installs it")
+			}
+			t.Skip("openssl is not installed")
+		}
+		recipe := block("(?s)```sh\n(# recipe: verify-signature\n.*?)```")
+		for _, tt := range []struct {
+			body  []byte
+			valid bool
+		}{{body, true}, {changed, false}} {
+			write("body.json", tt.body)
+			cmd := exec.Command("sh", "-c", recipe)
+			cmd.Dir, cmd.Env = dir, env
+			out, err := cmd.CombinedOutput()
+			if got := err == nil && string(out) == "valid\n"; got != tt.valid {
+				t.Errorf("the shell recipe on a body that is valid: %v said %q (%v)", tt.valid, out, err)
+			}
+		}
+	})
+
+	t.Run("Go", func(t *testing.T) {
+		goBin, err := exec.LookPath("go")
+		if err != nil {
+			t.Skip("no go command")
+		}
+		write("verify.go", []byte("package main\n\n"+block("(?s)```go\n(// recipe: verify\n.*?)```")))
+		write("main.go", []byte(`package main
+
+import (
+	"fmt"
+	"os"
+)
+
+func main() {
+	for _, f := range os.Args[1:] {
+		body, _ := os.ReadFile(f)
+		fmt.Println(validSignature([]byte(os.Getenv("HINDSIGHT_WEBHOOK_SECRET")), body, os.Getenv("SIGNATURE")))
+	}
+}
+`))
+		write("body.json", body)
+		write("changed.json", changed)
+		cmd := exec.Command(goBin, "run", "verify.go", "main.go", "body.json", "changed.json")
+		cmd.Dir, cmd.Env = dir, append(env, "GOTOOLCHAIN=local", "GOFLAGS=")
+		out, err := cmd.CombinedOutput()
+		if err != nil || string(out) != "true\nfalse\n" {
+			t.Errorf("the Go recipe said %q (%v), want true for the body and false for the changed one", out, err)
+		}
+	})
 }

@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -142,5 +144,55 @@ func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
 			t.Fatalf("%s: not within %v", what, d)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestNotifyFlags: -webhook repeats and replaces HINDSIGHT_WEBHOOKS, whose
+// commas separate hooks and the kinds of an #events filter alike; a bad
+// hook or filter stops the start, saying why.
+func TestNotifyFlags(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name     string
+		args     []string
+		env      map[string]string
+		channels []string // their descriptions
+		err      string
+	}{
+		{"None", nil, nil, nil, ""},
+		{"Env", nil, map[string]string{"HINDSIGHT_WEBHOOKS": "https://a.example/h#events=review.requested,comment.created, https://b.example/h",
+			"HINDSIGHT_SLACK_WEBHOOK": "https://hooks.slack.com/services/T/B/secret"},
+			[]string{"webhook to a.example", "webhook to b.example", "Slack or Mattermost at hooks.slack.com"}, ""},
+		{"FlagsReplaceEnv", []string{"-webhook", "https://c.example/h", "-webhook", "http://d.example:8080/h"},
+			map[string]string{"HINDSIGHT_WEBHOOKS": "https://a.example/h"},
+			[]string{"webhook to c.example", "webhook to d.example:8080"}, ""},
+		{"BadURL", []string{"-webhook", "c.example/h"}, nil, nil, "want an absolute http or https URL"},
+		{"BadKind", []string{"-webhook", "https://c.example/h#events=review.requested,review.done"}, nil, nil, `unknown event "review.done"`},
+		{"Twice", []string{"-webhook", "https://c.example/h", "-webhook", "https://c.example/h#events=digest"}, nil, nil, "the same URL twice"},
+		{"BadSlack", []string{"-slack-webhook", "hooks.slack.com/x"}, nil, nil, "-slack-webhook"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := parseConfig(tt.args, func(k string) string { return tt.env[k] }, io.Discard)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("err = %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			chs, err := c.notify.channels(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, ch := range chs {
+				got = append(got, notify.Describe(ch))
+			}
+			if !slices.Equal(got, tt.channels) {
+				t.Errorf("channels = %q, want %q", got, tt.channels)
+			}
+		})
 	}
 }
