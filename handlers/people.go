@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -31,10 +32,11 @@ type seenMark struct {
 }
 
 // seePerson records who sent a request that the proxy named, when the
-// store has not heard of them lately. A failure is logged, never shown:
-// the request goes on.
-func (h *Handler) seePerson(ctx context.Context, u user) {
-	if u.Via != "proxy" || u.Name == "" {
+// store has not heard of them lately. Only reads (GET, HEAD) record: a
+// write request commits its own change or nothing at all. A failure is
+// logged, never shown: the request goes on.
+func (h *Handler) seePerson(ctx context.Context, method string, u user) {
+	if u.Via != "proxy" || u.Name == "" || (method != http.MethodGet && method != http.MethodHead) {
 		return
 	}
 	key := strings.ToLower(u.Name)
