@@ -97,16 +97,21 @@ func (s *Sender) Wake() {
 // Run sends until ctx ends: a pass at once, then one whenever woken or
 // when the next retry is due.
 func (s *Sender) Run(ctx context.Context) {
-	const idle = time.Minute // looks again at least this often
+	// idle: it looks again at least this often (for events another
+	// process wrote, such as `server import`); after an error (a database
+	// that refuses writes) it waits at least pause.
+	const idle, pause = time.Minute, 5 * time.Second
 	for {
+		least := 100 * time.Millisecond
 		if err := s.Flush(ctx); err != nil && ctx.Err() == nil {
 			s.log.Error("notifications: send", "err", err)
+			least = pause
 		}
 		wait := idle
 		if next, ok, err := s.store.NextDeliveryAt(ctx); err == nil && ok {
 			wait = min(wait, max(next.Sub(s.Now()), 0))
 		}
-		t := time.NewTimer(max(wait, 100*time.Millisecond))
+		t := time.NewTimer(max(wait, least))
 		select {
 		case <-ctx.Done():
 			t.Stop()

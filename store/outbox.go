@@ -332,6 +332,17 @@ func scanDelivery(row scanner) (Delivery, error) {
 // retryAt(attempts) before it is sent, so a send cut short by a crash is
 // retried then, and no other sender takes it meanwhile.
 func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, limit int, retryAt func(attempts int) time.Time) ([]Delivery, error) {
+	// Nothing due is the common case: it is answered by a read, without a
+	// write transaction (whose commit would start a new generation of the
+	// data for nothing).
+	var due bool
+	if err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM deliveries WHERE state = 'queued' AND next_attempt_at <= ?)`,
+		formatTime(now)).Scan(&due); err != nil {
+		return nil, fmt.Errorf("claim deliveries: %w", err)
+	}
+	if !due {
+		return nil, nil
+	}
 	var out []Delivery
 	err := s.inTx(ctx, func(tx *writeTx) error {
 		rows, err := tx.QueryContext(ctx, `SELECT `+deliveryColumns+outboxColumns+` FROM`+deliveryJoin+`
