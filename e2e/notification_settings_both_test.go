@@ -34,5 +34,9 @@ func TestTeamNotificationSettings(t *testing.T) {
 		if js { // axe runs as a script
 			p.accessible()
 		}
+		p.viewport(360, 740)
+		if wide := sticksOut(p); len(wide) > 0 {
+			t.Errorf("at 360 px the settings scroll sideways: %v", wide)
+		}
 	})
 }
