@@ -55,10 +55,10 @@ func (h *Handler) seePerson(ctx context.Context, method string, u user) {
 	if fresh {
 		return
 	}
+	// On a failure the mark stays: the next try is in seenEvery, so a
+	// name the store refuses, or a failing disk, logs once an hour per
+	// person, not at every request.
 	if _, err := h.store.SeePerson(context.WithoutCancel(ctx), store.Person{Name: u.Name, Email: u.Email, Groups: u.Groups}, seenEvery); err != nil {
 		h.log.WarnContext(ctx, "could not remember who signed in", "user", u.Name, "err", err)
-		ps.mu.Lock()
-		delete(ps.last, key)
-		ps.mu.Unlock()
 	}
 }

@@ -149,6 +149,11 @@ func (m *Email) reader(ctx context.Context, name string, e store.Event) (store.P
 	if err != nil || p.Email == "" {
 		return p, false, err
 	}
+	// The proxy's header is taken as given when people sign in: an
+	// address that is not one plain address reaches no one.
+	if a, err := mail.ParseAddress(p.Email); err != nil || a.Name != "" || a.Address != p.Email {
+		return p, false, nil
+	}
 	// A token reads no restricted postmortem: what it wrote about one is
 	// not its maker's to hear of either.
 	if !p.CanRead(e.Restricted) || (viaToken && len(e.Restricted) > 0) {

@@ -441,3 +441,24 @@ func TestEmailTokenWritesReachItsMaker(t *testing.T) {
 	// ann made the token; erin only ever signed in.
 	wantReceived(t, r.received(), map[string]int{"ann@example.com": 1, "erin@example.com": 1})
 }
+
+// TestEmailOddAddressReachesNoOne: an email header that is not one plain
+// address ("a@b, c@d", a display name) gets no delivery at all.
+func TestEmailOddAddressReachesNoOne(t *testing.T) {
+	t.Parallel()
+	r := newMailRig(t, 0)
+	for _, p := range []store.Person{
+		{Name: "mallory", Email: "mallory@example.com, boss@example.com"},
+		{Name: "trent", Email: "Trent <trent@example.com>"},
+	} {
+		if _, err := r.st.SeePerson(t.Context(), p, time.Hour); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := draft("Odd addresses", "ann", nil, item("One", "mallory", ""), item("Two", "trent", ""), item("Three", "bob", ""))
+	if err := r.st.CreatePostmortem(r.as("ann"), &p); err != nil {
+		t.Fatal(err)
+	}
+	r.flush()
+	wantReceived(t, r.received(), map[string]int{"bob@example.com": 1})
+}
