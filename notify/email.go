@@ -208,6 +208,12 @@ func (m *Email) Send(ctx context.Context, target string, e store.Event) error {
 			"event", e.ID, "kind", e.Kind, "to", name)
 		return nil
 	}
+	if past, err := m.outdated(ctx, e); err != nil || past {
+		if past {
+			m.log.Info("notifications: reminder not sent: done since", "event", e.ID, "kind", e.Kind, "to", name)
+		}
+		return err
+	}
 	msg, err := m.Message(ctx, p, e)
 	if err != nil {
 		return err
@@ -220,6 +226,33 @@ func (m *Email) Send(ctx context.Context, target string, e store.Event) error {
 		return err
 	}
 	return m.sender.Send(ctx, p.Email, b)
+}
+
+// outdated reports whether a reminder no longer holds when it is sent:
+// its action item was finished or given another due date, its
+// postmortem published.
+func (m *Email) outdated(ctx context.Context, e store.Event) (bool, error) {
+	switch e.Kind {
+	case store.EventActionItemDue, store.EventActionItemOverdue:
+		if e.Change.ActionItem == nil {
+			return false, nil
+		}
+		a, err := m.store.GetActionItem(ctx, e.Change.ActionItem.ID)
+		if errors.Is(err, store.ErrNotFound) {
+			return true, nil
+		}
+		return err == nil && (a.Closed() || a.DueDate != e.Change.Due), err
+	case store.EventPostmortemOverdue:
+		if e.Postmortem == nil {
+			return false, nil
+		}
+		r, err := m.store.GetReview(store.WithEveryGroup(ctx), e.Postmortem.Slug)
+		if errors.Is(err, store.ErrNotFound) {
+			return true, nil
+		}
+		return err == nil && r.Status == store.StatusPublished, err
+	}
+	return false, nil
 }
 
 // mailView is what an email's templates show.

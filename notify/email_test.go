@@ -462,3 +462,33 @@ func TestEmailOddAddressReachesNoOne(t *testing.T) {
 	r.flush()
 	wantReceived(t, r.received(), map[string]int{"bob@example.com": 1})
 }
+
+// TestReminderOutdatedBeforeSent: a reminder whose item was finished
+// between the scheduler's pass and the send is not sent.
+func TestReminderOutdatedBeforeSent(t *testing.T) {
+	t.Parallel()
+	r := newMailRig(t, 0)
+	p := draft("Slow disk", "ann", nil, item("Replace the disk", "bob", "2026-12-01"))
+	p.Status = store.StatusPublished
+	if err := r.st.CreatePostmortem(r.as("ann"), &p); err != nil {
+		t.Fatal(err)
+	}
+	r.flush()
+	before := len(r.srv.Messages()) // bob's assignment
+	sch := &notify.Scheduler{Store: r.st, Log: slog.New(slog.DiscardHandler), ReviewDue: handlers.ReviewDueFunc(5), Now: r.clock}
+	if n, err := sch.RunOnce(t.Context()); err != nil || n != 1 {
+		t.Fatalf("pass added %d, %v; want the overdue reminder", n, err)
+	}
+	got, err := r.st.GetPostmortem(t.Context(), p.Slug)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := "done"
+	if _, err := r.st.UpdateActionItem(r.as("bob"), got.ActionItems[0].ID, store.ActionItemUpdate{Status: &done}); err != nil {
+		t.Fatal(err)
+	}
+	r.flush()
+	if n := len(r.srv.Messages()) - before; n != 0 {
+		t.Errorf("%d reminders sent for an item done since, want 0", n)
+	}
+}
