@@ -92,8 +92,12 @@ func mailChannels(cfg config, st *store.Store, log *slog.Logger) ([]notify.Chann
 // overdue, postmortems overdue, the digest) until the returned stop is
 // called, which waits for it.
 func startReminders(ctx context.Context, cfg config, st *store.Store, log *slog.Logger) (stop func()) {
-	sch := &notify.Scheduler{Store: st, Log: log, ReviewDue: handlers.ReviewDueFunc(cfg.reviewDueDays),
-		DigestEvery: cfg.mail.digestEvery, Now: time.Now}
+	sch := &notify.Scheduler{Store: st, Log: log, ReviewDue: handlers.ReviewDueFunc(cfg.reviewDueDays), Now: time.Now}
+	if cfg.mail.addr != "" {
+		// The digest is written for each person: without email there
+		// is no one to write it for.
+		sch.DigestEvery = cfg.mail.digestEvery
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
