@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"log/slog"
 	"net/url"
@@ -21,37 +20,32 @@ type notifyConfig struct {
 	slackWebhook  string
 }
 
-// webhookList is the repeatable -webhook flag. Its first use replaces the
-// list HINDSIGHT_WEBHOOKS gave.
-type webhookList struct {
-	specs *[]string
-	set   bool
+// notifySettings are the notification flags; init adds them to settings
+// (kept here, beside what reads them). Their values are checked, and any
+// error said without the URLs' paths (often their secret), by the serve
+// command (checkNotify).
+var notifySettings = []setting{
+	{flag: "webhook", env: "HINDSIGHT_WEBHOOKS", cmds: serveOnly,
+		usage: "URL to POST every event to as signed JSON; URL#events=review.requested,comment.created takes those events only; repeat for more (env: comma-separated)",
+		set: func(c *config, v string) error {
+			c.notify.webhooks = append(c.notify.webhooks, notify.SplitWebhooks(v)...)
+			return nil
+		},
+		reset: func(c *config) { c.notify.webhooks = nil }},
+	{flag: "webhook-secret", env: "HINDSIGHT_WEBHOOK_SECRET", cmds: serveOnly,
+		usage: "key of the webhooks' X-Hindsight-Signature (HMAC-SHA256 of the body); unsigned when empty",
+		set:   func(c *config, v string) error { c.notify.webhookSecret = v; return nil }},
+	{flag: "slack-webhook", env: "HINDSIGHT_SLACK_WEBHOOK", cmds: serveOnly,
+		usage: "Slack or Mattermost incoming-webhook URL to post every event of an unrestricted postmortem to",
+		set:   func(c *config, v string) error { c.notify.slackWebhook = v; return nil }},
 }
 
-func (l *webhookList) String() string {
-	if l.specs == nil {
-		return ""
-	}
-	return fmt.Sprint(len(*l.specs), " webhooks")
-}
+func init() { settings = append(settings, notifySettings...) }
 
-func (l *webhookList) Set(v string) error {
-	if !l.set {
-		*l.specs, l.set = nil, true
-	}
-	*l.specs = append(*l.specs, v)
-	return nil
-}
-
-// notifyFlags adds the notification flags to fs.
-func notifyFlags(fs *flag.FlagSet, getenv func(string) string, c *notifyConfig) {
-	c.webhooks = notify.SplitWebhooks(getenv("HINDSIGHT_WEBHOOKS"))
-	fs.Var(&webhookList{specs: &c.webhooks}, "webhook",
-		"URL to POST every event to as signed JSON; URL#events=review.requested,comment.created takes those events only; repeat for more (env HINDSIGHT_WEBHOOKS, comma-separated)")
-	fs.StringVar(&c.webhookSecret, "webhook-secret", getenv("HINDSIGHT_WEBHOOK_SECRET"),
-		"key of the webhooks' X-Hindsight-Signature (HMAC-SHA256 of the body); unsigned when empty (env HINDSIGHT_WEBHOOK_SECRET)")
-	fs.StringVar(&c.slackWebhook, "slack-webhook", getenv("HINDSIGHT_SLACK_WEBHOOK"),
-		"Slack or Mattermost incoming-webhook URL to post every event of an unrestricted postmortem to (env HINDSIGHT_SLACK_WEBHOOK)")
+// checkNotify checks the notification settings as the server starts.
+func checkNotify(c *config) error {
+	_, err := c.notify.channels(c.publicURL)
+	return err
 }
 
 // channels builds the configured channels; links are made from site.
