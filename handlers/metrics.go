@@ -239,7 +239,9 @@ func (c storeCollector) Collect(ch chan<- prometheus.Metric) {
 		}
 		ch <- prometheus.MustNewConstMetric(m.desc, prometheus.GaugeValue, float64(m.n))
 	}
-	counts, err := c.st.DeliveryCounts(ctx)
+	// All of them: /metrics is the operator's, and counts every
+	// postmortem too.
+	counts, err := c.st.DeliveryCounts(store.WithEveryGroup(ctx))
 	if err != nil {
 		ch <- prometheus.NewInvalidMetric(deliveriesDesc, err)
 		return

@@ -1,6 +1,7 @@
 package notify_test
 
 import (
+	"context"
 	"io"
 	"log/slog"
 	"net/http"
@@ -261,5 +262,53 @@ func TestSlackText(t *testing.T) {
 	}
 	if strings.Count(got, "word") > 61 {
 		t.Errorf("the quote is not cut: %q", got)
+	}
+}
+
+// TestRunSendsWhenWoken: the sender's goroutine sends an event as soon as
+// its write commits (the store wakes it), and stops with its context.
+func TestRunSendsWhenWoken(t *testing.T) {
+	t.Parallel()
+	st := openStore(t)
+	r := notifytest.NewReceiver(t)
+	hook, _ := notify.NewWebhook(r.URL, "", nil)
+	s := notify.NewSender(st, quiet(), hook)
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() { defer close(done); s.Run(ctx) }()
+	time.Sleep(200 * time.Millisecond) // Run's first pass, with nothing to send, is over: it waits its idle minute
+	start := time.Now()
+	if _, _, err := st.EnqueueEvent(t.Context(), store.Event{Kind: store.EventDigest}); err != nil {
+		t.Fatal(err)
+	}
+	for len(r.Accepted()) == 0 {
+		if time.Since(start) > 5*time.Second {
+			t.Fatal("not sent within 5 s of the write")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Logf("sent %v after the write", time.Since(start).Round(time.Millisecond))
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Run did not stop with its context")
+	}
+}
+
+// BenchmarkSend is the sender's cost per event to one local webhook: its
+// fan-out, claim, send and mark (each write syncs the disk).
+func BenchmarkSend(b *testing.B) {
+	st := storetest.Open(b, storetest.Seeded, filepath.Join(b.TempDir(), "t.db"))
+	r := notifytest.NewReceiver(b)
+	hook, _ := notify.NewWebhook(r.URL, "k", nil)
+	s := notify.NewSender(st, quiet(), hook)
+	for b.Loop() {
+		if _, _, err := st.EnqueueEvent(b.Context(), store.Event{Kind: store.EventDigest, Change: store.EventChange{Summary: "x"}}); err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Flush(b.Context()); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

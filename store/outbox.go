@@ -57,7 +57,9 @@ type Event struct {
 	// Restricted names the groups that may read the postmortem, nil when
 	// anyone may: when the event was written or, if the postmortem has
 	// been restricted since, now. A shared channel never gets a restricted
-	// event; a personal one only its readers.
+	// event; a personal one only its readers. An event about no
+	// postmortem that carries something of a restricted one (a person's
+	// digest) must set it when enqueued: it is kept as given.
 	Restricted []string `json:"-"`
 	// DedupeKey makes an enqueued event idempotent (EnqueueEvent).
 	DedupeKey string `json:"-"`
@@ -153,7 +155,7 @@ func (s *Store) insertEvent(ctx context.Context, tx *writeTx, e Event) (Event, b
 		e.At = s.Now().UTC().Truncate(time.Second)
 	}
 	var pmID any
-	restricted := ""
+	restricted := encodeRestriction(e.Restricted)
 	if p := e.Postmortem; p != nil && p.ID != 0 {
 		err := tx.QueryRowContext(ctx, `SELECT slug, title, restricted_to FROM postmortems WHERE id = ?`, p.ID).
 			Scan(&p.Slug, &p.Title, &restricted)
@@ -232,7 +234,7 @@ const (
 // maxDeliveryError bounds the error kept per delivery.
 const maxDeliveryError = 500
 
-const outboxColumns = `o.id, o.kind, o.payload, o.restricted_to, coalesce(p.restricted_to, ''), o.created_at`
+const outboxColumns = `o.id, o.kind, coalesce(o.dedupe_key, ''), o.payload, o.restricted_to, coalesce(p.restricted_to, ''), o.created_at`
 
 // outboxJoin joins an event to its postmortem, whose restriction now
 // counts as well as the one it had then.
@@ -248,17 +250,17 @@ type eventRow struct {
 }
 
 func (r *eventRow) dest() []any {
-	return []any{&r.e.ID, &r.e.Kind, &r.payload, &r.then, &r.now, &r.createdAt}
+	return []any{&r.e.ID, &r.e.Kind, &r.e.DedupeKey, &r.payload, &r.then, &r.now, &r.createdAt}
 }
 
 // decode completes the event from the columns read.
 func (r *eventRow) decode() error {
 	e := r.e
-	id, kind := e.ID, e.Kind
+	id, kind, key := e.ID, e.Kind, e.DedupeKey
 	if err := json.Unmarshal([]byte(r.payload), e); err != nil {
 		return fmt.Errorf("event %d: %w", id, err)
 	}
-	e.ID, e.Kind = id, kind
+	e.ID, e.Kind, e.DedupeKey = id, kind, key
 	if e.At.IsZero() {
 		e.At = parseTime(r.createdAt)
 	}
@@ -509,9 +511,10 @@ func (s *Store) RequeueDelivery(ctx context.Context, id int64) error {
 	return nil
 }
 
-// DeliveryCounts counts the deliveries in each state.
+// DeliveryCounts counts the deliveries in each state, of the events ctx's
+// reader may see (WithEveryGroup: all of them, as /metrics counts).
 func (s *Store) DeliveryCounts(ctx context.Context) (map[string]int, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT state, count(*) FROM deliveries GROUP BY state`)
+	rows, err := s.db.QueryContext(ctx, `SELECT d.state, count(*) FROM`+deliveryJoin+` WHERE `+deliveryVisibleSQL(ctx)+` GROUP BY d.state`)
 	if err != nil {
 		return nil, fmt.Errorf("count deliveries: %w", err)
 	}

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -30,8 +31,40 @@ func TestEnqueueEventDedupes(t *testing.T) {
 	if err != nil || len(events) != 1 {
 		t.Fatalf("unfanned = %+v, %v; want one", events, err)
 	}
-	if got := events[0]; got.ID != first.ID || got.Kind != e.Kind || got.Change.Due != "2026-12-01" {
+	if got := events[0]; got.ID != first.ID || got.Kind != e.Kind || got.Change.Due != "2026-12-01" || got.DedupeKey != e.DedupeKey {
 		t.Errorf("unfanned event = %+v", got)
+	}
+}
+
+// TestEventAboutNoPostmortemKeepsItsRestriction: an event about no
+// postmortem that carries something of a restricted one (a person's
+// digest) keeps the restriction it was enqueued with; one about a
+// postmortem takes the postmortem's.
+func TestEventAboutNoPostmortemKeepsItsRestriction(t *testing.T) {
+	t.Parallel()
+	st, _ := newSeededStore(t)
+	ctx := t.Context()
+	if _, _, err := st.EnqueueEvent(ctx, store.Event{Kind: store.EventDigest, Restricted: []string{"security"}}); err != nil {
+		t.Fatal(err)
+	}
+	p := newDraft("Restricted one")
+	p.RestrictedTo = []string{"sre"}
+	if err := st.CreatePostmortem(store.WithReaderGroups(ctx, []string{"sre"}), &p); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := st.EnqueueEvent(ctx, store.Event{Kind: store.EventPostmortemOverdue, Postmortem: &store.EventPostmortem{ID: p.ID},
+		Restricted: []string{"ignored"}}); err != nil {
+		t.Fatal(err)
+	}
+	events, err := st.UnfannedEvents(ctx, 10)
+	if err != nil || len(events) != 2 {
+		t.Fatalf("events = %v, %v", events, err)
+	}
+	if got := events[0].Restricted; !slices.Equal(got, []string{"security"}) {
+		t.Errorf("digest restricted to %v, want [security]", got)
+	}
+	if got := events[1]; !slices.Equal(got.Restricted, []string{"sre"}) || got.Postmortem.Title != "Restricted one" {
+		t.Errorf("overdue event = %+v, want restricted to [sre]", got)
 	}
 }
 

@@ -30,13 +30,10 @@ var serveCommand = command{
 		if c.auth.Mode == "proxy" && len(c.trustedProxies) == 0 {
 			return fmt.Errorf("-auth proxy needs -trusted-proxies: the identity headers are believed only from them")
 		}
-		if _, err := c.notify.channels(c.publicURL); err != nil {
-			return err
-		}
 		if err := c.mail.check(); err != nil {
 			return err
 		}
-		return nil
+		return checkNotify(c)
 	},
 	run: runServer,
 }
