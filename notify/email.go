@@ -92,6 +92,9 @@ func (m *Email) String() string { return "email from " + m.sender.From().Address
 // Shared: each message goes to one person, who may read what it says.
 func (m *Email) Shared() bool { return false }
 
+// digestQuietAfter: people not seen signed in for this long get no digest.
+const digestQuietAfter = 90 * 24 * time.Hour
+
 // recipients names who hear of e, before the checks.
 func (m *Email) recipients(ctx context.Context, e store.Event) ([]string, error) {
 	switch e.Kind {
@@ -114,9 +117,13 @@ func (m *Email) recipients(ctx context.Context, e store.Event) ([]string, error)
 		}
 	case store.EventDigest:
 		people, err := m.store.ListPeople(ctx)
-		names := make([]string, len(people))
-		for i, p := range people {
-			names[i] = p.Name
+		var names []string
+		for _, p := range people {
+			// Someone not seen for a long while has most likely left:
+			// the digest stops, the emails about them go on.
+			if !p.SeenAt.Before(e.At.Add(-digestQuietAfter)) {
+				names = append(names, p.Name)
+			}
 		}
 		return names, err
 	}

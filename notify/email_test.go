@@ -378,6 +378,11 @@ func TestDigestPerPerson(t *testing.T) {
 	if err := r.st.SetNotificationsOff(t.Context(), "bob", []string{store.EventDigest}); err != nil {
 		t.Fatal(err)
 	}
+	// gus was last seen in the summer: he gets no digest.
+	r.setNow(time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC))
+	if _, err := r.st.SeePerson(t.Context(), store.Person{Name: "gus", Email: "gus@example.com"}, time.Hour); err != nil {
+		t.Fatal(err)
+	}
 	r.flush()
 	before := len(r.srv.Messages())
 
