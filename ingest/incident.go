@@ -61,7 +61,7 @@ const zonePattern = `UTC|GMT|PDT|PST|PT|US/Pacific|MDT|MST|CDT|CST|EDT|EST|ET|US
 var (
 	// "Incident began at 2016-02-23 19:55 and ended at 2016-02-23 20:45
 	// (all times are US/Pacific)."
-	beganEndedRe = regexp.MustCompile(`(?i)\bbegan at\s+(\d{4}-\d{2}-\d{2})\s+(\d{1,2}:\d{2})\s+and\s+ended at\s+(\d{4}-\d{2}-\d{2})\s+(\d{1,2}:\d{2})\s*\(\s*all times are\s+(` + zonePattern + `)\s*\)`)
+	beganEndedRe = regexp.MustCompile(`(?i)\bbegan\s+at\s+(\d{4}-\d{2}-\d{2})\s+(\d{1,2}:\d{2})\s+and\s+ended\s+at\s+(\d{4}-\d{2}-\d{2})\s+(\d{1,2}:\d{2})\s*\(\s*all\s+times\s+are\s+(` + zonePattern + `)\s*\)`)
 	// "Between 1:48 and 5:15 UTC on June 11, 2017", "between 06:18 UTC
 	// and 16:25 UTC on 04 July 2019", "from 14:02 to 14:49 UTC on …".
 	betweenRe = regexp.MustCompile(`(?i)\b(?:between|from)\s+(\d{1,2}:\d{2})(?:\s*(` + zonePattern + `))?\s+(?:and|to|until)\s+(\d{1,2}:\d{2})\s*(` + zonePattern + `)\s+on\s+([^,.;()]{4,40}?\d{4})`)
@@ -109,17 +109,26 @@ func (d *Draft) guessTimes() {
 func (d *Draft) zonedProseTimes(text string) {
 	day := d.IncidentDate.Format(time.DateOnly)
 	for _, s := range sentences(text, 200) {
-		for _, ix := range zonedTimeRe.FindAllStringSubmatchIndex(s, 4) {
+		all := zonedTimeRe.FindAllStringSubmatchIndex(s, 4)
+		for k, ix := range all {
 			clock, ok := clock24(s[ix[2]:ix[3]], s[ix[4]:ix[5]], matched(s, ix, 3))
 			if !ok {
 				continue
 			}
 			loc := zoneOf(s[ix[8]:ix[9]])
-			before := s[max(0, ix[0]-60):ix[0]]
+			from := max(0, ix[0]-60)
+			if k > 0 {
+				from = max(from, all[k-1][1])
+			}
+			before := s[from:ix[0]]
+			next := len(s)
+			if k+1 < len(all) {
+				next = all[k+1][0]
+			}
 			switch {
 			case d.StartedAt == "" && startWordsRe.MatchString(before):
 				d.setTime(&d.StartedAt, day+"T"+clock, loc, "start")
-			case d.StartedAt != "" && d.ResolvedAt == "" && resolvedWordsRe.MatchString(s[ix[0]:]+" "+before):
+			case d.StartedAt != "" && d.ResolvedAt == "" && resolvedWordsRe.MatchString(before+" "+s[ix[1]:next]):
 				d.setTime(&d.ResolvedAt, day+"T"+clock, loc, "end")
 			}
 		}
@@ -335,21 +344,83 @@ func (d *Draft) timelineRows() {
 		}
 		return
 	}
-	paras := strings.Split(d.Body, "\n\n")
-	var kept, found []string
-	for _, p := range paras {
-		if len(found) == 0 || strings.HasPrefix(p, "\n") {
-			lines := strings.Count(p, "\n") + 1
-			out, before, rows := timelineLines(p)
-			if rows >= minTimelineRows && 2*rows >= lines && utf8.RuneCountInString(before) < 200 {
-				found = append(found, out)
-				if before != "" {
-					kept = append(kept, before)
-				}
+	// The text as units: each line of a list, each other paragraph whole.
+	type unit struct {
+		text string
+		para int
+		row  bool
+	}
+	var units []unit
+	for i, p := range strings.Split(d.Body, "\n\n") {
+		lines := strings.Split(p, "\n")
+		list := len(lines) > 1
+		for _, l := range lines {
+			list = list && (listMarkerRe.MatchString(l) || isRowLine(l))
+		}
+		if !list {
+			lines = []string{p}
+		}
+		for _, l := range lines {
+			first, _, _ := strings.Cut(l, "\n")
+			_, row := timelineRow(first)
+			units = append(units, unit{l, i, row && 2*rowCount(l) >= strings.Count(l, "\n")+1})
+		}
+	}
+	// Runs of rows, with the bullets between them, of minTimelineRows
+	// rows or more, are the timeline.
+	take := make([]bool, len(units))
+	for i := 0; i < len(units); {
+		if !units[i].row {
+			i++
+			continue
+		}
+		j, rows, last := i, 0, i
+		for ; j < len(units); j++ {
+			u := units[j]
+			if u.row {
+				rows++
+				last = j
 				continue
 			}
+			if !listMarkerRe.MatchString(u.text) || strings.Contains(u.text, "\n") || utf8.RuneCountInString(u.text) > 300 {
+				break
+			}
 		}
-		kept = append(kept, p)
+		if rows >= minTimelineRows {
+			for k := i; k <= last; k++ {
+				take[k] = true
+			}
+		}
+		i = last + 1
+	}
+	var kept, found []string
+	para := -1
+	for i, u := range units {
+		if take[i] {
+			found = append(found, u.text)
+			para = -1
+			continue
+		}
+		if u.para == para && len(kept) > 0 {
+			kept[len(kept)-1] += "\n" + u.text
+			continue
+		}
+		kept = append(kept, u.text)
+		para = u.para
+	}
+	if len(found) > 0 {
+		found = []string{strings.Join(found, "\n")}
+	}
+	if len(found) > 0 {
+		var b strings.Builder
+		for _, f := range found {
+			out, _, _ := timelineLines(f)
+			if b.Len() > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(out)
+		}
+		found = []string{b.String()}
 	}
 	if len(found) == 0 {
 		return
@@ -360,6 +431,23 @@ func (d *Draft) timelineRows() {
 	d.Sections[SectionTimeline] = strings.Join(found, "\n")
 	d.Body = strings.Join(kept, "\n\n")
 	d.note("a run of timed lines without a heading was taken for the timeline")
+}
+
+// isRowLine reports a line that starts with a time.
+func isRowLine(l string) bool {
+	_, ok := timelineRow(l)
+	return ok
+}
+
+// rowCount counts the lines of p that start with a time.
+func rowCount(p string) int {
+	n := 0
+	for line := range strings.Lines(p) {
+		if _, ok := timelineRow(line); ok {
+			n++
+		}
+	}
+	return n
 }
 
 // statusItemRe reads a follow-up as wikis list them: "Status: Done -

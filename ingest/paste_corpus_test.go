@@ -93,8 +93,8 @@ func pasteOrg(got, want string) bool {
 // TestPasteCorpusAccuracy reads every file of the evaluation corpus as
 // text pasted into /import (no file name) and scores the draft's fields
 // against our labels, separately on the tuning half and on the held-out
-// half, which was never tuned on: title and organization on every file
-// (the facts files), severity, incident start and end, authors, the number
+// half, which was never tuned on: title (where the text has it) and
+// organization on every file (the facts files), severity, incident start and end, authors, the number
 // of action items and whether the timeline became rows on the 26 files of
 // testdata/corpus-paste-labels.tsv. It fails below floors set from the
 // measurement (README, "Paste import").
@@ -160,7 +160,11 @@ func TestPasteCorpusAccuracy(t *testing.T) {
 			continue
 		}
 		if f, ok := facts[name]; ok {
-			mark(half, "title", strings.EqualFold(strings.Join(strings.Fields(d.Title), " "), f.title), name, d.Title, f.title)
+			// The title is scored where the text has it: a GitHub post or a
+			// wiki page copied without its headline cannot give it back.
+			if strings.Contains(fold(string(raw)), fold(f.title)) {
+				mark(half, "title", fold(d.Title) == fold(f.title), name, d.Title, f.title)
+			}
 			mark(half, "organization", pasteOrg(d.Organization, f.org), name, d.Organization, f.org)
 		}
 		l, ok := labels[name]
@@ -180,8 +184,8 @@ func TestPasteCorpusAccuracy(t *testing.T) {
 	// Floors: a little under what was measured (README, "Paste import"),
 	// so that a change that makes extraction worse fails.
 	floors := map[string]map[string]float64{
-		"tune":    {"title": 0, "organization": 0, "severity": 0, "started": 0, "resolved": 0, "authors": 0, "actions": 0, "timeline": 0},
-		"heldout": {"title": 0, "organization": 0, "severity": 0, "started": 0, "resolved": 0, "authors": 0, "actions": 0, "timeline": 0},
+		"tune":    {"title": 0.9, "organization": 0.95, "severity": 1, "started": 0.9, "resolved": 0.95, "authors": 1, "actions": 0.8, "timeline": 0.95},
+		"heldout": {"title": 0.95, "organization": 0.9, "severity": 1, "started": 0.8, "resolved": 0.95, "authors": 1, "actions": 0.8, "timeline": 0.95},
 	}
 	for _, half := range []string{"tune", "heldout"} {
 		var line []string
@@ -198,6 +202,12 @@ func TestPasteCorpusAccuracy(t *testing.T) {
 		}
 		t.Logf("%-7s half: %s", half, strings.Join(line, ", "))
 	}
+}
+
+// fold makes text comparable: lower case, spaces collapsed, Markdown
+// emphasis gone.
+func fold(s string) string {
+	return strings.ToLower(strings.Join(strings.Fields(strings.ReplaceAll(s, "**", "")), " "))
 }
 
 // postmortemSeverity is a draft's severity as the store keeps it.

@@ -406,7 +406,7 @@ func (s *sectionText) holds(p string) bool {
 func markedItems(paras []string) ([]ActionItem, []string) {
 	var listed, rest []string
 	for _, p := range paras {
-		if listMarkerRe.MatchString(p) {
+		if listMarkerRe.MatchString(p) && !pageLinks(p) {
 			listed = append(listed, p)
 		} else {
 			rest = append(rest, p)
@@ -419,6 +419,35 @@ func markedItems(paras []string) ([]ActionItem, []string) {
 	return items, append(rest, prose...)
 }
 
+// pageLinks reports a list of the page's own links and notes ("All times
+// are US/Pacific", "[Send Feedback]()"), not of things to do.
+func pageLinks(p string) bool {
+	return emptyTargetRe.MatchString(p) || siteLinkRe.MatchString(p) || strings.Contains(strings.ToLower(p), "all times are")
+}
+
+var emptyTargetRe = regexp.MustCompile(`\]\(\s*\)`)
+
+// inlineListRe finds a numbered list run into a sentence, as pages
+// scraped onto one line have them: "In this case, we will: 1. Repair …
+// 2. Implement …".
+var inlineListRe = regexp.MustCompile(`[:.]\s+1[.)]\s+\S`)
+
+// splitInlineLists starts a list item where a numbered list is run into a
+// paragraph, when its second item follows.
+func splitInlineLists(paras []string) []string {
+	var out []string
+	for _, p := range paras {
+		loc := inlineListRe.FindStringIndex(p)
+		if loc == nil || listMarkerRe.MatchString(p) || !strings.Contains(p[loc[1]:], " 2. ") && !strings.Contains(p[loc[1]:], " 2) ") {
+			out = append(out, p)
+			continue
+		}
+		cut := loc[0] + 1
+		out = append(out, strings.TrimSpace(p[:cut]), strings.TrimSpace(p[cut:]))
+	}
+	return out
+}
+
 // maxActionTitleRunes keeps an action item a title, not an essay.
 const maxActionTitleRunes = 300
 
@@ -428,6 +457,7 @@ const maxActionTitleRunes = 300
 func actionItems(paras []string, inline bool) ([]ActionItem, []string) {
 	var items []ActionItem
 	var rest []string
+	paras = splitInlineLists(paras)
 	marked := false
 	for _, p := range paras {
 		if listMarkerRe.MatchString(p) {
