@@ -2,6 +2,10 @@ package ingest
 
 import (
 	"regexp"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -186,6 +190,9 @@ func bylineAuthors(line string) (names []string, rest string, ok bool) {
 		if notName[strings.ToLower(strings.Fields(n)[0])] {
 			return nil, "", false
 		}
+		if jobTitleRe.MatchString(n) {
+			continue // "By Priya Raman, Staff Site Reliability Engineer"
+		}
 		names = append(names, n)
 	}
 	return names, m[2], len(names) > 0
@@ -212,7 +219,7 @@ func (d *Draft) readByline(paras []string) []string {
 			i++
 			continue
 		}
-		if dateLine(p) {
+		if (author || readingTimeRe.MatchString(p)) && dateLine(p) {
 			if f, ok := firstDate(p, time.Time{}); ok && d.PublishedDate.IsZero() {
 				d.PublishedDate = dateOnly(f.date)
 				d.note("posting date read from the byline: %s", d.PublishedDate.Format(time.DateOnly))
@@ -341,4 +348,94 @@ func onlyListMarkup(s string) bool {
 		}
 	}
 	return true
+}
+
+// elementKinds tells the kind of furniture a page element is by the parts
+// of its class or id, its role or its tag.
+var elementKinds = map[string]string{
+	"nav": DropNavigation, "navbar": DropNavigation, "navigation": DropNavigation, "menu": DropNavigation,
+	"breadcrumb": DropNavigation, "breadcrumbs": DropNavigation, "toolbar": DropNavigation, "search": DropNavigation,
+	"share": DropShare, "sharing": DropShare, "social": DropShare,
+	"related": DropRelated, "cookie": DropCookie, "cookies": DropCookie, "consent": DropCookie,
+	"subscribe": DropNewsletter, "newsletter": DropNewsletter,
+	"footer": DropFooter, "contentinfo": DropFooter,
+	"header": DropMasthead, "masthead": DropMasthead, "banner": DropMasthead,
+	"byline": DropByline, "meta": DropByline, "metadata": DropByline,
+	"bio": DropAuthorBio, "author": DropAuthorBio,
+	"sidebar": DropSidebar, "complementary": DropSidebar, "advert": DropSidebar, "ads": DropSidebar, "ad": DropSidebar,
+	"promo": DropSidebar, "popup": DropSidebar,
+}
+
+// DropSidebar is a sidebar, an advert or a promotion.
+const DropSidebar = "sidebar"
+
+// elementKind is the kind of furniture of a chrome element, "" for one
+// that holds no text a reader sees (a script, an image).
+func elementKind(n *html.Node) string {
+	for _, p := range classParts(n) {
+		if k, ok := elementKinds[p]; ok {
+			return k
+		}
+	}
+	if k, ok := elementKinds[attr(n, "role")]; ok {
+		return k
+	}
+	switch n.DataAtom {
+	case atom.Nav:
+		return DropNavigation
+	case atom.Header:
+		return DropMasthead
+	case atom.Footer:
+		return DropFooter
+	case atom.Aside:
+		return DropSidebar
+	}
+	return ""
+}
+
+// pageFurniture lists the page's furniture, outermost elements only, and
+// the authors its byline names. Comment sections are not furniture: they
+// are set apart as comments.
+func pageFurniture(doc *html.Node) (dropped []Dropped, authors []string) {
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		for ch := n.FirstChild; ch != nil && len(dropped) < maxDropped; ch = ch.NextSibling {
+			if ch.Type != html.ElementNode {
+				continue
+			}
+			if isCommentSection(ch) || skipAtoms[ch.DataAtom] && ch.DataAtom != atom.Nav && ch.DataAtom != atom.Header && ch.DataAtom != atom.Footer && ch.DataAtom != atom.Aside {
+				continue
+			}
+			if isChromeElement(ch) {
+				kind := elementKind(ch)
+				text := collapse(textOf(ch))
+				if kind == "" || text == "" {
+					continue
+				}
+				if kind == DropByline && len(authors) == 0 {
+					if names, _, ok := bylineAuthors(text); ok {
+						authors = names
+					}
+				}
+				dropped = append(dropped, Dropped{Kind: kind, Text: clip(text, maxDroppedRunes)})
+				continue
+			}
+			walk(ch)
+		}
+	}
+	walk(doc)
+	return dropped, authors
+}
+
+// siteOrg is the organization a site's name gives: "Lumora Engineering
+// Blog" is Lumora's.
+func siteOrg(site string) string {
+	words := strings.Fields(site)
+	for len(words) > 1 && mastheadWordsRe.MatchString(words[len(words)-1]) {
+		words = words[:len(words)-1]
+	}
+	if len(words) > 1 && strings.EqualFold(words[0], "the") {
+		words = words[1:]
+	}
+	return strings.Join(words, " ")
 }

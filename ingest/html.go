@@ -88,6 +88,8 @@ type page struct {
 	footerOrg   string
 	comments    []Comment
 	notes       []string
+	dropped     []Dropped // the page's furniture
+	authors     []string  // from its byline
 }
 
 // fillFromPage copies what the page says into the fields the front matter
@@ -104,7 +106,9 @@ func (d *Draft) fillFromPage(p page) {
 	} else {
 		set(&d.Title, p.title, "title")
 	}
-	set(&d.Organization, p.site, "organization")
+	set(&d.Organization, siteOrg(p.site), "organization")
+	set(&d.Authors, strings.Join(p.authors, ", "), "authors (from the byline)")
+	d.Dropped = append(d.Dropped, p.dropped...)
 	if d.Organization == "" && p.footerOrg != "" {
 		d.Organization = p.footerOrg
 		d.note("organization read from the page's copyright line: %s", p.footerOrg)
@@ -236,6 +240,7 @@ func convertHTML(src string) (page, error) {
 		root = doc
 	}
 	p.title = pageTitle(root, p.title)
+	p.dropped, p.authors = pageFurniture(doc)
 	p.properties = readProperties(doc)
 	if f := find(doc, func(n *html.Node) bool {
 		return n.Type == html.ElementNode && (n.DataAtom == atom.Footer || attr(n, "role") == "contentinfo")
