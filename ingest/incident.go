@@ -64,7 +64,7 @@ var (
 	beganEndedRe = regexp.MustCompile(`(?i)\bbegan\s+at\s+(\d{4}-\d{2}-\d{2})\s+(\d{1,2}:\d{2})\s+and\s+ended\s+at\s+(\d{4}-\d{2}-\d{2})\s+(\d{1,2}:\d{2})\s*\(\s*all\s+times\s+are\s+(` + zonePattern + `)\s*\)`)
 	// "Between 1:48 and 5:15 UTC on June 11, 2017", "between 06:18 UTC
 	// and 16:25 UTC on 04 July 2019", "from 14:02 to 14:49 UTC on …".
-	betweenRe = regexp.MustCompile(`(?i)\b(?:between|from)\s+(\d{1,2}:\d{2})(?:\s*(` + zonePattern + `))?\s+(?:and|to|until)\s+(\d{1,2}:\d{2})\s*(` + zonePattern + `)\s+on\s+([^,.;()]{4,40}?\d{4})`)
+	betweenRe = regexp.MustCompile(`(?i)\b(?:between|from)\s+(\d{1,2}:\d{2})(?:\s*(` + zonePattern + `))?\s+(?:and|to|until)\s+(\d{1,2}:\d{2})\s*(` + zonePattern + `)\s+on\s+([^.;()]{4,40}?\d{4})`)
 	// A time with its zone, as prose gives it: "7:30 AM JST", "10:00AM
 	// PDT", "15:48 UTC".
 	zonedTimeRe     = regexp.MustCompile(`\b(\d{1,2}):(\d{2})\s?([AaPp]\.?[Mm]\.?)?\s+(` + zonePattern + `)\b`)
