@@ -90,7 +90,7 @@ func TestPasteSeverity(t *testing.T) {
 func TestPasteIncidentTimes(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
-		name, text                              string
+		name, text                             string
 		started, detected, mitigated, resolved string
 	}{
 		{"between, Azure's way", "Summary of impact: Between 1:48 and 5:15 UTC on June 11, 2017, a subset of customers could not reach their resources.",
