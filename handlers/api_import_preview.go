@@ -85,10 +85,15 @@ func (h *Handler) apiPreviewImport(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, decodeErrorOf(err, "a document"))
 		return
 	}
-	d, p, err := importer.Prepare(r.Context(), h.store, raw, name, "", "")
+	// Read, not Prepare: the preview looks nothing up (a variant_of naming
+	// a postmortem the client may not read says nothing about it).
+	d, p, err := importer.Read(raw, name)
 	if err != nil {
 		h.error(w, r, err)
 		return
+	}
+	if p.Language == "" {
+		p.Language = "en" // too short to tell: what the import assumes
 	}
 	out := toAPIImportPreview(p)
 	for _, x := range d.Dropped {
