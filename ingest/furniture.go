@@ -333,6 +333,30 @@ func (d *Draft) dropNewsletters(paras []string) []string {
 	return kept
 }
 
+// commentFormRe finds the words of a comment form: its notice, its field
+// labels and its button.
+// commentFormLabelRe, its field labels and button, alone on a line.
+var (
+	commentFormRe      = regexp.MustCompile(`(?i)your email address will not be published|required fields are marked|save my name, email|notify me of (?:new|follow-up) (?:comments|posts)`)
+	commentFormLabelRe = regexp.MustCompile(`(?i)^(?:(?:comment|name|email|e-mail|website|url)\s*\*?|post (?:a )?comment|submit comment|cancel reply|leave a (?:reply|comment)|join the discussion)$`)
+)
+
+// dropCommentForms removes a comment form's lines from the second half of
+// the text; the comments themselves are set apart elsewhere.
+func (d *Draft) dropCommentForms(paras []string) []string {
+	kept := paras[:0:0]
+	for i, p := range paras {
+		t := strings.TrimSpace(p)
+		if utf8.RuneCountInString(t) <= maxNewsletterRunes && !strings.Contains(t, "\n") &&
+			(commentFormRe.MatchString(t) || i >= len(paras)/2 && commentFormLabelRe.MatchString(t)) {
+			d.drop(DropComments, p)
+			continue
+		}
+		kept = append(kept, p)
+	}
+	return kept
+}
+
 // onlyListMarkup reports a text whose only Markdown is list items: no
 // heading, code, quote, table, emphasis or link. That is text pasted from a
 // page, whose lines are its paragraphs, not Markdown.

@@ -301,6 +301,7 @@ func (d *Draft) clean(body string) {
 	paras = d.readProperties(paras)
 	paras = d.dropBios(paras)
 	paras = d.dropNewsletters(paras)
+	paras = d.dropCommentForms(paras)
 	paras, text := d.splitSections(paras)
 	d.Body = strings.Join(paras, "\n\n")
 

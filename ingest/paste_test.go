@@ -203,6 +203,7 @@ func TestPasteFurniture(t *testing.T) {
 		{"related posts", "Disk full on the primary database\n\n" + lead + "\n\nRelated posts\nHow we sharded the queue\nOur on-call handbook", "related_posts", "on-call handbook"},
 		{"newsletter", "Disk full on the primary database\n\n" + lead + "\n\nSubscribe to our newsletter\nGet the best of the Acme blog in your inbox every month.", "newsletter", "inbox"},
 		{"cookie banner", "We use cookies to improve your experience. By continuing to browse you accept our cookie policy.\n\nDisk full on the primary database\n\n" + lead, "cookie_banner", "cookie policy"},
+		{"comment form", "Disk full on the primary database\n\n" + lead + "\n\nWe moved the logs.\n\nLeave a Reply\n\nYour email address will not be published. Required fields are marked *\n\nName *\n\nEmail *\n\nPost Comment", "comment_form", "will not be published"},
 		{"footer", "Disk full on the primary database\n\n" + lead + "\n\n© 2024 Acme Inc. All rights reserved.", "footer", "All rights reserved"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
