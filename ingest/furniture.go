@@ -310,11 +310,19 @@ func isBio(p string, names []string) bool {
 			return true
 		}
 	}
-	return bioRoleRe.MatchString(p)
+	return bioRoleRe.MatchString(p) && bioTailRe.MatchString(p)
 }
 
+// bioTailRe is what a bio goes on to say: where the person works, what
+// they write or love. A sentence of the write-up naming an engineer's role
+// says neither.
+var bioTailRe = regexp.MustCompile(`\b(?:at \p{Lu}|(?:She|He|They) (?:writes|write|lives|live|loves|love|enjoys|enjoy|spends|spend|has been|have been|previously|joined|is passionate))`)
+
 // newsletterRe finds a newsletter box's wording.
-var newsletterRe = regexp.MustCompile(`(?i)\b(?:newsletter|in your inbox|subscribe to (?:our|the)|sign up (?:for|to) (?:our|the)|get (?:the latest|our best|new posts)|enter your email|email address|your email)\b`)
+var (
+	newsletterRe      = regexp.MustCompile(`(?i)\b(?:in your inbox|subscribe to our|sign up (?:for|to) our|enter your e-?mail)\b|^(?:e-?mail address|your e-?mail(?: address)?|subscribe to (?:the|our) newsletter|newsletter)\s*\*?$`)
+	newsletterWordsRe = regexp.MustCompile(`(?i)\bnewsletter\b.*\b(?:subscribe|sign up|inbox|e-?mail|get the)\b|\b(?:subscribe|sign up|get the)\b.*\bnewsletter\b`)
+)
 
 // maxNewsletterRunes is the longest paragraph taken for a newsletter box.
 const maxNewsletterRunes = 250
@@ -324,7 +332,8 @@ const maxNewsletterRunes = 250
 func (d *Draft) dropNewsletters(paras []string) []string {
 	kept := paras[:0:0]
 	for i, p := range paras {
-		if i >= len(paras)/2 && utf8.RuneCountInString(p) <= maxNewsletterRunes && newsletterRe.MatchString(p) {
+		t := strings.TrimSpace(p)
+		if i >= len(paras)/2 && utf8.RuneCountInString(t) <= maxNewsletterRunes && (newsletterRe.MatchString(t) || newsletterWordsRe.MatchString(t)) {
 			d.drop(DropNewsletter, p)
 			continue
 		}

@@ -189,6 +189,24 @@ func TestPasteActionItems(t *testing.T) {
 	})
 }
 
+// TestPasteKeepsTheStory: sentences of the write-up that look like
+// furniture stay.
+func TestPasteKeepsTheStory(t *testing.T) {
+	t.Parallel()
+	for _, keep := range []string{
+		"Ana Ruiz is a senior engineer on the storage team, and she noticed the disk alert first.",
+		"We subscribe to the vendor's status feed, which said nothing.",
+		"Related services such as billing kept working.",
+		"The weekly newsletter job ran at 09:00 and filled the queue.",
+		"The email address of the on-call rota was out of date.",
+	} {
+		d := pasted(t, "Disk full on the primary database\n\n"+lead+"\n\nWe moved the logs.\n\n"+keep)
+		if !strings.Contains(d.Body, keep) {
+			t.Errorf("%q left the text: %q (dropped %+v)", keep, d.Body, d.Dropped)
+		}
+	}
+}
+
 func TestPasteFurniture(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
@@ -199,6 +217,7 @@ func TestPasteFurniture(t *testing.T) {
 		{"share bar", "Disk full on the primary database\n\n" + lead + "\n\nShare on X\nLinkedIn\nCopy link", "share", "Copy link"},
 		{"byline", "Disk full on the primary database\nBy Ana Ruiz\nStaff Engineer\nMay 3, 2024 · 5 min read\n\n" + lead, "byline", "5 min read"},
 		{"about the author", "Disk full on the primary database\n\n" + lead + "\n\nAbout the author\n\nAna Ruiz runs the storage team at Acme.", "author_bio", "runs the storage team"},
+		{"bio without a byline", "Disk full on the primary database\n\n" + lead + "\n\nWe moved the logs.\n\nAna Ruiz is a staff engineer at Acme. She writes about storage.", "author_bio", "She writes about storage"},
 		{"bio after the post", "Disk full on the primary database\nBy Ana Ruiz\n\n" + lead + "\n\nWe moved the logs.\n\nAna Ruiz is a staff engineer at Acme. She writes about storage.", "author_bio", "She writes about storage"},
 		{"related posts", "Disk full on the primary database\n\n" + lead + "\n\nRelated posts\nHow we sharded the queue\nOur on-call handbook", "related_posts", "on-call handbook"},
 		{"newsletter", "Disk full on the primary database\n\n" + lead + "\n\nSubscribe to our newsletter\nGet the best of the Acme blog in your inbox every month.", "newsletter", "inbox"},
