@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"regexp"
+	"unicode"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -105,7 +106,22 @@ func isMasthead(p string) bool {
 	if n == 0 || n > 5 || utf8.RuneCountInString(t) > 60 {
 		return false
 	}
-	return n <= 2 || mastheadWordsRe.MatchString(t)
+	return n == 1 || mastheadWordsRe.MatchString(t)
+}
+
+// isLogoLine reports a line of one or two capitalised words, a logo's text
+// ("Acme Corp"), which is a masthead only above another masthead line.
+func isLogoLine(p string) bool {
+	f := strings.Fields(p)
+	if len(f) == 0 || len(f) > 2 || strings.Contains(p, "\n") {
+		return false
+	}
+	for _, w := range f {
+		if r, _ := utf8.DecodeRuneInString(w); !unicode.IsUpper(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // minTitleWords is how many words a line needs to be taken for the title
@@ -132,11 +148,11 @@ func (d *Draft) dropMasthead(paras []string) []string {
 			break
 		}
 	}
-	if limit < 2 || !isMasthead(paras[0]) {
+	if limit < 2 || !isMasthead(paras[0]) && !(isLogoLine(paras[0]) && isMasthead(paras[1])) {
 		return paras
 	}
 	for i, p := range paras[:limit] {
-		if isMasthead(p) {
+		if isMasthead(p) || i == 0 {
 			continue
 		}
 		t, ok := titleLike(p)

@@ -33,6 +33,8 @@ func TestPasteTitle(t *testing.T) {
 		{"blog name and menu", "The Acme Tech Blog\nHome | Posts | About | Careers\n\nDisk full on the primary database\nBy Ana Ruiz\n\n" + lead, "Disk full on the primary database"},
 		{"engineering blog alone", "Engineering Blog\n\nHow a full disk stopped our writes\n\n" + lead, "How a full disk stopped our writes"},
 		{"short title kept", "Acme status\n\n" + lead, "Acme status"},
+		{"logo of two words", "Acme Corp\nEngineering Blog\n\nDisk full on the primary database\n\n" + lead, "Disk full on the primary database"},
+		{"a short title over a subtitle", "Redis outage\n\nWhat happened on May 2 and what we learned\n\n" + lead, "Redis outage"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if d := pasted(t, tt.text); d.Title != tt.want {
