@@ -457,7 +457,7 @@ func pageFurniture(doc *html.Node) (dropped []Dropped, authors []string) {
 			}
 			if isChromeElement(ch) {
 				kind := elementKind(ch)
-				text := collapse(textOf(ch))
+				text := collapse(spacedText(ch))
 				if kind == "" || text == "" {
 					continue
 				}
@@ -487,4 +487,28 @@ func siteOrg(site string) string {
 		words = words[1:]
 	}
 	return strings.Join(words, " ")
+}
+
+// spacedText is an element's text with a space where a block or a list
+// item ends, so that "tier</li><li>Our" reads "tier Our".
+func spacedText(n *html.Node) string {
+	var b strings.Builder
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.TextNode {
+			b.WriteString(n.Data)
+			return
+		}
+		if n.Type == html.ElementNode && (n.DataAtom == atom.Script || n.DataAtom == atom.Style) {
+			return
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+		if n.Type == html.ElementNode && (blockAtoms[n.DataAtom] || n.DataAtom == atom.Br || n.DataAtom == atom.Button) {
+			b.WriteByte(' ')
+		}
+	}
+	walk(n)
+	return b.String()
 }
