@@ -455,6 +455,9 @@ func readComments(sec *html.Node) []Comment {
 		}
 		if t := find(it, isElem(atom.Time)); t != nil {
 			v := attr(t, "datetime")
+			if v == "" {
+				v = collapse(textOf(t)) // <time>April 10, 2025</time>
+			}
 			if d, ok := parseDate(v); ok {
 				c.Date = d
 			} else if d, ok := parseDate(v[:min(len(v), 10)]); ok {
@@ -474,6 +477,11 @@ func readComments(sec *html.Node) []Comment {
 		conv := converter{}
 		conv.blocks(body)
 		conv.flush()
+		if len(conv.out) > 1 {
+			if _, ok := parseDate(conv.out[0]); ok {
+				conv.out = conv.out[1:] // the date, read above, not the comment
+			}
+		}
 		c.Text = strings.Join(conv.out, "\n\n")
 		if c.Text != "" {
 			out = append(out, c)

@@ -297,6 +297,9 @@ func TestPasteBlogPost(t *testing.T) {
 				if strings.Contains(c.Text, "newsletter") || strings.Contains(c.Text, "inbox") {
 					t.Errorf("the newsletter box was kept as a comment: %+v", c)
 				}
+				if c.Author == "" || c.Date.Format(time.DateOnly) != "2025-04-10" || strings.Contains(c.Text, "April 10") {
+					t.Errorf("comment %+v: want its author and date apart from its text", c)
+				}
 			}
 		})
 	}
