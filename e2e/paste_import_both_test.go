@@ -54,6 +54,7 @@ func TestBothWaysPasteBlogPost(t *testing.T) {
 		p.see(".import-actions", "Add request coalescing to all metadata reads", "owner Storage team", "due 2025-05-15",
 			"Warm the metadata cache before a deploy switches traffic", "Page on database saturation")
 		p.see(".comments", "dev_ana", "probabilistic early expiration")
+		p.see(".import-dropped", "Left out as page furniture")
 		for _, id := range []string{"f-trigger", "f-body", "f-summary"} {
 			v := value(id)
 			for _, furniture := range []string{"Engineering Blog", "She writes about", "on-call handbook", "newsletter", "inbox", "What we're doing", "cookies"} {

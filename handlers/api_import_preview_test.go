@@ -199,7 +199,8 @@ func TestImportPastedReviewForm(t *testing.T) {
 	page := rec.Body.String()
 	mustContain(t, page, `value="Cache stampede takes down photo uploads for 47 minutes"`, `value="Priya Raman"`,
 		"Add request coalescing to all metadata reads", "Warm the metadata cache",
-		"Page on database saturation", "Deploy 2025.04.08-3 starts", "Request coalescing enabled for metadata reads")
+		"Page on database saturation", "Deploy 2025.04.08-3 starts", "Request coalescing enabled for metadata reads",
+		"Left out as page furniture", "author_bio:", "related_posts:", "newsletter:", "due 2025-05-15")
 	if !regexp.MustCompile(`name="severity" value="SEV1"[^>]*checked`).MatchString(page) {
 		t.Error("severity SEV1 is not checked")
 	}
