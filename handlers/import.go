@@ -134,7 +134,7 @@ func (h *Handler) saveImport(w http.ResponseWriter, r *http.Request) {
 	// A step named the way the review's buttons once did (action=rows or
 	// suggest; accept, reject or link_variant), as scripts may still post
 	// it. The review never had a preview: action=preview saves, as it did.
-	if step := h.formStep(r); step != nil && r.PostForm.Get("action") != "preview" {
+	if step := h.formStep(r, h.submittedImport); step != nil && r.PostForm.Get("action") != "preview" {
 		step(w, r)
 		return
 	}

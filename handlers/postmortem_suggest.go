@@ -16,7 +16,9 @@ import (
 // comes back (200, nothing saved) with the suggestions, their evidence
 // highlighted, and whatever the writer accepted ticked in the pattern list.
 // A rejection is recorded so the phrases behind it can be tuned, and is
-// carried in the form so the suggestion stays away.
+// carried in the form so the suggestion stays away; on a saved postmortem
+// it also stays away on later edits, until the sentences that showed it
+// change (store.StillRejected).
 
 // suggestionsView is the suggestion panel of the form.
 type suggestionsView struct {
@@ -83,6 +85,18 @@ func (h *Handler) suggestInForm(r *http.Request, page *postmortemFormPage, rej s
 	if err != nil {
 		return err
 	}
+	if page.Editing {
+		// Rejected on an earlier edit, and shown by the same sentences.
+		before, err := h.store.RejectedEvidence(r.Context(), page.Postmortem.Slug)
+		if err != nil {
+			return err
+		}
+		for _, s := range sugs {
+			if known[s.Slug] && s.Slug != rej && store.StillRejected(before, s) {
+				rejected[s.Slug] = true
+			}
+		}
+	}
 	if known[rej] && !rejected[rej] {
 		rejection := store.Rejection{Title: f.Title, PatternSlug: rej}
 		switch {
@@ -98,6 +112,7 @@ func (h *Handler) suggestInForm(r *http.Request, page *postmortemFormPage, rej s
 				for _, e := range s.Evidence {
 					rejection.Phrases = append(rejection.Phrases, e.Phrases...)
 				}
+				rejection.Evidence = store.EvidenceSentences(s)
 			}
 		}
 		if err := h.store.RecordRejection(r.Context(), rejection); err != nil {

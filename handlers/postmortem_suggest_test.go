@@ -221,3 +221,67 @@ func TestFormAcceptsASuggestionInAnyRole(t *testing.T) {
 	}
 	mustContain(t, rec.Body.String(), `value="connection-exhaustion:trigger" checked`, "Accepted: ticked below as Trigger.")
 }
+
+// TestRejectionOutlastsEdits: a suggestion rejected on a saved postmortem
+// stays rejected on its later edits, an edit of other text saved in
+// between, while the same sentences show it; once a sentence of its
+// evidence is edited it is offered again.
+func TestRejectionOutlastsEdits(t *testing.T) {
+	t.Parallel()
+	h, st := newApp(t)
+	const slug = "gmail-2009-09-01-request-router-overload"
+	p, err := st.GetPostmortem(t.Context(), slug)
+	if err != nil {
+		t.Fatal(err)
+	}
+	form := func(version string, kv ...string) url.Values {
+		v := url.Values{"title": {p.Title}, "language": {"en"}, "time_zone": {"UTC"}, "summary": {p.Summary},
+			"body": {p.Body}, "version": {version}, "author": {"Mark"}}
+		for _, tg := range p.Tags {
+			if tg.PatternSlug != "maintenance-triggered" { // the one to suggest
+				v.Add("tags", tg.PatternSlug+":"+tg.Role)
+			}
+		}
+		return with(v, kv...)
+	}
+	const offered = `name="accept" value="maintenance-triggered:`
+	suggest := func(v url.Values) string {
+		t.Helper()
+		rec := postForm(t, h, "/postmortems/"+slug+"/edit", with(v, "action", "suggest"))
+		if rec.Code != http.StatusOK {
+			t.Fatalf("suggest: status = %d; body:\n%.2000s", rec.Code, rec.Body)
+		}
+		return rec.Body.String()
+	}
+	if body := suggest(form("1")); !strings.Contains(body, offered) {
+		t.Fatal("maintenance-triggered is not suggested for the Gmail postmortem")
+	}
+	if rec := postForm(t, h, "/postmortems/"+slug+"/edit", form("1", "reject", "maintenance-triggered")); rec.Code != http.StatusOK {
+		t.Fatalf("reject: status = %d", rec.Code)
+	}
+	rej, err := st.ListRejections(t.Context(), "maintenance-triggered", 0)
+	if err != nil || len(rej) != 1 || len(rej[0].Phrases) == 0 {
+		t.Fatalf("rejections = %+v, %v; want one with its phrases", rej, err)
+	}
+
+	// A later edit, the rejection no longer carried by the form.
+	body := suggest(form("1"))
+	mustNotContain(t, body, offered)
+	mustContain(t, body, `<input type="hidden" name="rejected" value="maintenance-triggered">`)
+
+	// Other text edited and saved: still rejected.
+	if rec := postForm(t, h, "/postmortems/"+slug+"/edit", form("1", "title", p.Title+" (edited)")); rec.Code != http.StatusSeeOther {
+		t.Fatalf("save: status = %d; body:\n%.2000s", rec.Code, rec.Body)
+	}
+	p.Title += " (edited)"
+	mustNotContain(t, suggest(form("2")), offered)
+
+	// The evidence edited: offered again.
+	phrase := rej[0].Phrases[0]
+	edited := strings.Replace(p.Body, phrase, "as we now know, "+phrase, 1)
+	summary := strings.Replace(p.Summary, phrase, "as we now know, "+phrase, 1)
+	if edited == p.Body && summary == p.Summary {
+		t.Fatalf("%q is in neither the summary nor the body", phrase)
+	}
+	mustContain(t, suggest(form("2", "body", edited, "summary", summary)), offered)
+}

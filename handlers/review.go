@@ -1,12 +1,14 @@
 package handlers
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
 
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 
@@ -53,10 +55,13 @@ type reviewList struct {
 	Suggested []store.SuggestedTag
 	CanWrite  bool
 	Return    string // "postmortem" when listed on its page
+	// Roles are those a suggestion may be confirmed in: the suggested
+	// one is chosen, and the reviewer may pick another.
+	Roles []option
 }
 
 func newReviewList(slug string, sugs []store.SuggestedTag, canWrite bool, ret string) reviewList {
-	return reviewList{Slug: slug, Suggested: sugs, CanWrite: canWrite, Return: ret}
+	return reviewList{Slug: slug, Suggested: sugs, CanWrite: canWrite, Return: ret, Roles: postmortem.RoleChoices}
 }
 
 // reviewBack is the return value of the review queue's forms: the queue
@@ -102,9 +107,14 @@ func (h *Handler) reviewSuggestion(w http.ResponseWriter, r *http.Request, confi
 	if by == "" {
 		by = authorFromCookie(r)
 	}
+	// A confirmation may name the role (the review forms' select); the
+	// suggested one when it does not.
+	role := r.PostForm.Get("role")
 	review, done := h.store.DismissSuggestedTag, "Dismissed"
 	if confirm {
-		review, done = h.store.ConfirmSuggestedTag, "Confirmed"
+		review, done = func(ctx context.Context, slug, pattern, by string) error {
+			return h.store.ConfirmSuggestedTagAs(ctx, slug, pattern, role, by)
+		}, "Confirmed"
 	}
 	err := review(r.Context(), slug, pattern, by)
 	if errors.Is(err, store.ErrNotFound) {
@@ -124,6 +134,9 @@ func (h *Handler) reviewSuggestion(w http.ResponseWriter, r *http.Request, confi
 		name = p.Name
 	}
 	msg := fmt.Sprintf("%s the suggested tag %s.", done, name)
+	if confirm && role != "" {
+		msg = fmt.Sprintf("%s the suggested tag %s as %s.", done, name, strings.ToLower(postmortem.RoleLabel(role)))
+	}
 	if confirm {
 		msg += " It is now one of the postmortem's tags."
 	} else {

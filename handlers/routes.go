@@ -87,29 +87,15 @@ func (h *Handler) routes() http.Handler {
 		r.Get("/import", h.showImportForm)
 		r.Post("/import", h.reviewImport)
 		r.Post("/import/save", h.saveImport)
-		r.Post("/import/rows", h.moreTimelineRows)
-		r.Post("/import/suggest", h.suggestPatterns)
-		r.Post("/import/accept", h.acceptSuggestion)
-		r.Post("/import/reject", h.rejectSuggestion)
-		r.Post("/import/link-variant", h.linkVariant)
+		h.formSteps(r, "/import", h.submittedImport, false)
 		// The postmortem form: its save buttons post to the form's URL,
 		// its steps that save nothing each to their own (postmortem_steps.go).
 		r.Get("/postmortems/new", h.newPostmortem)
 		r.Post("/postmortems", h.createPostmortem)
-		r.Post("/postmortems/new/preview", h.previewPostmortem)
-		r.Post("/postmortems/new/rows", h.moreTimelineRows)
-		r.Post("/postmortems/new/suggest", h.suggestPatterns)
-		r.Post("/postmortems/new/accept", h.acceptSuggestion)
-		r.Post("/postmortems/new/reject", h.rejectSuggestion)
-		r.Post("/postmortems/new/link-variant", h.linkVariant)
+		h.formSteps(r, "/postmortems/new", h.submittedNew, true)
 		r.Get("/postmortems/{slug}/edit", h.editPostmortem)
 		r.Post("/postmortems/{slug}/edit", h.updatePostmortem)
-		r.Post("/postmortems/{slug}/edit/preview", h.previewPostmortem)
-		r.Post("/postmortems/{slug}/edit/rows", h.moreTimelineRows)
-		r.Post("/postmortems/{slug}/edit/suggest", h.suggestPatterns)
-		r.Post("/postmortems/{slug}/edit/accept", h.acceptSuggestion)
-		r.Post("/postmortems/{slug}/edit/reject", h.rejectSuggestion)
-		r.Post("/postmortems/{slug}/edit/link-variant", h.linkVariant)
+		h.formSteps(r, "/postmortems/{slug}/edit", h.submittedEdit, true)
 		r.Post("/postmortems/{slug}/archive", h.archivePostmortem)
 		r.Post("/postmortems/{slug}/unarchive", h.unarchivePostmortem)
 		r.Post("/postmortems/{slug}/revisions/{version}/restore", h.restoreRevision)
@@ -175,4 +161,19 @@ func (h *Handler) routes() http.Handler {
 	r.Handle("/static/*", http.StripPrefix("/static/", h.assets))
 
 	return r
+}
+
+// formSteps routes the steps of one of the three postmortem forms that save
+// nothing (postmortem_steps.go) under its URL, each reading the form with
+// read and answering with it again; Preview where preview is true (the
+// import review has none: its page is the preview).
+func (h *Handler) formSteps(r chi.Router, under string, read formReader, preview bool) {
+	if preview {
+		r.Post(under+"/preview", h.previewPostmortem(read))
+	}
+	r.Post(under+"/rows", h.moreTimelineRows(read))
+	r.Post(under+"/suggest", h.suggestPatterns(read))
+	r.Post(under+"/accept", h.acceptSuggestion(read))
+	r.Post(under+"/reject", h.rejectSuggestion(read))
+	r.Post(under+"/link-variant", h.linkVariant(read))
 }

@@ -413,6 +413,28 @@ func (t *Table) Mask(f *Filter) []byte {
 	return mask
 }
 
+// Restricted returns the ids, ascending, of the rows passing f that are
+// restricted to groups: those the full-text table open to everyone does
+// not hold. nil when there are none.
+func (t *Table) Restricted(f *Filter) []int64 {
+	open := make([]bool, len(t.restrictions)) // by restriction, whether it is none
+	some := false                             // whether the reader may see a restricted one
+	for i, r := range t.restrictions {
+		open[i] = len(r) == 0
+		some = some || !open[i] && (f.hidden == nil || !f.hidden[i])
+	}
+	if !some {
+		return nil
+	}
+	var ids []int64
+	for i, r := range t.rows {
+		if !open[r.restr] && t.matches(i, f) {
+			ids = append(ids, r.id)
+		}
+	}
+	return ids
+}
+
 // Hit is a postmortem a query found: a row of the table and its rank,
 // lower is better.
 type Hit struct {

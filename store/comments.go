@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"slices"
 	"strings"
 	"time"
 
@@ -34,12 +33,6 @@ type ReviewComment struct {
 	// threads only).
 	Replies []ReviewComment
 }
-
-// CommentSections are the sections a comment may be on: "" (the whole
-// postmortem) and the template's fields, named as in the form and the
-// JSON.
-var CommentSections = []string{"", "summary", "impact", "trigger", "contributing", "detection", "resolution",
-	"timeline", "went_well", "went_wrong", "got_lucky", "body", "action_items"}
 
 // maxCommentsPerPostmortem bounds a postmortem's comments, so that one
 // client cannot grow a page without end.
@@ -74,8 +67,8 @@ func (s *Store) AddReviewComment(ctx context.Context, slug string, c *ReviewComm
 	if msg := postmortem.CheckText(c.Author, "Your name", false, postmortem.MaxAuthorRunes); msg != "" {
 		return FieldErrors{"author": msg}
 	}
-	if !slices.Contains(CommentSections, c.Section) {
-		return FieldErrors{"section": "A comment is on the whole postmortem or on one of its sections: " + strings.Join(CommentSections[1:], ", ") + "."}
+	if !postmortem.IsPart(c.Section) {
+		return FieldErrors{"section": "A comment is on the whole postmortem or on one of its sections: " + postmortem.PartNames() + "."}
 	}
 	err := s.inTx(ctx, func(tx *writeTx) error {
 		var id int64

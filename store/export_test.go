@@ -70,3 +70,30 @@ func (s *Store) CheckInsightCounts(ctx context.Context) error {
 	}
 	return nil
 }
+
+// RanksBothWays ranks the open postmortems expr matches twice: by
+// search_index's bm25, and as a restricted postmortem the reader may read
+// is ranked (restrictedRanks, which must give the same).
+func (s *Store) RanksBothWays(ctx context.Context, expr string) (bm25, asRestricted map[int64]float64, err error) {
+	bm25 = map[int64]float64{}
+	var ids []int64
+	err = scanRows(ctx, s.db, `SELECT rowid, bm25(search_index, `+bm25Weights+`) FROM search_index WHERE search_index MATCH ? ORDER BY rowid`, []any{expr}, func(rows *sql.Rows) error {
+		var id int64
+		var rank float64
+		if err := rows.Scan(&id, &rank); err != nil {
+			return err
+		}
+		bm25[id] = rank
+		ids = append(ids, id)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	rs, err := s.restrictedRanks(ctx, ids, expr)
+	asRestricted = map[int64]float64{}
+	for _, r := range rs {
+		asRestricted[r.id] = r.rank
+	}
+	return bm25, asRestricted, err
+}

@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"cmp"
 	"strings"
 	"testing"
 	"time"
@@ -21,8 +22,19 @@ import (
 // (which empties the results cache), so that some searches are the first
 // after one.
 func BenchmarkSearchNewQueries(b *testing.B) {
+	b.Run("anonymous", func(b *testing.B) { benchmarkSearchNewQueries(b, false) })
+	// A member of a group, with a tenth of the write-ups restricted to
+	// their group and a tenth to another: their restricted hits are
+	// ranked apart (search_restricted.go).
+	b.Run("member", func(b *testing.B) { benchmarkSearchNewQueries(b, true) })
+}
+
+func benchmarkSearchNewQueries(b *testing.B, member bool) {
 	const n = 500
 	ctx := b.Context()
+	if member {
+		ctx = store.WithReaderGroups(ctx, []string{"security"})
+	}
 	st, _ := newSearchStore(b)
 	_, pats, err := seeds.Catalogue()
 	if err != nil {
@@ -42,6 +54,27 @@ func BenchmarkSearchNewQueries(b *testing.B) {
 		if w := strings.Fields(d.Title); len(w) >= 2 && !seen[w[0]+" "+w[len(w)-1]] {
 			seen[w[0]+" "+w[len(w)-1]] = true
 			queries = append(queries, search.Parse(w[0]+" "+w[len(w)-1]))
+		}
+	}
+	restricted := 0
+	if member {
+		// Variants and what they are versions of stay open: a
+		// restricted postmortem's slug is not its title's.
+		linked := map[string]bool{}
+		for _, p := range ps {
+			linked[p.VariantOf] = true
+		}
+		for i, p := range ps {
+			if p.VariantOf != "" || linked[cmp.Or(p.Slug, store.Slugify(p.Title))] {
+				continue
+			}
+			switch i % 10 {
+			case 3:
+				p.RestrictedTo = []string{"security"}
+				restricted++
+			case 7:
+				p.RestrictedTo = []string{"sre"}
+			}
 		}
 	}
 	errs, err := st.ImportPostmortems(ctx, ps)
@@ -84,6 +117,9 @@ func BenchmarkSearchNewQueries(b *testing.B) {
 		}
 		hits += len(res.Hits)
 		i++
+	}
+	if member && restricted == 0 {
+		b.Fatal("no restricted postmortem")
 	}
 	b.ReportMetric(float64(hits)/float64(i), "hits/op")
 	if cpuclock.Supported() {

@@ -91,42 +91,26 @@ func loadTablePatterns(ctx context.Context, tx *sql.Tx) ([]search.TablePattern, 
 }
 
 // rankedHits runs the full-text match expr and keeps the matches that pass
-// f, ranked by bm25 (see search.Ranked). Only the match and bm25 run in
-// SQLite; its rows come in id order, as the table's.
+// f, ranked by bm25 (see search.Ranked): the open postmortems in
+// search_index, by its statistics; the restricted ones the reader may read
+// in search_index_all, ranked by the same statistics (search_restricted.go).
+// Only the match and bm25 run in SQLite; its rows come in id order, as the
+// table's.
 func (s *Store) rankedHits(ctx context.Context, t *search.Table, f *search.Filter, expr string) ([]search.Hit, error) {
-	table, err := s.readerIndex(ctx)
+	restricted, err := s.restrictedRanks(ctx, t.Restricted(f), expr)
 	if err != nil {
 		return nil, err
 	}
-	query, args := `SELECT rowid, bm25(`+table+`, `+bm25Weights+`)
-		FROM `+table+` WHERE `+table+` MATCH ? ORDER BY rowid`, []any{expr}
+	query, args := `SELECT rowid, bm25(search_index, `+bm25Weights+`)
+		FROM search_index WHERE search_index MATCH ? ORDER BY rowid`, []any{expr}
 	if mask := t.Mask(f); mask != nil {
 		// bm25 is nine tenths of the match's cost: computed only for the
 		// rows that pass the filters, "rollback pattern:bad-deploy" takes a
 		// fifth of the time at 100,000 postmortems.
-		query, args = `SELECT rowid, bm25(`+table+`, `+bm25Weights+`)
-			FROM `+table+` WHERE `+table+` MATCH ? AND substr(?, rowid, 1) = x'01' ORDER BY rowid`, []any{expr, mask}
+		query, args = `SELECT rowid, bm25(search_index, `+bm25Weights+`)
+			FROM search_index WHERE search_index MATCH ? AND substr(?, rowid, 1) = x'01' ORDER BY rowid`, []any{expr, mask}
 	}
 	c := t.Ranked(f)
-	err = s.eachRanked(ctx, query, args, c.Add)
+	err = mergeRanked(restricted, func(fn func(int64, float64) bool) error { return s.eachRanked(ctx, query, args, fn) }, c.Add)
 	return c.Hits(), err
-}
-
-// readerIndex is the full-text table ctx's reader's matches run on and are
-// ranked by: search_index (postmortems open to everyone) for a reader who
-// may read no restricted postmortem, so that their scores come only from
-// what everyone may read; search_index_all for one who may read some, so
-// that their open and restricted hits are ranked alike (by statistics of
-// every postmortem, other groups' restricted ones too).
-func (s *Store) readerIndex(ctx context.Context) (string, error) {
-	if len(readerGroups(ctx)) == 0 && !everyGroup(ctx) {
-		return "search_index", nil
-	}
-	var some bool
-	err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM postmortems p INDEXED BY postmortems_restricted_groups
-		WHERE p.restricted_to != '' AND `+visibleSQL(ctx, "p")+`)`).Scan(&some)
-	if err != nil || !some {
-		return "search_index", err
-	}
-	return "search_index_all", nil
 }

@@ -375,6 +375,9 @@ type Rejection struct {
 	// RestrictedTo is the groups a draft (no PostmortemSlug) was
 	// restricted to: only their members see its rejections listed.
 	RestrictedTo []string
+	// Evidence is the sentences that showed it, as a reader sees them
+	// (see EvidenceSentence).
+	Evidence []string
 }
 
 // RecordRejection keeps a rejected suggestion so that the detection phrases
@@ -410,8 +413,8 @@ func (s *Store) RecordRejection(ctx context.Context, r Rejection) error {
 		}
 	}
 	err := s.inTx(ctx, func(tx *writeTx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO rejected_suggestions (postmortem_id, title, pattern_slug, phrases, score, rejected_at, restricted_to)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`, pmID, r.Title, r.PatternSlug, strings.Join(r.Phrases, "\n"), r.Score, s.now(), restricted)
+		_, err := tx.ExecContext(ctx, `INSERT INTO rejected_suggestions (postmortem_id, title, pattern_slug, phrases, score, rejected_at, restricted_to, evidence)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, pmID, r.Title, r.PatternSlug, strings.Join(r.Phrases, "\n"), r.Score, s.now(), restricted, evidenceLines(r.Evidence))
 		tx.audit(auditNote{kind: "tags.reject", postmortem: r.PostmortemSlug, what: what})
 		return err
 	})

@@ -149,10 +149,11 @@ func jsonKeys[V any](m map[string]V) string {
 // readers may read only the text as it is.
 func rederiveEvidence(ctx context.Context, tx *writeTx, c *classify.Classifier, p Postmortem) error {
 	found := map[string]SuggestedTag{}
+	sentences := map[string][]string{} // every evidence sentence, by pattern
 	doc := classifyDocument(&p)
 	if c != nil {
 		for _, sg := range c.Suggest(doc) {
-			found[sg.Slug] = suggestedTag(sg)
+			found[sg.Slug], sentences[sg.Slug] = suggestedTag(sg), EvidenceSentences(sg)
 		}
 	}
 	// An unreviewed suggestion the opened text no longer supports goes: it
@@ -177,8 +178,8 @@ func rederiveEvidence(ctx context.Context, tx *writeTx, c *classify.Classifier, 
 		return err
 	}
 	for _, slug := range rejected {
-		if _, err := tx.ExecContext(ctx, `UPDATE rejected_suggestions SET title = ?, phrases = ? WHERE postmortem_id = ? AND pattern_slug = ?`,
-			p.Title, strings.Join(found[slug].Phrases, "\n"), p.ID, slug); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE rejected_suggestions SET title = ?, phrases = ?, evidence = ? WHERE postmortem_id = ? AND pattern_slug = ?`,
+			p.Title, strings.Join(found[slug].Phrases, "\n"), evidenceLines(sentences[slug]), p.ID, slug); err != nil {
 			return err
 		}
 	}
@@ -409,6 +410,16 @@ func markReviewed(ctx context.Context, tx *writeTx, t SuggestedTag, status, by, 
 // is refused as stale rather than dropping the tag. Confirming a
 // suggestion no longer pending is ErrNotFound.
 func (s *Store) ConfirmSuggestedTag(ctx context.Context, slug, pattern, by string) error {
+	return s.ConfirmSuggestedTagAs(ctx, slug, pattern, "", by)
+}
+
+// ConfirmSuggestedTagAs is ConfirmSuggestedTag in role, which the reviewer
+// may choose other than the suggested one ("" for the suggested one); a
+// role that is none is ErrInvalid.
+func (s *Store) ConfirmSuggestedTagAs(ctx context.Context, slug, pattern, role, by string) error {
+	if role != "" && !postmortem.ValidRole(role) {
+		return fmt.Errorf("confirm suggested tag %s of %q: role %q: %w", pattern, slug, role, ErrInvalid)
+	}
 	err := s.inTx(ctx, func(tx *writeTx) error {
 		cur, err := postmortemForUpdate(ctx, tx, slug)
 		if err != nil {
@@ -421,8 +432,13 @@ func (s *Store) ConfirmSuggestedTag(ctx context.Context, slug, pattern, by strin
 		if err := markReviewed(ctx, tx, t, postmortem.SuggestionConfirmed, by, s.now()); err != nil {
 			return err
 		}
+		as, other := postmortem.RoleLabel(t.Role), ""
+		if role != "" && role != t.Role {
+			as, other = postmortem.RoleLabel(role), ", suggested as "+strings.ToLower(postmortem.RoleLabel(t.Role))
+			t.Role = role
+		}
 		tx.audit(auditNote{kind: "tags.confirm", postmortem: slug, signer: by,
-			what: fmt.Sprintf("confirmed the suggested pattern %s (%s) for “%s”", t.PatternSlug, postmortem.RoleLabel(t.Role), cur.Title)})
+			what: fmt.Sprintf("confirmed the suggested pattern %s (%s%s) for “%s”", t.PatternSlug, as, other, cur.Title)})
 		f := cur.Fields()
 		for _, have := range f.Tags {
 			if have.PatternSlug == t.PatternSlug && have.Role == t.Role {
@@ -431,7 +447,7 @@ func (s *Store) ConfirmSuggestedTag(ctx context.Context, slug, pattern, by strin
 		}
 		f.Tags = append(f.Tags, Tag{PatternSlug: t.PatternSlug, Role: t.Role, Evidence: t.Evidence})
 		_, err = s.savePostmortem(ctx, tx, cur, f, revisionMeta{Action: ActionEdit, Author: by,
-			Note: fmt.Sprintf("Confirmed the classifier's suggestion: %s (%s)", t.PatternName, postmortem.RoleLabel(t.Role))})
+			Note: fmt.Sprintf("Confirmed the classifier's suggestion: %s (%s%s)", t.PatternName, as, other)})
 		return err
 	})
 	if err != nil {
@@ -466,8 +482,8 @@ func (s *Store) DismissSuggestedTag(ctx context.Context, slug, pattern, by strin
 		}
 		tx.audit(auditNote{kind: "tags.dismiss", postmortem: slug, signer: by,
 			what: fmt.Sprintf("dismissed the suggested pattern %s (%s) for “%s”", t.PatternSlug, postmortem.RoleLabel(t.Role), title)})
-		_, err = tx.ExecContext(ctx, `INSERT INTO rejected_suggestions (postmortem_id, title, pattern_slug, phrases, score, rejected_at)
-			VALUES (?, ?, ?, ?, ?, ?)`, id, title, t.PatternSlug, strings.Join(t.Phrases, "\n"), t.Confidence, now)
+		_, err = tx.ExecContext(ctx, `INSERT INTO rejected_suggestions (postmortem_id, title, pattern_slug, phrases, score, rejected_at, evidence)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, id, title, t.PatternSlug, strings.Join(t.Phrases, "\n"), t.Confidence, now, evidenceLines([]string{t.Evidence}))
 		return err
 	})
 	if err != nil {
