@@ -1,7 +1,11 @@
 package e2e_test
 
 import (
+	"io"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -54,6 +58,10 @@ func TestBothWaysDeliveriesSendAgain(t *testing.T) {
 				t.Errorf("the deliveries are wider than a 360 px screen: %v", wide)
 			}
 			p.viewport(1280, 800)
+		} else {
+			// The page with its table passes the Nu HTML Checker (the
+			// crawl checks it without deliveries).
+			checkHTML(t, srv.url+"/admin/deliveries?state=problems")
 		}
 		if status := p.submit(`form[action$="/send-again"] button`); status != 200 {
 			t.Fatalf("send again: %d", status)
@@ -66,6 +74,33 @@ func TestBothWaysDeliveriesSendAgain(t *testing.T) {
 		p.open("/admin/deliveries?state=delivered", 200)
 		p.see("table.deliveries", "Pelican pager outage", "delivered")
 	})
+}
+
+// checkHTML fails t unless the page at u passes the Nu HTML Checker.
+func checkHTML(t *testing.T, u string) {
+	t.Helper()
+	java, err := exec.LookPath("java")
+	need(t, "Java (for the Nu HTML Checker)", err)
+	_, err = os.Stat(vnuJar)
+	need(t, "vnu.jar (run `npm ci --ignore-scripts --prefix e2e`)", err)
+	res, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "page.html"), body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range runVNU(t, java, dir) {
+		if m.Type == "error" || m.Type == "non-document-error" {
+			t.Errorf("%s, line %d: %s (%q)", u, m.LastLine, m.Message, m.Extract)
+		}
+	}
 }
 
 // waitUntil polls cond for up to 20 s.

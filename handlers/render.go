@@ -338,6 +338,8 @@ func (h *Handler) error(w http.ResponseWriter, r *http.Request, err error) {
 		status, msg = http.StatusRequestTimeout, fmt.Sprintf("The request body was not received within %v.", bodyReadTimeout)
 	case errors.Is(err, errBadRequest):
 		status, msg = http.StatusBadRequest, err.Error()
+	case errors.Is(err, errUnsupportedMedia):
+		status, msg = http.StatusUnsupportedMediaType, err.Error()
 	case errors.As(err, &params):
 		status, msg = http.StatusBadRequest, params.Error()
 	case errors.Is(err, errUnauthorized):

@@ -125,6 +125,7 @@ func (h *Handler) routes() http.Handler {
 		r.Post("/api/postmortems/{slug}/review/questions/{key}", h.apiAnswerReviewQuestion)
 
 		r.Post("/api/postmortems", h.apiCreatePostmortem)
+		r.Post("/api/import/preview", h.apiPreviewImport) // stores nothing
 		r.Put("/api/postmortems/{slug}", h.apiUpdatePostmortem)
 		r.Post("/api/postmortems/{slug}/action-items", h.apiCreateActionItem)
 		r.Put("/api/postmortems/{slug}/action-items/{id}", h.apiUpdateActionItem)

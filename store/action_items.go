@@ -198,10 +198,13 @@ func (s *Store) UpdateActionItem(ctx context.Context, id int64, upd ActionItemUp
 		_, err = tx.ExecContext(ctx, `UPDATE action_items SET title = ?, owner = ?, kind = ?, priority = ?, status = ?,
 			due_date = ?, ticket_url = ?, updated_at = ?, version = ? WHERE id = ?`,
 			a.Title, a.Owner, a.Kind, a.Priority, a.Status, a.DueDate, a.TicketURL, formatTime(a.UpdatedAt), a.Version, id)
+		if err != nil {
+			return err
+		}
 		if !strings.EqualFold(strings.TrimSpace(a.Owner), strings.TrimSpace(owner)) {
 			tx.notifyAssigned(a, "")
 		}
-		return err
+		return nil
 	})
 	if err != nil {
 		return a, fmt.Errorf("update action item %d: %w", id, err)

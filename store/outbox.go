@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"time"
 )
@@ -264,12 +265,35 @@ func (r *eventRow) decode() error {
 	if e.At.IsZero() {
 		e.At = parseTime(r.createdAt)
 	}
-	// The stricter of then and now: restricted since, it is restricted.
-	e.Restricted = decodeRestriction(r.then)
-	if r.now != "" {
-		e.Restricted = decodeRestriction(r.now)
-	}
+	e.Restricted = bothRestrictions(decodeRestriction(r.then), decodeRestriction(r.now))
 	return nil
+}
+
+// noReader is a group no reader is in: WithReaderGroups drops names with
+// control characters.
+const noReader = "\x00no reader"
+
+// bothRestrictions is who may read what an event carries: whoever could
+// read its postmortem when it happened (then) and can now. Restricted
+// since, it is restricted; restricted then and now to other groups, the
+// groups in both (so none, when they share none: noReader).
+func bothRestrictions(then, now []string) []string {
+	switch {
+	case len(then) == 0:
+		return now
+	case len(now) == 0:
+		return then
+	}
+	var both []string
+	for _, g := range then {
+		if slices.Contains(now, g) {
+			both = append(both, g)
+		}
+	}
+	if len(both) == 0 {
+		return []string{noReader}
+	}
+	return both
 }
 
 // UnfannedEvents returns up to limit events the sender has not fanned out

@@ -1,12 +1,15 @@
 package store_test
 
 import (
+	"encoding/json"
 	"errors"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
 	"hindsight/store"
+	"hindsight/store/storetest"
 )
 
 func TestEnqueueEventDedupes(t *testing.T) {
@@ -122,5 +125,59 @@ func TestDeliveryLifecycle(t *testing.T) {
 	}
 	if _, err := st.ListDeliveries(ctx, store.DeliveryFilter{State: "bogus"}); !errors.Is(err, store.ErrInvalid) {
 		t.Errorf("bad state: err = %v, want ErrInvalid", err)
+	}
+}
+
+// TestEventRestrictedThenAndNow: an event is for whoever could read its
+// postmortem when it happened and can now; restricted then and now to
+// groups with none in common, it is for no one (a group no reader is in).
+func TestEventRestrictedThenAndNow(t *testing.T) {
+	t.Parallel()
+	st, path := newSeededStore(t)
+	ctx := store.WithReaderGroups(t.Context(), []string{"a", "b", "c"})
+	for _, tt := range []struct {
+		name      string
+		then, now []string
+		want      []string
+	}{
+		{"OpenThenAndNow", nil, nil, nil},
+		{"RestrictedSince", nil, []string{"a"}, []string{"a"}},
+		{"OpenedSince", []string{"a"}, nil, []string{"a"}},
+		{"SomeGroupsInBoth", []string{"a", "b"}, []string{"b", "c"}, []string{"b"}},
+		{"NoGroupInBoth", []string{"a"}, []string{"c"}, []string{"\x00no reader"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := newDraft("Restriction " + tt.name)
+			p.RestrictedTo = tt.then
+			if err := st.CreatePostmortem(ctx, &p); err != nil {
+				t.Fatal(err)
+			}
+			e, _, err := st.EnqueueEvent(ctx, store.Event{Kind: store.EventPostmortemOverdue, Postmortem: &store.EventPostmortem{ID: p.ID}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			now := ""
+			if tt.now != nil {
+				b, _ := json.Marshal(tt.now)
+				now = string(b)
+			}
+			storetest.Exec(t, path, `UPDATE postmortems SET restricted_to = '`+now+`' WHERE id = `+strconv.FormatInt(p.ID, 10))
+			events, err := st.UnfannedEvents(t.Context(), 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for _, got := range events {
+				if got.ID == e.ID {
+					found = true
+					if !slices.Equal(got.Restricted, tt.want) {
+						t.Errorf("restricted to %q, want %q", got.Restricted, tt.want)
+					}
+				}
+			}
+			if !found {
+				t.Fatal("the event is not there")
+			}
+		})
 	}
 }
