@@ -60,6 +60,14 @@ type Handler struct {
 	// from besides this one (attachments.go).
 	attach attachConfig
 	imgSrc []string
+	// people marks who was last written to the people table, and when
+	// (people.go).
+	people peopleSeen
+	// mailOn says email notifications are configured (-smtp-addr).
+	mailOn bool
+	// notifyChannels names the channels notifications go to
+	// (deliveries.go).
+	notifyChannels map[string]string
 }
 
 // Option configures New.

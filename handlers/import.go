@@ -42,6 +42,7 @@ type importView struct {
 	Filename      string
 	Format        importer.Format
 	Notes         []string
+	Dropped       []importer.Dropped // page furniture left out
 	Comments      []store.Comment
 	ActionItems   []store.ActionItem
 	Detected      string // the language the text appears to be in
@@ -245,6 +246,7 @@ func (h *Handler) reviewPage(r *http.Request, f postmortemForm, x importExtras, 
 		Filename:      name,
 		Format:        d.Format,
 		Notes:         d.Notes,
+		Dropped:       d.Dropped,
 		Comments:      imported.Comments,
 		ActionItems:   imported.ActionItems,
 		Published: field{ID: "f-published_date", Name: "published_date", Label: "Date of the write-up", Type: "date",

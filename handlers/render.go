@@ -255,6 +255,7 @@ func (h *Handler) signedIn(r *http.Request) []byte {
 		return nil
 	}
 	out := `<p class="signed-in">Signed in as <strong>` + html.EscapeString(u.Name) + `</strong>`
+	out += ` · <a href="/settings/notifications">Notifications</a>`
 	if h.auth.SignOutURL != "" {
 		out += ` · <a href="` + html.EscapeString(h.auth.SignOutURL) + `">Sign out</a>`
 	}
@@ -328,6 +329,8 @@ func (h *Handler) error(w http.ResponseWriter, r *http.Request, err error) {
 		status, msg = http.StatusUnprocessableEntity, "Some fields are not valid: "+fields.Error()
 	case errors.Is(err, store.ErrInvalid):
 		status, msg = http.StatusUnprocessableEntity, "The request could not be processed: "+err.Error()
+	case errors.Is(err, errNotSignedIn):
+		status, msg = http.StatusForbidden, "Notification settings are kept per person, as the sign-in proxy names them: this server does not use one (-auth proxy), so there is no one to set them for."
 	case errors.Is(err, errCrossOrigin):
 		status, msg = http.StatusForbidden, "Requests that change data must come from Hindsight's own pages."
 	case errors.As(err, &input):
@@ -349,6 +352,8 @@ func (h *Handler) error(w http.ResponseWriter, r *http.Request, err error) {
 		status, msg = http.StatusRequestTimeout, fmt.Sprintf("The request body was not received within %v.", bodyReadTimeout)
 	case errors.Is(err, errBadRequest):
 		status, msg = http.StatusBadRequest, err.Error()
+	case errors.Is(err, errUnsupportedMedia):
+		status, msg = http.StatusUnsupportedMediaType, err.Error()
 	case errors.As(err, &params):
 		status, msg = http.StatusBadRequest, params.Error()
 	case errors.Is(err, errUnauthorized):

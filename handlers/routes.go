@@ -81,6 +81,9 @@ func (h *Handler) routes() http.Handler {
 		// Attachments (attachments.go): read with their postmortem.
 		r.Get("/attachments/{id}/{name}", h.serveAttachment)
 		r.Get("/api/postmortems/{slug}/attachments", h.apiListAttachments)
+		// Each person's email notifications (notification_settings.go).
+		r.Get("/settings/notifications", h.showNotificationSettings)
+		r.Post("/settings/notifications", h.saveNotificationSettings)
 	})
 
 	// Writing and editing (forms; every POST redirects or re-renders with
@@ -125,6 +128,7 @@ func (h *Handler) routes() http.Handler {
 		r.Post("/api/postmortems/{slug}/review/questions/{key}", h.apiAnswerReviewQuestion)
 
 		r.Post("/api/postmortems", h.apiCreatePostmortem)
+		r.Post("/api/import/preview", h.apiPreviewImport) // stores nothing
 		r.Put("/api/postmortems/{slug}", h.apiUpdatePostmortem)
 		r.Post("/api/postmortems/{slug}/action-items", h.apiCreateActionItem)
 		r.Put("/api/postmortems/{slug}/action-items/{id}", h.apiUpdateActionItem)
@@ -156,6 +160,8 @@ func (h *Handler) routes() http.Handler {
 		r.Post("/admin/tokens", h.createToken)
 		r.Post("/admin/tokens/revoke", h.revokeToken)
 		r.Get("/audit", h.showAudit)
+		r.Get("/admin/deliveries", h.showDeliveries)
+		r.Post("/admin/deliveries/{id}/send-again", h.sendDeliveryAgain)
 		r.Get("/api/audit", h.apiAudit)
 	})
 

@@ -88,6 +88,8 @@ type page struct {
 	footerOrg   string
 	comments    []Comment
 	notes       []string
+	dropped     []Dropped // the page's furniture
+	authors     []string  // from its byline
 }
 
 // fillFromPage copies what the page says into the fields the front matter
@@ -104,7 +106,9 @@ func (d *Draft) fillFromPage(p page) {
 	} else {
 		set(&d.Title, p.title, "title")
 	}
-	set(&d.Organization, p.site, "organization")
+	set(&d.Organization, siteOrg(p.site), "organization")
+	set(&d.Authors, strings.Join(p.authors, ", "), "authors (from the byline)")
+	d.Dropped = append(d.Dropped, p.dropped...)
 	if d.Organization == "" && p.footerOrg != "" {
 		d.Organization = p.footerOrg
 		d.note("organization read from the page's copyright line: %s", p.footerOrg)
@@ -236,6 +240,7 @@ func convertHTML(src string) (page, error) {
 		root = doc
 	}
 	p.title = pageTitle(root, p.title)
+	p.dropped, p.authors = pageFurniture(doc)
 	p.properties = readProperties(doc)
 	if f := find(doc, func(n *html.Node) bool {
 		return n.Type == html.ElementNode && (n.DataAtom == atom.Footer || attr(n, "role") == "contentinfo")
@@ -450,6 +455,9 @@ func readComments(sec *html.Node) []Comment {
 		}
 		if t := find(it, isElem(atom.Time)); t != nil {
 			v := attr(t, "datetime")
+			if v == "" {
+				v = collapse(textOf(t)) // <time>April 10, 2025</time>
+			}
 			if d, ok := parseDate(v); ok {
 				c.Date = d
 			} else if d, ok := parseDate(v[:min(len(v), 10)]); ok {
@@ -469,6 +477,11 @@ func readComments(sec *html.Node) []Comment {
 		conv := converter{}
 		conv.blocks(body)
 		conv.flush()
+		if len(conv.out) > 1 {
+			if _, ok := parseDate(conv.out[0]); ok {
+				conv.out = conv.out[1:] // the date, read above, not the comment
+			}
+		}
 		c.Text = strings.Join(conv.out, "\n\n")
 		if c.Text != "" {
 			out = append(out, c)

@@ -68,6 +68,9 @@ type Store struct {
 	// (faults.go).
 	path   string
 	health writeHealth
+	// eventsHook nudges the notification sender after a commit that
+	// wrote events (outbox.go).
+	eventsHook eventsHook
 }
 
 // Path is the database file's path.
@@ -227,6 +230,10 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *writeTx) error) (err error
 	if err := s.recordAudit(ctx, tx); err != nil {
 		return err
 	}
+	notified, err := s.recordEvents(ctx, tx)
+	if err != nil {
+		return err
+	}
 	if s.countingInsights {
 		if err := s.foldInsights(ctx, tx); err != nil {
 			return fmt.Errorf("insight counts: %w", err)
@@ -245,6 +252,9 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *writeTx) error) (err error
 	}
 	s.lastCommit.Store(time.Now().UnixNano())
 	s.committed(ctx)
+	if notified {
+		s.eventsWritten()
+	}
 	return nil
 }
 
@@ -252,6 +262,9 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *writeTx) error) (err error
 type writeTx struct {
 	*stmtTx
 	note *auditNote // what the write did, for its audit entry
+	// events are what the write tells others of, for the outbox
+	// (outbox.go).
+	events []Event
 }
 
 // beginRead starts a read-only transaction, for reads that must see one

@@ -86,6 +86,10 @@ type config struct {
 	// in Markdown may come from besides this one (attachments.go).
 	maxAttachment int64
 	imgSrc        []string
+	// notify is where events are sent (notify.go); mail is the email
+	// channel and the reminders (mail.go).
+	notify notifyConfig
+	mail   mailConfig
 }
 
 // environment is what a command reads and writes besides its settings.

@@ -30,7 +30,10 @@ var serveCommand = command{
 		if c.auth.Mode == "proxy" && len(c.trustedProxies) == 0 {
 			return fmt.Errorf("-auth proxy needs -trusted-proxies: the identity headers are believed only from them")
 		}
-		return nil
+		if err := c.mail.check(); err != nil {
+			return err
+		}
+		return checkNotify(c)
 	},
 	run: runServer,
 }
@@ -102,6 +105,12 @@ func runServer(ctx context.Context, cfg config, env environment) error {
 	if cfg.metricsAddr != "" {
 		opts = append(opts, handlers.MetricsElsewhere())
 	}
+	notifyOpts, stopSender, err := startSender(ctx, cfg, st, log)
+	if err != nil {
+		return err
+	}
+	defer stopSender()
+	opts = append(opts, notifyOpts...)
 	h, err := handlers.New(st, log, opts...)
 	if err != nil {
 		return err
