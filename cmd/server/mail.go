@@ -21,27 +21,6 @@ type mailConfig struct {
 	digestEvery time.Duration
 }
 
-// The email and reminder settings (see settings.go), in the one table.
-func init() {
-	settings = append(settings,
-		setting{flag: "smtp-addr", env: "HINDSIGHT_SMTP_ADDR", cmds: serveOnly,
-			usage: "SMTP server (host:port) to email notifications through, with STARTTLS when it offers it; no email when empty",
-			set:   func(c *config, v string) error { c.mail.addr = v; return nil }},
-		setting{flag: "smtp-from", env: "HINDSIGHT_SMTP_FROM", cmds: serveOnly,
-			usage: "sender address of the emails, e.g. \"Hindsight <hindsight@example.com>\"",
-			set:   func(c *config, v string) error { c.mail.from = v; return nil }},
-		setting{flag: "smtp-user", env: "HINDSIGHT_SMTP_USER", cmds: serveOnly,
-			usage: "SMTP user name (AUTH PLAIN, sent only over TLS or to the loopback); no AUTH when empty",
-			set:   func(c *config, v string) error { c.mail.user = v; return nil }},
-		setting{flag: "smtp-password", env: "HINDSIGHT_SMTP_PASSWORD", cmds: serveOnly,
-			usage: "SMTP password; prefer the environment variable, which ps does not show",
-			set:   func(c *config, v string) error { c.mail.password = v; return nil }},
-		setting{flag: "digest-interval", env: "HINDSIGHT_DIGEST_INTERVAL", def: notify.DefaultDigestEvery.String(), cmds: serveOnly,
-			usage: "period of the digest (published, overdue, recurring patterns), each ending on a multiple of it since Monday 1 January of year 1, UTC (168h: Monday to Monday); 0: no digest",
-			set:   duration(func(c *config) *time.Duration { return &c.mail.digestEvery })},
-	)
-}
-
 // check refuses a configuration that cannot send.
 func (c mailConfig) check() error {
 	if c.digestEvery != 0 && c.digestEvery < time.Hour {

@@ -20,28 +20,6 @@ type notifyConfig struct {
 	slackWebhook  string
 }
 
-// notifySettings are the notification flags; init adds them to settings
-// (kept here, beside what reads them). Their values are checked, and any
-// error said without the URLs' paths (often their secret), by the serve
-// command (checkNotify).
-var notifySettings = []setting{
-	{flag: "webhook", env: "HINDSIGHT_WEBHOOKS", cmds: serveOnly,
-		usage: "URL to POST every event to as signed JSON; URL#events=review.requested,comment.created takes those events only; repeat for more (env: comma-separated)",
-		set: func(c *config, v string) error {
-			c.notify.webhooks = append(c.notify.webhooks, notify.SplitWebhooks(v)...)
-			return nil
-		},
-		reset: func(c *config) { c.notify.webhooks = nil }},
-	{flag: "webhook-secret", env: "HINDSIGHT_WEBHOOK_SECRET", cmds: serveOnly,
-		usage: "key of the webhooks' X-Hindsight-Signature (HMAC-SHA256 of the body); unsigned when empty",
-		set:   func(c *config, v string) error { c.notify.webhookSecret = v; return nil }},
-	{flag: "slack-webhook", env: "HINDSIGHT_SLACK_WEBHOOK", cmds: serveOnly,
-		usage: "Slack or Mattermost incoming-webhook URL to post every event of an unrestricted postmortem to",
-		set:   func(c *config, v string) error { c.notify.slackWebhook = v; return nil }},
-}
-
-func init() { settings = append(settings, notifySettings...) }
-
 // checkNotify checks the notification settings as the server starts.
 func checkNotify(c *config) error {
 	_, err := c.notify.channels(c.publicURL)

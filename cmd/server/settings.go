@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"hindsight/handlers"
+	"hindsight/notify"
 	"hindsight/replica"
 )
 
@@ -184,6 +185,38 @@ var settings = []setting{
 		set: func(c *config, v string) error { c.token.name = v; return nil }},
 	{flag: "role", usage: "viewer, editor or admin", cmds: []string{"token"},
 		set: func(c *config, v string) error { c.token.role = v; return nil }},
+	// Notifications (notify.go): their values are checked, and any error
+	// said without the URLs' paths (often their secret), by the serve
+	// command (checkNotify).
+	{flag: "webhook", env: "HINDSIGHT_WEBHOOKS", cmds: serveOnly,
+		usage: "URL to POST every event to as signed JSON; URL#events=review.requested,comment.created takes those events only; repeat for more (env: comma-separated)",
+		set: func(c *config, v string) error {
+			c.notify.webhooks = append(c.notify.webhooks, notify.SplitWebhooks(v)...)
+			return nil
+		},
+		reset: func(c *config) { c.notify.webhooks = nil }},
+	{flag: "webhook-secret", env: "HINDSIGHT_WEBHOOK_SECRET", cmds: serveOnly,
+		usage: "key of the webhooks' X-Hindsight-Signature (HMAC-SHA256 of the body); unsigned when empty",
+		set:   func(c *config, v string) error { c.notify.webhookSecret = v; return nil }},
+	{flag: "slack-webhook", env: "HINDSIGHT_SLACK_WEBHOOK", cmds: serveOnly,
+		usage: "Slack or Mattermost incoming-webhook URL to post every event of an unrestricted postmortem to",
+		set:   func(c *config, v string) error { c.notify.slackWebhook = v; return nil }},
+	// Email, reminders and the digest (mail.go).
+	{flag: "smtp-addr", env: "HINDSIGHT_SMTP_ADDR", cmds: serveOnly,
+		usage: "SMTP server (host:port) to email notifications through, with STARTTLS when it offers it; no email when empty",
+		set:   func(c *config, v string) error { c.mail.addr = v; return nil }},
+	{flag: "smtp-from", env: "HINDSIGHT_SMTP_FROM", cmds: serveOnly,
+		usage: "sender address of the emails, e.g. \"Hindsight <hindsight@example.com>\"",
+		set:   func(c *config, v string) error { c.mail.from = v; return nil }},
+	{flag: "smtp-user", env: "HINDSIGHT_SMTP_USER", cmds: serveOnly,
+		usage: "SMTP user name (AUTH PLAIN, sent only over TLS or to the loopback); no AUTH when empty",
+		set:   func(c *config, v string) error { c.mail.user = v; return nil }},
+	{flag: "smtp-password", env: "HINDSIGHT_SMTP_PASSWORD", cmds: serveOnly,
+		usage: "SMTP password; prefer the environment variable, which ps does not show",
+		set:   func(c *config, v string) error { c.mail.password = v; return nil }},
+	{flag: "digest-interval", env: "HINDSIGHT_DIGEST_INTERVAL", def: notify.DefaultDigestEvery.String(), cmds: serveOnly,
+		usage: "period of the digest (published, overdue, recurring patterns), each ending on a multiple of it since Monday 1 January of year 1, UTC (168h: Monday to Monday); 0: no digest",
+		set:   duration(func(c *config) *time.Duration { return &c.mail.digestEvery })},
 }
 
 func count(field func(*config) *int) func(*config, string) error {
