@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"slices"
 	"time"
 
 	"hindsight/handlers"
@@ -47,45 +48,14 @@ func runServer(ctx context.Context, cfg config, env environment) error {
 			return err
 		}
 	}
-	var openOpts []store.OpenOption
-	if len(cfg.replicas) > 0 {
-		if cfg.restoreIfMissing {
-			from, err := replica.RestoreIfMissing(ctx, cfg.db, cfg.replicas)
-			if err != nil {
-				return fmt.Errorf("-restore-if-missing: %w", err)
-			}
-			if from != "" {
-				log.Info("restored the database", "db", cfg.db, "from", from)
-			}
-		}
-		openOpts = append(openOpts, store.CheckpointsByReplication())
-	}
-	st, err := store.Open(ctx, cfg.db, openOpts...)
+	st, replicaOpts, stopReplicating, err := openReplicated(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
 	// Litestream must outlive every connection of the application's
 	// (deferred calls run last first): it checkpoints and syncs one last
 	// time on Close.
-	var handlerOpts []handlers.Option
-	if len(openOpts) > 0 {
-		rep, err := replica.Start(ctx, cfg.db, cfg.replicas, replica.Options{
-			Interval: cfg.replicaInterval, FailAfter: cfg.replicaFailAfter, Committed: st.LastCommit, Logger: log,
-		})
-		if err != nil {
-			st.Close()
-			return err
-		}
-		defer func() {
-			if err := rep.Close(); err != nil {
-				log.Error("stop replicating", "err", err)
-			}
-		}()
-		for _, t := range rep.Targets() {
-			handlerOpts = append(handlerOpts, handlers.ReadyCheck("replica "+t.Name(), t.Check))
-		}
-		handlerOpts = append(handlerOpts, handlers.Collector(rep.Collector()))
-	}
+	defer stopReplicating()
 	defer st.Close()
 	load := seeds.Load
 	if !cfg.seeds {
@@ -94,24 +64,12 @@ func runServer(ctx context.Context, cfg config, env environment) error {
 	if err := loadSeeds(ctx, st, load, log); err != nil {
 		return err
 	}
-
-	opts := append(handlerOpts, handlers.MaxInFlight(cfg.maxInFlight),
-		handlers.ClientLimits(cfg.clientInFlight, cfg.clientWrites), handlers.TrustedProxies(cfg.trustedProxies),
-		handlers.Auth(cfg.auth), handlers.ListenAddr(cfg.addr), handlers.ReviewPolicy(cfg.reviewApprovals, cfg.reviewDueDays),
-		handlers.MaxAttachment(cfg.maxAttachment), handlers.ImgSrc(cfg.imgSrc))
-	if cfg.publicURL != nil {
-		opts = append(opts, handlers.PublicURL(cfg.publicURL))
-	}
-	if cfg.metricsAddr != "" {
-		opts = append(opts, handlers.MetricsElsewhere())
-	}
 	notifyOpts, stopSender, err := startSender(ctx, cfg, st, log)
 	if err != nil {
 		return err
 	}
 	defer stopSender()
-	opts = append(opts, notifyOpts...)
-	h, err := handlers.New(st, log, opts...)
+	h, err := handlers.New(st, log, slices.Concat(replicaOpts, handlerOptions(cfg), notifyOpts)...)
 	if err != nil {
 		return err
 	}
@@ -120,6 +78,68 @@ func runServer(ctx context.Context, cfg config, env environment) error {
 			return err
 		}
 	}
+	go collectAttachments(ctx, st, log, time.Hour, attachmentGrace)
+	return serveUntilDone(ctx, cfg, h, log)
+}
+
+// openReplicated opens the database, first restoring it from a replica
+// when -restore-if-missing asks and it is missing, and starts streaming
+// it to the replicas: the handler's options report on them, and stop
+// ends the streaming.
+func openReplicated(ctx context.Context, cfg config, log *slog.Logger) (st *store.Store, opts []handlers.Option, stop func(), err error) {
+	stop = func() {}
+	if len(cfg.replicas) == 0 {
+		st, err = store.Open(ctx, cfg.db)
+		return st, nil, stop, err
+	}
+	if cfg.restoreIfMissing {
+		from, err := replica.RestoreIfMissing(ctx, cfg.db, cfg.replicas)
+		if err != nil {
+			return nil, nil, stop, fmt.Errorf("-restore-if-missing: %w", err)
+		}
+		if from != "" {
+			log.Info("restored the database", "db", cfg.db, "from", from)
+		}
+	}
+	if st, err = store.Open(ctx, cfg.db, store.CheckpointsByReplication()); err != nil {
+		return nil, nil, stop, err
+	}
+	rep, err := replica.Start(ctx, cfg.db, cfg.replicas, replica.Options{
+		Interval: cfg.replicaInterval, FailAfter: cfg.replicaFailAfter, Committed: st.LastCommit, Logger: log,
+	})
+	if err != nil {
+		st.Close()
+		return nil, nil, stop, err
+	}
+	for _, t := range rep.Targets() {
+		opts = append(opts, handlers.ReadyCheck("replica "+t.Name(), t.Check))
+	}
+	opts = append(opts, handlers.Collector(rep.Collector()))
+	return st, opts, func() {
+		if err := rep.Close(); err != nil {
+			log.Error("stop replicating", "err", err)
+		}
+	}, nil
+}
+
+// handlerOptions are the web app's settings from the configuration.
+func handlerOptions(cfg config) []handlers.Option {
+	opts := []handlers.Option{handlers.MaxInFlight(cfg.maxInFlight),
+		handlers.ClientLimits(cfg.clientInFlight, cfg.clientWrites), handlers.TrustedProxies(cfg.trustedProxies),
+		handlers.Auth(cfg.auth), handlers.ListenAddr(cfg.addr), handlers.ReviewPolicy(cfg.reviewApprovals, cfg.reviewDueDays),
+		handlers.MaxAttachment(cfg.maxAttachment), handlers.ImgSrc(cfg.imgSrc)}
+	if cfg.publicURL != nil {
+		opts = append(opts, handlers.PublicURL(cfg.publicURL))
+	}
+	if cfg.metricsAddr != "" {
+		opts = append(opts, handlers.MetricsElsewhere())
+	}
+	return opts
+}
+
+// serveUntilDone serves h on -addr until ctx ends, then stops gracefully:
+// requests under way get 10 s to finish.
+func serveUntilDone(ctx context.Context, cfg config, h http.Handler, log *slog.Logger) error {
 	srv := &http.Server{
 		Addr:    cfg.addr,
 		Handler: h,
@@ -140,7 +160,6 @@ func runServer(ctx context.Context, cfg config, env environment) error {
 	if err != nil {
 		return err
 	}
-	go collectAttachments(ctx, st, log, time.Hour, attachmentGrace)
 	log.Info("listening", "url", "http://"+ln.Addr().String(), "db", cfg.db, "max_inflight", cfg.maxInFlight, "auth", cfg.auth.Mode)
 
 	errc := make(chan error, 1)
