@@ -773,14 +773,26 @@ func inlineMarkdown(n *html.Node) string {
 
 // besideImage is an image whose address is relative to the page (saved
 // beside it, as "Save page as" does) as a Markdown image, which the import
-// brings in as an attachment; any other image is dropped (a remote one is
-// never fetched).
+// brings in as an attachment; a remote image that says what it shows (alt
+// text) as a link to it, never fetched; any other image (decoration, a
+// tracking pixel, a data: URL) is dropped.
 func besideImage(n *html.Node) string {
 	src := strings.TrimSpace(attr(n, "src"))
-	if src == "" || strings.HasPrefix(src, "/") || strings.Contains(src, ":") || strings.ContainsAny(src, " ()\n") ||
+	if src == "" || strings.HasPrefix(src, "/") || strings.ContainsAny(src, " ()\n") ||
 		attr(n, "hidden") != "" || attr(n, "aria-hidden") == "true" {
 		return ""
 	}
 	alt := strings.NewReplacer("[", "", "]", "", "\n", " ").Replace(collapse(attr(n, "alt")))
+	if strings.HasPrefix(src, "https://") || strings.HasPrefix(src, "http://") {
+		// A remote image stays a link: the server never fetches it, and
+		// a page shows no image from a host it was not told to trust.
+		if alt == "" {
+			return ""
+		}
+		return " [" + alt + "](" + src + ") "
+	}
+	if strings.Contains(src, ":") {
+		return ""
+	}
 	return " ![" + alt + "](" + src + ") "
 }
