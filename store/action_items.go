@@ -50,22 +50,9 @@ func (a ActionItem) Overdue(now time.Time, tz string) bool {
 
 // listActionItems returns a postmortem's action items, open ones first.
 func listActionItems(ctx context.Context, q querier, postmortemID int64) ([]ActionItem, error) {
-	rows, err := q.QueryContext(ctx, `SELECT `+actionItemFields+`
+	return queryRows(ctx, q, "list action items", scanActionItem, `SELECT `+actionItemFields+`
 		FROM action_items WHERE postmortem_id = ?
 		ORDER BY status IN ('done', 'wont-do'), priority, due_date = '', due_date, id`, postmortemID)
-	if err != nil {
-		return nil, fmt.Errorf("list action items: %w", err)
-	}
-	defer rows.Close()
-	var out []ActionItem
-	for rows.Next() {
-		a, err := scanActionItem(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list action items: %w", err)
-		}
-		out = append(out, a)
-	}
-	return out, rows.Err()
 }
 
 func scanActionItem(row scanner) (ActionItem, error) {

@@ -492,21 +492,8 @@ func (s *Store) ListDeliveries(ctx context.Context, f DeliveryFilter) ([]Deliver
 	if limit <= 0 || limit > 500 {
 		limit = 100
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+deliveryColumns+outboxColumns+` FROM`+deliveryJoin+`
+	return queryRows(ctx, s.db, "list deliveries", scanDelivery, `SELECT `+deliveryColumns+outboxColumns+` FROM`+deliveryJoin+`
 		WHERE `+where+` ORDER BY d.id DESC LIMIT ? OFFSET ?`, append(args, limit, max(f.Offset, 0))...)
-	if err != nil {
-		return nil, fmt.Errorf("list deliveries: %w", err)
-	}
-	defer rows.Close()
-	var out []Delivery
-	for rows.Next() {
-		d, err := scanDelivery(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list deliveries: %w", err)
-		}
-		out = append(out, d)
-	}
-	return out, rows.Err()
 }
 
 // RequeueDelivery queues delivery id again, due at once with its attempts

@@ -84,20 +84,7 @@ func (s *Store) GetPerson(ctx context.Context, name string) (Person, error) {
 
 // ListPeople returns everyone recorded with an email address, by name.
 func (s *Store) ListPeople(ctx context.Context) ([]Person, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+personColumns+` FROM people WHERE email != '' ORDER BY name`)
-	if err != nil {
-		return nil, fmt.Errorf("list people: %w", err)
-	}
-	defer rows.Close()
-	var out []Person
-	for rows.Next() {
-		p, err := scanPerson(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list people: %w", err)
-		}
-		out = append(out, p)
-	}
-	return out, rows.Err()
+	return queryRows(ctx, s.db, "list people", scanPerson, `SELECT `+personColumns+` FROM people WHERE email != '' ORDER BY name`)
 }
 
 // TokenOwner names who made the live API token named name (a request

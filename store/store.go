@@ -303,6 +303,25 @@ func anys[T any](vs []T) []any {
 	return out
 }
 
+// queryRows runs query and returns its rows as scan reads them; what
+// names the query in its errors ("list people").
+func queryRows[T any](ctx context.Context, db querier, what string, scan func(scanner) (T, error), query string, args ...any) ([]T, error) {
+	rows, err := db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
 // queryColumn runs query, which selects one column, and returns its values.
 func queryColumn[T any](ctx context.Context, db querier, query string, args ...any) ([]T, error) {
 	rows, err := db.QueryContext(ctx, query, args...)
