@@ -51,6 +51,8 @@ var pageTypes = []pageType{
 	{"insights", "/insights", 200},
 	{"insights-filtered", "/insights?severity=SEV1&from=2000-01-01", 200},
 	{"insights-bad-date", "/insights?from=yesterday", 200},
+	{"deliveries", "/admin/deliveries", 200},
+	{"notification-settings", "/settings/notifications", 200},
 	{"404", "/no/such/page", 404},
 }
 

@@ -141,13 +141,19 @@ func touchSources(root string) error {
 // database; every later one starts from a copy of seededDB, which its start
 // finds up to date (the migrations and seeds add nothing).
 func startServer(dir string, extra ...string) (*server, error) {
+	return launchServer(dir, seededDB, extra...)
+}
+
+// launchServer starts a server in dir over a copy of the database from,
+// or over a new one when from is "".
+func launchServer(dir, from string, extra ...string) (*server, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
 	// The server picks its own port (package listening says why).
 	srv := &server{log: filepath.Join(dir, "server.log"), db: filepath.Join(dir, "hindsight.db")}
-	if seededDB != "" {
-		if err := copyFile(seededDB, srv.db); err != nil {
+	if from != "" {
+		if err := copyFile(from, srv.db); err != nil {
 			return nil, err
 		}
 	}

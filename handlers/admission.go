@@ -184,6 +184,10 @@ func (h *Handler) readBodies(next http.Handler) http.Handler {
 			return
 		}
 		rc := http.NewResponseController(w)
+		if isUpload(r) {
+			h.spoolUpload(w, r, rc, next)
+			return
+		}
 		// Not every ResponseWriter has a connection (tests' recorders).
 		_ = rc.SetReadDeadline(time.Now().Add(bodyReadTimeout))
 		client := h.clientIP(r)

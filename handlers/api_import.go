@@ -26,6 +26,13 @@ type apiCreateRequest struct {
 	VariantOf string `json:"variant_of"`
 	Author    string `json:"author"`
 	Note      string `json:"note"`
+	// Comments are reader comments set apart from an imported page, kept
+	// with it as an import keeps them; dropped and notes, what a preview
+	// (POST /api/import/preview) adds, are accepted and ignored, so that a
+	// preview can be posted back as it is.
+	Comments []apiImportComment  `json:"comments,omitempty"`
+	Dropped  []apiDroppedElement `json:"dropped,omitempty"`
+	Notes    []string            `json:"notes,omitempty"`
 }
 
 // apiAuthor signs the revisions of postmortems created through the API
@@ -42,6 +49,9 @@ func (req apiCreateRequest) postmortem() store.Postmortem {
 	for _, a := range req.ActionItems {
 		p.ActionItems = append(p.ActionItems, store.ActionItem{Title: a.Title, Owner: a.Owner, Kind: a.Type,
 			Priority: a.Priority, Status: a.Status, DueDate: a.DueDate, TicketURL: a.TicketURL})
+	}
+	for _, c := range req.Comments {
+		p.Comments = append(p.Comments, store.Comment{Author: c.Author, Posted: c.Posted, Text: c.Text})
 	}
 	return p
 }

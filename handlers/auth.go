@@ -136,6 +136,7 @@ func (h *Handler) authenticate(next http.Handler) http.Handler {
 			// remembered name): no shared cache may keep them.
 			w.Header()["Cache-Control"] = private
 		}
+		h.seePerson(r.Context(), r.Method, u)
 		info := infoOf(r)
 		info.user, info.secure = u, h.secure(r)
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {

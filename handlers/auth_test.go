@@ -1009,12 +1009,12 @@ func TestHeaderNamesTheSignedInUser(t *testing.T) {
 	h, _ := newTeamApp(t)
 	for _, p := range []person{editor, viewer, {"<b>mallory</b>", "staff"}} {
 		body := as(t, h, p, "GET", "/postmortems", nil).Body.String()
-		mustContain(t, body, `<p class="signed-in">Signed in as <strong>`+html.EscapeString(p.name)+`</strong></p>`)
+		mustContain(t, body, `<p class="signed-in">Signed in as <strong>`+html.EscapeString(p.name)+`</strong> · <a href="/settings/notifications">Notifications</a></p>`)
 		mustNotContain(t, body, "Sign out", "<b>mallory</b>")
 	}
 	h, _ = newTeamApp(t, handlers.Auth(handlers.AuthConfig{Mode: "proxy", Editors: []string{"sre"}, SignOutURL: "/oauth2/sign_out?rd=/"}))
 	rec := as(t, h, editor, "GET", "/", nil)
-	mustContain(t, rec.Body.String(), `Signed in as <strong>ed</strong> · <a href="/oauth2/sign_out?rd=/">Sign out</a>`)
+	mustContain(t, rec.Body.String(), `Signed in as <strong>ed</strong> · <a href="/settings/notifications">Notifications</a> · <a href="/oauth2/sign_out?rd=/">Sign out</a>`)
 	if n, _ := strconv.Atoi(rec.Header().Get("Content-Length")); n != rec.Body.Len() {
 		t.Errorf("Content-Length %d, body %d bytes", n, rec.Body.Len())
 	}

@@ -57,6 +57,19 @@ type Handler struct {
 
 	// review is how postmortems are reviewed (review_policy.go).
 	review reviewPolicy
+
+	// attach bounds attachments; imgSrc are the hosts images may come
+	// from besides this one (attachments.go).
+	attach attachConfig
+	imgSrc []string
+	// people marks who was last written to the people table, and when
+	// (people.go).
+	people peopleSeen
+	// mailOn says email notifications are configured (-smtp-addr).
+	mailOn bool
+	// notifyChannels names the channels notifications go to
+	// (deliveries.go).
+	notifyChannels map[string]string
 }
 
 // Option configures New.
@@ -108,7 +121,7 @@ func Collector(c prometheus.Collector) Option {
 // fingerprints every static asset up front, so a broken template fails here
 // rather than in the middle of a request.
 func New(st *store.Store, log *slog.Logger, opts ...Option) (*Handler, error) {
-	h := &Handler{store: st, log: log, now: time.Now, rendered: newPageCache(st), triageCache: newTriageCaches(st)}
+	h := &Handler{store: st, log: log, now: time.Now, rendered: newPageCache(st), attach: defaultAttachConfig(), triageCache: newTriageCaches(st)}
 	MaxInFlight(DefaultMaxInFlight())(h)
 	ClientLimits(-1, DefaultClientWrites)(h)
 	Auth(AuthConfig{Mode: "none"})(h)
@@ -139,6 +152,7 @@ func New(st *store.Store, log *slog.Logger, opts ...Option) (*Handler, error) {
 			return nil, err
 		}
 	}
+	h.addImageSizer()
 	h.mux = h.routes()
 	return h, nil
 }

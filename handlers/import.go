@@ -42,6 +42,7 @@ type importView struct {
 	Filename      string
 	Format        importer.Format
 	Notes         []string
+	Dropped       []importer.Dropped // page furniture left out
 	Comments      []store.Comment
 	ActionItems   []store.ActionItem
 	Detected      string // the language the text appears to be in
@@ -133,7 +134,7 @@ func (h *Handler) saveImport(w http.ResponseWriter, r *http.Request) {
 	// A step named the way the review's buttons once did (action=rows or
 	// suggest; accept, reject or link_variant), as scripts may still post
 	// it. The review never had a preview: action=preview saves, as it did.
-	if step := h.formStep(r); step != nil && r.PostForm.Get("action") != "preview" {
+	if step := h.formStep(r, h.submittedImport); step != nil && r.PostForm.Get("action") != "preview" {
 		step(w, r)
 		return
 	}
@@ -245,6 +246,7 @@ func (h *Handler) reviewPage(r *http.Request, f postmortemForm, x importExtras, 
 		Filename:      name,
 		Format:        d.Format,
 		Notes:         d.Notes,
+		Dropped:       d.Dropped,
 		Comments:      imported.Comments,
 		ActionItems:   imported.ActionItems,
 		Published: field{ID: "f-published_date", Name: "published_date", Label: "Date of the write-up", Type: "date",

@@ -9,38 +9,14 @@ import (
 	"strings"
 	"time"
 
+	"hindsight/chart"
 	"hindsight/markdown"
 	"hindsight/postmortem"
 	"hindsight/store"
 )
 
-// A chart is drawn on the server as SVG: no script, colours from the
-// stylesheet (so both themes), sized in a viewBox about as wide as a phone,
-// so its text stays legible at 390 px and grows on wider screens. Every
-// chart sits beside a table of its numbers.
 type (
-	chart struct {
-		ID, Title, Desc string
-		Width, Height   int
-		Bars            []chartBar
-		Texts           []chartText
-		Lines           []chartLine
-		Legend          []legendEntry
-	}
-	chartBar struct {
-		X, Y, W, H int
-		Class      string
-		Label      string // its tooltip: what it counts
-	}
-	chartText struct {
-		X, Y   int
-		Anchor string
-		Class  string
-		Text   string
-	}
-	chartLine   struct{ X1, Y1, X2, Y2 int }
-	legendEntry struct{ Class, Label string }
-	chartTable  struct {
+	chartTable struct {
 		Caption string
 		Head    []string
 		Rows    [][]string
@@ -51,130 +27,11 @@ type (
 		Note    string
 		// Missing says which incidents the chart leaves out, if any.
 		Missing string
-		Chart   chart
+		Chart   chart.Chart
 		Table   chartTable
 		Empty   bool
 	}
 )
-
-const chartWidth = 360
-
-// seriesClass is the colour class of the i-th series.
-func seriesClass(i int) string { return fmt.Sprintf("s%d", i%8) }
-
-// columnChart draws stacked columns: one per label, one segment per series.
-func columnChart(id, title string, labels []string, series []legendEntry, value func(label string, s int) int) chart {
-	const top, bottom, left, height = 18, 22, 4, 190
-	c := chart{ID: id, Title: title, Width: chartWidth, Height: height, Legend: series}
-	maxTotal := 0
-	for _, l := range labels {
-		t := 0
-		for s := range series {
-			t += value(l, s)
-		}
-		maxTotal = max(maxTotal, t)
-	}
-	plotH := height - top - bottom
-	n := max(len(labels), 1)
-	step := (chartWidth - left) / n
-	barW := max(step*3/4, 1)
-	c.Lines = append(c.Lines, chartLine{left, height - bottom, chartWidth, height - bottom})
-	c.Texts = append(c.Texts, chartText{X: left, Y: 12, Anchor: "start", Class: "axis", Text: fmt.Sprintf("%d", maxTotal)})
-	every := max(1, (n*34+chartWidth-1)/chartWidth) // label spacing: about 34 units each
-	for i, l := range labels {
-		x := left + i*step + (step-barW)/2
-		y := height - bottom
-		for s, se := range series {
-			v := value(l, s)
-			if v == 0 || maxTotal == 0 {
-				continue
-			}
-			h := max(v*plotH/maxTotal, 1)
-			y -= h
-			c.Bars = append(c.Bars, chartBar{X: x, Y: y, W: barW, H: h, Class: se.Class, Label: fmt.Sprintf("%s, %s: %d", l, se.Label, v)})
-		}
-		if i%every == 0 || i == n-1 && n > 1 && (n-1)%every > every/2 {
-			c.Texts = append(c.Texts, chartText{X: x + barW/2, Y: height - 6, Anchor: "middle", Class: "axis", Text: l})
-		}
-	}
-	return c
-}
-
-// barChart draws one horizontal stacked bar per row, its label above it,
-// so long names never squeeze the bars on a phone.
-func barChart(id, title string, rows []string, series []legendEntry, value func(row, s int) int, total func(row int) string) chart {
-	const rowH, barH, left = 36, 13, 2
-	c := chart{ID: id, Title: title, Width: chartWidth, Height: max(len(rows), 1) * rowH, Legend: series}
-	maxTotal := 0
-	for r := range rows {
-		t := 0
-		for s := range series {
-			t += value(r, s)
-		}
-		maxTotal = max(maxTotal, t)
-	}
-	plotW := chartWidth - left - 90 // room for the total after the bar
-	for r, name := range rows {
-		y := r * rowH
-		c.Texts = append(c.Texts, chartText{X: left, Y: y + 13, Anchor: "start", Text: name})
-		x := left
-		for s, se := range series {
-			v := value(r, s)
-			if v == 0 || maxTotal == 0 {
-				continue
-			}
-			w := max(v*plotW/maxTotal, 1)
-			c.Bars = append(c.Bars, chartBar{X: x, Y: y + 18, W: w, H: barH, Class: se.Class, Label: fmt.Sprintf("%s, %s: %d", name, se.Label, v)})
-			x += w
-		}
-		c.Texts = append(c.Texts, chartText{X: x + 4, Y: y + 29, Anchor: "start", Class: "axis", Text: total(r)})
-	}
-	return c
-}
-
-// smallMultiples draws one small column chart per panel, one above the
-// other, on a scale they share, so their heights compare: the years along
-// the bottom of the last.
-func smallMultiples(id, title string, labels, panels []string, value func(panel int, label string) int) chart {
-	const panelH, plotH, left, axisH = 64, 40, 4, 18
-	c := chart{ID: id, Title: title, Width: chartWidth, Height: max(len(panels), 1)*panelH + axisH}
-	maxV := 0
-	for p := range panels {
-		for _, l := range labels {
-			maxV = max(maxV, value(p, l))
-		}
-	}
-	n := max(len(labels), 1)
-	step := (chartWidth - left) / n
-	barW := max(step*3/4, 1)
-	for p, name := range panels {
-		top := p * panelH
-		base := top + panelH - 6
-		total := 0
-		for _, l := range labels {
-			total += value(p, l)
-		}
-		c.Texts = append(c.Texts, chartText{X: left, Y: top + 12, Anchor: "start", Text: name + " (" + strconv.Itoa(total) + ")"})
-		c.Lines = append(c.Lines, chartLine{left, base, chartWidth, base})
-		for i, l := range labels {
-			v := value(p, l)
-			if v == 0 || maxV == 0 {
-				continue
-			}
-			h := max(v*plotH/maxV, 1)
-			c.Bars = append(c.Bars, chartBar{X: left + i*step + (step-barW)/2, Y: base - h, W: barW, H: h, Class: seriesClass(p),
-				Label: fmt.Sprintf("%s, %s: %d", name, l, v)})
-		}
-	}
-	c.Texts = append(c.Texts, chartText{X: chartWidth, Y: 12, Anchor: "end", Class: "axis", Text: fmt.Sprintf("tallest: %d", maxV)})
-	every := max(1, (n*34+chartWidth-1)/chartWidth)
-	for i, l := range labels {
-		if i%every == 0 {
-			c.Texts = append(c.Texts, chartText{X: left + i*step + step/2, Y: c.Height - 4, Anchor: "middle", Class: "axis", Text: l})
-		}
-	}
-	return c
-}
 
 // shorten cuts s to at most n runes, marking the cut.
 func shorten(s string, n int) string {
@@ -409,16 +266,16 @@ func insightBlocks(in store.Insights, fams []store.Family) []insightBlock {
 
 	// Incidents over time by severity.
 	sevs := []string{"SEV1", "SEV2", "SEV3", "SEV4", "SEV5", ""}
-	var sevSeries []legendEntry
+	var sevSeries []chart.Series
 	for i, s := range sevs {
 		label := s
 		if s == "" {
 			label = "No severity"
 		}
-		sevSeries = append(sevSeries, legendEntry{seriesClass(i), label})
+		sevSeries = append(sevSeries, chart.Series{Class: chart.SeriesClass(i), Label: label})
 	}
 	b := insightBlock{Heading: "Incidents by year and severity", Empty: len(years) == 0, Missing: missing,
-		Chart: columnChart("by-severity", "Incidents per year, stacked by severity", years, sevSeries,
+		Chart: chart.Columns("by-severity", "Incidents per year, stacked by severity", years, sevSeries,
 			func(y string, s int) int { return in.BySeverity[y][sevs[s]] })}
 	b.Table = chartTable{Caption: "Incidents per year by severity", Head: append([]string{"Year"}, append(labelsOf(sevSeries), "All")...)}
 	for _, y := range years {
@@ -432,14 +289,14 @@ func insightBlocks(in store.Insights, fams []store.Family) []insightBlock {
 	out = append(out, b)
 
 	// Incidents over time by family.
-	var famSeries []legendEntry
+	var famSeries []chart.Series
 	for i, f := range fams {
-		famSeries = append(famSeries, legendEntry{seriesClass(i), f.Name})
+		famSeries = append(famSeries, chart.Series{Class: chart.SeriesClass(i), Label: f.Name})
 	}
 	byFamily := func(y string, s int) int { return in.ByFamily[y][fams[s].Slug] }
 	b = insightBlock{Heading: "Incidents by year and pattern family", Note: "An incident counts once in each family its patterns belong to.",
 		Empty: len(years) == 0, Missing: missing,
-		Chart: columnChart("by-family", "Incidents per year, stacked by pattern family", years, famSeries, byFamily)}
+		Chart: chart.Columns("by-family", "Incidents per year, stacked by pattern family", years, famSeries, byFamily)}
 	b.Table = chartTable{Caption: "Incidents per year by pattern family", Head: append([]string{"Year"}, labelsOf(famSeries)...),
 		Rows: yearRows(years, len(fams), byFamily)}
 	out = append(out, b)
@@ -449,7 +306,7 @@ func insightBlocks(in store.Insights, fams []store.Family) []insightBlock {
 	b = insightBlock{Heading: "Incidents by year for the most frequent patterns",
 		Note:  "The six patterns with the most incidents, each on the same scale; the number after a name is its incidents in these years.",
 		Empty: len(years) == 0 || len(topPats) == 0, Missing: missing,
-		Chart: smallMultiples("by-pattern", "Incidents per year for each of the most frequent patterns", years, patNames,
+		Chart: chart.SmallMultiples("by-pattern", "Incidents per year for each of the most frequent patterns", years, patNames,
 			func(p int, y string) int { return in.ByPattern[y][topPats[p].Slug] })}
 	b.Table = chartTable{Caption: "Incidents per year for the most frequent patterns", Head: append([]string{"Year"}, patNames...),
 		Rows: yearRows(years, len(topPats), func(y string, p int) int { return in.ByPattern[y][topPats[p].Slug] })}
@@ -457,9 +314,9 @@ func insightBlocks(in store.Insights, fams []store.Family) []insightBlock {
 
 	// Roles behind severe incidents.
 	roles := []string{postmortem.RoleTrigger, postmortem.RoleAmplifier, postmortem.RoleMissingDefence, postmortem.RoleContributing, postmortem.RoleMitigation}
-	var roleSeries []legendEntry
+	var roleSeries []chart.Series
 	for i, r := range roles {
-		roleSeries = append(roleSeries, legendEntry{seriesClass(i), postmortem.RoleLabel(r)})
+		roleSeries = append(roleSeries, chart.Series{Class: chart.SeriesClass(i), Label: postmortem.RoleLabel(r)})
 	}
 	top := in.Roles[:min(len(in.Roles), 10)]
 	names := make([]string, len(top))
@@ -468,7 +325,7 @@ func insightBlocks(in store.Insights, fams []store.Family) []insightBlock {
 	}
 	b = insightBlock{Heading: "Patterns behind SEV1 and SEV2 incidents", Note: "The ten patterns seen most in severe incidents, by the role they played. An incident may show a pattern in more than one role.",
 		Empty: len(top) == 0,
-		Chart: barChart("severe-roles", "Patterns in SEV1 and SEV2 incidents, by role", names, roleSeries,
+		Chart: chart.Bars("severe-roles", "Patterns in SEV1 and SEV2 incidents, by role", names, roleSeries,
 			func(r, s int) int { return top[r].Roles[roles[s]] },
 			func(r int) string { return countOf(top[r].Total, "incident") })}
 	b.Table = chartTable{Caption: "SEV1 and SEV2 incidents per pattern and role", Head: append(append([]string{"Pattern"}, labelsOf(roleSeries)...), "Incidents")}
@@ -488,7 +345,7 @@ func insightBlocks(in store.Insights, fams []store.Family) []insightBlock {
 	}
 	b = insightBlock{Heading: "Patterns that occur together", Note: "The pairs of patterns tagged on the same incidents most often.",
 		Empty: len(in.Pairs) == 0,
-		Chart: barChart("pairs", "Incidents showing both patterns", pairNames, []legendEntry{{seriesClass(1), "Incidents"}},
+		Chart: chart.Bars("pairs", "Incidents showing both patterns", pairNames, []chart.Series{{Class: chart.SeriesClass(1), Label: "Incidents"}},
 			func(r, _ int) int { return in.Pairs[r].Incidents },
 			func(r int) string { return strconv.Itoa(in.Pairs[r].Incidents) })}
 	b.Chart.Legend = nil
@@ -503,10 +360,10 @@ func insightBlocks(in store.Insights, fams []store.Family) []insightBlock {
 		name string
 		vals store.Distribution
 	}{{"To detect", in.Detect}, {"To mitigate", in.Mitigate}, {"To resolve", in.Resolve}}
-	var mSeries []legendEntry
+	var mSeries []chart.Series
 	counts := make([][]int, len(measures))
 	for i, m := range measures {
-		mSeries = append(mSeries, legendEntry{seriesClass(i + 2), m.name})
+		mSeries = append(mSeries, chart.Series{Class: chart.SeriesClass(i + 2), Label: m.name})
 		counts[i] = bucketCounts(m.vals)
 	}
 	bucketNames := make([]string, len(durationBuckets))
@@ -515,7 +372,7 @@ func insightBlocks(in store.Insights, fams []store.Family) []insightBlock {
 	}
 	b = insightBlock{Heading: "Time to detect, mitigate and resolve", Note: "Minutes from the start of each incident that records both times. The spread matters more than an average: a few long incidents hide behind a mean.",
 		Empty: in.Detect.N+in.Mitigate.N+in.Resolve.N == 0,
-		Chart: barChart("durations", "Incidents per time band, for each measure", bucketNames, mSeries,
+		Chart: chart.Bars("durations", "Incidents per time band, for each measure", bucketNames, mSeries,
 			func(r, s int) int { return counts[s][r] },
 			func(r int) string { return fmt.Sprintf("%d / %d / %d", counts[0][r], counts[1][r], counts[2][r]) })}
 	b.Table = chartTable{Caption: "Times from the start of the incident", Head: []string{"Measure", "Incidents", "10th percentile", "Quarter", "Median", "Three quarters", "90th percentile", "Longest"}}
@@ -536,8 +393,8 @@ func insightBlocks(in store.Insights, fams []store.Family) []insightBlock {
 	ft, ftNames := mostFrequent(in.FollowThrough, 12)
 	b = insightBlock{Heading: "Follow-through per pattern", Note: "For the patterns with the most incidents: action items done of all recorded, and the incidents whose team ticked at least one step of the pattern's checklist.",
 		Empty: len(ft) == 0,
-		Chart: barChart("follow-through", "Action items done and not done, per pattern", ftNames,
-			[]legendEntry{{seriesClass(5), "Done"}, {seriesClass(7), "Not done"}},
+		Chart: chart.Bars("follow-through", "Action items done and not done, per pattern", ftNames,
+			[]chart.Series{{Class: chart.SeriesClass(5), Label: "Done"}, {Class: chart.SeriesClass(7), Label: "Not done"}},
 			func(r, s int) int {
 				if s == 0 {
 					return ft[r].ItemsDone
@@ -571,8 +428,8 @@ func insightBlocks(in store.Insights, fams []store.Family) []insightBlock {
 	b = insightBlock{Heading: "Checklist steps taken per pattern",
 		Note:  "For the three patterns with the most incidents: each step of the pattern's remediation checklist, and how many of the pattern's incidents ticked it.",
 		Empty: len(stepRows) == 0,
-		Chart: barChart("steps", "Incidents that ticked each checklist step, and that did not", stepNames,
-			[]legendEntry{{seriesClass(5), "Ticked"}, {seriesClass(7), "Not ticked"}},
+		Chart: chart.Bars("steps", "Incidents that ticked each checklist step, and that did not", stepNames,
+			[]chart.Series{{Class: chart.SeriesClass(5), Label: "Ticked"}, {Class: chart.SeriesClass(7), Label: "Not ticked"}},
 			func(r, s int) int {
 				if s == 0 {
 					return stepRows[r].step.Ticked
@@ -598,7 +455,7 @@ func countOf(n int, what string) string {
 	return fmt.Sprintf("%d %ss", n, what)
 }
 
-func labelsOf(es []legendEntry) []string {
+func labelsOf(es []chart.Series) []string {
 	out := make([]string, len(es))
 	for i, e := range es {
 		out[i] = e.Label

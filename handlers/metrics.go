@@ -184,6 +184,9 @@ var (
 		"Bytes free for the database on the file system that holds it.", nil, nil)
 	diskSizeDesc = prometheus.NewDesc("hindsight_database_disk_size_bytes",
 		"Size of the file system that holds the database, in bytes.", nil, nil)
+	deliveriesDesc = prometheus.NewDesc("hindsight_notification_deliveries",
+		"Deliveries of events to webhooks, Slack and email, by state: queued (to be sent or retried), delivered, failed (given up until sent again).",
+		[]string{"state"}, nil)
 )
 
 // storeCollector collects the database's metrics: the connection pool's
@@ -203,6 +206,7 @@ func (c storeCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- writeErrorsDesc
 	ch <- diskFreeDesc
 	ch <- diskSizeDesc
+	ch <- deliveriesDesc
 }
 
 func (c storeCollector) Collect(ch chan<- prometheus.Metric) {
@@ -234,5 +238,15 @@ func (c storeCollector) Collect(ch chan<- prometheus.Metric) {
 			continue
 		}
 		ch <- prometheus.MustNewConstMetric(m.desc, prometheus.GaugeValue, float64(m.n))
+	}
+	// All of them: /metrics is the operator's, and counts every
+	// postmortem too.
+	counts, err := c.st.DeliveryCounts(store.WithEveryGroup(ctx))
+	if err != nil {
+		ch <- prometheus.NewInvalidMetric(deliveriesDesc, err)
+		return
+	}
+	for _, state := range []string{store.DeliveryQueued, store.DeliveryDelivered, store.DeliveryFailed} {
+		ch <- prometheus.MustNewConstMetric(deliveriesDesc, prometheus.GaugeValue, float64(counts[state]), state)
 	}
 }

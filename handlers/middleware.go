@@ -176,8 +176,13 @@ func (h *Handler) recoverPanics(next http.Handler) http.Handler {
 // The values are made once and shared by every response, as a cached
 // page's are: net/http only reads them, and Set or Add replace or grow a
 // copy (each slice is full).
-func securityHeaders(next http.Handler) http.Handler {
-	csp := []string{"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+// Images may also come from the hosts of -img-src (h.imgSrc).
+func (h *Handler) securityHeaders(next http.Handler) http.Handler {
+	imgSrc := "'self' data:"
+	for _, host := range h.imgSrc {
+		imgSrc += " " + host
+	}
+	csp := []string{"default-src 'self'; script-src 'self'; style-src 'self'; img-src " + imgSrc + "; " +
 		"object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"}
 	nosniff, referrer, deny := []string{"nosniff"}, []string{"strict-origin-when-cross-origin"}, []string{"DENY"}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -225,6 +230,9 @@ func bodyLimit(r *http.Request) int64 {
 func (h *Handler) limitBodies(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n := bodyLimit(r)
+		if isUpload(r) {
+			n = h.uploadBodyLimit()
+		}
 		if r.ContentLength > n {
 			h.error(w, r, &http.MaxBytesError{Limit: n})
 			return

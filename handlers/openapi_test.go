@@ -185,6 +185,9 @@ func TestOpenAPIResponsesMatch(t *testing.T) {
 		{op: "POST /api/postmortems", method: "POST", path: "/api/postmortems", body: body(`{"title": ""}`), status: 422},
 		{op: "POST /api/postmortems", method: "POST", path: "/api/postmortems", body: body(`{"title": 3}`), status: 400},
 		{op: "POST /api/postmortems", method: "POST", path: "/api/postmortems", contentType: "image/png", body: body(`x`), status: 400},
+		{op: "POST /api/import/preview", method: "POST", path: "/api/import/preview", contentType: "text/plain", body: body("Acme Engineering Blog\n\nDisk full on the primary database\nBy Ana Ruiz\n\nThe primary ran out of disk at 03:10 UTC on 2 May 2024 and writes failed for 20 minutes.\n\nNext steps\n\n- Alert on disk at 80%\n"), status: 200},
+		{op: "POST /api/import/preview", method: "POST", path: "/api/import/preview", contentType: "application/json", body: body(`{}`), status: 415},
+		{op: "POST /api/import/preview", method: "POST", path: "/api/import/preview", contentType: "text/plain", body: body(" "), status: 422},
 		{op: "GET /api/postmortems/{slug}", path: pm, status: 200},
 		{op: "GET /api/postmortems/{slug}", path: "/api/postmortems/nope", status: 404},
 		{op: "PUT /api/postmortems/{slug}", method: "PUT", body: changed(1, "summary", "Logins failed for 21 minutes."), status: 200},
@@ -247,6 +250,15 @@ func TestOpenAPIResponsesMatch(t *testing.T) {
 		{op: "POST /api/postmortems/{slug}/review/questions/{key}", method: "POST", path: pm + "/review/questions/nope", body: body(`{"section": "impact", "author": "Ada"}`), status: 404},
 		{op: "DELETE /api/postmortems/{slug}/comments/{id}", method: "DELETE", at: func() string { return pm + "/comments/" + created["comment"] + "?author=Lin" }, status: 204},
 		{op: "POST /api/postmortems/{slug}/review", method: "POST", path: pm + "/review", body: body(`{"action": "publish", "author": "Ada"}`), status: 200},
+		// Attachments (multipart).
+		{op: "POST /api/postmortems/{slug}/attachments", method: "POST", path: pm + "/attachments", contentType: multipartType, body: body(filePart("graph.png", string(graphPNG(t, 20, 10)), "Error rate")), status: 201},
+		{op: "POST /api/postmortems/{slug}/attachments", method: "POST", path: pm + "/attachments", contentType: multipartType, body: body(filePart("graph.svg", "<svg></svg>", "x")), status: 415},
+		{op: "POST /api/postmortems/{slug}/attachments", method: "POST", path: pm + "/attachments", contentType: multipartType, body: body(filePart("graph.png", string(graphPNG(t, 20, 10)), "")), status: 422},
+		{op: "POST /api/postmortems/{slug}/attachments", method: "POST", path: "/api/postmortems/nope/attachments", contentType: multipartType, body: body(filePart("a.txt", "x", "")), status: 404},
+		{op: "GET /api/postmortems/{slug}/attachments", path: pm + "/attachments", status: 200},
+		{op: "GET /api/postmortems/{slug}/attachments", path: "/api/postmortems/nope/attachments", status: 404},
+		{op: "POST /api/attachments", method: "POST", path: "/api/attachments", contentType: multipartType, body: body(filePart("errors.csv", "minute,errors\n1,2\n", "")), status: 201},
+		{op: "POST /api/attachments", method: "POST", path: "/api/attachments", contentType: "application/json", body: body(`{}`), status: 400},
 		// Roles and identity, in proxy mode.
 		{op: "GET /api/postmortems", app: team, path: "/api/postmortems", status: 401},
 		{op: "PUT /api/postmortems/{slug}", app: team, who: viewer, method: "PUT", path: pm, body: body(`{"version": 1}`), status: 403},
@@ -317,6 +329,16 @@ func TestOpenAPIResponsesMatch(t *testing.T) {
 			t.Errorf("no successful call of %s was checked against the document", op)
 		}
 	}
+}
+
+// multipartType and filePart make a multipart upload with a fixed
+// boundary, as a string.
+const multipartType = "multipart/form-data; boundary=hindsight-test-boundary"
+
+func filePart(name, data, alt string) string {
+	return "--hindsight-test-boundary\r\nContent-Disposition: form-data; name=\"alt\"\r\n\r\n" + alt +
+		"\r\n--hindsight-test-boundary\r\nContent-Disposition: form-data; name=\"file\"; filename=\"" + name + "\"\r\n\r\n" + data +
+		"\r\n--hindsight-test-boundary--\r\n"
 }
 
 // TestOpenAPIOnACollection validates the read endpoints' responses on a

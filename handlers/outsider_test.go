@@ -49,6 +49,7 @@ func TestOutsiderCannotActOnRestricted(t *testing.T) {
 		{"/revisions/1/restore"},
 		{"/edit"},
 		{"/edit/reject"},
+		{"/edit/attach"},
 		{"/action-items"},
 		{"/checklist"},
 	} {
@@ -64,6 +65,8 @@ func TestOutsiderCannotActOnRestricted(t *testing.T) {
 		{"PUT", "", `{"title": "x", "version": 1}`},
 		{"POST", "/action-items", `{"title": "x", "type": "prevent"}`},
 		{"PUT", "/action-items/1", `{"title": "x", "type": "prevent", "version": 1}`},
+		{"POST", "/attachments", `{}`},
+		{"GET", "/attachments", ""},
 	} {
 		missing := sendJSON(t, h, outsider, tt.method, "/api/postmortems/no-such-postmortem"+tt.path, tt.body)
 		rec := sendJSON(t, h, outsider, tt.method, "/api/postmortems/"+slug+tt.path, tt.body)

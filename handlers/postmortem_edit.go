@@ -54,6 +54,8 @@ type postmortemFormPage struct {
 	Focus    string
 	FocusRow int
 	Import   *importView // the review of an import
+	// Attach is the form's last upload (attachments_form.go).
+	Attach *attachView
 }
 
 // previewView is a postmortem's text as its page shows it: the rendered
@@ -157,7 +159,7 @@ func (h *Handler) newPostmortem(w http.ResponseWriter, r *http.Request) {
 // createPostmortem saves a new postmortem from the create form, or shows
 // the form again with what is wrong (422).
 func (h *Handler) createPostmortem(w http.ResponseWriter, r *http.Request) {
-	page, ok := h.validForm(w, r)
+	page, ok := h.validForm(w, r, h.submittedNew)
 	if !ok {
 		return
 	}
@@ -187,21 +189,21 @@ func (h *Handler) createPostmortem(w http.ResponseWriter, r *http.Request) {
 	redirectWithFlash(w, r, afterSave(*f, p.Slug), msg)
 }
 
-// validForm reads a save of the create or edit form (page.Postmortem is
-// the saved state when editing, else empty) and checks it, its variant
+// validForm reads a save of the create or edit form with read
+// (page.Postmortem is the saved state when editing, else empty) and checks it, its variant
 // link against the database too. A submission naming a step runs that
 // step instead; an invalid form is shown again with what is wrong (422).
 // It reports false when it has answered.
-func (h *Handler) validForm(w http.ResponseWriter, r *http.Request) (postmortemFormPage, bool) {
+func (h *Handler) validForm(w http.ResponseWriter, r *http.Request, read formReader) (postmortemFormPage, bool) {
 	if err := parseForm(w, r); err != nil {
 		h.error(w, r, err)
 		return postmortemFormPage{}, false
 	}
-	if step := h.formStep(r); step != nil {
+	if step := h.formStep(r, read); step != nil {
 		step(w, r)
 		return postmortemFormPage{}, false
 	}
-	page, ok := h.submittedForm(w, r)
+	page, ok := read(w, r)
 	if !ok {
 		return page, false
 	}
@@ -305,7 +307,7 @@ func (h *Handler) editFormPage(r *http.Request, f postmortemForm, p store.Postmo
 // unless someone saved it since the version the edit started from (409),
 // or shows the form again with what is wrong (422).
 func (h *Handler) updatePostmortem(w http.ResponseWriter, r *http.Request) {
-	page, ok := h.validForm(w, r)
+	page, ok := h.validForm(w, r, h.submittedEdit)
 	if !ok {
 		return
 	}

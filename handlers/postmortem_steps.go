@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"net/http"
-	"strings"
 )
 
 // The steps of the postmortem form that save nothing: Preview, More rows
@@ -13,44 +12,51 @@ import (
 // form's own URL (createPostmortem, updatePostmortem, saveImport). The
 // import review has all these steps but Preview.
 
-// submittedForm reads a submitted postmortem form into the page it is
-// shown on again: the review of an import (/import/…), the edit form of
-// the postmortem at {slug} when the route names one, else the create form.
-// When it cannot, it has answered and reports false.
-func (h *Handler) submittedForm(w http.ResponseWriter, r *http.Request) (postmortemFormPage, bool) {
-	if strings.HasPrefix(r.URL.Path, "/import/") {
-		in, ok := h.readImportReview(w, r)
-		if !ok {
-			return postmortemFormPage{}, false
-		}
-		page, err := h.reviewPage(r, in.form, in.extras, in.draft, in.source, in.filename, false)
-		if err != nil {
-			h.error(w, r, err)
-			return postmortemFormPage{}, false
-		}
-		return page.postmortemFormPage, true
+// formReader reads a submitted postmortem form into the page it is shown
+// on again. When it cannot, it has answered and reports false. There is
+// one for each of the three forms: create, edit and the import review;
+// routes.go gives each its steps.
+type formReader func(w http.ResponseWriter, r *http.Request) (postmortemFormPage, bool)
+
+// submittedImport reads the review of an import (/import/…).
+func (h *Handler) submittedImport(w http.ResponseWriter, r *http.Request) (postmortemFormPage, bool) {
+	in, ok := h.readImportReview(w, r)
+	if !ok {
+		return postmortemFormPage{}, false
 	}
-	if slug := r.PathValue("slug"); slug != "" {
-		cur, err := h.store.GetPostmortem(r.Context(), slug)
-		if err != nil {
-			h.error(w, r, err)
-			return postmortemFormPage{}, false
-		}
-		f, err := h.readPostmortemForm(w, r)
-		if err != nil {
-			h.error(w, r, err)
-			return postmortemFormPage{}, false
-		}
-		if len(cur.Variants) > 0 {
-			f.VariantOf, f.VariantKind = "", "" // only a postmortem alone in its group can join another
-		}
-		page, err := h.editFormPage(r, f, cur)
-		if err != nil {
-			h.error(w, r, err)
-			return postmortemFormPage{}, false
-		}
-		return page, true
+	page, err := h.reviewPage(r, in.form, in.extras, in.draft, in.source, in.filename, false)
+	if err != nil {
+		h.error(w, r, err)
+		return postmortemFormPage{}, false
 	}
+	return page.postmortemFormPage, true
+}
+
+// submittedEdit reads the edit form of the postmortem at {slug}.
+func (h *Handler) submittedEdit(w http.ResponseWriter, r *http.Request) (postmortemFormPage, bool) {
+	cur, err := h.store.GetPostmortem(r.Context(), r.PathValue("slug"))
+	if err != nil {
+		h.error(w, r, err)
+		return postmortemFormPage{}, false
+	}
+	f, err := h.readPostmortemForm(w, r)
+	if err != nil {
+		h.error(w, r, err)
+		return postmortemFormPage{}, false
+	}
+	if len(cur.Variants) > 0 {
+		f.VariantOf, f.VariantKind = "", "" // only a postmortem alone in its group can join another
+	}
+	page, err := h.editFormPage(r, f, cur)
+	if err != nil {
+		h.error(w, r, err)
+		return postmortemFormPage{}, false
+	}
+	return page, true
+}
+
+// submittedNew reads the create form.
+func (h *Handler) submittedNew(w http.ResponseWriter, r *http.Request) (postmortemFormPage, bool) {
 	f, err := h.readPostmortemForm(w, r)
 	if err != nil {
 		h.error(w, r, err)
@@ -77,65 +83,69 @@ func (h *Handler) renderForm(w http.ResponseWriter, r *http.Request, page postmo
 // formStep is the step a submission to the form's own URL names the way
 // the form's buttons once did (action=preview, rows or suggest; accept,
 // reject or link_variant), as scripts may still post it; nil for a save.
-// r's form must be parsed.
-func (h *Handler) formStep(r *http.Request) http.HandlerFunc {
+// read reads the form the submission is of; r's form must be parsed.
+func (h *Handler) formStep(r *http.Request, read formReader) http.HandlerFunc {
 	v := r.PostForm
 	switch {
 	case v.Get("accept") != "":
-		return h.acceptSuggestion
+		return h.acceptSuggestion(read)
 	case v.Get("reject") != "":
-		return h.rejectSuggestion
+		return h.rejectSuggestion(read)
 	case v.Get("link_variant") != "":
-		return h.linkVariant
+		return h.linkVariant(read)
 	}
 	switch v.Get("action") {
 	case "preview":
-		return h.previewPostmortem
+		return h.previewPostmortem(read)
 	case "rows":
-		return h.moreTimelineRows
+		return h.moreTimelineRows(read)
 	case "suggest":
-		return h.suggestPatterns
+		return h.suggestPatterns(read)
 	}
 	return nil
 }
 
 // previewPostmortem shows the postmortem as its page would, above the
 // form; nothing is checked or saved.
-func (h *Handler) previewPostmortem(w http.ResponseWriter, r *http.Request) {
-	page, ok := h.submittedForm(w, r)
-	if !ok {
-		return
+func (h *Handler) previewPostmortem(read formReader) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		page, ok := read(w, r)
+		if !ok {
+			return
+		}
+		preview := previewOf(page.Postmortem.Slug, page.Form.fields(), page.Families)
+		page.Preview = &preview
+		page.Title = "Preview: " + page.Title
+		page.Form.Errors = formErrors{}
+		h.renderForm(w, r, page)
 	}
-	preview := previewOf(page.Postmortem.Slug, page.Form.fields(), page.Families)
-	page.Preview = &preview
-	page.Title = "Preview: " + page.Title
-	page.Form.Errors = formErrors{}
-	h.renderForm(w, r, page)
 }
 
 // moreTimelineRows is "More rows" of the timeline without JavaScript: the
 // same form with five more empty rows; nothing is checked or saved.
-func (h *Handler) moreTimelineRows(w http.ResponseWriter, r *http.Request) {
-	page, ok := h.submittedForm(w, r)
-	if !ok {
-		return
+func (h *Handler) moreTimelineRows(read formReader) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		page, ok := read(w, r)
+		if !ok {
+			return
+		}
+		page.Focus, page.FocusRow = "rows", len(page.Form.TimelineRows) // the first empty row
+		page.Form.BlankRows = max(page.Form.BlankRows, blankTimelineRows) + 5
+		page.Form.Errors = formErrors{}
+		h.renderForm(w, r, page)
 	}
-	page.Focus, page.FocusRow = "rows", len(page.Form.TimelineRows) // the first empty row
-	page.Form.BlankRows = max(page.Form.BlankRows, blankTimelineRows) + 5
-	page.Form.Errors = formErrors{}
-	h.renderForm(w, r, page)
 }
 
 // suggestPatterns is "Suggest patterns": the form with the panel of the
 // patterns its text shows and the postmortems it may be a version of.
-func (h *Handler) suggestPatterns(w http.ResponseWriter, r *http.Request) {
-	h.showPanel(w, r, func(*postmortemFormPage) (reject string) { return "" })
+func (h *Handler) suggestPatterns(read formReader) http.HandlerFunc {
+	return h.showPanel(read, func(*http.Request, *postmortemFormPage) (reject string) { return "" })
 }
 
 // acceptSuggestion ticks the suggested pattern in its role (accept is
 // "pattern:role") and shows the panel again.
-func (h *Handler) acceptSuggestion(w http.ResponseWriter, r *http.Request) {
-	h.showPanel(w, r, func(page *postmortemFormPage) string {
+func (h *Handler) acceptSuggestion(read formReader) http.HandlerFunc {
+	return h.showPanel(read, func(r *http.Request, page *postmortemFormPage) string {
 		acceptInForm(page, r.PostForm.Get("accept"))
 		return ""
 	})
@@ -143,15 +153,15 @@ func (h *Handler) acceptSuggestion(w http.ResponseWriter, r *http.Request) {
 
 // rejectSuggestion records the rejection of the suggested pattern reject,
 // so the phrases behind it can be tuned, and shows the panel without it.
-func (h *Handler) rejectSuggestion(w http.ResponseWriter, r *http.Request) {
-	h.showPanel(w, r, func(*postmortemFormPage) string { return r.PostForm.Get("reject") })
+func (h *Handler) rejectSuggestion(read formReader) http.HandlerFunc {
+	return h.showPanel(read, func(r *http.Request, _ *postmortemFormPage) string { return r.PostForm.Get("reject") })
 }
 
 // linkVariant makes the form a variant of the postmortem the panel found
 // it may be a version of (link_variant is "slug:kind") and shows the
 // panel again.
-func (h *Handler) linkVariant(w http.ResponseWriter, r *http.Request) {
-	h.showPanel(w, r, func(page *postmortemFormPage) string {
+func (h *Handler) linkVariant(read formReader) http.HandlerFunc {
+	return h.showPanel(read, func(r *http.Request, page *postmortemFormPage) string {
 		linkInForm(page, r.PostForm.Get("link_variant"))
 		return ""
 	})
@@ -160,16 +170,18 @@ func (h *Handler) linkVariant(w http.ResponseWriter, r *http.Request) {
 // showPanel reads the submitted form, lets change apply the panel's
 // button to it (returning the pattern the reader rejects, if any), and
 // shows the form with the suggestions panel.
-func (h *Handler) showPanel(w http.ResponseWriter, r *http.Request, change func(*postmortemFormPage) (reject string)) {
-	page, ok := h.submittedForm(w, r)
-	if !ok {
-		return
+func (h *Handler) showPanel(read formReader, change func(*http.Request, *postmortemFormPage) (reject string)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		page, ok := read(w, r)
+		if !ok {
+			return
+		}
+		reject := change(r, &page)
+		if err := h.suggestInForm(r, &page, reject); err != nil {
+			h.error(w, r, err)
+			return
+		}
+		page.Focus = "suggestions"
+		h.renderForm(w, r, page)
 	}
-	reject := change(&page)
-	if err := h.suggestInForm(r, &page, reject); err != nil {
-		h.error(w, r, err)
-		return
-	}
-	page.Focus = "suggestions"
-	h.renderForm(w, r, page)
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"hindsight/attachment"
 	"hindsight/importer"
 	"hindsight/markdown"
 	"hindsight/postmortem"
@@ -254,6 +255,7 @@ func (h *Handler) signedIn(r *http.Request) []byte {
 		return nil
 	}
 	out := `<p class="signed-in">Signed in as <strong>` + html.EscapeString(u.Name) + `</strong>`
+	out += ` · <a href="/settings/notifications">Notifications</a>`
 	if h.auth.SignOutURL != "" {
 		out += ` · <a href="` + html.EscapeString(h.auth.SignOutURL) + `">Sign out</a>`
 	}
@@ -291,6 +293,10 @@ func (h *Handler) error(w http.ResponseWriter, r *http.Request, err error) {
 		refused *store.ReviewRefusal
 		fault   *store.FaultError
 		sent    []submittedText
+		// Attachments refused (attachments.go).
+		badFile   *attachment.Refusal
+		badUpload uploadInvalid
+		quota     *store.QuotaError
 	)
 	switch {
 	case errors.As(err, &fault):
@@ -305,6 +311,12 @@ func (h *Handler) error(w http.ResponseWriter, r *http.Request, err error) {
 		case errors.Is(refused.Kind, store.ErrInvalid):
 			status = http.StatusUnprocessableEntity
 		}
+	case errors.As(err, &badFile):
+		status, msg = http.StatusUnsupportedMediaType, badFile.Message
+	case errors.As(err, &badUpload):
+		status, msg = http.StatusUnprocessableEntity, badUpload.Error()
+	case errors.As(err, &quota):
+		status, msg = http.StatusRequestEntityTooLarge, quota.Message
 	case errors.Is(err, store.ErrNotFound):
 		status, msg = http.StatusNotFound, "There is nothing at this address. It may have been mistyped, or the page may have moved."
 	case errors.As(err, &dup):
@@ -317,12 +329,17 @@ func (h *Handler) error(w http.ResponseWriter, r *http.Request, err error) {
 		status, msg = http.StatusUnprocessableEntity, "Some fields are not valid: "+fields.Error()
 	case errors.Is(err, store.ErrInvalid):
 		status, msg = http.StatusUnprocessableEntity, "The request could not be processed: "+err.Error()
+	case errors.Is(err, errNotSignedIn):
+		status, msg = http.StatusForbidden, "Notification settings are kept per person, as the sign-in proxy names them: this server does not use one (-auth proxy), so there is no one to set them for."
 	case errors.Is(err, errCrossOrigin):
 		status, msg = http.StatusForbidden, "Requests that change data must come from Hindsight's own pages."
 	case errors.As(err, &input):
 		status, msg = http.StatusUnprocessableEntity, "This file cannot be imported: "+input.Error()+"."
 	case errors.As(err, &tooBig):
 		status, msg = http.StatusRequestEntityTooLarge, fmt.Sprintf("The request is larger than the limit of %d bytes.", tooBig.Limit)
+		if isUpload(r) {
+			msg = fmt.Sprintf("The file is larger than the limit of %d bytes (%d MiB) for an attachment.", h.attach.max, h.attach.max>>20)
+		}
 	case errors.As(err, &tooMany):
 		retryAfter(w, tooMany.after)
 		status, msg = http.StatusTooManyRequests, "Too many requests: "+tooMany.Error()+". Please retry in "+strconv.Itoa(max(1, tooMany.after))+" s."
@@ -335,6 +352,8 @@ func (h *Handler) error(w http.ResponseWriter, r *http.Request, err error) {
 		status, msg = http.StatusRequestTimeout, fmt.Sprintf("The request body was not received within %v.", bodyReadTimeout)
 	case errors.Is(err, errBadRequest):
 		status, msg = http.StatusBadRequest, err.Error()
+	case errors.Is(err, errUnsupportedMedia):
+		status, msg = http.StatusUnsupportedMediaType, err.Error()
 	case errors.As(err, &params):
 		status, msg = http.StatusBadRequest, params.Error()
 	case errors.Is(err, errUnauthorized):

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"hindsight/postmortem"
 	"hindsight/store"
 )
 
@@ -48,22 +49,20 @@ func (p reviewPanel) On(id string) sectionThreads {
 	return sectionThreads{Slug: p.Slug, Section: key, Label: sectionLabel(key), Threads: p.Threads[key], ProxyAuth: p.ProxyAuth}
 }
 
-// commentSections name the sections a comment may be on, for the forms.
-var commentSections = []option{
-	{Value: "", Label: "The whole postmortem"}, {Value: "summary", Label: "Summary"},
-	{Value: "body", Label: "The write-up"}, {Value: "impact", Label: "Impact"},
-	{Value: "trigger", Label: "Trigger"}, {Value: "contributing", Label: "Contributing factors"},
-	{Value: "detection", Label: "Detection"}, {Value: "resolution", Label: "Resolution"},
-	{Value: "timeline", Label: "Timeline"}, {Value: "went_well", Label: "What went well"},
-	{Value: "went_wrong", Label: "What went wrong"}, {Value: "got_lucky", Label: "Where we got lucky"},
-	{Value: "action_items", Label: "Action items"},
-}
+// commentSections name the parts a comment may be on, for the forms.
+var commentSections = func() []option {
+	opts := make([]option, len(postmortem.Parts))
+	for i, p := range postmortem.Parts {
+		opts[i] = option{Value: p.Name, Label: p.Label}
+	}
+	return opts
+}()
 
 // sectionLabel names a comment's section.
 func sectionLabel(key string) string {
-	for _, o := range commentSections {
-		if o.Value == key {
-			return o.Label
+	for _, p := range postmortem.Parts {
+		if p.Name == key {
+			return p.Label
 		}
 	}
 	return key

@@ -19,7 +19,7 @@ func (h *Handler) routes() http.Handler {
 	// knows who sent a request and applies their limits before it reads
 	// the body, and reads it before the request may take a slot. HEAD is
 	// answered wherever GET is.
-	r.Use(h.observeRequests, h.recoverPanics, securityHeaders, h.checkHost,
+	r.Use(h.observeRequests, h.recoverPanics, h.securityHeaders, h.checkHost,
 		h.refuseCrossOrigin, h.limitBodies, middleware.GetHead, h.authenticate,
 		h.fromPageCache, h.limitClients, h.readBodies, h.shed, takeFlash)
 	r.NotFound(h.notFound)
@@ -78,6 +78,12 @@ func (h *Handler) routes() http.Handler {
 		r.Get("/api/insights", h.apiInsights)
 		r.Get("/api/openapi.json", h.apiOpenAPI)
 		r.Post("/api/triage", h.apiTriage)
+		// Attachments (attachments.go): read with their postmortem.
+		r.Get("/attachments/{id}/{name}", h.serveAttachment)
+		r.Get("/api/postmortems/{slug}/attachments", h.apiListAttachments)
+		// Each person's email notifications (notification_settings.go).
+		r.Get("/settings/notifications", h.showNotificationSettings)
+		r.Post("/settings/notifications", h.saveNotificationSettings)
 	})
 
 	// Writing and editing (forms; every POST redirects or re-renders with
@@ -87,29 +93,15 @@ func (h *Handler) routes() http.Handler {
 		r.Get("/import", h.showImportForm)
 		r.Post("/import", h.reviewImport)
 		r.Post("/import/save", h.saveImport)
-		r.Post("/import/rows", h.moreTimelineRows)
-		r.Post("/import/suggest", h.suggestPatterns)
-		r.Post("/import/accept", h.acceptSuggestion)
-		r.Post("/import/reject", h.rejectSuggestion)
-		r.Post("/import/link-variant", h.linkVariant)
+		h.formSteps(r, "/import", h.submittedImport, false)
 		// The postmortem form: its save buttons post to the form's URL,
 		// its steps that save nothing each to their own (postmortem_steps.go).
 		r.Get("/postmortems/new", h.newPostmortem)
 		r.Post("/postmortems", h.createPostmortem)
-		r.Post("/postmortems/new/preview", h.previewPostmortem)
-		r.Post("/postmortems/new/rows", h.moreTimelineRows)
-		r.Post("/postmortems/new/suggest", h.suggestPatterns)
-		r.Post("/postmortems/new/accept", h.acceptSuggestion)
-		r.Post("/postmortems/new/reject", h.rejectSuggestion)
-		r.Post("/postmortems/new/link-variant", h.linkVariant)
+		h.formSteps(r, "/postmortems/new", h.submittedNew, true)
 		r.Get("/postmortems/{slug}/edit", h.editPostmortem)
 		r.Post("/postmortems/{slug}/edit", h.updatePostmortem)
-		r.Post("/postmortems/{slug}/edit/preview", h.previewPostmortem)
-		r.Post("/postmortems/{slug}/edit/rows", h.moreTimelineRows)
-		r.Post("/postmortems/{slug}/edit/suggest", h.suggestPatterns)
-		r.Post("/postmortems/{slug}/edit/accept", h.acceptSuggestion)
-		r.Post("/postmortems/{slug}/edit/reject", h.rejectSuggestion)
-		r.Post("/postmortems/{slug}/edit/link-variant", h.linkVariant)
+		h.formSteps(r, "/postmortems/{slug}/edit", h.submittedEdit, true)
 		r.Post("/postmortems/{slug}/archive", h.archivePostmortem)
 		r.Post("/postmortems/{slug}/unarchive", h.unarchivePostmortem)
 		r.Post("/postmortems/{slug}/revisions/{version}/restore", h.restoreRevision)
@@ -136,10 +128,17 @@ func (h *Handler) routes() http.Handler {
 		r.Post("/api/postmortems/{slug}/review/questions/{key}", h.apiAnswerReviewQuestion)
 
 		r.Post("/api/postmortems", h.apiCreatePostmortem)
+		r.Post("/api/import/preview", h.apiPreviewImport) // stores nothing
 		r.Put("/api/postmortems/{slug}", h.apiUpdatePostmortem)
 		r.Post("/api/postmortems/{slug}/action-items", h.apiCreateActionItem)
 		r.Put("/api/postmortems/{slug}/action-items/{id}", h.apiUpdateActionItem)
 		r.Post("/api/suggest", h.apiSuggest)
+		// Uploads (attachments.go): to a postmortem, or from the form of
+		// one not saved yet.
+		r.Post("/api/postmortems/{slug}/attachments", h.apiUploadAttachment)
+		r.Post("/api/attachments", h.apiUploadAttachment)
+		r.Post("/postmortems/new/attach", h.attachToForm(h.submittedNew))
+		r.Post("/postmortems/{slug}/edit/attach", h.attachToForm(h.submittedEdit))
 	})
 
 	// Checklists, tokens and the audit trail: admins.
@@ -161,6 +160,8 @@ func (h *Handler) routes() http.Handler {
 		r.Post("/admin/tokens", h.createToken)
 		r.Post("/admin/tokens/revoke", h.revokeToken)
 		r.Get("/audit", h.showAudit)
+		r.Get("/admin/deliveries", h.showDeliveries)
+		r.Post("/admin/deliveries/{id}/send-again", h.sendDeliveryAgain)
 		r.Get("/api/audit", h.apiAudit)
 	})
 
@@ -174,4 +175,19 @@ func (h *Handler) routes() http.Handler {
 	r.Handle("/static/*", http.StripPrefix("/static/", h.assets))
 
 	return r
+}
+
+// formSteps routes the steps of one of the three postmortem forms that save
+// nothing (postmortem_steps.go) under its URL, each reading the form with
+// read and answering with it again; Preview where preview is true (the
+// import review has none: its page is the preview).
+func (h *Handler) formSteps(r chi.Router, under string, read formReader, preview bool) {
+	if preview {
+		r.Post(under+"/preview", h.previewPostmortem(read))
+	}
+	r.Post(under+"/rows", h.moreTimelineRows(read))
+	r.Post(under+"/suggest", h.suggestPatterns(read))
+	r.Post(under+"/accept", h.acceptSuggestion(read))
+	r.Post(under+"/reject", h.rejectSuggestion(read))
+	r.Post(under+"/link-variant", h.linkVariant(read))
 }

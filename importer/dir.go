@@ -299,7 +299,11 @@ func (pl *Pipeline) readFile(ctx context.Context, author string, root *os.Root, 
 	if err != nil {
 		return store.Postmortem{}, err
 	}
-	return pl.Read(ctx, raw, name, author, "Imported from "+name)
+	p, err := pl.Read(ctx, raw, name, author, "Imported from "+name)
+	if err != nil {
+		return p, err
+	}
+	return p, pl.attachBeside(ctx, root, name, &p)
 }
 
 // notRegular says what a file that is not a regular one is.

@@ -36,6 +36,9 @@ var (
 // Draft is a cleaned document, as the import review shows it.
 type Draft = ingest.Draft
 
+// Dropped is page furniture a document's cleaning left out.
+type Dropped = ingest.Dropped
+
 // Format is what a document was read as (Markdown, HTML, an export...).
 type Format = ingest.Format
 

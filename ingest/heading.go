@@ -98,6 +98,10 @@ func (d *Draft) takeHeading(paras []string) []string {
 			if d.PublishedDate.IsZero() {
 				d.PublishedDate = dateOnly(t)
 			}
+			if names, _, ok := bylineAuthors(paras[0]); ok && d.Authors == "" {
+				d.Authors = strings.Join(names, ", ")
+			}
+			d.drop(DropByline, paras[0])
 			d.note("removed the byline; posted on %s by %s", t.Format(time.DateOnly), author)
 			return paras[1:]
 		}
@@ -110,8 +114,12 @@ func (d *Draft) takeHeading(paras []string) []string {
 				msg += " by " + author
 			}
 			d.Notes = append(d.Notes, msg)
+			d.drop(DropByline, paras[0])
 			paras = paras[1:]
 		}
+	}
+	if d.Title != "" {
+		paras = d.readByline(paras)
 	}
 	return paras
 }

@@ -88,6 +88,8 @@ type page struct {
 	footerOrg   string
 	comments    []Comment
 	notes       []string
+	dropped     []Dropped // the page's furniture
+	authors     []string  // from its byline
 }
 
 // fillFromPage copies what the page says into the fields the front matter
@@ -104,7 +106,9 @@ func (d *Draft) fillFromPage(p page) {
 	} else {
 		set(&d.Title, p.title, "title")
 	}
-	set(&d.Organization, p.site, "organization")
+	set(&d.Organization, siteOrg(p.site), "organization")
+	set(&d.Authors, strings.Join(p.authors, ", "), "authors (from the byline)")
+	d.Dropped = append(d.Dropped, p.dropped...)
 	if d.Organization == "" && p.footerOrg != "" {
 		d.Organization = p.footerOrg
 		d.note("organization read from the page's copyright line: %s", p.footerOrg)
@@ -236,6 +240,7 @@ func convertHTML(src string) (page, error) {
 		root = doc
 	}
 	p.title = pageTitle(root, p.title)
+	p.dropped, p.authors = pageFurniture(doc)
 	p.properties = readProperties(doc)
 	if f := find(doc, func(n *html.Node) bool {
 		return n.Type == html.ElementNode && (n.DataAtom == atom.Footer || attr(n, "role") == "contentinfo")
@@ -450,6 +455,9 @@ func readComments(sec *html.Node) []Comment {
 		}
 		if t := find(it, isElem(atom.Time)); t != nil {
 			v := attr(t, "datetime")
+			if v == "" {
+				v = collapse(textOf(t)) // <time>April 10, 2025</time>
+			}
 			if d, ok := parseDate(v); ok {
 				c.Date = d
 			} else if d, ok := parseDate(v[:min(len(v), 10)]); ok {
@@ -469,6 +477,11 @@ func readComments(sec *html.Node) []Comment {
 		conv := converter{}
 		conv.blocks(body)
 		conv.flush()
+		if len(conv.out) > 1 {
+			if _, ok := parseDate(conv.out[0]); ok {
+				conv.out = conv.out[1:] // the date, read above, not the comment
+			}
+		}
 		c.Text = strings.Join(conv.out, "\n\n")
 		if c.Text != "" {
 			out = append(out, c)
@@ -550,6 +563,10 @@ func (c *converter) node(n *html.Node) {
 	case html.ElementNode:
 	default:
 		c.blocks(n)
+		return
+	}
+	if n.DataAtom == atom.Img {
+		c.inline.WriteString(besideImage(n))
 		return
 	}
 	if isChromeElement(n) || isCommentSection(n) {
@@ -704,13 +721,17 @@ func taskBox(li *html.Node) string {
 }
 
 // inlineMarkdown renders an element's content as inline Markdown: links with
-// an absolute address, emphasis and code; images and widgets are dropped.
+// an absolute address, emphasis and code; images saved beside the page
+// (besideImage); other images and widgets are dropped.
 func inlineMarkdown(n *html.Node) string {
 	if n.Type == html.TextNode {
 		return flatText(n.Data)
 	}
 	if n.Type != html.ElementNode {
 		return ""
+	}
+	if n.DataAtom == atom.Img {
+		return besideImage(n)
 	}
 	if isChromeElement(n) {
 		return ""
@@ -748,4 +769,30 @@ func inlineMarkdown(n *html.Node) string {
 		return " " + inner + " "
 	}
 	return inner
+}
+
+// besideImage is an image whose address is relative to the page (saved
+// beside it, as "Save page as" does) as a Markdown image, which the import
+// brings in as an attachment; a remote image that says what it shows (alt
+// text) as a link to it, never fetched; any other image (decoration, a
+// tracking pixel, a data: URL) is dropped.
+func besideImage(n *html.Node) string {
+	src := strings.TrimSpace(attr(n, "src"))
+	if src == "" || strings.HasPrefix(src, "/") || strings.ContainsAny(src, " ()\n") ||
+		attr(n, "hidden") != "" || attr(n, "aria-hidden") == "true" {
+		return ""
+	}
+	alt := strings.NewReplacer("[", "", "]", "", "\n", " ").Replace(collapse(attr(n, "alt")))
+	if strings.HasPrefix(src, "https://") || strings.HasPrefix(src, "http://") {
+		// A remote image stays a link: the server never fetches it, and
+		// a page shows no image from a host it was not told to trust.
+		if alt == "" {
+			return ""
+		}
+		return " [" + alt + "](" + src + ") "
+	}
+	if strings.Contains(src, ":") {
+		return ""
+	}
+	return " ![" + alt + "](" + src + ") "
 }

@@ -90,8 +90,14 @@ type Draft struct {
 	Sections    map[string]string
 	ActionItems []ActionItem
 	Comments    []Comment
-	Meta        Meta
-	Notes       []string // what was cleaned or guessed, for the reviewer
+	// Dropped is the page furniture left out (navigation, share bars,
+	// bios, related posts, newsletter boxes, cookie banners…).
+	Dropped []Dropped
+	Meta    Meta
+	// timelineZoneHint is text that may name the timeline's zone (its
+	// heading, "all times UTC").
+	timelineZoneHint string
+	Notes            []string // what was cleaned or guessed, for the reviewer
 }
 
 // Comment is a reader comment set apart from the write-up.
@@ -178,7 +184,7 @@ func Clean(raw []byte, filename string) (Draft, error) {
 	default:
 		d.Format = FormatText
 	}
-	if d.Format == FormatMarkdown && (!looksLikeMarkdown(body) || linesAreParagraphs(body)) {
+	if d.Format == FormatMarkdown && (!looksLikeMarkdown(body) || linesAreParagraphs(body) || !hasFM && onlyListMarkup(body)) {
 		// Sent as Markdown (by its name, its front matter or the API's
 		// content type) but with no Markdown in it, or only list items
 		// among lines that are each a paragraph: scraped or pasted text,
@@ -264,6 +270,9 @@ func (d *Draft) clean(body string) {
 	body, chrome := removeChrome(body)
 	if len(chrome) > 0 {
 		d.note("removed page chrome: %s", quoteList(chrome))
+		for _, l := range chrome {
+			d.drop(chromeKind(l), l)
+		}
 	}
 
 	thread := splitThread(body)
@@ -285,8 +294,14 @@ func (d *Draft) clean(body string) {
 
 	paras := paragraphs(body, d.Format == FormatText)
 	paras = d.dropBanners(paras)
+	if d.Format == FormatText {
+		paras = d.dropMasthead(paras)
+	}
 	paras = d.takeHeading(paras)
 	paras = d.readProperties(paras)
+	paras = d.dropBios(paras)
+	paras = d.dropNewsletters(paras)
+	paras = d.dropCommentForms(paras)
 	paras, text := d.splitSections(paras)
 	d.Body = strings.Join(paras, "\n\n")
 
@@ -294,6 +309,12 @@ func (d *Draft) clean(body string) {
 	d.guessTitle()
 	d.guessOrganization(hosts, footerOrg(chrome))
 	d.guessIncidentDate(paras)
+	d.timelineZoneHint += "\n" + d.Body[:min(len(d.Body), incidentSearchBytes)]
+	d.timelineRows()
+	d.statusItems()
+	d.guessSeverity()
+	d.guessTimes()
+	d.timelineZoneHint = ""
 }
 
 func (d *Draft) note(format string, args ...any) {

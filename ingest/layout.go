@@ -26,6 +26,7 @@ func (d *Draft) dropBanners(paras []string) []string {
 	for _, p := range paras {
 		if len(p) < 600 && mayBeBanner(p) && cookieRe.MatchString(p) {
 			n++
+			d.drop(DropCookie, p)
 			continue
 		}
 		kept = append(kept, p)

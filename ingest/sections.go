@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -31,6 +32,11 @@ const (
 	sectionReplies = "comments"   // set apart as reader comments
 	sectionLessons = "lessons"    // a parent heading: its own text goes to went_wrong
 	sectionBody    = "body"       // a heading that ends a section and stays in the body
+	// sectionRemediation: its list items are action items, its prose the
+	// resolution.
+	sectionRemediation = "remediation"
+	sectionRelated     = "related_posts" // a list of other posts: cut
+	sectionNewsletter  = "newsletter"    // a newsletter box: cut
 )
 
 // sectionNames maps a heading, folded by headingKey, to the field its
@@ -52,9 +58,10 @@ var sectionNames = func() map[string]string {
 			"factores contribuyentes", "factores que contribuyeron", "factores contribuyentes"},
 		SectionDetection: {"detection", "how we detected it", "how it was detected", "how was it detected", "discovery",
 			"detección", "deteccion", "cómo se detectó"},
-		SectionResolution: {"resolution", "mitigation", "mitigations", "remediation", "resolution and recovery", "recovery",
+		sectionRemediation: {"remediation", "remediations", "remediation and prevention", "remediation steps", "remediation plan"},
+		SectionResolution: {"resolution", "mitigation", "mitigations", "resolution and recovery", "recovery",
 			"mitigation and resolution", "resolution and mitigation", "workaround", "how we fixed it", "fix",
-			"remediation and prevention", "resolution and root cause",
+			"resolution and root cause",
 			"resolución", "resolucion", "mitigación", "mitigacion", "solución", "solucion", "recuperación", "remediación"},
 		SectionTimeline: {"timeline", "timeline of events", "incident timeline", "detailed timeline", "chronology",
 			"sequence of events", "timeline (all times utc)", "cronología", "cronologia", "línea de tiempo", "linea de tiempo", "línea temporal"},
@@ -69,6 +76,11 @@ var sectionNames = func() map[string]string {
 		sectionActions: {"action items", "action item", "actions", "next steps", "follow-up", "follow-ups", "follow up",
 			"follow-up actions", "follow-up items", "corrective actions", "corrective and preventive actions",
 			"preventive actions", "remediation items", "action plan", "todo", "to do",
+			"what we're doing", "what we are doing", "what we're doing about it", "what we are doing about it",
+			"what we're doing next", "what we will do", "what we'll do", "going forward",
+			"moving forward", "preventing recurrence", "preventing this from happening again", "prevention",
+			"how we're preventing this", "how we are preventing this", "improvements", "follow-up work", "our next steps",
+			"what we're changing", "what we are changing", "what we're changing as a result",
 			"acciones", "acciones correctivas", "acciones de seguimiento", "próximos pasos", "proximos pasos",
 			"tareas", "tareas pendientes", "elementos de acción", "plan de acción"},
 		sectionBody: {"feedback", "references", "appendix", "glossary", "background", "update", "updates",
@@ -76,7 +88,12 @@ var sectionNames = func() map[string]string {
 			"antecedentes", "contexto", "detalles", "qué pasó", "referencias", "apéndice"},
 		sectionSurvey: {"provide feedback", "give feedback", "send feedback", "share your feedback", "rate this article",
 			"was this helpful", "was this page helpful", "danos tu opinión", "envíanos tus comentarios"},
-		sectionAuthor: {"about the author", "about the authors", "about me", "sobre el autor", "acerca del autor"},
+		sectionAuthor: {"about the author", "about the authors", "about me", "sobre el autor", "acerca del autor", "written by", "meet the author"},
+		sectionRelated: {"related posts", "related articles", "related", "related reading", "you might also like", "you may also like",
+			"more from the blog", "more from our blog", "read next", "recommended", "recommended posts", "recent posts",
+			"more posts", "popular posts", "keep reading", "artículos relacionados", "entradas relacionadas"},
+		sectionNewsletter: {"subscribe to our newsletter", "subscribe to the newsletter", "newsletter", "sign up for our newsletter",
+			"get the newsletter", "stay in the loop", "stay up to date", "subscribe", "join our newsletter", "suscríbete"},
 		sectionReplies: {"comments", "reader comments", "leave a comment", "leave a reply", "join the discussion",
 			"responses", "discussion", "comentarios", "deja un comentario"},
 	} {
@@ -100,6 +117,7 @@ var (
 // surrounding punctuation.
 func headingKey(h string) string {
 	h = strings.ToLower(strings.TrimSpace(h))
+	h = strings.ReplaceAll(h, "’", "'")
 	h = strings.Trim(h, "*_` ")
 	h = strings.TrimRight(h, ":：.-–— ")
 	h = strings.Trim(h, "*_` ")
@@ -224,6 +242,9 @@ func (d *Draft) splitSections(paras []string) (body []string, text int) {
 				continue
 			}
 			if h.known {
+				if h.field == SectionTimeline {
+					d.timelineZoneHint += h.text + "\n"
+				}
 				cur = &sectionText{field: h.field, inline: h.level == 7 && h.rest != ""}
 				curLevel = h.level
 				sections = append(sections, cur)
@@ -233,6 +254,9 @@ func (d *Draft) splitSections(paras []string) (body []string, text int) {
 				}
 				continue
 			}
+		}
+		if cur != nil && !cur.holds(p) {
+			cur = nil // a list of posts or a newsletter box ends where the text goes on
 		}
 		if cur != nil {
 			cur.paras = append(cur.paras, p)
@@ -249,8 +273,23 @@ func (d *Draft) splitSections(paras []string) (body []string, text int) {
 		switch s.field {
 		case sectionAuthor:
 			d.note("removed the author box")
+			d.drop(DropAuthorBio, strings.Join(s.paras, " "))
 		case sectionSurvey:
 			d.note("removed a request for feedback (%s)", clip(strings.Join(s.paras, " "), 80))
+			d.drop(DropFeedback, strings.Join(s.paras, " "))
+		case sectionRelated:
+			d.note("removed a list of related posts (%d)", len(s.paras))
+			for _, p := range s.paras {
+				d.drop(DropRelated, p)
+			}
+		case sectionNewsletter:
+			d.note("removed a newsletter box")
+			d.drop(DropNewsletter, strings.Join(s.paras, " "))
+		case sectionRemediation:
+			// A list is what will be done; prose is how it was resolved.
+			items, rest := markedItems(s.paras)
+			d.ActionItems = append(d.ActionItems, items...)
+			fields[SectionResolution] = append(fields[SectionResolution], rest...)
 		case sectionReplies:
 			if cs := commentsOf(s.paras); len(cs) > 0 {
 				d.Comments = append(d.Comments, cs...)
@@ -344,6 +383,71 @@ func splitNumbered(marker, text string) []string {
 	return append(out, text[from:])
 }
 
+// holds reports whether p still belongs to the section: a list of
+// related posts holds their titles, a newsletter box a few short lines;
+// the other sections run to the next heading.
+func (s *sectionText) holds(p string) bool {
+	switch s.field {
+	case sectionRelated:
+		for _, line := range strings.Split(p, "\n") {
+			if _, ok := titleLike(strings.TrimSpace(listMarkerRe.ReplaceAllString(line, ""))); !ok {
+				return false
+			}
+		}
+		return true
+	case sectionNewsletter:
+		return utf8.RuneCountInString(p) <= maxNewsletterRunes
+	}
+	return true
+}
+
+// markedItems reads the list items of paragraphs as action items, only
+// those written with list markers; the rest is prose.
+func markedItems(paras []string) ([]ActionItem, []string) {
+	var listed, rest []string
+	for _, p := range paras {
+		if listMarkerRe.MatchString(p) && !pageLinks(p) {
+			listed = append(listed, p)
+		} else {
+			rest = append(rest, p)
+		}
+	}
+	if len(listed) == 0 {
+		return nil, rest
+	}
+	items, prose := actionItems(listed, false)
+	return items, append(rest, prose...)
+}
+
+// pageLinks reports a list of the page's own links and notes ("All times
+// are US/Pacific", "[Send Feedback]()"), not of things to do.
+func pageLinks(p string) bool {
+	return emptyTargetRe.MatchString(p) || siteLinkRe.MatchString(p) || strings.Contains(strings.ToLower(p), "all times are")
+}
+
+var emptyTargetRe = regexp.MustCompile(`\]\(\s*\)`)
+
+// inlineListRe finds a numbered list run into a sentence, as pages
+// scraped onto one line have them: "In this case, we will: 1. Repair …
+// 2. Implement …".
+var inlineListRe = regexp.MustCompile(`[:.]\s+1[.)]\s+\S`)
+
+// splitInlineLists starts a list item where a numbered list is run into a
+// paragraph, when its second item follows.
+func splitInlineLists(paras []string) []string {
+	var out []string
+	for _, p := range paras {
+		loc := inlineListRe.FindStringIndex(p)
+		if loc == nil || listMarkerRe.MatchString(p) || !strings.Contains(p[loc[1]:], " 2. ") && !strings.Contains(p[loc[1]:], " 2) ") {
+			out = append(out, p)
+			continue
+		}
+		cut := loc[0] + 1
+		out = append(out, strings.TrimSpace(p[:cut]), strings.TrimSpace(p[cut:]))
+	}
+	return out
+}
+
 // maxActionTitleRunes keeps an action item a title, not an essay.
 const maxActionTitleRunes = 300
 
@@ -353,6 +457,7 @@ const maxActionTitleRunes = 300
 func actionItems(paras []string, inline bool) ([]ActionItem, []string) {
 	var items []ActionItem
 	var rest []string
+	paras = splitInlineLists(paras)
 	marked := false
 	for _, p := range paras {
 		if listMarkerRe.MatchString(p) {
@@ -404,6 +509,19 @@ func actionItems(paras []string, inline bool) ([]ActionItem, []string) {
 		if a.Title == "" {
 			continue
 		}
+		if m := actionOwnerDueRe.FindStringSubmatch(a.Title); m != nil && len(m[0]) < len(a.Title) {
+			if f, ok := firstDate(m[3], time.Time{}); ok {
+				a.Owner = clip(strings.TrimSpace(m[1]+m[2]), maxActionOwnerRunes)
+				a.DueDate = f.date.Format(time.DateOnly)
+				a.Title = strings.TrimSpace(strings.TrimSuffix(a.Title, m[0]))
+			}
+		}
+		if m := actionDueRe.FindStringSubmatch(a.Title); m != nil && len(m[0]) < len(a.Title) && a.DueDate == "" {
+			if f, ok := firstDate(m[1], time.Time{}); ok {
+				a.DueDate = f.date.Format(time.DateOnly)
+				a.Title = strings.TrimSpace(strings.TrimSuffix(a.Title, m[0]))
+			}
+		}
 		if m := actionOwnerRe.FindStringSubmatch(a.Title); m != nil && len(m[0]) < len(a.Title) {
 			a.Owner = clip(strings.TrimSpace(m[1]+m[2]), maxActionOwnerRunes)
 			a.Title = strings.TrimSpace(strings.TrimSuffix(a.Title, m[0]))
@@ -422,6 +540,15 @@ func actionItems(paras []string, inline bool) ([]ActionItem, []string) {
 // "(owner: Tom)", "[Owner - Ana Ruiz]", "(assignee: @tom)", "(responsable:
 // Ana)", "(@tom)".
 var actionOwnerRe = regexp.MustCompile(`(?i)\s*[(\[]\s*(?:(?:(?:owners?|assignee|dri|responsable|dueño)\s*[:=\-–]|(?:assigned to|owned by)\s)\s*(@?[\p{L}][\p{L}\p{N}._' -]{0,60}?)|(@[\p{L}\p{N}._-]{1,60}))\s*[)\]]\s*[.;]?$`)
+
+// actionOwnerDueRe finds an owner and a due date written together at the
+// end of an action item: "(owner: Storage team, due May 15, 2025)",
+// "[Owner: @ana; due 2025-05-15]". actionDueRe finds a due date alone:
+// "(due: 2025-05-15)", "(by June 1, 2025)".
+var (
+	actionOwnerDueRe = regexp.MustCompile(`(?i)\s*[(\[]\s*(?:(?:owners?|assignee|dri|responsable)\s*[:=\-–]\s*(@?[\p{L}][\p{L}\p{N}._' -]{0,60}?)|(@[\p{L}\p{N}._-]{1,60}))\s*[,;]\s*(?:due(?:\s+date)?|by|deadline)\s*[:=]?\s*([^()\[\]]{4,40}?)\s*[)\]]\s*[.;]?$`)
+	actionDueRe      = regexp.MustCompile(`(?i)\s*[(\[]\s*(?:due(?:\s+date)?|deadline)\s*[:=]?\s*([^()\[\]]{4,40}?)\s*[)\]]\s*[.;]?$`)
+)
 
 // actionStatusRe finds a status written beside an action item, in brackets
 // at its start or end: "[Completed]", "(done)", "(in progress)", "[En

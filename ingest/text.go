@@ -268,13 +268,20 @@ func removeChrome(s string) (string, []string) {
 		if strings.HasPrefix(strings.TrimSpace(l), "```") {
 			inFence = !inFence
 		}
-		if !inFence && (isChrome(l) || isNavLine(l) || isFooter(l)) {
+		if !inFence && (isChrome(l) || isNavLine(l) || isFooter(l)) && !relatedHeading(l) {
 			removed = append(removed, strings.TrimSpace(l))
 			continue
 		}
 		kept = append(kept, l)
 	}
 	return strings.Join(kept, "\n"), removed
+}
+
+// relatedHeading reports a heading over a list of related posts
+// ("Related posts"), kept so that the list under it goes with it.
+func relatedHeading(l string) bool {
+	f, known := lookupSection(strings.TrimSpace(l))
+	return known && f == sectionRelated
 }
 
 // minRepeat is the shortest run of words treated as a repeated block. It is

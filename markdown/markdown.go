@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"html"
 	"html/template"
+	"regexp"
 	"strings"
 
 	"github.com/microcosm-cc/bluemonday"
@@ -30,6 +31,11 @@ var (
 		p.AllowAttrs("id").Matching(bluemonday.SpaceSeparatedTokens).OnElements("h1", "h2", "h3", "h4", "h5", "h6")
 		p.RequireNoFollowOnLinks(true)
 		p.AddTargetBlankToFullyQualifiedLinks(false)
+		p.AllowAttrs("loading").Matching(regexp.MustCompile(`^lazy$`)).OnElements("img")
+		// An image's alt text is read to people who cannot see it: any
+		// text (UGCPolicy's pattern drops one with a colon or a digit
+		// range, "Error rate: 14:00-15:00"); the sanitiser escapes it.
+		p.AllowAttrs("alt").Matching(regexp.MustCompile(`^[^\x00-\x1f<>]*$`)).OnElements("img")
 		return p
 	}()
 )
@@ -78,6 +84,7 @@ func Section(prefix, src string) template.HTML {
 
 // render is the only place user text becomes trusted HTML.
 func render(src []byte, doc ast.Node) template.HTML {
+	sizeImages(doc)
 	var buf bytes.Buffer
 	if err := converter.Renderer().Render(&buf, src, doc); err != nil {
 		// Render only fails when writing to buf fails, which it cannot;

@@ -95,6 +95,41 @@ var SectionList = []Section{
 	{SectionGotLucky, "Where we got lucky", func(s *Sections) *string { return &s.GotLucky }},
 }
 
+// Part is a part of a postmortem a review comment or question may point
+// to: its name (as in the form and the JSON) and the label forms give it.
+type Part struct{ Name, Label string }
+
+// Parts are the parts a comment may be on, in the order forms offer them:
+// the whole postmortem (""), the summary, the write-up, the template's
+// sections and the action items.
+var Parts = func() []Part {
+	parts := []Part{{"", "The whole postmortem"}, {"summary", "Summary"}, {"body", "The write-up"}}
+	for _, sec := range SectionList {
+		parts = append(parts, Part{sec.Name, sec.Label})
+	}
+	return append(parts, Part{"action_items", "Action items"})
+}()
+
+// IsPart reports whether name is one of Parts.
+func IsPart(name string) bool {
+	for _, p := range Parts {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// PartNames lists the parts' names after the whole postmortem, for a
+// message naming what a comment may be on.
+func PartNames() string {
+	names := make([]string, 0, len(Parts)-1)
+	for _, p := range Parts[1:] {
+		names = append(names, p.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
 // Times are the incident's times in RFC 3339 with the writer's offset, ""
 // when unknown, and the IANA time zone they were entered in.
 type Times struct {

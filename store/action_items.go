@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"hindsight/postmortem"
@@ -49,22 +50,9 @@ func (a ActionItem) Overdue(now time.Time, tz string) bool {
 
 // listActionItems returns a postmortem's action items, open ones first.
 func listActionItems(ctx context.Context, q querier, postmortemID int64) ([]ActionItem, error) {
-	rows, err := q.QueryContext(ctx, `SELECT `+actionItemFields+`
+	return queryRows(ctx, q, "list action items", scanActionItem, `SELECT `+actionItemFields+`
 		FROM action_items WHERE postmortem_id = ?
 		ORDER BY status IN ('done', 'wont-do'), priority, due_date = '', due_date, id`, postmortemID)
-	if err != nil {
-		return nil, fmt.Errorf("list action items: %w", err)
-	}
-	defer rows.Close()
-	var out []ActionItem
-	for rows.Next() {
-		a, err := scanActionItem(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list action items: %w", err)
-		}
-		out = append(out, a)
-	}
-	return out, rows.Err()
 }
 
 func scanActionItem(row scanner) (ActionItem, error) {
@@ -143,7 +131,11 @@ func (s *Store) createActionItem(ctx context.Context, tx *writeTx, a *ActionItem
 		}
 	}
 	tx.audit(auditNote{kind: "action_item.create", postmortemID: a.PostmortemID, what: "added the action item “" + a.Title + "”"})
-	return insertActionItem(ctx, tx, a, s.Now().UTC().Truncate(time.Second))
+	if err := insertActionItem(ctx, tx, a, s.Now().UTC().Truncate(time.Second)); err != nil {
+		return err
+	}
+	tx.notifyAssigned(*a, "")
+	return nil
 }
 
 // ActionItemUpdate changes the fields that are set.
@@ -169,6 +161,7 @@ func (s *Store) UpdateActionItem(ctx context.Context, id int64, upd ActionItemUp
 		if upd.Version != 0 && upd.Version != a.Version {
 			return ErrStaleVersion
 		}
+		owner := a.Owner
 		n := auditNote{kind: "action_item.edit", postmortemID: a.PostmortemID}
 		if upd == (ActionItemUpdate{Status: upd.Status}) && upd.Status != nil && *upd.Status == "done" {
 			n.kind = "action_item.complete"
@@ -192,7 +185,13 @@ func (s *Store) UpdateActionItem(ctx context.Context, id int64, upd ActionItemUp
 		_, err = tx.ExecContext(ctx, `UPDATE action_items SET title = ?, owner = ?, kind = ?, priority = ?, status = ?,
 			due_date = ?, ticket_url = ?, updated_at = ?, version = ? WHERE id = ?`,
 			a.Title, a.Owner, a.Kind, a.Priority, a.Status, a.DueDate, a.TicketURL, formatTime(a.UpdatedAt), a.Version, id)
-		return err
+		if err != nil {
+			return err
+		}
+		if !strings.EqualFold(strings.TrimSpace(a.Owner), strings.TrimSpace(owner)) {
+			tx.notifyAssigned(a, "")
+		}
+		return nil
 	})
 	if err != nil {
 		return a, fmt.Errorf("update action item %d: %w", id, err)

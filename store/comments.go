@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"slices"
 	"strings"
 	"time"
 
@@ -34,12 +33,6 @@ type ReviewComment struct {
 	// threads only).
 	Replies []ReviewComment
 }
-
-// CommentSections are the sections a comment may be on: "" (the whole
-// postmortem) and the template's fields, named as in the form and the
-// JSON.
-var CommentSections = []string{"", "summary", "impact", "trigger", "contributing", "detection", "resolution",
-	"timeline", "went_well", "went_wrong", "got_lucky", "body", "action_items"}
 
 // maxCommentsPerPostmortem bounds a postmortem's comments, so that one
 // client cannot grow a page without end.
@@ -74,8 +67,8 @@ func (s *Store) AddReviewComment(ctx context.Context, slug string, c *ReviewComm
 	if msg := postmortem.CheckText(c.Author, "Your name", false, postmortem.MaxAuthorRunes); msg != "" {
 		return FieldErrors{"author": msg}
 	}
-	if !slices.Contains(CommentSections, c.Section) {
-		return FieldErrors{"section": "A comment is on the whole postmortem or on one of its sections: " + strings.Join(CommentSections[1:], ", ") + "."}
+	if !postmortem.IsPart(c.Section) {
+		return FieldErrors{"section": "A comment is on the whole postmortem or on one of its sections: " + postmortem.PartNames() + "."}
 	}
 	err := s.inTx(ctx, func(tx *writeTx) error {
 		var id int64
@@ -121,9 +114,11 @@ func (s *Store) AddReviewComment(ctx context.Context, slug string, c *ReviewComm
 		}
 		c.ID, _ = res.LastInsertId()
 		c.CreatedAt = now
-		if err := recordMentions(ctx, tx, c.ID, c.Body); err != nil {
+		mentioned, err := recordMentions(ctx, tx, c.ID, c.Body)
+		if err != nil {
 			return err
 		}
+		tx.notifyComment(id, *c, title, mentioned, nil, false)
 		on := ""
 		if c.Section != "" {
 			on = " on its " + c.Section
@@ -139,12 +134,13 @@ func (s *Store) AddReviewComment(ctx context.Context, slug string, c *ReviewComm
 }
 
 // recordMentions keeps the @names of body that name known users: people
-// who have written to Hindsight (the audit trail's actors, as spelt there)
-// or been asked to review.
-func recordMentions(ctx context.Context, tx *writeTx, commentID int64, body string) error {
+// who have written to Hindsight (the audit trail's actors, as spelt there),
+// been asked to review, or signed in through the proxy (people).
+func recordMentions(ctx context.Context, tx *writeTx, commentID int64, body string) ([]string, error) {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM comment_mentions WHERE comment_id = ?`, commentID); err != nil {
-		return err
+		return nil, err
 	}
+	var names []string
 	seen := map[string]bool{}
 	for _, m := range mention.FindAllStringSubmatch(body, 50) {
 		name := strings.TrimRight(m[1], "._-")
@@ -157,19 +153,24 @@ func recordMentions(ctx context.Context, tx *writeTx, commentID int64, body stri
 		var known string
 		err := tx.QueryRowContext(ctx, `SELECT name FROM (
 				SELECT actor AS name FROM audit_log WHERE actor = ?
-				UNION ALL SELECT reviewer FROM review_reviewers WHERE reviewer = ?)
-			LIMIT 1`, name, name).Scan(&known)
+				UNION ALL SELECT reviewer FROM review_reviewers WHERE reviewer = ?
+				UNION ALL SELECT name FROM people WHERE name = ?)
+			LIMIT 1`, name, name, name).Scan(&known)
 		if errors.Is(err, sql.ErrNoRows) {
 			continue
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO comment_mentions (comment_id, name) VALUES (?, ?)`, commentID, known); err != nil {
-			return err
+		res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO comment_mentions (comment_id, name) VALUES (?, ?)`, commentID, known)
+		if err != nil {
+			return nil, err
+		}
+		if n, _ := res.RowsAffected(); n == 1 {
+			names = append(names, known)
 		}
 	}
-	return nil
+	return names, nil
 }
 
 // CommentMentions returns the known users comment id mentions.
@@ -301,9 +302,15 @@ func (s *Store) EditReviewComment(ctx context.Context, slug string, id int64, bo
 		if _, err := tx.ExecContext(ctx, `UPDATE review_comments SET body = ?, edited_at = ? WHERE id = ?`, body, formatTime(c.EditedAt), c.ID); err != nil {
 			return err
 		}
-		if err := recordMentions(ctx, tx, c.ID, body); err != nil {
+		before, err := queryColumn[string](ctx, tx, `SELECT name FROM comment_mentions WHERE comment_id = ?`, c.ID)
+		if err != nil {
 			return err
 		}
+		mentioned, err := recordMentions(ctx, tx, c.ID, body)
+		if err != nil {
+			return err
+		}
+		tx.notifyComment(c.postmortemID, c.ReviewComment, title, mentioned, before, true)
 		tx.audit(auditNote{kind: "comment.edit", postmortemID: c.postmortemID, signer: by,
 			what: fmt.Sprintf("edited comment #%d on “%s”; it said: %s", c.ID, title, clipAudit(old))})
 		return nil

@@ -739,6 +739,7 @@ func (s *Store) createPostmortem(ctx context.Context, tx *writeTx, p *Postmortem
 	if err := insertReviewStatus(ctx, tx, p, now); err != nil {
 		return err
 	}
+	tx.notifyCreated(p)
 	return insertRevision(ctx, tx, *p, revisionMeta{Action: ActionCreate, Author: p.SavedBy, Note: p.SaveNote}, now)
 }
 

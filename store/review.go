@@ -326,6 +326,7 @@ func (s *Store) TakeReviewStep(ctx context.Context, slug string, st ReviewStep) 
 			return err
 		}
 		what := ""
+		var asked []string
 		switch st.Action {
 		case ReviewRequest:
 			if r.Status == StatusPublished {
@@ -344,6 +345,7 @@ func (s *Store) TakeReviewStep(ctx context.Context, slug string, st ReviewStep) 
 			if err := setStatus(StatusInReview); err != nil {
 				return err
 			}
+			asked = names
 			what = "asked for a review of “" + r.Title + "”"
 			if len(names) > 0 {
 				what += " from " + strings.Join(names, ", ")
@@ -399,6 +401,7 @@ func (s *Store) TakeReviewStep(ctx context.Context, slug string, st ReviewStep) 
 			return err
 		}
 		tx.audit(auditNote{kind: "review." + st.Action, postmortemID: id, what: what, signer: st.By})
+		tx.notifyReviewStep(id, st, version, asked, what)
 		out, _, err = readReview(ctx, tx, slug)
 		return err
 	})

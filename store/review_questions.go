@@ -126,8 +126,8 @@ func (s *Store) AnswerReviewQuestion(ctx context.Context, slug, key string, a Re
 		return FieldErrors{"answer": "Answer with one of: a comment, the section that answers it, or a reason to waive it."}
 	case a.By == "":
 		return FieldErrors{"author": "Sign with your name: an answer says who gave it."}
-	case a.Section != "" && !slices.Contains(CommentSections, a.Section):
-		return FieldErrors{"section": "Point to one of the postmortem's sections: " + strings.Join(CommentSections[1:], ", ") + "."}
+	case a.Section != "" && !postmortem.IsPart(a.Section):
+		return FieldErrors{"section": "Point to one of the postmortem's sections: " + postmortem.PartNames() + "."}
 	}
 	if msg := postmortem.CheckText(a.Waived, "The reason", true, MaxReviewComment); msg != "" {
 		return FieldErrors{"waived": msg}

@@ -103,7 +103,7 @@ func insertRevision(ctx context.Context, tx *writeTx, p Postmortem, m revisionMe
 	if err != nil {
 		return fmt.Errorf("record revision %d of postmortem %d: %w", p.Version, p.ID, err)
 	}
-	return nil
+	return claimAttachments(ctx, tx, p, string(snap))
 }
 
 const revisionColumns = `id, postmortem_id, version, action, coalesce(restored_from, 0), author, note, fields, created_at, restricted_to`
@@ -128,18 +128,9 @@ func scanRevision(row scanner) (Revision, error) {
 // saved while it was restricted to groups ctx's reader is not in are
 // Hidden.
 func (s *Store) ListRevisions(ctx context.Context, postmortemID int64) ([]Revision, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+revisionColumns+` FROM revisions WHERE postmortem_id = ? ORDER BY version DESC`, postmortemID)
+	out, err := queryRows(ctx, s.db, "list revisions", scanRevision, `SELECT `+revisionColumns+` FROM revisions WHERE postmortem_id = ? ORDER BY version DESC`, postmortemID)
 	if err != nil {
-		return nil, fmt.Errorf("list revisions: %w", err)
-	}
-	defer rows.Close()
-	var out []Revision
-	for rows.Next() {
-		r, err := scanRevision(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list revisions: %w", err)
-		}
-		out = append(out, r)
+		return nil, err
 	}
 	// Newest first: each revision against the one before it.
 	for i := 0; i+1 < len(out); i++ {
@@ -151,7 +142,7 @@ func (s *Store) ListRevisions(ctx context.Context, postmortemID int64) ([]Revisi
 	for i := range out {
 		withhold(ctx, &out[i])
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // GetRevision returns the revision that produced a postmortem's version.

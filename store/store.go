@@ -68,6 +68,9 @@ type Store struct {
 	// (faults.go).
 	path   string
 	health writeHealth
+	// eventsHook nudges the notification sender after a commit that
+	// wrote events (outbox.go).
+	eventsHook eventsHook
 }
 
 // Path is the database file's path.
@@ -227,6 +230,10 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *writeTx) error) (err error
 	if err := s.recordAudit(ctx, tx); err != nil {
 		return err
 	}
+	notified, err := s.recordEvents(ctx, tx)
+	if err != nil {
+		return err
+	}
 	if s.countingInsights {
 		if err := s.foldInsights(ctx, tx); err != nil {
 			return fmt.Errorf("insight counts: %w", err)
@@ -245,6 +252,9 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *writeTx) error) (err error
 	}
 	s.lastCommit.Store(time.Now().UnixNano())
 	s.committed(ctx)
+	if notified {
+		s.eventsWritten()
+	}
 	return nil
 }
 
@@ -252,6 +262,9 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *writeTx) error) (err error
 type writeTx struct {
 	*stmtTx
 	note *auditNote // what the write did, for its audit entry
+	// events are what the write tells others of, for the outbox
+	// (outbox.go).
+	events []Event
 }
 
 // beginRead starts a read-only transaction, for reads that must see one
@@ -288,6 +301,25 @@ func anys[T any](vs []T) []any {
 		out[i] = v
 	}
 	return out
+}
+
+// queryRows runs query and returns its rows as scan reads them; what
+// names the query in its errors ("list people").
+func queryRows[T any](ctx context.Context, db querier, what string, scan func(scanner) (T, error), query string, args ...any) ([]T, error) {
+	rows, err := db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
 }
 
 // queryColumn runs query, which selects one column, and returns its values.

@@ -167,20 +167,7 @@ func scanToken(row scanner) (Token, error) {
 
 // ListTokens lists every token, live ones first, newest first.
 func (s *Store) ListTokens(ctx context.Context) ([]Token, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+tokenFields+` FROM api_tokens ORDER BY revoked_at != '', created_at DESC, id DESC`)
-	if err != nil {
-		return nil, fmt.Errorf("list tokens: %w", err)
-	}
-	defer rows.Close()
-	var out []Token
-	for rows.Next() {
-		t, err := scanToken(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list tokens: %w", err)
-		}
-		out = append(out, t)
-	}
-	return out, rows.Err()
+	return queryRows(ctx, s.db, "list tokens", scanToken, `SELECT `+tokenFields+` FROM api_tokens ORDER BY revoked_at != '', created_at DESC, id DESC`)
 }
 
 // tokenUseEvery is how stale the recorded last use may get: recording

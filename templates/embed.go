@@ -6,3 +6,9 @@ import "embed"
 
 //go:embed layout.html partials/*.html pages/*.html
 var FS embed.FS
+
+// EmailFS holds the notification emails (package notify): each as HTML
+// (html/template) and as plain text (text/template).
+//
+//go:embed email/*.html email/*.txt
+var EmailFS embed.FS

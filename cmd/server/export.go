@@ -11,6 +11,27 @@ import (
 	"hindsight/store"
 )
 
+// exportCommand is "server export DIR": every postmortem as Markdown.
+var exportCommand = command{
+	usage: "usage: server [-db file] export DIR",
+	args:  oneArg("usage: server [-db file] export DIR", func(c *config, dir string) { c.exportDir = dir }),
+	run: func(ctx context.Context, c config, env environment) error {
+		if c.pprof != "" {
+			if err := servePprof(ctx, c.pprof, newLogger(c.logFormat, env.stderr)); err != nil {
+				return err
+			}
+		}
+		// An export reads: it writes the database as it is, without the
+		// seeds a first start would add.
+		st, err := openExisting(ctx, c.db, "to export")
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		return exportDir(ctx, st, c.exportDir, env.stdout)
+	},
+}
+
 // exportDir writes every live postmortem into dir, restricted ones too (it
 // is the administrator's command), one Markdown file each (as
 // /postmortems/{slug}.md gives it), main versions before the variants that
@@ -45,6 +66,9 @@ func exportDir(ctx context.Context, st *store.Store, dir string, out io.Writer) 
 			return err
 		}
 		md := importer.Markdown(p, x)
+		if md, err = exportAttachments(ctx, st, md, name); err != nil {
+			return err
+		}
 		if len(md) > importer.MaxSize {
 			tooLarge++
 			fmt.Fprintf(out, "too large to import (%d bytes, the limit is %d MB): %s\n", len(md), importer.MaxSize>>20, filepath.Base(name))

@@ -7,8 +7,33 @@ import (
 	"time"
 
 	"hindsight/importer"
+	"hindsight/seeds"
 	"hindsight/store"
 )
+
+// importCommand is "server import DIR": import a folder of postmortem
+// files (Markdown with front matter, plain text, HTML) into -db.
+var importCommand = command{
+	usage: "usage: server [-db file] import DIR",
+	args:  oneArg("usage: server [-db file] import DIR", func(c *config, dir string) { c.importDir = dir }),
+	run: func(ctx context.Context, c config, env environment) error {
+		log := newLogger(c.logFormat, env.stderr)
+		if c.pprof != "" {
+			if err := servePprof(ctx, c.pprof, log); err != nil {
+				return err
+			}
+		}
+		// The catalogue only: the server adds the seed postmortems missing
+		// when it starts, so a folder imported into a new database (an
+		// export, which holds its own copies of them) is what it gets.
+		st, err := openSeeded(ctx, c.db, seeds.LoadCatalogue, log)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		return importDir(cliContext(ctx, env.getenv), st, c.importDir, env.stdout)
+	},
+}
 
 // importDir imports every postmortem file of dir (Pipeline.Dir reads them
 // through the import pipeline) and writes

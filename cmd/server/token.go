@@ -8,49 +8,53 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"hindsight/seeds"
 	"hindsight/store"
 )
 
 // tokenCommand is "server token create|list|revoke": API tokens from the
 // command line, as on the admin page.
 type tokenCommand struct {
-	action, name, role, db string
+	action, name, role string
 }
 
 const tokenUsage = "usage: server token create -db FILE -name NAME -role viewer|editor|admin | token list [-db FILE] | token revoke [-db FILE] -name NAME"
 
-func parseTokenCommand(args []string, db string, stderr io.Writer) (*tokenCommand, error) {
-	if len(args) == 0 {
-		return nil, fmt.Errorf("%s", tokenUsage)
-	}
-	tc := &tokenCommand{action: args[0]}
-	fs := flag.NewFlagSet("token "+tc.action, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&tc.db, "db", db, "SQLite database file")
-	fs.StringVar(&tc.name, "name", "", "the token's name")
-	fs.StringVar(&tc.role, "role", "", "viewer, editor or admin")
-	if err := fs.Parse(args[1:]); err != nil {
-		return nil, err
-	}
-	switch {
-	case fs.NArg() > 0:
-		return nil, fmt.Errorf("unexpected argument %q; %s", fs.Arg(0), tokenUsage)
-	case tc.action == "create" && (tc.name == "" || tc.role == ""):
-		return nil, fmt.Errorf("token create needs -name and -role; %s", tokenUsage)
-	case tc.action == "revoke" && tc.name == "":
-		return nil, fmt.Errorf("token revoke needs -name; %s", tokenUsage)
-	case tc.action != "create" && tc.action != "list" && tc.action != "revoke":
-		return nil, fmt.Errorf("unknown token action %q; %s", tc.action, tokenUsage)
-	}
-	return tc, nil
-}
-
-// cliUser names who ran a command, for the audit trail.
-func cliUser(getenv func(string) string) string {
-	if u := getenv("USER"); u != "" {
-		return u + " (command line)"
-	}
-	return "command line"
+// tokenSubcommand is "server token create|list|revoke".
+var tokenSubcommand = command{
+	usage: tokenUsage,
+	args: func(c *config, fs *flag.FlagSet) error {
+		if fs.NArg() == 0 {
+			return fmt.Errorf("%s", tokenUsage)
+		}
+		tc := c.token
+		tc.action = fs.Arg(0)
+		// Flags follow the action: token create -name ci -role editor.
+		if err := parseFlags(fs, fs.Args()[1:]); err != nil {
+			return err
+		}
+		switch {
+		case fs.NArg() > 0:
+			return fmt.Errorf("unexpected argument %q; %s", fs.Arg(0), tokenUsage)
+		case tc.action == "create" && (tc.name == "" || tc.role == ""):
+			return fmt.Errorf("token create needs -name and -role; %s", tokenUsage)
+		case tc.action == "revoke" && tc.name == "":
+			return fmt.Errorf("token revoke needs -name; %s", tokenUsage)
+		case tc.action != "create" && tc.action != "list" && tc.action != "revoke":
+			return fmt.Errorf("unknown token action %q; %s", tc.action, tokenUsage)
+		}
+		return nil
+	},
+	run: func(ctx context.Context, c config, env environment) error {
+		// As a start of the server would (a token may be made before it
+		// ever runs): the catalogue and the examples.
+		st, err := openSeeded(ctx, c.db, seeds.Load, newLogger(c.logFormat, env.stderr))
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		return c.token.run(cliContext(ctx, env.getenv), st, cliUser(env.getenv), env.stdout)
+	},
 }
 
 func (tc *tokenCommand) run(ctx context.Context, st *store.Store, by string, out io.Writer) error {
