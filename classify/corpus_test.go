@@ -222,7 +222,10 @@ func TestCorpusEvaluation(t *testing.T) {
 	// held-out labels were first read, 0.63 (47 right, 28 wrong) at 0.41 (69
 	// missed) after the rules were reworked to generalize, 0.62 (51 right,
 	// 31 wrong) at 0.44 (65 missed) with the shared model over the rules'
-	// evidence (model.go), read once after it was frozen (2026-12-01). CI
+	// evidence (model.go), read once after it was frozen (2026-12-01); 0.63
+	// (51 right, 30 wrong) at 0.44 once suggestions on common words alone
+	// were no longer shown (common.go; the tuning half went from 0.87, 92
+	// right and 14 wrong, to 0.88, 13 wrong, at recall 0.88). CI
 	// must not fail on a target we have not met: the test logs the distance
 	// to the bar and fails when the held-out figures fall below the last
 	// measurement, so a change can keep or improve them but never silently

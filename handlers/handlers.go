@@ -25,6 +25,8 @@ type Handler struct {
 	assets *assets
 	// rendered keeps the pages most read, while the data is unchanged.
 	rendered *store.Cache[cachedPage]
+	// triageCache keeps triage answers (triage_cache.go).
+	triageCache triageCaches
 	// now is the clock used to judge overdue action items.
 	now func() time.Time
 	mux http.Handler
@@ -119,7 +121,7 @@ func Collector(c prometheus.Collector) Option {
 // fingerprints every static asset up front, so a broken template fails here
 // rather than in the middle of a request.
 func New(st *store.Store, log *slog.Logger, opts ...Option) (*Handler, error) {
-	h := &Handler{store: st, log: log, now: time.Now, rendered: newPageCache(st), attach: defaultAttachConfig()}
+	h := &Handler{store: st, log: log, now: time.Now, rendered: newPageCache(st), attach: defaultAttachConfig(), triageCache: newTriageCaches(st)}
 	MaxInFlight(DefaultMaxInFlight())(h)
 	ClientLimits(-1, DefaultClientWrites)(h)
 	Auth(AuthConfig{Mode: "none"})(h)

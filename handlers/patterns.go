@@ -36,7 +36,7 @@ type roleGroup struct {
 
 // patternPageRefs is how many incidents a pattern page lists per role; the
 // filtered list has them all, page by page.
-const patternPageRefs = 10
+const patternPageRefs = store.PatternPageRefs
 
 // patternPageAllSuggested bounds the suggestions a pattern page lists with
 // ?suggested=all, the link under the ten most confident.

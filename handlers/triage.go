@@ -12,7 +12,6 @@ import (
 	"unicode/utf8"
 
 	"hindsight/classify"
-	"hindsight/markdown"
 	"hindsight/postmortem"
 	"hindsight/search"
 	"hindsight/store"
@@ -202,6 +201,12 @@ func (h *Handler) triage(r *http.Request, text string) (triageResult, error) {
 	if strings.TrimSpace(text) == "" {
 		return res, errTriageEmpty
 	}
+	return h.triageCache.answers.Get(r.Context(), triageKey(r, text), func() (triageResult, error) { return h.readTriage(r, text) })
+}
+
+// readTriage answers text for r's reader: triage without the kept answers.
+func (h *Handler) readTriage(r *http.Request, text string) (triageResult, error) {
+	res := triageResult{Patterns: []triagePattern{}, Postmortems: []triagePostmortem{}}
 	ctx := r.Context()
 	sugs, err := h.suggest(r, classify.Document{Body: text})
 	if err != nil {
@@ -278,8 +283,11 @@ func (h *Handler) triage(r *http.Request, text string) (triageResult, error) {
 		for i, hit := range found.Hits {
 			var words, stems []string // "connection" and "connections" count once
 			for _, f := range hit.Snippet {
+				if !f.Match {
+					continue // the text between the matches: folding it was a third of a request
+				}
 				w := strings.ToLower(strings.TrimSpace(f.Text))
-				if stem := textnorm.Stem(hit.Language, textnorm.Fold(w)); f.Match && w != "" && !slices.Contains(stems, stem) {
+				if stem := textnorm.Stem(hit.Language, textnorm.Fold(w)); w != "" && !slices.Contains(stems, stem) {
 					words, stems = append(words, w), append(stems, stem)
 				}
 			}
@@ -319,12 +327,12 @@ func (h *Handler) triage(r *http.Request, text string) (triageResult, error) {
 		}
 		groups[p.GroupID] = true
 		tp := triagePostmortem{Slug: p.Slug, Title: p.Title, URL: "/postmortems/" + p.Slug, Organization: p.Organization,
-			IncidentDate: p.IncidentDate, Severity: p.Severity, Summary: clip(markdown.Text(p.Summary), triageExcerptBytes),
+			IncidentDate: p.IncidentDate, Severity: p.Severity, Summary: h.triageExcerpt(r, p.Slug, "summary", p.Summary),
 			Patterns: append([]apiTag{}, c.tags...), TextMatch: c.textMatch}
 		tp.Why = h.triageWhy(c.tags, c.words)
 		if strings.TrimSpace(p.Resolution) != "" {
 			tp.Resolution = &triageResolution{Heading: postmortem.Labels["resolution"],
-				Excerpt: clip(markdown.Text(p.Resolution), triageExcerptBytes), URL: tp.URL + "#section-resolution"}
+				Excerpt: h.triageExcerpt(r, p.Slug, "resolution", p.Resolution), URL: tp.URL + "#section-resolution"}
 		}
 		res.Postmortems = append(res.Postmortems, tp)
 	}

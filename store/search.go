@@ -66,6 +66,15 @@ type SearchResult struct {
 // patternCardRefs is how many tagged incidents a pattern's card lists.
 const patternCardRefs = 5
 
+// PatternPageRefs is how many incidents per role a pattern page lists. The
+// search's pattern cards read the same kept list (PatternPostmortems), and
+// so does triage: reading a pattern's incidents reads every tag of it (a
+// hundred milliseconds and more at 100,000 postmortems), once per
+// generation of the data instead of once per search naming it. The newest
+// patternCardRefs incidents are among the newest PatternPageRefs of their
+// role, so the card is the same.
+const PatternPageRefs = 10
+
 // Search runs a parsed query: full-text match (when it has words) combined
 // with its filters and exclusions, over live postmortems, one hit per variant
 // group, ranked, with the total and the facets over all pages. Hits carry
@@ -211,7 +220,7 @@ func (s *Store) search(ctx context.Context, q search.Query, limit, offset int, s
 		return res, err
 	}
 	for _, p := range res.Patterns {
-		refs, _, err := s.patternPostmortems(ctx, p.Slug, patternCardRefs)
+		refs, _, err := s.PatternPostmortems(ctx, p.Slug, PatternPageRefs)
 		if err != nil {
 			return res, err
 		}
