@@ -2,6 +2,8 @@ package main
 
 import (
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -58,5 +60,34 @@ func TestSettingsTable(t *testing.T) {
 	c.token = &tokenCommand{}
 	if err := defaults(&c, noEnv); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestREADMEListsEverySetting: the README's configuration table names
+// every flag of the table with its environment variable.
+func TestREADMEListsEverySetting(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]string{}
+	for line := range strings.SplitSeq(string(readme), "\n") {
+		if strings.HasPrefix(line, "| `-") {
+			name, _, _ := strings.Cut(strings.TrimPrefix(line, "| `-"), "`")
+			rows[name] = line
+		}
+	}
+	for _, s := range settings {
+		if s.env == "" {
+			continue // a subcommand's own flag, in its usage line
+		}
+		row, ok := rows[s.flag]
+		if !ok {
+			t.Errorf("the README's configuration table has no row for -%s", s.flag)
+			continue
+		}
+		if !strings.Contains(row, "`"+s.env) {
+			t.Errorf("the README's row for -%s does not name %s:\n%s", s.flag, s.env, row)
+		}
 	}
 }
