@@ -84,6 +84,16 @@ func TestRedactionSticks(t *testing.T) {
 		}
 		rec := sendJSON(t, h, who, "POST", "/api/suggest", mustJSON(t, map[string]any{"title": p.Title, "body": redactedBody}))
 		mustNotContainIn(t, who.name+" /api/suggest", rec.Body.String(), secret)
+		rec = sendJSON(t, h, who, "POST", "/api/triage", mustJSON(t, map[string]any{"text": "The gateway certificate expired and clients retried without backoff."}))
+		if rec.Code != http.StatusOK {
+			t.Errorf("%s: POST /api/triage: %d", who.name, rec.Code)
+		}
+		mustNotContainIn(t, who.name+" /api/triage", rec.Body.String(), secret)
+		if !strings.Contains(rec.Body.String(), p.Slug) {
+			t.Errorf("%s: triage does not offer the opened postmortem, so this proves nothing:\n%.600s", who.name, rec.Body)
+		}
+		rec = as(t, h, who, "POST", "/triage", url.Values{"text": {"The gateway certificate expired and clients retried without backoff."}}, "Sec-Fetch-Site", "same-origin")
+		mustNotContainIn(t, who.name+" /triage", htmlUnescape(rec.Body.String()), secret)
 	}
 	// The opened text's evidence: suggestions still show a sentence.
 	if body := as(t, h, person{"vera", "staff"}, "GET", pm, nil).Body.String(); !strings.Contains(htmlUnescape(body), "Mobile clients kept retrying without backoff") {
