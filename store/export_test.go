@@ -73,7 +73,8 @@ func (s *Store) CheckInsightCounts(ctx context.Context) error {
 
 // RanksBothWays ranks the open postmortems expr matches twice: by
 // search_index's bm25, and as a restricted postmortem the reader may read
-// is ranked (restrictedRanks, which must give the same).
+// is ranked (restrictedRanks, which must give the same), beside the
+// restricted postmortems there are.
 func (s *Store) RanksBothWays(ctx context.Context, expr string) (bm25, asRestricted map[int64]float64, err error) {
 	bm25 = map[int64]float64{}
 	var ids []int64
@@ -90,6 +91,35 @@ func (s *Store) RanksBothWays(ctx context.Context, expr string) (bm25, asRestric
 	if err != nil {
 		return nil, nil, err
 	}
+	// Ranked as restricted ones are, from copies of their index rows in
+	// search_index_restricted, taken out again after.
+	list := int64List(ids)
+	copies := func(insert bool) error {
+		return s.inTx(ctx, func(tx *writeTx) error {
+			if !insert {
+				_, err := tx.ExecContext(ctx, `DELETE FROM search_index_restricted WHERE rowid IN (SELECT value FROM json_each(?))`, list)
+				return err
+			}
+			docs, err := loadIndexDocs(ctx, tx, `p.id IN (SELECT value FROM json_each(?))`, list)
+			if err != nil {
+				return err
+			}
+			for _, d := range docs {
+				if err := insertIndexRow(ctx, tx, d.id, d.row(), true); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	if err := copies(true); err != nil {
+		return nil, nil, err
+	}
+	defer func() {
+		if e := copies(false); err == nil {
+			err = e
+		}
+	}()
 	rs, err := s.restrictedRanks(ctx, ids, expr)
 	asRestricted = map[int64]float64{}
 	for _, r := range rs {

@@ -14,7 +14,7 @@ import (
 // searchIndexVersion names the definition of what the index holds (columns,
 // normalisation, pattern and synonym tokens). Change it with any such change: Open then
 // rebuilds the index.
-const searchIndexVersion = "3+synonym-words+open-and-all"
+const searchIndexVersion = "4+synonym-words+open-and-restricted"
 
 // bm25Weights rank title and summary matches above body matches, in the
 // index's column order: title, summary, body, extra, patterns.
@@ -163,7 +163,8 @@ func (s *Store) search(ctx context.Context, q search.Query, limit, offset int, s
 				hits, err = s.rankedHits(ctx, t, f, q.AnyExpr(units))
 				if err == nil {
 					hits, err = t.RankAnyWords(hits, units, func(expr string) ([]int64, error) {
-						return queryColumn[int64](ctx, s.db, `SELECT rowid FROM search_index_all WHERE search_index_all MATCH ?`, expr)
+						return queryColumn[int64](ctx, s.db, `SELECT rowid FROM search_index WHERE search_index MATCH ?1
+							UNION ALL SELECT rowid FROM search_index_restricted WHERE search_index_restricted MATCH ?1`, expr)
 					})
 				}
 			}
@@ -172,7 +173,8 @@ func (s *Store) search(ctx context.Context, q search.Query, limit, offset int, s
 		var excluded []int64
 		if ex := q.ExcludeExpr(); ex != "" {
 			// The ids of the postmortems ex matches, ascending.
-			excluded, err = queryColumn[int64](ctx, s.db, `SELECT rowid FROM search_index_all WHERE search_index_all MATCH ? ORDER BY rowid`, ex)
+			excluded, err = queryColumn[int64](ctx, s.db, `SELECT rowid FROM search_index WHERE search_index MATCH ?1
+				UNION ALL SELECT rowid FROM search_index_restricted WHERE search_index_restricted MATCH ?1 ORDER BY rowid`, ex)
 		}
 		if err == nil {
 			hits = t.Unranked(f, excluded)

@@ -93,7 +93,7 @@ func loadTablePatterns(ctx context.Context, tx *sql.Tx) ([]search.TablePattern, 
 // rankedHits runs the full-text match expr and keeps the matches that pass
 // f, ranked by bm25 (see search.Ranked): the open postmortems in
 // search_index, by its statistics; the restricted ones the reader may read
-// in search_index_all, ranked by the same statistics (search_restricted.go).
+// in search_index_restricted, ranked by the same statistics (search_restricted.go).
 // Only the match and bm25 run in SQLite; its rows come in id order, as the
 // table's.
 func (s *Store) rankedHits(ctx context.Context, t *search.Table, f *search.Filter, expr string) ([]search.Hit, error) {

@@ -117,7 +117,7 @@ type indexDoc struct {
 	lang, title, summary, body, extra string
 	patterns                          []string
 	suggested                         []string // patterns the classifier suggested, unreviewed
-	restricted                        bool     // indexed in search_index_all alone
+	restricted                        bool     // indexed in search_index_restricted
 }
 
 func loadIndexDocs(ctx context.Context, tx *writeTx, where string, args ...any) ([]indexDoc, error) {
@@ -232,21 +232,20 @@ func writeIndexDocs(ctx context.Context, tx *writeTx, docs []indexDoc) error {
 }
 
 // indexTables are the full-text tables: the postmortems open to everyone,
-// and every postmortem (migrations 0206, 0208), so that the first's ranking
-// statistics come only from what everyone may read.
-var indexTables = []string{"search_index", "search_index_all"}
+// and the restricted ones (migrations 0206, 0208, 0310), so that every
+// ranking statistic comes only from what everyone may read.
+var indexTables = []string{"search_index", "search_index_restricted"}
 
-// insertIndexRow indexes postmortem id, which must not be in the index:
-// in both tables, or, restricted, in search_index_all alone.
+// insertIndexRow indexes postmortem id, which must not be in the index, in
+// the table of the open postmortems or of the restricted ones.
 func insertIndexRow(ctx context.Context, tx *writeTx, id int64, r indexRow, restricted bool) error {
-	for _, table := range indexTables {
-		if restricted && table == "search_index" {
-			continue
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO `+table+` (rowid, title, summary, body, extra, patterns)
-			VALUES (?, ?, ?, ?, ?, ?)`, id, r.title, r.summary, r.body, r.extra, r.patterns); err != nil {
-			return fmt.Errorf("index postmortem %d: %w", id, err)
-		}
+	table := "search_index"
+	if restricted {
+		table = "search_index_restricted"
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO `+table+` (rowid, title, summary, body, extra, patterns)
+		VALUES (?, ?, ?, ?, ?, ?)`, id, r.title, r.summary, r.body, r.extra, r.patterns); err != nil {
+		return fmt.Errorf("index postmortem %d: %w", id, err)
 	}
 	return nil
 }

@@ -16,8 +16,8 @@ import (
 // Restricted postmortems are ranked by the statistics of the postmortems
 // open to everyone, as if each were open: its own phrase frequencies and
 // length, the open table's row count, average length and phrase document
-// counts. Ranked by search_index_all's statistics instead, a member's scores
-// would move when another group adds postmortems it cannot read (issue 33,
+// counts. Ranked by the restricted table's own statistics instead, a
+// member's scores would move when another group adds postmortems it cannot read (issue 33,
 // F5), telling them that hidden postmortems hold the words; the open ones'
 // scores come from search_index, so nothing a reader may not read weighs on
 // any score they see, and every hit is on one scale.
@@ -30,9 +30,9 @@ import (
 // where f(p) is the row's instances of p weighted by column, D its tokens,
 // and idf(p) = log((N - n(p) + 0.5)/(n(p) + 0.5)) (at least 1e-6) and avgdl
 // come from the table: N rows, n(p) of them with p. f(p) is read back from
-// search_index_all: bm25 of the phrase alone with the weights and with
+// search_index_restricted: bm25 of the phrase alone with the weights and with
 // them doubled gives, by their ratio r, f = c·(2-r)/(2·(r-1)) with
-// c = k1·(1 - b + b·D/avgdl_all), whatever that table's idf. The cost is two
+// c = k1·(1 - b + b·D/avgdl_r), avgdl_r that table's, whatever its idf. The cost is two
 // passes over each phrase's postings per search that has restricted hits
 // the reader may read; none for anyone else.
 
@@ -87,8 +87,8 @@ func (s *Store) restrictedRanks(ctx context.Context, ids []int64, expr string) (
 	}
 	// The + keeps the id list from FTS5, which would run the match once per
 	// id; the list is checked on each match instead.
-	matched, err := queryColumn[int64](ctx, tx, `SELECT rowid FROM search_index_all
-		WHERE search_index_all MATCH ? AND +rowid IN (SELECT value FROM json_each(?)) ORDER BY rowid`, expr, string(list))
+	matched, err := queryColumn[int64](ctx, tx, `SELECT rowid FROM search_index_restricted
+		WHERE search_index_restricted MATCH ? AND +rowid IN (SELECT value FROM json_each(?)) ORDER BY rowid`, expr, string(list))
 	if err != nil || len(matched) == 0 {
 		return nil, err
 	}
@@ -99,12 +99,12 @@ func (s *Store) restrictedRanks(ctx context.Context, ids []int64, expr string) (
 	if err != nil {
 		return nil, err
 	}
-	allRows, allTokens, err := ftsTotals(ctx, tx, "search_index_all")
+	allRows, allTokens, err := ftsTotals(ctx, tx, "search_index_restricted")
 	if err != nil {
 		return nil, err
 	}
 	sizes := make(map[int64]float64, len(matched)) // D, by id
-	err = scanRows(ctx, tx, `SELECT id, sz FROM search_index_all_docsize WHERE id IN (SELECT value FROM json_each(?))`, []any{string(list)}, func(rows *sql.Rows) error {
+	err = scanRows(ctx, tx, `SELECT id, sz FROM search_index_restricted_docsize WHERE id IN (SELECT value FROM json_each(?))`, []any{string(list)}, func(rows *sql.Rows) error {
 		var id int64
 		var sz []byte
 		if err := rows.Scan(&id, &sz); err != nil {
@@ -154,8 +154,8 @@ func (s *Store) restrictedRanks(ctx context.Context, ids []int64, expr string) (
 		if idf <= 0 {
 			idf = 1e-6
 		}
-		err := scanRows(ctx, tx, `SELECT rowid, bm25(search_index_all, `+bm25Weights+`), bm25(search_index_all, `+doubledBM25Weights+`)
-			FROM search_index_all WHERE search_index_all MATCH ? AND +rowid IN (SELECT value FROM json_each(?))`, []any{p, string(list)}, func(rows *sql.Rows) error {
+		err := scanRows(ctx, tx, `SELECT rowid, bm25(search_index_restricted, `+bm25Weights+`), bm25(search_index_restricted, `+doubledBM25Weights+`)
+			FROM search_index_restricted WHERE search_index_restricted MATCH ? AND +rowid IN (SELECT value FROM json_each(?))`, []any{p, string(list)}, func(rows *sql.Rows) error {
 			var id int64
 			var s1, s2 float64
 			if err := rows.Scan(&id, &s1, &s2); err != nil {
