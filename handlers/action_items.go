@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"hindsight/handlers/formfield"
 	"hindsight/postmortem"
 	"hindsight/store"
 )
@@ -15,7 +16,7 @@ import (
 // actionItemForm is the add/edit form of an action item, as submitted.
 type actionItemForm struct {
 	Title, Owner, Kind, Priority, Status, DueDate, TicketURL string
-	Errors                                                   formErrors
+	Errors                                                   formfield.Errors
 	// ChecklistItem is the id of the checklist item the new action item is
 	// made from, "" if none; carried in a hidden field until it is saved.
 	ChecklistItem string
@@ -25,18 +26,18 @@ type actionItemForm struct {
 	Version int
 }
 
-type aiSpec = fieldSpec[actionItemForm]
+type aiSpec = formfield.Spec[actionItemForm]
 
 var actionItemSpecs = []aiSpec{
-	{"title", "What needs doing", "One concrete change, e.g. “Add a circuit breaker to the payments client”.", "text", 300, true, func(f *actionItemForm) *string { return &f.Title }},
-	{"owner", "Owner", "A person or a team.", "text", postmortem.MaxAuthorRunes, false, func(f *actionItemForm) *string { return &f.Owner }},
-	{Name: "kind", Label: "Type", value: func(f *actionItemForm) *string { return &f.Kind }},
-	{Name: "priority", Label: "Priority", value: func(f *actionItemForm) *string { return &f.Priority }},
-	{Name: "status", Label: "Status", value: func(f *actionItemForm) *string { return &f.Status }},
+	{Name: "title", Label: "What needs doing", Hint: "One concrete change, e.g. “Add a circuit breaker to the payments client”.", Type: "text", Max: 300, Required: true, Value: func(f *actionItemForm) *string { return &f.Title }},
+	{Name: "owner", Label: "Owner", Hint: "A person or a team.", Type: "text", Max: postmortem.MaxAuthorRunes, Value: func(f *actionItemForm) *string { return &f.Owner }},
+	{Name: "kind", Label: "Type", Value: func(f *actionItemForm) *string { return &f.Kind }},
+	{Name: "priority", Label: "Priority", Value: func(f *actionItemForm) *string { return &f.Priority }},
+	{Name: "status", Label: "Status", Value: func(f *actionItemForm) *string { return &f.Status }},
 	// No length limit: the date check bounds it, and a date picker's
 	// five-digit year is "not a date" rather than "too long".
-	{"due_date", "Due date", "", "date", 0, false, func(f *actionItemForm) *string { return &f.DueDate }},
-	{"ticket_url", "Ticket URL", "A link to the issue tracker, if there is one.", "url", postmortem.MaxURLRunes, false, func(f *actionItemForm) *string { return &f.TicketURL }},
+	{Name: "due_date", Label: "Due date", Type: "date", Value: func(f *actionItemForm) *string { return &f.DueDate }},
+	{Name: "ticket_url", Label: "Ticket URL", Hint: "A link to the issue tracker, if there is one.", Type: "url", Max: postmortem.MaxURLRunes, Value: func(f *actionItemForm) *string { return &f.TicketURL }},
 }
 
 // update is the form as a change of every field of the item, based on
@@ -49,13 +50,13 @@ func (f actionItemForm) update() store.ActionItemUpdate {
 }
 
 // Field returns the named field for the input partials.
-func (f actionItemForm) Field(name string) field {
-	return fieldOf(actionItemSpecs, name, f.Prefix+"ai-", &f, f.Errors)
+func (f actionItemForm) Field(name string) formfield.Field {
+	return formfield.Of(actionItemSpecs, name, f.Prefix+"ai-", &f, f.Errors)
 }
 
 // ErrorList is the error summary, in form order.
-func (f actionItemForm) ErrorList() []errorLink {
-	return errorList(actionItemSpecs, f.Prefix+"ai-", f.Errors)
+func (f actionItemForm) ErrorList() []formfield.ErrorLink {
+	return formfield.ErrorList(actionItemSpecs, f.Prefix+"ai-", f.Errors)
 }
 
 // Kinds, Priorities and Statuses are the choices of the form's selects.
@@ -64,18 +65,18 @@ func (f actionItemForm) Priorities() []option { return postmortem.ActionPrioriti
 func (f actionItemForm) Statuses() []option   { return postmortem.ActionStatuses }
 
 func newActionItemForm() actionItemForm {
-	return actionItemForm{Kind: postmortem.KindPrevent, Priority: "P2", Status: postmortem.StatusOpen, Errors: formErrors{}}
+	return actionItemForm{Kind: postmortem.KindPrevent, Priority: "P2", Status: postmortem.StatusOpen, Errors: formfield.Errors{}}
 }
 
 func actionItemFormOf(a store.ActionItem) actionItemForm {
 	return actionItemForm{Title: a.Title, Owner: a.Owner, Kind: a.Kind, Priority: a.Priority, Status: a.Status,
-		DueDate: a.DueDate, TicketURL: a.TicketURL, Errors: formErrors{}, Version: a.Version}
+		DueDate: a.DueDate, TicketURL: a.TicketURL, Errors: formfield.Errors{}, Version: a.Version}
 }
 
 func parseActionItemForm(v url.Values) actionItemForm {
-	f := actionItemForm{Errors: formErrors{}, ChecklistItem: v.Get("checklist_item")}
+	f := actionItemForm{Errors: formfield.Errors{}, ChecklistItem: v.Get("checklist_item")}
 	f.Version, _ = strconv.Atoi(v.Get("version"))
-	readFields(actionItemSpecs, v, &f, f.Errors)
+	formfield.Read(actionItemSpecs, v, &f, f.Errors)
 	f.check()
 	return f
 }
@@ -84,22 +85,22 @@ func parseActionItemForm(v url.Values) actionItemForm {
 // fields' texts being read (readFields or checkFields).
 func (f *actionItemForm) check() {
 	if !postmortem.Has(postmortem.ActionKinds, f.Kind) {
-		f.Errors.add("kind", "Choose whether it mitigates, prevents or changes a process.")
+		f.Errors.Add("kind", "Choose whether it mitigates, prevents or changes a process.")
 	}
 	if !postmortem.Has(postmortem.ActionPriorities, f.Priority) {
-		f.Errors.add("priority", "Choose a priority from P0 to P3.")
+		f.Errors.Add("priority", "Choose a priority from P0 to P3.")
 	}
 	if !postmortem.Has(postmortem.ActionStatuses, f.Status) {
-		f.Errors.add("status", "Choose a status from the list.")
+		f.Errors.Add("status", "Choose a status from the list.")
 	}
 	if f.DueDate != "" && f.Errors["due_date"] == "" {
 		if msg := postmortem.CheckDate(f.DueDate, "The due date"); msg != "" {
-			f.Errors.add("due_date", msg)
+			f.Errors.Add("due_date", msg)
 		}
 	}
 	if f.TicketURL != "" && f.Errors["ticket_url"] == "" {
 		if msg := postmortem.CheckURL(f.TicketURL, "The ticket URL"); msg != "" {
-			f.Errors.add("ticket_url", msg)
+			f.Errors.Add("ticket_url", msg)
 		}
 	}
 }
@@ -172,7 +173,7 @@ func (h *Handler) createActionItem(w http.ResponseWriter, r *http.Request) {
 			_, err = h.checklistItemOn(r, p, id)
 		}
 		if err != nil {
-			f.Errors.add("title", "The checklist item this was made from is no longer on the postmortem; clear the form and add it afresh.")
+			f.Errors.Add("title", "The checklist item this was made from is no longer on the postmortem; clear the form and add it afresh.")
 			f.ChecklistItem = ""
 		}
 		from = id
@@ -250,8 +251,8 @@ func (h *Handler) updateActionItem(w http.ResponseWriter, r *http.Request) {
 		page.Form.Version = cur.Version
 		theirs := actionItemFormOf(cur)
 		for _, s := range actionItemSpecs {
-			if t, y := *s.value(&theirs), *s.value(&f); t != y {
-				page.Theirs = append(page.Theirs, changedField{Label: s.Label, Theirs: displayText(t), Yours: displayText(y)})
+			if t, y := *s.Value(&theirs), *s.Value(&f); t != y {
+				page.Theirs = append(page.Theirs, changedField{Label: s.Label, Theirs: formfield.DisplayText(t), Yours: formfield.DisplayText(y)})
 			}
 		}
 		h.render(w, r, http.StatusConflict, "action-item", page)

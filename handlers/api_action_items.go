@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"hindsight/handlers/formfield"
 	"hindsight/postmortem"
 	"hindsight/store"
 )
@@ -38,8 +39,8 @@ func (h *Handler) toAPIActionItemRecord(p store.Postmortem, a store.ActionItem) 
 // priority or status left out gets the form's default.
 func (a apiActionItem) form() actionItemForm {
 	f := actionItemForm{Title: a.Title, Owner: a.Owner, Kind: a.Type, Priority: cmp.Or(a.Priority, "P2"),
-		Status: cmp.Or(a.Status, postmortem.StatusOpen), DueDate: a.DueDate, TicketURL: a.TicketURL, Errors: formErrors{}}
-	checkFields(actionItemSpecs, &f, f.Errors)
+		Status: cmp.Or(a.Status, postmortem.StatusOpen), DueDate: a.DueDate, TicketURL: a.TicketURL, Errors: formfield.Errors{}}
+	formfield.Check(actionItemSpecs, &f, f.Errors)
 	f.check()
 	return f
 }
@@ -82,14 +83,14 @@ func (h *Handler) apiCreateActionItem(w http.ResponseWriter, r *http.Request) {
 	f := req.form()
 	if req.ChecklistItem != 0 {
 		if _, err := h.checklistItemOn(r, p, req.ChecklistItem); errors.Is(err, store.ErrNotFound) {
-			f.Errors.add("checklist_item", "There is no such checklist item on this postmortem's patterns.")
+			f.Errors.Add("checklist_item", "There is no such checklist item on this postmortem's patterns.")
 		} else if err != nil {
 			h.error(w, r, err)
 			return
 		}
 	}
 	if len(f.Errors) > 0 {
-		h.error(w, r, fmt.Errorf("create action item: %w", f.Errors.asJSON("kind", "type")))
+		h.error(w, r, fmt.Errorf("create action item: %w", fieldErrorsJSON(f.Errors, "kind", "type")))
 		return
 	}
 	a := store.ActionItem{PostmortemID: p.ID, Title: f.Title, Owner: f.Owner, Kind: f.Kind, Priority: f.Priority,
@@ -148,13 +149,13 @@ func (h *Handler) apiUpdateActionItem(w http.ResponseWriter, r *http.Request) {
 	f := req.form()
 	f.Version = req.Version
 	if req.Version < 1 {
-		f.Errors.add("version", fmt.Sprintf("Send the version you read (this action item is at version %d); it is how a save made meanwhile is noticed.", a.Version))
+		f.Errors.Add("version", fmt.Sprintf("Send the version you read (this action item is at version %d); it is how a save made meanwhile is noticed.", a.Version))
 	}
 	if req.ChecklistItem != 0 && req.ChecklistItem != a.ChecklistItemID {
-		f.Errors.add("checklist_item", "The checklist item an action item was made from cannot be changed.")
+		f.Errors.Add("checklist_item", "The checklist item an action item was made from cannot be changed.")
 	}
 	if len(f.Errors) > 0 {
-		h.error(w, r, fmt.Errorf("update action item %d: %w", a.ID, f.Errors.asJSON("kind", "type")))
+		h.error(w, r, fmt.Errorf("update action item %d: %w", a.ID, fieldErrorsJSON(f.Errors, "kind", "type")))
 		return
 	}
 	saved, err := h.store.UpdateActionItem(r.Context(), a.ID, f.update())
@@ -171,7 +172,7 @@ func (h *Handler) apiUpdateActionItem(w http.ResponseWriter, r *http.Request) {
 		}
 		theirs := actionItemFormOf(cur)
 		for _, s := range actionItemSpecs {
-			if t, y := *s.value(&theirs), *s.value(&f); t != y {
+			if t, y := *s.Value(&theirs), *s.Value(&f); t != y {
 				name := s.Name
 				if name == "kind" {
 					name = "type"

@@ -115,7 +115,7 @@ func (h *Handler) apiUpdatePostmortem(w http.ResponseWriter, r *http.Request) {
 	f.Errors = formErrorsOf(store.FieldErrors(refused))
 	f.Version = req.Version
 	if req.Version < 1 {
-		f.Errors.add("version", fmt.Sprintf("Send the version you read (this postmortem is at version %d); it is how a save made meanwhile is noticed.", cur.Version))
+		f.Errors.Add("version", fmt.Sprintf("Send the version you read (this postmortem is at version %d); it is how a save made meanwhile is noticed.", cur.Version))
 	}
 	var restrict *[]string
 	if has["restricted_to"] {
@@ -132,7 +132,7 @@ func (h *Handler) apiUpdatePostmortem(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if len(f.Errors) > 0 {
-		h.error(w, r, fmt.Errorf("update postmortem %q: %w", cur.Slug, f.Errors.asJSON("tags", "patterns")))
+		h.error(w, r, fmt.Errorf("update postmortem %q: %w", cur.Slug, fieldErrorsJSON(f.Errors, "tags", "patterns")))
 		return
 	}
 	saved, err := h.store.UpdatePostmortem(r.Context(), cur.Slug, f.Version, store.PostmortemUpdate{

@@ -121,7 +121,7 @@ func (h *Handler) apiCreatePostmortem(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		p = doc.p
-		refused = doc.form.Errors.asJSON("tags", "patterns")
+		refused = fieldErrorsJSON(doc.form.Errors, "tags", "patterns")
 		if u := userOf(r); u.signedIn() {
 			p.SavedBy = u.Name // not the file's author: field
 		}

@@ -8,6 +8,7 @@ import (
 	"unicode/utf16"
 
 	"hindsight/attachment"
+	"hindsight/handlers/formfield"
 	"hindsight/store"
 )
 
@@ -97,7 +98,7 @@ func (h *Handler) attachTo(w http.ResponseWriter, r *http.Request, read formRead
 	if !ok {
 		return
 	}
-	page.Form.Errors = formErrors{}
+	page.Form.Errors = formfield.Errors{}
 	field := r.PostForm.Get("attach_field")
 	spec, known := markdownSpec(field)
 	if !known {
@@ -112,7 +113,7 @@ func (h *Handler) attachTo(w http.ResponseWriter, r *http.Request, read formRead
 		return
 	}
 	view.Alt = ""
-	value := spec.value(&page.Form)
+	value := spec.Value(&page.Form)
 	cursor, err := strconv.Atoi(r.PostForm.Get("attach_cursor"))
 	if err != nil {
 		cursor = -1

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"hindsight/handlers/formfield"
 	"hindsight/store"
 )
 
@@ -294,7 +295,7 @@ func submittedTexts(r *http.Request) []submittedText {
 	for _, k := range keys {
 		for _, v := range r.PostForm[k] {
 			if strings.TrimSpace(v) != "" {
-				out = append(out, submittedText{Name: k, Value: displayText(v)})
+				out = append(out, submittedText{Name: k, Value: formfield.DisplayText(v)})
 			}
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"hindsight/handlers/formfield"
 	"hindsight/markdown"
 	"hindsight/postmortem"
 	"hindsight/store"
@@ -26,11 +27,11 @@ type tickForm struct {
 }
 
 // ErrorList is the error summary of a refused tick form.
-func (f tickForm) ErrorList() []errorLink {
+func (f tickForm) ErrorList() []formfield.ErrorLink {
 	if f.Error == "" {
 		return nil
 	}
-	return []errorLink{{ID: "tick-author", Label: "Your name", Message: f.Error}}
+	return []formfield.ErrorLink{{ID: "tick-author", Label: "Your name", Message: f.Error}}
 }
 
 // tickEntry is one checklist item on a postmortem page.
@@ -149,7 +150,7 @@ func readTicks(r *http.Request) tickRequest {
 func (h *Handler) saveTicks(w http.ResponseWriter, r *http.Request, p store.Postmortem) (tickRequest, bool) {
 	tr := readTicks(r)
 	if tr.Form.Error != "" {
-		tr.Form.Author = displayText(r.PostForm.Get("author"))
+		tr.Form.Author = formfield.DisplayText(r.PostForm.Get("author"))
 		page, err := h.postmortemPage(r, p, tr.Form)
 		if err != nil {
 			h.error(w, r, err)
@@ -328,7 +329,7 @@ func actionItemFromChecklist(it store.ChecklistItem) actionItemForm {
 // checklistItemForm is the add or reword form of one checklist item.
 type checklistItemForm struct {
 	Text, Phase string
-	Errors      formErrors
+	Errors      formfield.Errors
 	Prefix      string // keeps ids unique: one form per item on the page
 	// Version is the item's version the change is based on.
 	Version int
@@ -337,11 +338,11 @@ type checklistItemForm struct {
 	Theirs *store.ChecklistItem
 }
 
-type ciSpec = fieldSpec[checklistItemForm]
+type ciSpec = formfield.Spec[checklistItemForm]
 
 var checklistItemSpecs = []ciSpec{
-	{"text", "Checklist item", "", "textarea", 1000, true, func(f *checklistItemForm) *string { return &f.Text }},
-	{Name: "phase", Label: "When", value: func(f *checklistItemForm) *string { return &f.Phase }},
+	{Name: "text", Label: "Checklist item", Type: "textarea", Max: 1000, Required: true, Value: func(f *checklistItemForm) *string { return &f.Text }},
+	{Name: "phase", Label: "When", Value: func(f *checklistItemForm) *string { return &f.Phase }},
 }
 
 var checklistPhases = []option{
@@ -350,19 +351,19 @@ var checklistPhases = []option{
 }
 
 // Field returns the named field for the input partials.
-func (f checklistItemForm) Field(name string) field {
-	return fieldOf(checklistItemSpecs, name, f.Prefix, &f, f.Errors)
+func (f checklistItemForm) Field(name string) formfield.Field {
+	return formfield.Of(checklistItemSpecs, name, f.Prefix, &f, f.Errors)
 }
 
 // Phases are the choices of the phase select.
 func (f checklistItemForm) Phases() []option { return checklistPhases }
 
 func parseChecklistItemForm(r *http.Request, prefix string) checklistItemForm {
-	f := checklistItemForm{Errors: formErrors{}, Prefix: prefix}
+	f := checklistItemForm{Errors: formfield.Errors{}, Prefix: prefix}
 	f.Version, _ = strconv.Atoi(r.PostForm.Get("version"))
-	readFields(checklistItemSpecs, r.PostForm, &f, f.Errors)
+	formfield.Read(checklistItemSpecs, r.PostForm, &f, f.Errors)
 	if !postmortem.Has(checklistPhases, f.Phase) {
-		f.Errors.add("phase", "Choose whether it is done during the incident or afterwards.")
+		f.Errors.Add("phase", "Choose whether it is done during the incident or afterwards.")
 	}
 	return f
 }
@@ -382,7 +383,7 @@ type checklistEditPage struct {
 	Removed []store.ChecklistItem
 	Add     checklistItemForm
 	// Errors is the error summary of a form that failed validation.
-	Errors []errorLink
+	Errors []formfield.ErrorLink
 }
 
 // phaseRows is one phase's part of the checklist edit page.
@@ -416,16 +417,16 @@ func (h *Handler) checklistEditPage(r *http.Request, slug string, bad *checklist
 		basePage: h.base(r, "Edit the checklist of "+p.Name, "Add, reword, reorder or remove the remediation steps of "+p.Name+"."),
 		Pattern:  p,
 		Removed:  removed,
-		Add:      checklistItemForm{Phase: store.PhaseAfter, Errors: formErrors{}, Prefix: "new-"},
+		Add:      checklistItemForm{Phase: store.PhaseAfter, Errors: formfield.Errors{}, Prefix: "new-"},
 	}
 	if bad != nil {
-		page.Errors = errorList(checklistItemSpecs, bad.Prefix, bad.Errors)
+		page.Errors = formfield.ErrorList(checklistItemSpecs, bad.Prefix, bad.Errors)
 		if badID == 0 {
 			page.Add = *bad
 		}
 	}
 	for _, it := range p.Checklist {
-		row := checklistRow{Item: it, Form: checklistItemForm{Text: it.Text, Phase: it.Phase, Errors: formErrors{}, Prefix: itemPrefix(it.ID), Version: it.Version}}
+		row := checklistRow{Item: it, Form: checklistItemForm{Text: it.Text, Phase: it.Phase, Errors: formfield.Errors{}, Prefix: itemPrefix(it.ID), Version: it.Version}}
 		if bad != nil && badID == it.ID {
 			row.Form = *bad
 		}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"hindsight/handlers/formfield"
 	"hindsight/postmortem"
 	"hindsight/store"
 	"hindsight/textdiff"
@@ -187,10 +188,10 @@ func diffFields(a, b store.PostmortemFields, names map[string]string) []fieldCha
 	fa, fb := formFromFields(a), formFromFields(b)
 	var out []fieldChange
 	for _, s := range postmortemSpecs {
-		if s.value == nil || s.Type == "" || s.Name == "author" || s.Name == "note" || s.Name == "restricted_to" {
+		if s.Value == nil || s.Type == "" || s.Name == "author" || s.Name == "note" || s.Name == "restricted_to" {
 			continue
 		}
-		va, vb := *s.value(&fa), *s.value(&fb)
+		va, vb := *s.Value(&fa), *s.Value(&fb)
 		if va != vb {
 			out = append(out, newFieldChange(s.Name, s.Label, va, vb))
 		}
@@ -236,7 +237,7 @@ func diffFields(a, b store.PostmortemFields, names map[string]string) []fieldCha
 
 func specOf(name string) (pmSpec, bool) {
 	for _, s := range postmortemSpecs {
-		if s.Name == name && s.value != nil {
+		if s.Name == name && s.Value != nil {
 			return s, true
 		}
 	}
@@ -294,8 +295,8 @@ func (h *Handler) conflictOf(r *http.Request, cur store.Postmortem, f postmortem
 	}
 	now := formFromFields(cur.Fields())
 	for i, ch := range c.Theirs {
-		if s, ok := specOf(ch.Name); ok && s.multiline() {
-			c.Theirs[i].Full = displayText(*s.value(&now))
+		if s, ok := specOf(ch.Name); ok && s.Multiline() {
+			c.Theirs[i].Full = formfield.DisplayText(*s.Value(&now))
 		}
 	}
 	changedByMe := map[string]bool{}

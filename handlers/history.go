@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"hindsight/handlers/formfield"
 	"hindsight/postmortem"
 	"hindsight/store"
 )
@@ -87,7 +88,7 @@ type revisionPage struct {
 	Content  previewView // the revision's text, for display
 	// Author and Note are the restore form's values; Errors its problems.
 	Author, Note string
-	Errors       formErrors
+	Errors       formfield.Errors
 	// Stale is set when a restore was refused because someone saved a new
 	// version since the page was loaded; the form is shown again on it.
 	Stale bool
@@ -99,18 +100,20 @@ type revisionPage struct {
 }
 
 // restoreSpecs are the fields of the restore form.
-var restoreSpecs = []fieldSpec[revisionPage]{
-	{specAuthor.Name, specAuthor.Label, "Recorded in the history with the restore.", "text", postmortem.MaxAuthorRunes, true, func(p *revisionPage) *string { return &p.Author }},
-	{specNote.Name, specNote.Label, "Optional, e.g. “undo the accidental deletion of the timeline”.", "text", postmortem.MaxLineRunes, false, func(p *revisionPage) *string { return &p.Note }},
+var restoreSpecs = []formfield.Spec[revisionPage]{
+	{Name: specAuthor.Name, Label: specAuthor.Label, Hint: "Recorded in the history with the restore.", Type: "text", Max: postmortem.MaxAuthorRunes, Required: true, Value: func(p *revisionPage) *string { return &p.Author }},
+	{Name: specNote.Name, Label: specNote.Label, Hint: "Optional, e.g. “undo the accidental deletion of the timeline”.", Type: "text", Max: postmortem.MaxLineRunes, Value: func(p *revisionPage) *string { return &p.Note }},
 }
 
 // Field returns the named field of the restore form.
-func (p revisionPage) Field(name string) field {
-	return fieldOf(restoreSpecs, name, "r-", &p, p.Errors)
+func (p revisionPage) Field(name string) formfield.Field {
+	return formfield.Of(restoreSpecs, name, "r-", &p, p.Errors)
 }
 
 // ErrorList is the restore form's error summary.
-func (p revisionPage) ErrorList() []errorLink { return errorList(restoreSpecs, "r-", p.Errors) }
+func (p revisionPage) ErrorList() []formfield.ErrorLink {
+	return formfield.ErrorList(restoreSpecs, "r-", p.Errors)
+}
 
 func (h *Handler) revisionPage(r *http.Request) (revisionPage, error) {
 	p, err := h.store.GetPostmortem(r.Context(), r.PathValue("slug"))
@@ -140,7 +143,7 @@ func (h *Handler) revisionPage(r *http.Request) (revisionPage, error) {
 		Previous:   previousReadable(revs, rev.Version),
 		Content:    previewOf(p.Slug, rev.Fields, fams),
 		Author:     authorName(r),
-		Errors:     formErrors{},
+		Errors:     formfield.Errors{},
 	}
 	if readersWidened(rev.RestrictedTo, p.RestrictedTo) {
 		page.KeptFrom, page.ReadersNow = strings.Join(rev.RestrictedTo, ", "), "everyone"
@@ -170,7 +173,7 @@ func (h *Handler) restoreRevision(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	readFields(restoreSpecs, r.PostForm, &page, page.Errors)
+	formfield.Read(restoreSpecs, r.PostForm, &page, page.Errors)
 	if len(page.Errors) > 0 {
 		h.render(w, r, http.StatusUnprocessableEntity, "revision", page)
 		return

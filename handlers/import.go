@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 
+	"hindsight/handlers/formfield"
 	"hindsight/importer"
 	"hindsight/store"
 )
@@ -51,16 +52,16 @@ type importView struct {
 	// of a restricted postmortem): the review shows the field with them
 	// whatever the sign-in, so that they can be kept or cleared.
 	Restricted []string
-	Published  field
-	Duration   field
+	Published  formfield.Field
+	Duration   formfield.Field
 }
 
 // ErrorList is the form's error summary with the import's own fields.
-func (p importReviewPage) ErrorList() []errorLink {
+func (p importReviewPage) ErrorList() []formfield.ErrorLink {
 	out := p.Form.ErrorList()
-	for _, f := range []field{p.Import.Published, p.Import.Duration} {
+	for _, f := range []formfield.Field{p.Import.Published, p.Import.Duration} {
 		if f.Error != "" {
-			out = append(out, errorLink{ID: f.ID, Label: f.Label, Message: f.Error})
+			out = append(out, formfield.ErrorLink{ID: f.ID, Label: f.Label, Message: f.Error})
 		}
 	}
 	return out
@@ -148,7 +149,7 @@ func (h *Handler) saveImport(w http.ResponseWriter, r *http.Request) {
 				if k == "patterns" {
 					k = "tags" // the store names fields as the JSON mirror does
 				}
-				f.Errors.add(k, v)
+				f.Errors.Add(k, v)
 			}
 		case err != nil:
 			h.error(w, r, err)
@@ -249,9 +250,9 @@ func (h *Handler) reviewPage(r *http.Request, f postmortemForm, x importExtras, 
 		Dropped:       d.Dropped,
 		Comments:      imported.Comments,
 		ActionItems:   imported.ActionItems,
-		Published: field{ID: "f-published_date", Name: "published_date", Label: "Date of the write-up", Type: "date",
+		Published: formfield.Field{ID: "f-published_date", Name: "published_date", Label: "Date of the write-up", Type: "date",
 			Hint: "When the text was published, if it says.", Value: x.Published, Error: f.Errors["published_date"]},
-		Duration: field{ID: "f-duration_minutes", Name: "duration_minutes", Label: "Duration in minutes", Type: "number",
+		Duration: formfield.Field{ID: "f-duration_minutes", Name: "duration_minutes", Label: "Duration in minutes", Type: "number",
 			Hint: "How long users were affected, when known.", Value: x.Duration, Error: f.Errors["duration_minutes"]},
 	}
 	imp.Restricted = d.RestrictedTo

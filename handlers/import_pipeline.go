@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"hindsight/handlers/formfield"
 	"hindsight/importer"
 	"hindsight/store"
 )
@@ -49,13 +50,13 @@ func formOfPostmortem(p store.Postmortem) postmortemForm {
 }
 
 // formErrorsOf names the fields of errs as the postmortem form does.
-func formErrorsOf(errs store.FieldErrors) formErrors {
-	out := formErrors{}
+func formErrorsOf(errs store.FieldErrors) formfield.Errors {
+	out := formfield.Errors{}
 	for name, msg := range errs {
 		if name == "patterns" {
 			name = "tags"
 		}
-		out.add(name, msg)
+		out.Add(name, msg)
 	}
 	return out
 }
@@ -76,7 +77,7 @@ func readImportForm(ctx context.Context, ch *importer.Checker, v url.Values, p *
 	if x.Duration != "" {
 		n, err := strconv.Atoi(x.Duration)
 		if err != nil {
-			f.Errors.add("duration_minutes", "The duration is a whole number of minutes, at most a year.")
+			f.Errors.Add("duration_minutes", "The duration is a whole number of minutes, at most a year.")
 		}
 		p.DurationMinutes = n
 	}
@@ -85,7 +86,7 @@ func readImportForm(ctx context.Context, ch *importer.Checker, v url.Values, p *
 		return f, x, err
 	}
 	for name, msg := range formErrorsOf(refused) {
-		f.Errors.add(name, msg)
+		f.Errors.Add(name, msg)
 	}
 	return f, x, nil
 }

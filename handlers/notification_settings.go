@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"hindsight/handlers/formfield"
 	"hindsight/store"
 )
 
@@ -90,7 +91,7 @@ func (h *Handler) saveNotificationSettings(w http.ResponseWriter, r *http.Reques
 	}
 	for _, k := range on {
 		if !emailKindKnown(k) {
-			h.error(w, r, store.FieldErrors{"on": "There is no notification of kind “" + displayText(k) + "”."})
+			h.error(w, r, store.FieldErrors{"on": "There is no notification of kind “" + formfield.DisplayText(k) + "”."})
 			return
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	_ "time/tzdata" // the time-zone select must work on hosts without zoneinfo
 
+	"hindsight/handlers/formfield"
 	"hindsight/importer"
 	"hindsight/markdown"
 	"hindsight/postmortem"
@@ -147,7 +148,7 @@ func knownPattern(fams []store.Family) func(string) bool {
 }
 
 func (h *Handler) newPostmortem(w http.ResponseWriter, r *http.Request) {
-	f := postmortemForm{Language: "en", TimeZone: "UTC", Author: authorName(r), Tags: map[string]bool{}, Errors: formErrors{}}
+	f := postmortemForm{Language: "en", TimeZone: "UTC", Author: authorName(r), Tags: map[string]bool{}, Errors: formfield.Errors{}}
 	page, err := h.postmortemFormPage(r, f, "Write a postmortem")
 	if err != nil {
 		h.error(w, r, err)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"hindsight/handlers/formfield"
 	"hindsight/postmortem"
 	"hindsight/store"
 )
@@ -60,14 +61,14 @@ type postmortemForm struct {
 	// scripts may still post it, "preview", "suggest" or "rows" (more
 	// timeline rows) (its field action).
 	Action string
-	Errors formErrors
+	Errors formfield.Errors
 
 	// restricted is RestrictedTo read by restrictionOf.
 	restricted []string
 }
 
 // pmSpec is a field of the postmortem form.
-type pmSpec = fieldSpec[postmortemForm]
+type pmSpec = formfield.Spec[postmortemForm]
 
 // sectionHints are what the form says of a section of the template
 // under its label.
@@ -89,36 +90,36 @@ var sectionSpecs = func() []pmSpec {
 		if sec.Name == "timeline" {
 			label = "Or paste the timeline as lines"
 		}
-		out = append(out, pmSpec{sec.Name, label, sectionHints[sec.Name], "markdown", postmortem.MaxSectionRunes, false,
-			func(f *postmortemForm) *string { return sec.Of(&f.sections) }})
+		out = append(out, pmSpec{Name: sec.Name, Label: label, Hint: sectionHints[sec.Name], Type: "markdown", Max: postmortem.MaxSectionRunes,
+			Value: func(f *postmortemForm) *string { return sec.Of(&f.sections) }})
 	}
 	return out
 }()
 
 var (
-	specTitle        = pmSpec{"title", postmortem.Labels["title"], "", "text", postmortem.MaxTitleRunes, true, func(f *postmortemForm) *string { return &f.Title }}
-	specOrganization = pmSpec{"organization", postmortem.Labels["organization"], "", "text", postmortem.MaxOrganizationRunes, false, func(f *postmortemForm) *string { return &f.Organization }}
-	specServices     = pmSpec{"services", postmortem.Labels["services"], "Comma-separated, e.g. checkout, payments API.", "text", postmortem.MaxLineRunes, false, func(f *postmortemForm) *string { return &f.Services }}
-	specAuthors      = pmSpec{"authors", postmortem.Labels["authors"], "Comma-separated names.", "text", postmortem.MaxLineRunes, false, func(f *postmortemForm) *string { return &f.Authors }}
-	specSourceURL    = pmSpec{"source_url", postmortem.Labels["source_url"], "Where the write-up was first published, if anywhere.", "url", postmortem.MaxURLRunes, false, func(f *postmortemForm) *string { return &f.SourceURL }}
+	specTitle        = pmSpec{Name: "title", Label: postmortem.Labels["title"], Type: "text", Max: postmortem.MaxTitleRunes, Required: true, Value: func(f *postmortemForm) *string { return &f.Title }}
+	specOrganization = pmSpec{Name: "organization", Label: postmortem.Labels["organization"], Type: "text", Max: postmortem.MaxOrganizationRunes, Value: func(f *postmortemForm) *string { return &f.Organization }}
+	specServices     = pmSpec{Name: "services", Label: postmortem.Labels["services"], Hint: "Comma-separated, e.g. checkout, payments API.", Type: "text", Max: postmortem.MaxLineRunes, Value: func(f *postmortemForm) *string { return &f.Services }}
+	specAuthors      = pmSpec{Name: "authors", Label: postmortem.Labels["authors"], Hint: "Comma-separated names.", Type: "text", Max: postmortem.MaxLineRunes, Value: func(f *postmortemForm) *string { return &f.Authors }}
+	specSourceURL    = pmSpec{Name: "source_url", Label: postmortem.Labels["source_url"], Hint: "Where the write-up was first published, if anywhere.", Type: "url", Max: postmortem.MaxURLRunes, Value: func(f *postmortemForm) *string { return &f.SourceURL }}
 	// No length limit, as the due date's (action_items.go).
-	specIncidentDate = pmSpec{"incident_date", "Incident date", "Filled in from the start time when left empty.", "date", 0, false, func(f *postmortemForm) *string { return &f.IncidentDate }}
-	specStarted      = pmSpec{"started_at", "Started", "", "datetime-local", 19, false, func(f *postmortemForm) *string { return &f.Started }}
-	specDetected     = pmSpec{"detected_at", "Detected", "", "datetime-local", 19, false, func(f *postmortemForm) *string { return &f.Detected }}
-	specMitigated    = pmSpec{"mitigated_at", "Mitigated", "", "datetime-local", 19, false, func(f *postmortemForm) *string { return &f.Mitigated }}
-	specResolved     = pmSpec{"resolved_at", "Resolved", "", "datetime-local", 19, false, func(f *postmortemForm) *string { return &f.Resolved }}
-	specSummary      = pmSpec{"summary", postmortem.Labels["summary"], "Two or three sentences: what happened, to whom, and why.", "textarea", postmortem.MaxSummaryRunes, true, func(f *postmortemForm) *string { return &f.Summary }}
-	specBody         = pmSpec{"body", postmortem.Labels["body"], "Anything that does not fit the sections above; imported postmortems keep their text here.", "markdown", postmortem.MaxBodyRunes, false, func(f *postmortemForm) *string { return &f.Body }}
-	specAuthor       = pmSpec{"author", "Your name", "Recorded in the history with this save, and remembered on this browser.", "text", postmortem.MaxAuthorRunes, true, func(f *postmortemForm) *string { return &f.Author }}
-	specRestricted   = pmSpec{"restricted_to", "Restricted to groups", "Comma-separated groups of your sign-in, e.g. “security”. Only their members can find or read this postmortem; leave it empty for everyone.", "text", postmortem.MaxLineRunes, false, func(f *postmortemForm) *string { return &f.RestrictedTo }}
-	specNote         = pmSpec{"note", "Note about this change", "Optional, shown in the history, e.g. “added the timeline”.", "text", postmortem.MaxLineRunes, false, func(f *postmortemForm) *string { return &f.Note }}
+	specIncidentDate = pmSpec{Name: "incident_date", Label: "Incident date", Hint: "Filled in from the start time when left empty.", Type: "date", Value: func(f *postmortemForm) *string { return &f.IncidentDate }}
+	specStarted      = pmSpec{Name: "started_at", Label: "Started", Type: "datetime-local", Max: 19, Value: func(f *postmortemForm) *string { return &f.Started }}
+	specDetected     = pmSpec{Name: "detected_at", Label: "Detected", Type: "datetime-local", Max: 19, Value: func(f *postmortemForm) *string { return &f.Detected }}
+	specMitigated    = pmSpec{Name: "mitigated_at", Label: "Mitigated", Type: "datetime-local", Max: 19, Value: func(f *postmortemForm) *string { return &f.Mitigated }}
+	specResolved     = pmSpec{Name: "resolved_at", Label: "Resolved", Type: "datetime-local", Max: 19, Value: func(f *postmortemForm) *string { return &f.Resolved }}
+	specSummary      = pmSpec{Name: "summary", Label: postmortem.Labels["summary"], Hint: "Two or three sentences: what happened, to whom, and why.", Type: "textarea", Max: postmortem.MaxSummaryRunes, Required: true, Value: func(f *postmortemForm) *string { return &f.Summary }}
+	specBody         = pmSpec{Name: "body", Label: postmortem.Labels["body"], Hint: "Anything that does not fit the sections above; imported postmortems keep their text here.", Type: "markdown", Max: postmortem.MaxBodyRunes, Value: func(f *postmortemForm) *string { return &f.Body }}
+	specAuthor       = pmSpec{Name: "author", Label: "Your name", Hint: "Recorded in the history with this save, and remembered on this browser.", Type: "text", Max: postmortem.MaxAuthorRunes, Required: true, Value: func(f *postmortemForm) *string { return &f.Author }}
+	specRestricted   = pmSpec{Name: "restricted_to", Label: "Restricted to groups", Hint: "Comma-separated groups of your sign-in, e.g. “security”. Only their members can find or read this postmortem; leave it empty for everyone.", Type: "text", Max: postmortem.MaxLineRunes, Value: func(f *postmortemForm) *string { return &f.RestrictedTo }}
+	specNote         = pmSpec{Name: "note", Label: "Note about this change", Hint: "Optional, shown in the history, e.g. “added the timeline”.", Type: "text", Max: postmortem.MaxLineRunes, Value: func(f *postmortemForm) *string { return &f.Note }}
 
 	// Choices: read like the text fields, then checked against their options.
-	specSeverity    = pmSpec{Name: "severity", Label: "Severity", value: func(f *postmortemForm) *string { return &f.Severity }}
-	specLanguage    = pmSpec{Name: "language", Label: "Language", value: func(f *postmortemForm) *string { return &f.Language }}
-	specTimeZone    = pmSpec{Name: "time_zone", Label: "Time zone of the times", value: func(f *postmortemForm) *string { return &f.TimeZone }}
-	specVariantOf   = pmSpec{Name: "variant_of", Label: "Variant of", value: func(f *postmortemForm) *string { return &f.VariantOf }}
-	specVariantKind = pmSpec{Name: "variant_kind", Label: "Kind of variant", value: func(f *postmortemForm) *string { return &f.VariantKind }}
+	specSeverity    = pmSpec{Name: "severity", Label: "Severity", Value: func(f *postmortemForm) *string { return &f.Severity }}
+	specLanguage    = pmSpec{Name: "language", Label: "Language", Value: func(f *postmortemForm) *string { return &f.Language }}
+	specTimeZone    = pmSpec{Name: "time_zone", Label: "Time zone of the times", Value: func(f *postmortemForm) *string { return &f.TimeZone }}
+	specVariantOf   = pmSpec{Name: "variant_of", Label: "Variant of", Value: func(f *postmortemForm) *string { return &f.VariantOf }}
+	specVariantKind = pmSpec{Name: "variant_kind", Label: "Kind of variant", Value: func(f *postmortemForm) *string { return &f.VariantKind }}
 	specTags        = pmSpec{Name: "tags", Label: "Failure patterns"}
 
 	// postmortemSpecs is every field in form order: the order of the error summary.
@@ -131,8 +132,8 @@ var (
 )
 
 // Field returns what the input partials need to draw the named field.
-func (f postmortemForm) Field(name string) field {
-	fd := fieldOf(postmortemSpecs, name, "f-", &f, f.Errors)
+func (f postmortemForm) Field(name string) formfield.Field {
+	fd := formfield.Of(postmortemSpecs, name, "f-", &f, f.Errors)
 	if name == "incident_date" && fd.Error == "" {
 		fd.Warning = f.dateWarning()
 	}
@@ -176,8 +177,8 @@ func (f postmortemForm) dateWarning() string {
 
 // Sections returns the template's section fields, in order, but the
 // timeline, which has rows of its own.
-func (f postmortemForm) Sections() []field {
-	var out []field
+func (f postmortemForm) Sections() []formfield.Field {
+	var out []formfield.Field
 	for _, s := range sectionSpecs {
 		if s.Name != "timeline" {
 			out = append(out, f.Field(s.Name))
@@ -204,7 +205,7 @@ func (f *postmortemForm) readTimeline(v url.Values) {
 	times, texts := v["timeline_time"], v["timeline_text"]
 	n := max(len(times), len(texts))
 	if n > postmortem.MaxTimelineRows*2 {
-		f.Errors.add("timeline", fmt.Sprintf("The timeline has more than %d rows; paste the rest as lines.", postmortem.MaxTimelineRows))
+		f.Errors.Add("timeline", fmt.Sprintf("The timeline has more than %d rows; paste the rest as lines.", postmortem.MaxTimelineRows))
 		n = postmortem.MaxTimelineRows * 2
 	}
 	at := func(list []string, i int) string {
@@ -219,7 +220,7 @@ func (f *postmortemForm) readTimeline(v url.Values) {
 		if f.Errors["timeline"] == "" {
 			f.badRow, f.badPart = len(f.TimelineRows)+1, part
 		}
-		f.Errors.add("timeline", msg)
+		f.Errors.Add("timeline", msg)
 	}
 	for i := range n {
 		row := timelineRow{Time: at(times, i), Text: at(texts, i)}
@@ -234,7 +235,7 @@ func (f *postmortemForm) readTimeline(v url.Values) {
 		f.TimelineRows = append(f.TimelineRows, row)
 	}
 	if len(f.TimelineRows) > postmortem.MaxTimelineRows {
-		f.Errors.add("timeline", fmt.Sprintf("The timeline has more than %d rows.", postmortem.MaxTimelineRows))
+		f.Errors.Add("timeline", fmt.Sprintf("The timeline has more than %d rows.", postmortem.MaxTimelineRows))
 	}
 	if strings.TrimSpace(f.sections.Timeline) == "" || f.Errors["timeline"] != "" {
 		return
@@ -247,7 +248,7 @@ func (f *postmortemForm) readTimeline(v url.Values) {
 		}
 		f.sections.Timeline = ""
 	case len(f.TimelineRows) > 0:
-		f.Errors.add("timeline", "Some pasted lines do not start with a time. Start each with its time (14:02 …), or clear the rows to keep the timeline as free text.")
+		f.Errors.Add("timeline", "Some pasted lines do not start with a time. Start each with its time (14:02 …), or clear the rows to keep the timeline as free text.")
 	}
 }
 
@@ -269,8 +270,8 @@ func (f postmortemForm) timelineText() string {
 }
 
 // Times returns the four incident time fields.
-func (f postmortemForm) Times() []field {
-	out := make([]field, len(timeSpecs))
+func (f postmortemForm) Times() []formfield.Field {
+	out := make([]formfield.Field, len(timeSpecs))
 	for i, s := range timeSpecs {
 		out[i] = f.Field(s.Name)
 	}
@@ -295,8 +296,8 @@ func (f postmortemForm) FamilyTagged(fam store.Family) bool {
 
 // ErrorList is the error summary, in form order. A timeline row's error
 // links to the input at fault.
-func (f postmortemForm) ErrorList() []errorLink {
-	out := errorList(postmortemSpecs, "f-", f.Errors)
+func (f postmortemForm) ErrorList() []formfield.ErrorLink {
+	out := formfield.ErrorList(postmortemSpecs, "f-", f.Errors)
 	for i := range out {
 		if out[i].ID == "f-timeline" && f.badRow > 0 {
 			out[i].ID = fmt.Sprintf("f-timeline-%s-%d", f.badPart, f.badRow-1)
@@ -329,8 +330,8 @@ const datetimeLocal = postmortem.WallClock
 // future. Checks that need the database (the variant target) are the
 // handler's.
 func parsePostmortemForm(v url.Values, known func(string) bool, now time.Time) postmortemForm {
-	f := postmortemForm{Action: cmp.Or(v.Get("save"), v.Get("action")), Tags: map[string]bool{}, Errors: formErrors{}}
-	readFields(postmortemSpecs, v, &f, f.Errors)
+	f := postmortemForm{Action: cmp.Or(v.Get("save"), v.Get("action")), Tags: map[string]bool{}, Errors: formfield.Errors{}}
+	formfield.Read(postmortemSpecs, v, &f, f.Errors)
 	f.Version, _ = strconv.Atoi(v.Get("version"))
 	if was, ok := v["restricted_was"]; ok && len(was) > 0 {
 		f.RestrictedWas, f.restrictedWasSent = was[0], true
@@ -343,7 +344,7 @@ func parsePostmortemForm(v url.Values, known func(string) bool, now time.Time) p
 	for _, t := range v["tags"] {
 		slug, _, _ := strings.Cut(t, ":")
 		if !known(slug) {
-			f.Errors.add("tags", "Choose patterns and roles from the list.")
+			f.Errors.Add("tags", "Choose patterns and roles from the list.")
 			continue
 		}
 		f.Tags[t] = true // its role is postmortem.Validate's to check
@@ -367,7 +368,7 @@ func (f *postmortemForm) addErrors(errs postmortem.Errors) {
 		if name == "patterns" {
 			name = "tags"
 		}
-		f.Errors.add(name, msg)
+		f.Errors.Add(name, msg)
 	}
 }
 
@@ -405,7 +406,7 @@ func formFromFields(p store.PostmortemFields) postmortemForm {
 		Title: p.Title, Organization: p.Organization, Severity: p.Severity, Language: p.Language,
 		Services: p.Services, Authors: p.Authors, SourceURL: p.SourceURL, IncidentDate: p.IncidentDate,
 		TimeZone: p.TimeZone, Summary: p.Summary, Body: p.Body, sections: p.Sections,
-		Tags: map[string]bool{}, Errors: formErrors{},
+		Tags: map[string]bool{}, Errors: formfield.Errors{},
 	}
 	if entries, ok := postmortem.ParseTimeline(p.Timeline); ok {
 		for _, e := range entries {
@@ -461,7 +462,7 @@ func (f postmortemForm) restriction() postmortem.Restriction {
 func (h *Handler) restrictionOf(r *http.Request, f *postmortemForm) []string {
 	groups := f.restriction()
 	if msg := h.restrictionProblem(r, groups); msg != "" {
-		f.Errors.add("restricted_to", msg)
+		f.Errors.Add("restricted_to", msg)
 	}
 	return groups
 }

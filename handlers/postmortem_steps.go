@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"hindsight/handlers/formfield"
 	"net/http"
 )
 
@@ -116,7 +117,7 @@ func (h *Handler) previewPostmortem(read formReader) http.HandlerFunc {
 		preview := previewOf(page.Postmortem.Slug, page.Form.fields(), page.Families)
 		page.Preview = &preview
 		page.Title = "Preview: " + page.Title
-		page.Form.Errors = formErrors{}
+		page.Form.Errors = formfield.Errors{}
 		h.renderForm(w, r, page)
 	}
 }
@@ -131,7 +132,7 @@ func (h *Handler) moreTimelineRows(read formReader) http.HandlerFunc {
 		}
 		page.Focus, page.FocusRow = "rows", len(page.Form.TimelineRows) // the first empty row
 		page.Form.BlankRows = max(page.Form.BlankRows, blankTimelineRows) + 5
-		page.Form.Errors = formErrors{}
+		page.Form.Errors = formfield.Errors{}
 		h.renderForm(w, r, page)
 	}
 }

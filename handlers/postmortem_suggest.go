@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"hindsight/classify"
+	"hindsight/handlers/formfield"
 	"hindsight/markdown"
 	"hindsight/postmortem"
 	"hindsight/store"
@@ -156,7 +157,7 @@ func (h *Handler) suggestInForm(r *http.Request, page *postmortemFormPage, rej s
 		view.Similar = append(view.Similar, similarView{Similar: s, Percent: int(s.Score*100 + 0.5), Linked: f.VariantOf == s.Slug})
 	}
 	page.Suggestions = view
-	page.Form.Errors = formErrors{} // nothing is being saved: no field is wrong yet
+	page.Form.Errors = formfield.Errors{} // nothing is being saved: no field is wrong yet
 	return nil
 }
 

@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"hindsight/attachment"
+	"hindsight/handlers/formfield"
 	"hindsight/importer"
 	"hindsight/markdown"
 	"hindsight/postmortem"
@@ -139,13 +140,15 @@ func pageFuncs(a *assets) template.FuncMap {
 		"actionLabel": revisionActionLabel,
 		"severities":  func() []option { return postmortem.Severities },
 		"lower":       strings.ToLower,
-		"choices":     func(f field, opts []option) selectField { return selectField{field: f, Options: opts} },
-		"dateTime":    func(t time.Time) string { return t.UTC().Format("2 January 2006, 15:04 UTC") },
-		"rfc3339":     func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-		"dateTimeIn":  dateTimeIn,
-		"percent":     func(x float64) int { return int(x*100 + 0.5) },
-		"reviewList":  newReviewList,
-		"reviewBack":  reviewBack,
+		"choices": func(f formfield.Field, opts []option) formfield.Select {
+			return formfield.Select{Field: f, Options: opts}
+		},
+		"dateTime":   func(t time.Time) string { return t.UTC().Format("2 January 2006, 15:04 UTC") },
+		"rfc3339":    func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+		"dateTimeIn": dateTimeIn,
+		"percent":    func(x float64) int { return int(x*100 + 0.5) },
+		"reviewList": newReviewList,
+		"reviewBack": reviewBack,
 		// The fields of a list's filter form (partials/filters.html).
 		"filterSelect": filterSelect,
 		"filterInput": func(name, label, typ, value string) filterField {

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strconv"
 
+	"hindsight/handlers/formfield"
 	"hindsight/store"
 )
 
@@ -17,26 +18,26 @@ import (
 // questionForm is one review question's form.
 type questionForm struct {
 	Text    string
-	Errors  formErrors
+	Errors  formfield.Errors
 	Prefix  string
 	Version int
 	// Theirs is the question as someone else saved it meanwhile.
 	Theirs *store.PatternQuestion
 }
 
-var questionSpecs = []fieldSpec[questionForm]{
-	{"text", "Question", "", "textarea", 500, true, func(f *questionForm) *string { return &f.Text }},
+var questionSpecs = []formfield.Spec[questionForm]{
+	{Name: "text", Label: "Question", Type: "textarea", Max: 500, Required: true, Value: func(f *questionForm) *string { return &f.Text }},
 }
 
 // Field returns the named field for the input partials.
-func (f questionForm) Field(name string) field {
-	return fieldOf(questionSpecs, name, f.Prefix, &f, f.Errors)
+func (f questionForm) Field(name string) formfield.Field {
+	return formfield.Of(questionSpecs, name, f.Prefix, &f, f.Errors)
 }
 
 func parseQuestionForm(r *http.Request, prefix string) questionForm {
-	f := questionForm{Errors: formErrors{}, Prefix: prefix}
+	f := questionForm{Errors: formfield.Errors{}, Prefix: prefix}
 	f.Version, _ = strconv.Atoi(r.PostForm.Get("version"))
-	readFields(questionSpecs, r.PostForm, &f, f.Errors)
+	formfield.Read(questionSpecs, r.PostForm, &f, f.Errors)
 	return f
 }
 
@@ -52,7 +53,7 @@ type questionsEditPage struct {
 	Rows    []questionRow
 	Removed []store.PatternQuestion
 	Add     questionForm
-	Errors  []errorLink
+	Errors  []formfield.ErrorLink
 }
 
 func questionPrefix(id int64) string { return "question-" + strconv.FormatInt(id, 10) + "-" }
@@ -69,13 +70,13 @@ func (h *Handler) questionsEditPage(r *http.Request, slug string, bad *questionF
 		return questionsEditPage{}, err
 	}
 	page := questionsEditPage{basePage: h.base(r, "Review questions of "+p.Name, "Edit the review questions of a failure pattern."),
-		Pattern: p, Add: questionForm{Errors: formErrors{}, Prefix: "new-"}}
+		Pattern: p, Add: questionForm{Errors: formfield.Errors{}, Prefix: "new-"}}
 	for _, q := range qs {
 		if q.Removed {
 			page.Removed = append(page.Removed, q)
 			continue
 		}
-		row := questionRow{Question: q, Form: questionForm{Text: q.Text, Version: q.Version, Errors: formErrors{}, Prefix: questionPrefix(q.ID)}}
+		row := questionRow{Question: q, Form: questionForm{Text: q.Text, Version: q.Version, Errors: formfield.Errors{}, Prefix: questionPrefix(q.ID)}}
 		if bad != nil && badID == q.ID {
 			row.Form = *bad
 		}
@@ -85,7 +86,7 @@ func (h *Handler) questionsEditPage(r *http.Request, slug string, bad *questionF
 		page.Add = *bad
 	}
 	if bad != nil {
-		page.Errors = errorList(questionSpecs, bad.Prefix, bad.Errors)
+		page.Errors = formfield.ErrorList(questionSpecs, bad.Prefix, bad.Errors)
 	}
 	return page, nil
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"hindsight/handlers/formfield"
 	"hindsight/store"
 )
 
@@ -22,7 +23,7 @@ type tokensPage struct {
 	Secret string
 	// Name and Role are the form's values, kept when it is refused.
 	Name, Role string
-	Errors     formErrors
+	Errors     formfield.Errors
 	// Fresh is the token the same form made moments ago when it was sent
 	// twice: its secret was on the answer the browser did not show, so
 	// the page offers to make it again.
@@ -32,7 +33,7 @@ type tokensPage struct {
 func (h *Handler) tokensPage(r *http.Request) (tokensPage, error) {
 	ts, err := h.store.ListTokens(r.Context())
 	return tokensPage{basePage: h.base(r, "API tokens", "Tokens for scripts and integrations."), Tokens: ts,
-		Roles: store.TokenRoles, Role: "viewer", Errors: formErrors{}}, err
+		Roles: store.TokenRoles, Role: "viewer", Errors: formfield.Errors{}}, err
 }
 
 func (h *Handler) listTokens(w http.ResponseWriter, r *http.Request) {
@@ -65,7 +66,7 @@ func (h *Handler) createToken(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, perr)
 		return
 	}
-	page.Name, page.Role = displayText(name), role
+	page.Name, page.Role = formfield.DisplayText(name), role
 	status := http.StatusOK
 	var fields store.FieldErrors
 	switch {
@@ -74,7 +75,7 @@ func (h *Handler) createToken(w http.ResponseWriter, r *http.Request) {
 	case errors.As(err, &fields):
 		status = http.StatusUnprocessableEntity
 		for k, v := range fields {
-			page.Errors.add(k, v)
+			page.Errors.Add(k, v)
 		}
 	case errors.Is(err, store.ErrConflict):
 		status = http.StatusConflict
@@ -84,13 +85,13 @@ func (h *Handler) createToken(w http.ResponseWriter, r *http.Request) {
 			// The form sent twice (a double click): the first send made
 			// the token, and its answer, with the secret, was dropped.
 			page.Fresh = fresh
-			page.Errors.add("name", "You made “"+fresh.Name+"” moments ago, and it has not been used: its secret was on a page your browser did not show (was the form sent twice?). Make it again (above) to get a new secret.")
+			page.Errors.Add("name", "You made “"+fresh.Name+"” moments ago, and it has not been used: its secret was on a page your browser did not show (was the form sent twice?). Make it again (above) to get a new secret.")
 		case errors.Is(ferr, store.ErrNotFound) && again:
 			// "Make it again" pressed late: the token was used, revoked or
 			// made again since (or was never this admin's).
-			page.Errors.add("name", "“"+name+"” can no longer be made again: since that page it has been used, revoked or made again, or it is not a token you made. Create a token here instead.")
+			page.Errors.Add("name", "“"+name+"” can no longer be made again: since that page it has been used, revoked or made again, or it is not a token you made. Create a token here instead.")
 		case errors.Is(ferr, store.ErrNotFound):
-			page.Errors.add("name", "A live token already has this name: revoke it first, or choose another name.")
+			page.Errors.Add("name", "A live token already has this name: revoke it first, or choose another name.")
 		default:
 			h.error(w, r, ferr)
 			return
