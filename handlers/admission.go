@@ -37,7 +37,12 @@ const (
 	// it has sent, not what it announced.
 	bodyBudget      = 64 << 20
 	clientBodyShare = bodyBudget / 4
-	bodyChunk       = 32 << 10
+	// largeBody is the size past which a body is one of its client's
+	// large ones, read one at a time: two of them would each take half
+	// the client's share and, asking for their last chunks at once, both
+	// be refused.
+	largeBody = clientBodyShare / 2
+	bodyChunk = 32 << 10
 	// DefaultClientWrites is how many writes (POST, PUT) one client may send
 	// a minute, in bursts of at most half that, and never more than
 	// maxWriteBurst.
@@ -191,6 +196,15 @@ func (h *Handler) readBodies(next http.Handler) http.Handler {
 		// Not every ResponseWriter has a connection (tests' recorders).
 		_ = rc.SetReadDeadline(time.Now().Add(bodyReadTimeout))
 		client := h.clientIP(r)
+		if r.ContentLength > largeBody {
+			if !h.bodies.takeLarge(client) {
+				_ = rc.SetReadDeadline(time.Now()) // as below: the body is never read
+				h.metrics.shed.Inc()
+				h.error(w, r, &tooManyError{errClientBodies, 1})
+				return
+			}
+			defer h.bodies.giveLarge(client)
+		}
 		body, n, held, err := h.readBody(client, r.Body, r.ContentLength)
 		defer h.bodies.give(client, held)
 		if err != nil {
@@ -266,11 +280,33 @@ func readFull(r io.Reader, b []byte) (int, error) {
 	return n, nil
 }
 
-// bodyTable is the memory request bodies hold, in all and per client.
+// bodyTable is the memory request bodies hold, in all and per client, and
+// the clients reading a large body.
 type bodyTable struct {
 	mu       sync.Mutex
 	total    int64
 	byClient map[string]int64
+	large    map[string]bool
+}
+
+// takeLarge lets client read a large body unless it is reading one.
+func (b *bodyTable) takeLarge(client string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.large[client] {
+		return false
+	}
+	if b.large == nil {
+		b.large = make(map[string]bool)
+	}
+	b.large[client] = true
+	return true
+}
+
+func (b *bodyTable) giveLarge(client string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.large, client)
 }
 
 // take charges n bytes to client, or refuses them: 429 past the client's
