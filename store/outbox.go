@@ -131,11 +131,22 @@ func (s *Store) eventsWritten() {
 // one). e.Postmortem needs only its ID.
 func (tx *writeTx) notify(e Event) { tx.events = append(tx.events, e) }
 
-// recordEvents writes the transaction's events, if ctx names an actor; it
-// reports whether it wrote any.
+// quietKey marks a context whose writes tell no one (WithoutEvents).
+type quietKey struct{}
+
+// WithoutEvents returns ctx whose writes are audited but put no event in
+// the outbox: a folder of old postmortems brought in by `server import` is
+// an archive, not news, and a webhook or a channel should not get one
+// message for each of its thousands of files.
+func WithoutEvents(ctx context.Context) context.Context {
+	return context.WithValue(ctx, quietKey{}, true)
+}
+
+// recordEvents writes the transaction's events, if ctx names an actor and
+// is not WithoutEvents; it reports whether it wrote any.
 func (s *Store) recordEvents(ctx context.Context, tx *writeTx) (bool, error) {
 	a, ok := ctx.Value(actorKey{}).(Actor)
-	if !ok || len(tx.events) == 0 {
+	if !ok || len(tx.events) == 0 || ctx.Value(quietKey{}) != nil {
 		return false, nil
 	}
 	for _, e := range tx.events {

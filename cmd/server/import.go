@@ -31,7 +31,9 @@ var importCommand = command{
 			return err
 		}
 		defer st.Close()
-		return importDir(cliContext(ctx, env.getenv), st, c.importDir, env.stdout)
+		// Audited as the command line's user, and telling no one: a
+		// folder imported is an archive, not one event per file.
+		return importDir(store.WithoutEvents(cliContext(ctx, env.getenv)), st, c.importDir, env.stdout)
 	},
 }
 

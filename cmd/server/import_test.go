@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"database/sql"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -243,5 +245,38 @@ func TestImportSkipsWhatIsNotAFile(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("import output lacks %q:\n%s", want, out.String())
 		}
+	}
+}
+
+// TestImportTellsNoOne: a folder imported is in the audit trail, as the
+// command line's user's, and puts no event in the outbox: no webhook or
+// channel gets a message for each file of an archive.
+func TestImportTellsNoOne(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for i, title := range []string{"Queue backlog", "Certificate expiry", "Disk full"} {
+		doc := fmt.Sprintf("---\ntitle: %s\norganization: Example\nincident_date: 2024-0%d-01\n---\n\nThe %s took the service down for an hour.\n", title, i+1, strings.ToLower(title))
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%d.md", i)), []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db := filepath.Join(t.TempDir(), "hindsight.db")
+	if err := run(t.Context(), []string{"-db", db, "import", dir}, func(k string) string { return map[string]string{"USER": "ops"}[k] }, io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := sql.Open("sqlite", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	var events, audited int
+	if err := conn.QueryRow(`SELECT count(*) FROM outbox`).Scan(&events); err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.QueryRow(`SELECT count(*) FROM audit_log WHERE actor LIKE 'ops%'`).Scan(&audited); err != nil {
+		t.Fatal(err)
+	}
+	if events != 0 || audited == 0 {
+		t.Errorf("after importing 3 files: %d events in the outbox (want none), %d audit entries by ops (want the import's)", events, audited)
 	}
 }
