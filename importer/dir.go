@@ -256,8 +256,12 @@ const (
 
 // importPaced imports ps as ImportPostmortems does, in transactions sized
 // to last about importTxTime each: the first few files, then as many as
-// the last transaction's pace fits (at most twice as many). An error
-// stops it, with the transactions before it committed.
+// the last transaction's pace fits (at most twice as many). Only the last
+// folds the insight and follow-up counts, for all of them
+// (store.FoldCountsLater): they are behind for at most importBatch files,
+// and a save in another process folds at most that many. An error stops
+// it, with the transactions before it committed (and their counts folded
+// by the next write).
 func importPaced(ctx context.Context, st *store.Store, ps []*store.Postmortem) ([]error, error) {
 	errs := make([]error, 0, len(ps))
 	n := 32
@@ -270,8 +274,12 @@ func importPaced(ctx context.Context, st *store.Store, ps []*store.Postmortem) (
 			}
 		}
 		tx := ps[start:min(start+n, len(ps))]
+		var opts []store.ImportOption
+		if start+len(tx) < len(ps) {
+			opts = append(opts, store.FoldCountsLater)
+		}
 		began := time.Now()
-		txErrs, err := st.ImportPostmortems(ctx, tx)
+		txErrs, err := st.ImportPostmortems(ctx, tx, opts...)
 		if err != nil {
 			return nil, err
 		}

@@ -176,11 +176,21 @@ func (s *Store) ImportPostmortem(ctx context.Context, p *Postmortem) error {
 	return nil
 }
 
+// ImportOption changes how ImportPostmortems writes a batch.
+type ImportOption int
+
+// FoldCountsLater leaves the batch's share of the insight and follow-up
+// counts to the next write that folds them, or to FoldCounts. Every fold
+// rewrites pages all over the counts: a long import that folds every few
+// batches, and at its end, spends a third less time (importer.Dir). Until
+// then the counts, and the pages that read them, leave the batch out.
+const FoldCountsLater ImportOption = 1
+
 // ImportPostmortems imports a batch, each postmortem as ImportPostmortem
 // would, in one transaction: a folder import then commits, and syncs the
 // disk, once per batch rather than once per file. errs[i] says why ps[i]
 // was not imported; err is for the batch as a whole, and then none was.
-func (s *Store) ImportPostmortems(ctx context.Context, ps []*Postmortem) (errs []error, err error) {
+func (s *Store) ImportPostmortems(ctx context.Context, ps []*Postmortem, opts ...ImportOption) (errs []error, err error) {
 	errs = make([]error, len(ps))
 	before := make([]Postmortem, len(ps))
 	for i, p := range ps {
@@ -203,6 +213,7 @@ func (s *Store) ImportPostmortems(ctx context.Context, ps []*Postmortem) (errs [
 	})
 	failed := -1
 	err = s.inTx(ctx, func(tx *writeTx) error {
+		tx.foldCountsLater = slices.Contains(opts, FoldCountsLater)
 		var written []*Postmortem
 		// The batch touches pages all over the fingerprint and search
 		// indexes: a larger cache for this connection (256 MB; the default

@@ -95,11 +95,13 @@ func (s *Store) foldInsights(ctx context.Context, tx *writeTx) error {
 	return err
 }
 
-// foldPendingInsights folds groups left marked by a program that wrote the
-// database without the store. Open runs it, and every commit of the store
-// folds whatever is marked; a read never does, as it would wait behind any
-// other writer (as the search index, flushSearchIndex).
-func (s *Store) foldPendingInsights(ctx context.Context) error {
+// FoldCounts folds into the insight and follow-up counts what is marked:
+// writes of an import that folds later (FoldCountsLater), or of a program
+// that wrote the database without the store. Open runs it, and every
+// commit of the store folds whatever is marked; a read never does, as it
+// would wait behind any other writer (as the search index,
+// flushSearchIndex).
+func (s *Store) FoldCounts(ctx context.Context) error {
 	var pending bool
 	if err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM insight_dirty) OR EXISTS (SELECT 1 FROM followup_dirty)`).Scan(&pending); err != nil || !pending {
 		return err

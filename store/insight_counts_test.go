@@ -294,3 +294,57 @@ func TestInsightsNeverWrite(t *testing.T) {
 		t.Errorf("ListActionItems with another program holding the write lock: %v", err)
 	}
 }
+
+// TestImportFoldsCountsLater: a batch imported with FoldCountsLater leaves
+// the counts as they were (CheckInsightCounts finds it marked) until
+// FoldCounts, or the next batch that folds, counts it.
+func TestImportFoldsCountsLater(t *testing.T) {
+	t.Parallel()
+	st, _ := newSeededStore(t)
+	ctx := t.Context()
+	before, err := st.Insights(ctx, store.InsightFilter{Examples: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch := func(title string) []*store.Postmortem {
+		return []*store.Postmortem{{Content: postmortem.Content{Title: title, Summary: title, Body: "The backlog grew.",
+			IncidentDate: "2024-03-05", Severity: "SEV2"}, SourceText: title}}
+	}
+	incidents := func() int {
+		t.Helper()
+		in, err := st.Insights(ctx, store.InsightFilter{Examples: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return in.Incidents
+	}
+	for _, title := range []string{"Queue stuck", "Queue stuck again"} {
+		if errs, err := st.ImportPostmortems(ctx, batch(title), store.FoldCountsLater); err != nil || errs[0] != nil {
+			t.Fatalf("import %q: %v %v", title, err, errs)
+		}
+	}
+	if got := incidents(); got != before.Incidents {
+		t.Errorf("after two batches folding later: %d incidents, want %d as before", got, before.Incidents)
+	}
+	if err := st.CheckInsightCounts(ctx); err == nil {
+		t.Error("CheckInsightCounts finds nothing marked after two batches folding later")
+	}
+	if errs, err := st.ImportPostmortems(ctx, batch("Queue stuck for the third time")); err != nil || errs[0] != nil {
+		t.Fatalf("import: %v %v", err, errs)
+	}
+	if got := incidents(); got != before.Incidents+3 {
+		t.Errorf("after a batch that folds: %d incidents, want %d", got, before.Incidents+3)
+	}
+	if errs, err := st.ImportPostmortems(ctx, batch("Queue stuck once more"), store.FoldCountsLater); err != nil || errs[0] != nil {
+		t.Fatalf("import: %v %v", err, errs)
+	}
+	if err := st.FoldCounts(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := incidents(); got != before.Incidents+4 {
+		t.Errorf("after FoldCounts: %d incidents, want %d", got, before.Incidents+4)
+	}
+	if err := st.CheckInsightCounts(ctx); err != nil {
+		t.Error(err)
+	}
+}

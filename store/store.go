@@ -162,7 +162,7 @@ func (s *Store) open(ctx context.Context) error {
 		return fmt.Errorf("remove text-direction controls from one-line fields: %w", err)
 	}
 	s.countingInsights = true
-	if err := s.foldPendingInsights(ctx); err != nil {
+	if err := s.FoldCounts(ctx); err != nil {
 		return fmt.Errorf("count insights: %w", err)
 	}
 	return nil
@@ -234,7 +234,7 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *writeTx) error) (err error
 	if err != nil {
 		return err
 	}
-	if s.countingInsights {
+	if s.countingInsights && !tx.foldCountsLater {
 		if err := s.foldInsights(ctx, tx); err != nil {
 			return fmt.Errorf("insight counts: %w", err)
 		}
@@ -265,6 +265,8 @@ type writeTx struct {
 	// events are what the write tells others of, for the outbox
 	// (outbox.go).
 	events []Event
+	// foldCountsLater leaves the counts to a later write (FoldCountsLater).
+	foldCountsLater bool
 }
 
 // beginRead starts a read-only transaction, for reads that must see one
