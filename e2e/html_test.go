@@ -154,7 +154,7 @@ func formStates(t *testing.T) map[string][]byte {
 		return body
 	}
 	form := func(kv ...string) url.Values {
-		v := url.Values{"language": {"en"}, "time_zone": {"UTC"}, "action": {"save"}, "author": {"e2e"}}
+		v := url.Values{"language": {"en"}, "time_zone": {"UTC"}, "save": {"save"}, "author": {"e2e"}}
 		for i := 0; i+1 < len(kv); i += 2 {
 			v.Set(kv[i], kv[i+1])
 		}

@@ -158,8 +158,8 @@ func TestEveryWriteIsAudited(t *testing.T) {
 			func() *httptest.ResponseRecorder { return send(editor, "POST", pm+"/unarchive", url.Values{}) }, nil},
 		{"RejectSuggestion", "tags.reject", editor, nil,
 			func() *httptest.ResponseRecorder {
-				form := with(with(validForm(), "action", "suggest"), "body", "Clients retried immediately without backoff; the retries multiplied the load into a retry storm.")
-				return send(editor, "POST", "/postmortems", with(form, "reject", "retry-storm"))
+				form := with(validForm(), "body", "Clients retried immediately without backoff; the retries multiplied the load into a retry storm.")
+				return send(editor, "POST", "/postmortems/new/reject", with(form, "reject", "retry-storm"))
 			}, nil},
 		{"ConfirmSuggestion", "tags.confirm", editor, func() string { return imported },
 			func() *httptest.ResponseRecorder {

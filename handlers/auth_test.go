@@ -778,8 +778,8 @@ func mustNotContainIn(t *testing.T, where, body string, bad ...string) {
 func TestAuditTagRejection(t *testing.T) {
 	t.Parallel()
 	h, _ := newTeamApp(t)
-	form := with(with(validForm(), "action", "suggest"), "body", "Clients retried immediately without backoff; the retries multiplied the load into a retry storm.")
-	rec := as(t, h, editor, "POST", "/postmortems", with(form, "reject", "retry-storm"), "Sec-Fetch-Site", "same-origin")
+	form := with(validForm(), "body", "Clients retried immediately without backoff; the retries multiplied the load into a retry storm.")
+	rec := as(t, h, editor, "POST", "/postmortems/new/reject", with(form, "reject", "retry-storm"), "Sec-Fetch-Site", "same-origin")
 	if rec.Code != 200 {
 		t.Fatalf("reject: %d", rec.Code)
 	}
@@ -817,13 +817,13 @@ func TestStaleEditKeepsTheRestriction(t *testing.T) {
 	}
 	sues := open(sue) // opened while it is public
 	sams := open(sam)
-	if rec := as(t, h, sam, "POST", editPath, with(sams, "restricted_to", "security", "action", "save"), "Sec-Fetch-Site", "same-origin"); rec.Code != http.StatusSeeOther {
+	if rec := as(t, h, sam, "POST", editPath, with(sams, "restricted_to", "security", "save", "save"), "Sec-Fetch-Site", "same-origin"); rec.Code != http.StatusSeeOther {
 		t.Fatalf("restrict: %d", rec.Code)
 	}
 	if rec := as(t, h, outsider, "GET", "/postmortems/"+slug, nil); rec.Code != http.StatusNotFound {
 		t.Fatalf("restricted, an outsider still reads it: %d", rec.Code)
 	}
-	rec = as(t, h, sue, "POST", editPath, with(sues, "impact", "Sue's impact.", "action", "save"), "Sec-Fetch-Site", "same-origin")
+	rec = as(t, h, sue, "POST", editPath, with(sues, "impact", "Sue's impact.", "save", "save"), "Sec-Fetch-Site", "same-origin")
 	if rec.Code != http.StatusConflict {
 		t.Fatalf("sue's stale save: %d, want 409\n%.2000s", rec.Code, rec.Body)
 	}
@@ -839,7 +839,7 @@ func TestStaleEditKeepsTheRestriction(t *testing.T) {
 	if got := rebased.Get("restricted_to"); got != "security" {
 		t.Errorf("the conflict page's form restricts it to %q, want the restriction as it is now", got)
 	}
-	rec = as(t, h, sue, "POST", editPath, with(rebased, "action", "save"), "Sec-Fetch-Site", "same-origin")
+	rec = as(t, h, sue, "POST", editPath, with(rebased, "save", "save"), "Sec-Fetch-Site", "same-origin")
 	if rec.Code != http.StatusSeeOther {
 		t.Fatalf("sue's save: %d\n%.2000s", rec.Code, rec.Body)
 	}
@@ -856,7 +856,7 @@ func TestStaleEditKeepsTheRestriction(t *testing.T) {
 	history := as(t, h, sam, "GET", "/postmortems/"+slug+"/history", nil).Body.String()
 	mustContain(t, history, "Restricted to security (text unchanged)")
 	// Changing the field is a decision: it applies.
-	rec = as(t, h, sue, "POST", editPath, with(open(sue), "restricted_to", "", "action", "save"), "Sec-Fetch-Site", "same-origin")
+	rec = as(t, h, sue, "POST", editPath, with(open(sue), "restricted_to", "", "save", "save"), "Sec-Fetch-Site", "same-origin")
 	if rec.Code != http.StatusSeeOther {
 		t.Fatalf("open it: %d", rec.Code)
 	}

@@ -90,7 +90,7 @@ func validForm() url.Values {
 		"tags":      {"retry-storm:trigger", "feedback-loop:amplifier"},
 		"author":    {"Ada"},
 		"note":      {"first draft"},
-		"action":    {"save"},
+		"save":      {"save"},
 	}
 }
 
@@ -248,8 +248,8 @@ func TestPreviewKeepsEverythingAndSavesNothing(t *testing.T) {
 	t.Parallel()
 	h, st := newApp(t)
 	_, before, _ := st.CountPostmortems(t.Context())
-	form := with(validForm(), "action", "preview", "title", "", "body", "A **bold** claim\n\n- one\n- two")
-	rec := postForm(t, h, "/postmortems", form)
+	form := with(validForm(), "title", "", "body", "A **bold** claim\n\n- one\n- two")
+	rec := postForm(t, h, "/postmortems/new/preview", form)
 	if rec.Code != http.StatusOK {
 		t.Fatalf("preview status = %d, want 200", rec.Code)
 	}
@@ -350,7 +350,7 @@ func TestEditConflictKeepsBothTexts(t *testing.T) {
 	alice.Set("impact", "**40%** of checkouts failed for 2 hours.\nNo data was lost.")
 	alice.Set("author", "Alice")
 	alice.Set("note", "duration")
-	alice.Set("action", "save")
+	alice.Set("save", "save")
 	if rec := postForm(t, h, "/postmortems/"+slug+"/edit", alice); rec.Code != http.StatusSeeOther {
 		t.Fatalf("Alice's save: %d", rec.Code)
 	}
@@ -358,7 +358,7 @@ func TestEditConflictKeepsBothTexts(t *testing.T) {
 	bob.Set("impact", "Bob rewrote the impact entirely.")
 	bob.Set("summary", "Bob's summary.")
 	bob.Set("author", "Bob")
-	bob.Set("action", "save")
+	bob.Set("save", "save")
 	rec := postForm(t, h, "/postmortems/"+slug+"/edit", bob)
 	if rec.Code != http.StatusConflict {
 		t.Fatalf("Bob's stale save: status %d, want 409", rec.Code)
@@ -375,7 +375,7 @@ func TestEditConflictKeepsBothTexts(t *testing.T) {
 	// Bob merges and saves from the conflict page, now based on version 2.
 	merged := formValues(body, "/postmortems/"+slug+"/edit")
 	merged.Set("impact", "Bob's impact, with Alice's 2 hours.")
-	merged.Set("action", "save")
+	merged.Set("save", "save")
 	if rec := postForm(t, h, "/postmortems/"+slug+"/edit", merged); rec.Code != http.StatusSeeOther {
 		t.Fatalf("merged save: %d\n%.2000s", rec.Code, rec.Body)
 	}
@@ -391,7 +391,7 @@ func TestSamePersonSavingTwiceDoesNotConflict(t *testing.T) {
 	slug := createViaForm(t, h, validForm())
 	form := editForm(t, h, slug)
 	form.Set("impact", "Shorter.")
-	form.Set("action", "save-continue")
+	form.Set("save", "save-continue")
 	// A double click sends the same form twice, both based on version 1.
 	first := postForm(t, h, "/postmortems/"+slug+"/edit", form)
 	second := postForm(t, h, "/postmortems/"+slug+"/edit", form)
@@ -410,7 +410,7 @@ func TestSamePersonSavingTwiceDoesNotConflict(t *testing.T) {
 	mustContain(t, page.Body.String(), "Saved as version 2.", `name="version" value="2"`)
 	next := formValues(page.Body.String(), "/postmortems/"+slug+"/edit")
 	next.Set("impact", "Shorter still.")
-	next.Set("action", "save")
+	next.Set("save", "save")
 	if rec := postForm(t, h, "/postmortems/"+slug+"/edit", next); rec.Code != http.StatusSeeOther {
 		t.Fatalf("next save: %d", rec.Code)
 	}
@@ -419,7 +419,7 @@ func TestSamePersonSavingTwiceDoesNotConflict(t *testing.T) {
 	}
 	// Saving an unchanged form records nothing.
 	unchanged := editForm(t, h, slug)
-	unchanged.Set("action", "save")
+	unchanged.Set("save", "save")
 	rec := postForm(t, h, "/postmortems/"+slug+"/edit", unchanged)
 	mustContain(t, follow(t, h, rec).Body.String(), "Nothing had changed")
 	if p, _ := st.GetPostmortem(t.Context(), slug); p.Version != 3 {
@@ -434,7 +434,7 @@ func TestEditValidationKeepsVersion(t *testing.T) {
 	form := editForm(t, h, slug)
 	form.Set("title", "")
 	form.Set("impact", "Half-written new text")
-	form.Set("action", "save")
+	form.Set("save", "save")
 	rec := postForm(t, h, "/postmortems/"+slug+"/edit", form)
 	if rec.Code != http.StatusUnprocessableEntity {
 		t.Fatalf("status %d, want 422", rec.Code)
@@ -450,7 +450,7 @@ func TestEditSeedKeepsItsText(t *testing.T) {
 	form := editForm(t, h, slug)
 	form.Set("author", "Ada")
 	form.Set("impact", "Gmail's web interface was unavailable for most users.")
-	form.Set("action", "save")
+	form.Set("save", "save")
 	if rec := postForm(t, h, "/postmortems/"+slug+"/edit", form); rec.Code != http.StatusSeeOther {
 		t.Fatalf("status %d\n%.2000s", rec.Code, rec.Body)
 	}
@@ -470,7 +470,7 @@ func TestHistoryCompareRestore(t *testing.T) {
 		form.Set("impact", impact)
 		form.Set("author", fmt.Sprintf("Editor %d", i+2))
 		form.Set("note", fmt.Sprintf("edit %d", i+2))
-		form.Set("action", "save")
+		form.Set("save", "save")
 		if rec := postForm(t, h, "/postmortems/"+slug+"/edit", form); rec.Code != http.StatusSeeOther {
 			t.Fatalf("edit %d: %d", i, rec.Code)
 		}
@@ -870,7 +870,7 @@ func TestVariantLinkFromTheForm(t *testing.T) {
 	form := editForm(t, h, alone)
 	form.Set("variant_of", "facebook-2010-09-23-outage")
 	form.Set("variant_kind", "rewrite")
-	form.Set("action", "save")
+	form.Set("save", "save")
 	follow(t, h, postForm(t, h, "/postmortems/"+alone+"/edit", form))
 	if p, _ := st.GetPostmortem(t.Context(), alone); p.VariantKind != postmortem.KindRewrite || p.Canonical {
 		t.Errorf("linked on edit: kind %q canonical %v", p.VariantKind, p.Canonical)
@@ -896,7 +896,7 @@ func TestXSSProbesInEveryFieldAreInert(t *testing.T) {
 	// A second version, to have something to compare; and the other forms.
 	edit := editForm(t, h, slug)
 	edit.Set("impact", "changed "+probe)
-	edit.Set("action", "save")
+	edit.Set("save", "save")
 	follow(t, h, postForm(t, h, "/postmortems/"+slug+"/edit", edit))
 	follow(t, h, postForm(t, h, "/postmortems/"+slug+"/action-items", url.Values{"title": {probe}, "owner": {`<script>alert(1)</script><img src=x onerror=alert(1)>`}, "kind": {"prevent"},
 		"priority": {"P1"}, "status": {"open"}, "ticket_url": {`https://t.example/"><script>alert(1)</script>`}}))
@@ -915,7 +915,7 @@ func TestXSSProbesInEveryFieldAreInert(t *testing.T) {
 	}
 	p, _ := st.GetPostmortem(t.Context(), slug)
 	invalid := postForm(t, h, "/postmortems", with(form, "title", ""))
-	preview := postForm(t, h, "/postmortems", with(form, "action", "preview"))
+	preview := postForm(t, h, "/postmortems/new/preview", form)
 
 	pages := map[string]string{
 		"page":      get(t, h, "/postmortems/"+slug).Body.String(),
@@ -949,7 +949,7 @@ func TestEditsAndArchiveReachSearch(t *testing.T) {
 	slug := createViaForm(t, h, validForm())
 	form := editForm(t, h, slug)
 	form.Set("impact", "The zanzibarquux cache was cold.")
-	form.Set("action", "save")
+	form.Set("save", "save")
 	follow(t, h, postForm(t, h, "/postmortems/"+slug+"/edit", form))
 	follow(t, h, postForm(t, h, "/postmortems/"+slug+"/action-items", url.Values{"title": {"Warm the quuxwarmer pool"},
 		"kind": {"prevent"}, "priority": {"P2"}, "status": {"open"}}))

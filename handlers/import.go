@@ -132,13 +132,6 @@ func (h *Handler) saveImport(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	// A step named the way the review's buttons once did (action=rows or
-	// suggest; accept, reject or link_variant), as scripts may still post
-	// it. The review never had a preview: action=preview saves, as it did.
-	if step := h.formStep(r, h.submittedImport); step != nil && r.PostForm.Get("action") != "preview" {
-		step(w, r)
-		return
-	}
 	f, p := in.form, in.p
 	if len(f.Errors) == 0 {
 		err := h.lib.ImportPostmortem(r.Context(), &p)

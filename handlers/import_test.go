@@ -228,13 +228,13 @@ func TestImportSave(t *testing.T) {
 	})
 
 	t.Run("MoreTimelineRows", func(t *testing.T) {
-		more := map[string][]string{"action": {"rows"}, "timeline_time": {"10:00"}, "timeline_text": {"queue starts growing"}}
+		more := map[string][]string{"timeline_time": {"10:00"}, "timeline_text": {"queue starts growing"}}
 		for k, v := range fields {
 			more[k] = v
 		}
 		body, ct := multipartBody(t, more, "", nil)
 		before := countPostmortems(t, st)
-		rec := post(t, h, "/import/save", ct, body)
+		rec := post(t, h, "/import/rows", ct, body)
 		if rec.Code != http.StatusOK {
 			t.Fatalf("status = %d, want 200", rec.Code)
 		}
@@ -585,7 +585,7 @@ func TestImportSuggestions(t *testing.T) {
 		fields["language"] = []string{"en"}
 		fields["accept"] = []string{"cascading-overload:amplifier"}
 		body, ct := multipartBody(t, fields, "", nil)
-		rec := post(t, h, "/import/save", ct, body)
+		rec := post(t, h, "/import/accept", ct, body)
 		if rec.Code != http.StatusOK {
 			t.Fatalf("accept: status = %d, want 200 (nothing saved)", rec.Code)
 		}
@@ -596,7 +596,7 @@ func TestImportSuggestions(t *testing.T) {
 		delete(fields, "accept")
 		fields["reject"] = []string{"retry-storm"}
 		body, ct = multipartBody(t, fields, "", nil)
-		rec = post(t, h, "/import/save", ct, body)
+		rec = post(t, h, "/import/reject", ct, body)
 		if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `name="rejected" value="retry-storm"`) {
 			t.Errorf("reject: status = %d, or the rejection is not carried", rec.Code)
 		}

@@ -192,18 +192,9 @@ func (h *Handler) createPostmortem(w http.ResponseWriter, r *http.Request) {
 
 // validForm reads a save of the create or edit form with read
 // (page.Postmortem is the saved state when editing, else empty) and checks it, its variant
-// link against the database too. A submission naming a step runs that
-// step instead; an invalid form is shown again with what is wrong (422).
-// It reports false when it has answered.
+// link against the database too. An invalid form is shown again with what
+// is wrong (422). It reports false when it has answered.
 func (h *Handler) validForm(w http.ResponseWriter, r *http.Request, read formReader) (postmortemFormPage, bool) {
-	if err := parseForm(w, r); err != nil {
-		h.error(w, r, err)
-		return postmortemFormPage{}, false
-	}
-	if step := h.formStep(r, read); step != nil {
-		step(w, r)
-		return postmortemFormPage{}, false
-	}
 	page, ok := read(w, r)
 	if !ok {
 		return page, false

@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"cmp"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -56,10 +55,8 @@ type postmortemForm struct {
 	// Version is the version the edit started from; it never changes
 	// between a preview or a refused save and the next submission.
 	Version int
-	// Action is what the submitting button asked: "save" or
-	// "save-continue" (its field save), or, in the import review and as
-	// scripts may still post it, "preview", "suggest" or "rows" (more
-	// timeline rows) (its field action).
+	// Action is what the submitting save button asked (its field save):
+	// "save" or "save-continue".
 	Action string
 	Errors formfield.Errors
 
@@ -330,7 +327,7 @@ const datetimeLocal = postmortem.WallClock
 // future. Checks that need the database (the variant target) are the
 // handler's.
 func parsePostmortemForm(v url.Values, known func(string) bool, now time.Time) postmortemForm {
-	f := postmortemForm{Action: cmp.Or(v.Get("save"), v.Get("action")), Tags: map[string]bool{}, Errors: formfield.Errors{}}
+	f := postmortemForm{Action: v.Get("save"), Tags: map[string]bool{}, Errors: formfield.Errors{}}
 	formfield.Read(postmortemSpecs, v, &f, f.Errors)
 	f.Version, _ = strconv.Atoi(v.Get("version"))
 	if was, ok := v["restricted_was"]; ok && len(was) > 0 {

@@ -9,9 +9,11 @@ import (
 // of the timeline, Suggest patterns and, in its panel, Accept, Reject and
 // Link as a variant. Each is a submit button of the form posting to its own
 // route (its formaction, under the form's JobURL), and each answers with
-// the form again (200), every value as typed. The save buttons post to the
-// form's own URL (createPostmortem, updatePostmortem, saveImport). The
-// import review has all these steps but Preview.
+// the form again (200), every value as typed. The form's own URL only
+// saves (createPostmortem, updatePostmortem, saveImport): a field there
+// that once named a step (action=preview, rows or suggest; accept, reject
+// or link_variant) is not read. The import review has all these steps but
+// Preview.
 
 // formReader reads a submitted postmortem form into the page it is shown
 // on again. When it cannot, it has answered and reports false. There is
@@ -79,31 +81,6 @@ func (h *Handler) renderForm(w http.ResponseWriter, r *http.Request, page postmo
 		return
 	}
 	h.render(w, r, http.StatusOK, "postmortem-form", page)
-}
-
-// formStep is the step a submission to the form's own URL names the way
-// the form's buttons once did (action=preview, rows or suggest; accept,
-// reject or link_variant), as scripts may still post it; nil for a save.
-// read reads the form the submission is of; r's form must be parsed.
-func (h *Handler) formStep(r *http.Request, read formReader) http.HandlerFunc {
-	v := r.PostForm
-	switch {
-	case v.Get("accept") != "":
-		return h.acceptSuggestion(read)
-	case v.Get("reject") != "":
-		return h.rejectSuggestion(read)
-	case v.Get("link_variant") != "":
-		return h.linkVariant(read)
-	}
-	switch v.Get("action") {
-	case "preview":
-		return h.previewPostmortem(read)
-	case "rows":
-		return h.moreTimelineRows(read)
-	case "suggest":
-		return h.suggestPatterns(read)
-	}
-	return nil
 }
 
 // previewPostmortem shows the postmortem as its page would, above the

@@ -150,11 +150,11 @@ func TestRestrictionSaveSaysWhatChanged(t *testing.T) {
 		return msg
 	}
 	form := formValues(as(t, h, sam, "GET", editPath, nil).Body.String(), editPath)
-	if got := flash(with(form, "restricted_to", "security", "action", "save")); !strings.HasPrefix(got, "Who may read it changed, saved as version 2") {
+	if got := flash(with(form, "restricted_to", "security", "save", "save")); !strings.HasPrefix(got, "Who may read it changed, saved as version 2") {
 		t.Errorf("restricting: flash %q", got)
 	}
 	form = formValues(as(t, h, sam, "GET", editPath, nil).Body.String(), editPath)
-	edit := with(form, "impact", "Sam's impact.", "action", "save")
+	edit := with(form, "impact", "Sam's impact.", "save", "save")
 	for i := range 2 {
 		if got := flash(edit); got != "Saved as version 3." {
 			t.Errorf("text edit, save %d: flash %q, want Saved as version 3.", i+1, got)
@@ -179,7 +179,7 @@ func TestFormWithoutRestrictionFieldKeepsIt(t *testing.T) {
 	form := formValues(as(t, h, sam, "GET", editPath, nil).Body.String(), editPath)
 	form.Del("restricted_to")
 	form.Del("restricted_was")
-	if rec := as(t, h, sam, "POST", editPath, with(form, "impact", "Edited by a script.", "action", "save"), "Sec-Fetch-Site", "same-origin"); rec.Code != http.StatusSeeOther {
+	if rec := as(t, h, sam, "POST", editPath, with(form, "impact", "Edited by a script.", "save", "save"), "Sec-Fetch-Site", "same-origin"); rec.Code != http.StatusSeeOther {
 		t.Fatalf("script's save: %d\n%.800s", rec.Code, rec.Body)
 	}
 	if rec := as(t, h, vera, "GET", page, nil); rec.Code != http.StatusNotFound {
@@ -190,7 +190,7 @@ func TestFormWithoutRestrictionFieldKeepsIt(t *testing.T) {
 	}
 	form = formValues(as(t, h, sam, "GET", editPath, nil).Body.String(), editPath)
 	form.Del("restricted_was")
-	if rec := as(t, h, sam, "POST", editPath, with(form, "restricted_to", "", "action", "save"), "Sec-Fetch-Site", "same-origin"); rec.Code != http.StatusSeeOther {
+	if rec := as(t, h, sam, "POST", editPath, with(form, "restricted_to", "", "save", "save"), "Sec-Fetch-Site", "same-origin"); rec.Code != http.StatusSeeOther {
 		t.Fatalf("open it: %d", rec.Code)
 	}
 	if rec := as(t, h, vera, "GET", page, nil); rec.Code != http.StatusOK {
@@ -315,7 +315,7 @@ func TestRedactedThenOpenedKeepsOldVersionsRestricted(t *testing.T) {
 	leaks(otto, "PUT conflict", rec)
 	editPath := base + "/edit"
 	form := formValues(as(t, h, otto, "GET", editPath, nil).Body.String(), editPath)
-	rec = as(t, h, otto, "POST", editPath, with(form, "version", strconv.Itoa(secretV), "summary", "Otto's summary.", "action", "save"),
+	rec = as(t, h, otto, "POST", editPath, with(form, "version", strconv.Itoa(secretV), "summary", "Otto's summary.", "save", "save"),
 		"Sec-Fetch-Site", "same-origin")
 	if rec.Code != http.StatusConflict {
 		t.Errorf("otto's form based on version %d: %d, want 409", secretV, rec.Code)

@@ -48,7 +48,7 @@ func TestCreatingPostmortemTwiceCreatesOne(t *testing.T) {
 	}
 
 	// "Save and keep editing" sent twice opens the one postmortem's form.
-	cont := with(form, "title", "Payments outage", "action", "save-continue")
+	cont := with(form, "title", "Payments outage", "save", "save-continue")
 	for i := range 2 {
 		if rec := postForm(t, h, "/postmortems", cont); rec.Header().Get("Location") != "/postmortems/payments-outage/edit" {
 			t.Errorf("save and keep editing %d: %d → %q", i+1, rec.Code, rec.Header().Get("Location"))

@@ -62,7 +62,7 @@ func TestTimelineRows(t *testing.T) {
 
 	// "More rows" without JavaScript: the same form, more empty rows, the
 	// pasted lines read into rows, nothing saved.
-	rec := postForm(t, h, "/postmortems", rows(with(validForm(), "action", "rows", "timeline", "14:20 rollback"), "14:00", "deploy"))
+	rec := postForm(t, h, "/postmortems/new/rows", rows(with(validForm(), "timeline", "14:20 rollback"), "14:00", "deploy"))
 	if rec.Code != http.StatusOK {
 		t.Fatalf("more rows: %d", rec.Code)
 	}
@@ -145,14 +145,14 @@ func TestIncidentDateWarning(t *testing.T) {
 	h, _ := newApp(t)
 	// A date outside the incident's days: a warning beside the field, on
 	// a preview; it does not stop a save.
-	form := with(validForm(), "incident_date", "2024-03-20", "action", "preview")
-	body := postForm(t, h, "/postmortems", form).Body.String()
+	form := with(validForm(), "incident_date", "2024-03-20")
+	body := postForm(t, h, "/postmortems/new/preview", form).Body.String()
 	mustContain(t, body, `id="f-incident_date-warning"`, "The incident date is 20 March 2024, but the incident started on 5 March 2024 (America/New_York).",
 		`aria-describedby="f-incident_date-hint f-incident_date-warning"`)
-	if rec := postForm(t, h, "/postmortems", with(form, "action", "save")); rec.Code != http.StatusSeeOther {
+	if rec := postForm(t, h, "/postmortems", with(form, "save", "save")); rec.Code != http.StatusSeeOther {
 		t.Errorf("save with a doubtful date: %d, want 303", rec.Code)
 	}
-	body = postForm(t, h, "/postmortems", with(form, "incident_date", "2024-03-05")).Body.String()
+	body = postForm(t, h, "/postmortems/new/preview", with(form, "incident_date", "2024-03-05")).Body.String()
 	mustNotContain(t, body, `id="f-incident_date-warning"`)
 }
 

@@ -11,8 +11,10 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"hindsight/bench/corpus"
 	"hindsight/ingest"
 	"hindsight/internal/budget"
+	"hindsight/seeds"
 	"hindsight/seeds/seedtest"
 )
 
@@ -399,6 +401,28 @@ func BenchmarkClean(b *testing.B) {
 			}
 		})
 	}
+	// The bench's generated write-ups, as `server import` reads them (bench/run).
+	b.Run("bench-corpus", func(b *testing.B) {
+		_, pats, err := seeds.Catalogue()
+		if err != nil {
+			b.Fatal(err)
+		}
+		gen := corpus.New(1, pats)
+		docs := make([]corpus.Doc, 256)
+		size := 0
+		for i := range docs {
+			docs[i] = gen.Doc(i)
+			size += len(docs[i].Data)
+		}
+		b.SetBytes(int64(size / len(docs)))
+		i := 0
+		for b.Loop() {
+			if _, err := ingest.Clean(docs[i%len(docs)].Data, docs[i%len(docs)].Name); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+	})
 }
 
 // TestCleanOrganization checks the organization guessed from a text

@@ -336,8 +336,8 @@ var bioTailRe = regexp.MustCompile(`\b(?:at \p{Lu}|(?:She|He|They) (?:writes|wri
 
 // newsletterRe finds a newsletter box's wording.
 var (
-	newsletterRe      = regexp.MustCompile(`(?i)\b(?:in your inbox|subscribe to our|sign up (?:for|to) our|enter your e-?mail)\b|^(?:e-?mail address|your e-?mail(?: address)?|subscribe to (?:the|our) newsletter|newsletter)\s*\*?$`)
-	newsletterWordsRe = regexp.MustCompile(`(?i)\bnewsletter\b.*\b(?:subscribe|sign up|inbox|e-?mail|get the)\b|\b(?:subscribe|sign up|get the)\b.*\bnewsletter\b`)
+	newsletterRe      = prefilter(`(?i)\b(?:in your inbox|subscribe to our|sign up (?:for|to) our|enter your e-?mail)\b|^(?:e-?mail address|your e-?mail(?: address)?|subscribe to (?:the|our) newsletter|newsletter)\s*\*?$`, "inbox", "subscribe", "sign up", "mail", "newsletter")
+	newsletterWordsRe = prefilter(`(?i)\bnewsletter\b.*\b(?:subscribe|sign up|inbox|e-?mail|get the)\b|\b(?:subscribe|sign up|get the)\b.*\bnewsletter\b`, "newsletter")
 )
 
 // maxNewsletterRunes is the longest paragraph taken for a newsletter box.
@@ -362,8 +362,8 @@ func (d *Draft) dropNewsletters(paras []string) []string {
 // labels and its button.
 // commentFormLabelRe, its field labels and button, alone on a line.
 var (
-	commentFormRe      = regexp.MustCompile(`(?i)your email address will not be published|required fields are marked|save my name, email|notify me of (?:new|follow-up) (?:comments|posts)`)
-	commentFormLabelRe = regexp.MustCompile(`(?i)^(?:(?:comment|name|email|e-mail|website|url)\s*\*?|post (?:a )?comment|submit comment|cancel reply|leave a (?:reply|comment)|join the discussion)$`)
+	commentFormRe      = prefilter(`(?i)your email address will not be published|required fields are marked|save my name, email|notify me of (?:new|follow-up) (?:comments|posts)`, "your email address", "required fields", "save my name", "notify me of")
+	commentFormLabelRe = prefilter(`(?i)^(?:(?:comment|name|email|e-mail|website|url)\s*\*?|post (?:a )?comment|submit comment|cancel reply|leave a (?:reply|comment)|join the discussion)$`, "comment", "name", "mail", "website", "url", "reply", "discussion")
 )
 
 // dropCommentForms removes a comment form's lines from the second half of

@@ -16,7 +16,7 @@ const incidentSearchBytes = 64 << 10
 
 // severityRe finds a severity as write-ups state it: "SEV1", "Sev 2",
 // "SEV-0", "severity 2", "severity level 3", "a P1", "(P2)", "P1 incident".
-var severityRe = regexp.MustCompile(`(?i:\bsev(?:erity)?(?:\s*level)?[\s:-]{0,3}([0-5])\b)|\b(?i:as|a|declared|priority|raised to|downgraded to|upgraded to)\s+(?:an?\s+)?P([0-4])\b|\(P([0-4])\)|\bP([0-4])\s+(?i:incident|outage|issue|event)\b`)
+var severityRe = prefilter(`(?i:\bsev(?:erity)?(?:\s*level)?[\s:-]{0,3}([0-5])\b)|\b(?i:as|a|declared|priority|raised to|downgraded to|upgraded to)\s+(?:an?\s+)?P([0-4])\b|\(P([0-4])\)|\bP([0-4])\s+(?i:incident|outage|issue|event)\b`, "sev", "p0", "p1", "p2", "p3", "p4")
 
 // guessSeverity reads the severity the text states, the first one found
 // in the title, the summary, the text and its sections, when the document
@@ -61,10 +61,10 @@ const zonePattern = `UTC|GMT|PDT|PST|PT|US/Pacific|MDT|MST|CDT|CST|EDT|EST|ET|US
 var (
 	// "Incident began at 2016-02-23 19:55 and ended at 2016-02-23 20:45
 	// (all times are US/Pacific)."
-	beganEndedRe = regexp.MustCompile(`(?i)\bbegan\s+at\s+(\d{4}-\d{2}-\d{2})\s+(\d{1,2}:\d{2})\s+and\s+ended\s+at\s+(\d{4}-\d{2}-\d{2})\s+(\d{1,2}:\d{2})\s*\(\s*all\s+times\s+are\s+(` + zonePattern + `)\s*\)`)
+	beganEndedRe = anchorAtWords(`began\s+at\s+(\d{4}-\d{2}-\d{2})\s+(\d{1,2}:\d{2})\s+and\s+ended\s+at\s+(\d{4}-\d{2}-\d{2})\s+(\d{1,2}:\d{2})\s*\(\s*all\s+times\s+are\s+(`+zonePattern+`)\s*\)`, "began")
 	// "Between 1:48 and 5:15 UTC on June 11, 2017", "between 06:18 UTC
 	// and 16:25 UTC on 04 July 2019", "from 14:02 to 14:49 UTC on …".
-	betweenRe = regexp.MustCompile(`(?i)\b(?:between|from)\s+(\d{1,2}:\d{2})(?:\s*(` + zonePattern + `))?\s+(?:and|to|until)\s+(\d{1,2}:\d{2})\s*(` + zonePattern + `)\s+on\s+([^.;()]{4,40}?\d{4})`)
+	betweenRe = anchorAtWords(`(?:between|from)\s+(\d{1,2}:\d{2})(?:\s*(`+zonePattern+`))?\s+(?:and|to|until)\s+(\d{1,2}:\d{2})\s*(`+zonePattern+`)\s+on\s+([^.;()]{4,40}?\d{4})`, "between", "from")
 	// A time with its zone, as prose gives it: "7:30 AM JST", "10:00AM
 	// PDT", "15:48 UTC".
 	zonedTimeRe     = regexp.MustCompile(`\b(\d{1,2}):(\d{2})\s?([AaPp]\.?[Mm]\.?)?\s+(` + zonePattern + `)\b`)
@@ -109,6 +109,9 @@ func (d *Draft) guessTimes() {
 func (d *Draft) zonedProseTimes(text string) {
 	day := d.IncidentDate.Format(time.DateOnly)
 	for _, s := range sentences(text, 200) {
+		if !strings.Contains(s, ":") { // in every zoned time; most sentences have none
+			continue
+		}
 		all := zonedTimeRe.FindAllStringSubmatchIndex(s, 4)
 		for k, ix := range all {
 			clock, ok := clock24(s[ix[2]:ix[3]], s[ix[4]:ix[5]], matched(s, ix, 3))

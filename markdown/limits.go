@@ -57,13 +57,39 @@ func (e *LimitError) Error() string { return e.What }
 // field before they save it: a text past a limit is shown escaped, as
 // plain text, wherever it is rendered (see guard).
 func Check(src string) error {
-	if err := check(src); err != nil {
+	cells, err := scan(src)
+	if err != nil {
 		return err
 	}
-	if n := len(Section("check", src)); n > MaxOutputBytes {
-		return &LimitError{fmt.Sprintf("renders to %d kB of HTML; the limit is %d kB", n>>10, MaxOutputBytes>>10)}
+	if mayRenderPastLimit(src, cells) {
+		// Rendered here, not by Section, which shows a text past the
+		// limit as written (guard).
+		source := []byte(src)
+		if n := len(render(source, parseSection("check", source))); n > MaxOutputBytes {
+			return &LimitError{fmt.Sprintf("renders to %d kB of HTML; the limit is %d kB", n>>10, MaxOutputBytes>>10)}
+		}
 	}
 	return nil
+}
+
+// Without link reference definitions, whose one long address every use
+// repeats, no construct renders to more than about 21 bytes of HTML a byte
+// of Markdown (an empty heading, "#", whose id is its section's name and a
+// number; next, quote markers alone on their line at 13), and a table cell
+// the header pads a row with to a few dozen. Check renders a text only
+// when three times those could reach MaxOutputBytes: most fields are a few
+// kilobytes, and rendering each of them was a fifth of an import's time.
+// TestCheckRendersWhatMayBeTooLong holds the worst of them to half the
+// bound.
+const (
+	maxBytesPerByte = 64
+	maxBytesPerCell = 64
+)
+
+// mayRenderPastLimit reports whether src, with cells table cells, might
+// render to more than MaxOutputBytes.
+func mayRenderPastLimit(src string, cells int) bool {
+	return strings.Contains(src, "]:") || maxBytesPerByte*len(src)+maxBytesPerCell*cells > MaxOutputBytes
 }
 
 // guard renders src with render when it is within the limits, and
@@ -90,14 +116,19 @@ func guard(src string, render func() template.HTML) template.HTML {
 // words full of unfinished links. Fenced code is not parsed as Markdown,
 // and is skipped.
 func check(src string) error {
+	_, err := scan(src)
+	return err
+}
+
+// scan is check, also counting the cells of src's tables.
+func scan(src string) (cells int, err error) {
 	if len(src) > MaxSourceBytes {
-		return &LimitError{fmt.Sprintf("is %d kB long; the limit is %d kB", len(src)>>10, MaxSourceBytes>>10)}
+		return 0, &LimitError{fmt.Sprintf("is %d kB long; the limit is %d kB", len(src)>>10, MaxSourceBytes>>10)}
 	}
 	var (
 		fence     string // the fence of the code block we are in
 		tableCols int    // columns of the table we are in, 0 outside one
 		tableRows int    // its rows so far
-		cells     int
 		linkScan  int
 		opened    int // list items and quote markers
 		// Delimiters in the inline unit we are in, and the work so far.
@@ -138,40 +169,40 @@ func check(src string) error {
 		}
 		if !isThematicBreak(line) {
 			if d > MaxDepth {
-				return &LimitError{fmt.Sprintf("nests lists or quotes %d deep; the limit is %d", d, MaxDepth)}
+				return 0, &LimitError{fmt.Sprintf("nests lists or quotes %d deep; the limit is %d", d, MaxDepth)}
 			}
 			if opened += markers; opened > MaxContainers {
-				return &LimitError{fmt.Sprintf("has more than %d list items and quote markers; the limit is %d", MaxContainers, MaxContainers)}
+				return 0, &LimitError{fmt.Sprintf("has more than %d list items and quote markers; the limit is %d", MaxContainers, MaxContainers)}
 			}
 		}
 		switch {
 		case tableCols > 0:
 			cells += tableCols
 			if tableRows++; tableRows > MaxTableRows {
-				return &LimitError{fmt.Sprintf("has a table of more than %d rows; the limit is %d", MaxTableRows, MaxTableRows)}
+				return 0, &LimitError{fmt.Sprintf("has a table of more than %d rows; the limit is %d", MaxTableRows, MaxTableRows)}
 			}
 		case isDelimiterRow(line):
 			tableRows = 2 // the header and this row
 			tableCols = strings.Count(strings.Trim(strings.TrimSpace(line), "|"), "|") + 1
 			if tableCols > MaxTableColumns {
-				return &LimitError{fmt.Sprintf("has a table of %d columns; the limit is %d", tableCols, MaxTableColumns)}
+				return 0, &LimitError{fmt.Sprintf("has a table of %d columns; the limit is %d", tableCols, MaxTableColumns)}
 			}
 			cells += 2 * tableCols // the header and this row
 		}
 		if cells > MaxTableCells {
-			return &LimitError{fmt.Sprintf("has tables of more than %d cells; the limit is %d", MaxTableCells, MaxTableCells)}
+			return 0, &LimitError{fmt.Sprintf("has tables of more than %d cells; the limit is %d", MaxTableCells, MaxTableCells)}
 		}
 		linkScan += unfinishedLinks(line)
 		if linkScan > MaxLinkScan {
-			return &LimitError{fmt.Sprintf("has words without spaces full of link brackets \"](\" (more than %d kB to scan); the limit is %d kB",
+			return 0, &LimitError{fmt.Sprintf("has words without spaces full of link brackets \"](\" (more than %d kB to scan); the limit is %d kB",
 				MaxLinkScan>>10, MaxLinkScan>>10)}
 		}
 		if work > MaxDelimiterWork {
-			return &LimitError{fmt.Sprintf("has paragraphs too full of brackets, emphasis marks or backticks (more than %d pairs to match); the limit is %d",
+			return 0, &LimitError{fmt.Sprintf("has paragraphs too full of brackets, emphasis marks or backticks (more than %d pairs to match); the limit is %d",
 				MaxDelimiterWork, MaxDelimiterWork)}
 		}
 	}
-	return nil
+	return cells, nil
 }
 
 // fenceOf returns the fence a line opens a code block with ("```", "~~~"),

@@ -1,6 +1,7 @@
 package markdown_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -72,4 +73,54 @@ func TestPastALimitShownAsWritten(t *testing.T) {
 			t.Errorf("Headings = %v, want none", h)
 		}
 	}
+}
+
+// TestCheckRendersWhatMayBeTooLong holds the constructs that render to the
+// most HTML for their size to half the bound Check trusts instead of
+// rendering a text (64 bytes of HTML a byte, 64 a table cell): each,
+// repeated as often as the limits let it within 32 kB, renders to at most
+// 1 MB.
+func TestCheckRendersWhatMayBeTooLong(t *testing.T) {
+	t.Parallel()
+	header := "|" + strings.Repeat("a|", markdown.MaxTableColumns) + "\n|" + strings.Repeat("-|", markdown.MaxTableColumns) + "\n"
+	units := []string{
+		"#\n", "# a\n", "######\n", ">\n\n", strings.Repeat("> ", markdown.MaxDepth) + "\n\n",
+		"-\n", "- -\n", "1.\n", "- [ ]\n", "- [x] a\n", "***\n", "a\n\n",
+		`"`, "&", "<", "'", `\"`, "*a*", "~a~", "`a`", "**a**", "~~a~~",
+		"[](a)", "[a](b \"c\")", "<a:b>", "www.a.co ", "a@b.co ", "![](a)", "![a](/attachments/x/y.png)",
+		"|\n",
+	}
+	const most = markdown.MaxOutputBytes / 64
+	check := func(t *testing.T, src string) {
+		t.Helper()
+		if markdown.Check(src) != nil {
+			t.Fatalf("Check refuses the text (%d bytes)", len(src))
+		}
+		// "contributing": the longest name of a section, which prefixes
+		// its headings' ids.
+		if n := len(markdown.Section("contributing", src)); n > markdown.MaxOutputBytes/2 {
+			t.Errorf("%d bytes render to %d bytes of HTML (%.1f a byte); Check's bound is 64", len(src), n, float64(n)/float64(len(src)))
+		}
+	}
+	for _, u := range units {
+		t.Run(u, func(t *testing.T) {
+			n := most / len(u)
+			for markdown.Check(strings.Repeat(u, n)) != nil {
+				n = n * 9 / 10
+			}
+			check(t, strings.Repeat(u, n))
+		})
+	}
+	t.Run("a long link used again and again", func(t *testing.T) {
+		// 18 kB whose one link definition each of 2,000 uses repeats: 4 MB.
+		src := "[r]: https://example.com/" + strings.Repeat("a", 2000) + "\n\n" + strings.Repeat("[x][r]\n\n", 2000)
+		var limit *markdown.LimitError
+		if err := markdown.Check(src); !errors.As(err, &limit) || !strings.Contains(err.Error(), "renders to") {
+			t.Errorf("Check = %v, want the output limit", err)
+		}
+	})
+	t.Run("table", func(t *testing.T) {
+		rows := markdown.MaxTableCells/markdown.MaxTableColumns - 2
+		check(t, header+strings.Repeat("x\n", rows))
+	})
 }

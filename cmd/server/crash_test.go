@@ -127,7 +127,7 @@ func create(client *http.Client, base, title string) (slug string, err error) {
 		"incident_date": {"2024-02-29"}, "time_zone": {"UTC"},
 		"summary": {"A write that must survive the process being killed."},
 		"impact":  {"The server was killed with SIGKILL in the middle of a burst of writes."},
-		"author":  {"crash test"}, "action": {"save"},
+		"author":  {"crash test"}, "save": {"save"},
 	}
 	res, err := client.PostForm(base+"/postmortems", form)
 	if err != nil {

@@ -1,0 +1,107 @@
+package ingest
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Go's regular expressions test every byte of a text for a case-insensitive
+// alternation of words, at a few megabytes a second: the cost of reading a
+// write-up was mostly such tests of paragraphs that hold none of the words.
+// The two kinds of pattern below first look for the words with
+// strings.Contains or strings.Index; what they find is the expression's own
+// answer.
+
+// prefiltered is a regular expression every match of which contains one
+// of words (lower case): a text holding none is passed over.
+type prefiltered struct {
+	re    *regexp.Regexp
+	words []string
+}
+
+func prefilter(expr string, words ...string) prefiltered {
+	return prefiltered{regexp.MustCompile(expr), words}
+}
+
+// mayMatch reports whether s holds one of the words in any case. The long
+// s (ſ) is the one letter that (?i) folds to an ASCII letter that
+// strings.ToLower leaves alone; a text with one is always tested.
+func (p prefiltered) mayMatch(s string) bool {
+	if strings.Contains(s, "ſ") {
+		return true
+	}
+	l := strings.ToLower(s)
+	for _, w := range p.words {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
+}
+
+func (p prefiltered) MatchString(s string) bool { return p.mayMatch(s) && p.re.MatchString(s) }
+
+func (p prefiltered) FindStringSubmatch(s string) []string {
+	if !p.mayMatch(s) {
+		return nil
+	}
+	return p.re.FindStringSubmatch(s)
+}
+
+// wordAnchored is a case-insensitive expression every match of which
+// starts with one of words (ASCII lower case, no s or k, which (?i) also
+// folds to non-ASCII letters) at a word boundary. Its leftmost match is
+// found by trying the expression anchored at each place a word starts,
+// in order, instead of at every byte.
+type wordAnchored struct {
+	re    *regexp.Regexp // `^(?i)` + the expression
+	words []string
+}
+
+func anchorAtWords(expr string, words ...string) wordAnchored {
+	return wordAnchored{regexp.MustCompile(`^(?i)(?:` + expr + `)`), words}
+}
+
+// FindStringSubmatch is the leftmost match of the expression in s and its
+// groups, as regexp.FindStringSubmatch gives them, or nil.
+func (a wordAnchored) FindStringSubmatch(s string) []string {
+	lower := asciiLower(s)
+	var starts []int
+	for _, w := range a.words {
+		for off := 0; ; {
+			i := strings.Index(lower[off:], w)
+			if i < 0 {
+				break
+			}
+			if at := off + i; at == 0 || !asciiWordByte(s[at-1]) {
+				starts = append(starts, at)
+			}
+			off += i + len(w)
+		}
+	}
+	slices.Sort(starts)
+	for _, at := range starts {
+		if m := a.re.FindStringSubmatch(s[at:]); m != nil {
+			return m
+		}
+	}
+	return nil
+}
+
+// asciiLower is s with its ASCII letters in lower case, byte for byte, so
+// that an index into it is an index into s.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// asciiWordByte is \b's idea of a word character: ASCII letters, digits, _.
+func asciiWordByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
+}
