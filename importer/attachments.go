@@ -32,6 +32,9 @@ func (pl *Pipeline) attachBeside(ctx context.Context, root *os.Root, name string
 	done := map[string]string{} // relative path → attachment URL
 	var err error
 	for _, field := range p.WriteUpFields() {
+		if !strings.Contains(*field, "](") { // in every link; the expression alone tests every byte
+			continue
+		}
 		*field = markdownLink.ReplaceAllStringFunc(*field, func(m string) string {
 			parts := markdownLink.FindStringSubmatch(m)
 			rel, ok := relativePath(parts[2])

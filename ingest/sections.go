@@ -509,22 +509,10 @@ func actionItems(paras []string, inline bool) ([]ActionItem, []string) {
 		if a.Title == "" {
 			continue
 		}
-		if m := actionOwnerDueRe.FindStringSubmatch(a.Title); m != nil && len(m[0]) < len(a.Title) {
-			if f, ok := firstDate(m[3], time.Time{}); ok {
-				a.Owner = clip(strings.TrimSpace(m[1]+m[2]), maxActionOwnerRunes)
-				a.DueDate = f.date.Format(time.DateOnly)
-				a.Title = strings.TrimSpace(strings.TrimSuffix(a.Title, m[0]))
-			}
-		}
-		if m := actionDueRe.FindStringSubmatch(a.Title); m != nil && len(m[0]) < len(a.Title) && a.DueDate == "" {
-			if f, ok := firstDate(m[1], time.Time{}); ok {
-				a.DueDate = f.date.Format(time.DateOnly)
-				a.Title = strings.TrimSpace(strings.TrimSuffix(a.Title, m[0]))
-			}
-		}
-		if m := actionOwnerRe.FindStringSubmatch(a.Title); m != nil && len(m[0]) < len(a.Title) {
-			a.Owner = clip(strings.TrimSpace(m[1]+m[2]), maxActionOwnerRunes)
-			a.Title = strings.TrimSpace(strings.TrimSuffix(a.Title, m[0]))
+		// An owner and a due date are written in brackets closing the
+		// title; most titles have none.
+		if endsInBracket(a.Title) {
+			readOwnerAndDue(&a)
 		}
 		a.Title = clip(a.Title, maxActionTitleRunes)
 		a.Kind = actionKind(a.Title)
@@ -534,6 +522,36 @@ func actionItems(paras []string, inline bool) ([]ActionItem, []string) {
 		out = append(out, a)
 	}
 	return out, rest
+}
+
+// readOwnerAndDue moves the owner and due date written at the end of a's
+// title into their fields.
+func readOwnerAndDue(a *ActionItem) {
+	if m := actionOwnerDueRe.FindStringSubmatch(a.Title); m != nil && len(m[0]) < len(a.Title) {
+		if f, ok := firstDate(m[3], time.Time{}); ok {
+			a.Owner = clip(strings.TrimSpace(m[1]+m[2]), maxActionOwnerRunes)
+			a.DueDate = f.date.Format(time.DateOnly)
+			a.Title = strings.TrimSpace(strings.TrimSuffix(a.Title, m[0]))
+		}
+	}
+	if m := actionDueRe.FindStringSubmatch(a.Title); m != nil && len(m[0]) < len(a.Title) && a.DueDate == "" {
+		if f, ok := firstDate(m[1], time.Time{}); ok {
+			a.DueDate = f.date.Format(time.DateOnly)
+			a.Title = strings.TrimSpace(strings.TrimSuffix(a.Title, m[0]))
+		}
+	}
+	if m := actionOwnerRe.FindStringSubmatch(a.Title); m != nil && len(m[0]) < len(a.Title) {
+		a.Owner = clip(strings.TrimSpace(m[1]+m[2]), maxActionOwnerRunes)
+		a.Title = strings.TrimSpace(strings.TrimSuffix(a.Title, m[0]))
+	}
+}
+
+// endsInBracket reports whether title ends with ")" or "]", before white
+// space, "." or ";": as every match of actionOwnerRe, actionOwnerDueRe,
+// actionDueRe and actionStatusRe does.
+func endsInBracket(title string) bool {
+	t := strings.TrimRight(title, " \t\n\r\f\v.;")
+	return strings.HasSuffix(t, ")") || strings.HasSuffix(t, "]")
 }
 
 // actionOwnerRe finds the owner written at the end of an action item:
@@ -558,6 +576,9 @@ var actionStatusRe = regexp.MustCompile(`(?i)(?:^[\[(]\s*([\p{L} -]{4,20}?)\s*[\
 // actionStatus reads an action item's status from its title: done, in
 // progress (Status), or neither.
 func actionStatus(title string) (done bool, status string) {
+	if !strings.ContainsAny(title, "[(") {
+		return false, ""
+	}
 	m := actionStatusRe.FindStringSubmatch(title)
 	if m == nil {
 		return false, ""
@@ -585,8 +606,8 @@ type ActionItem struct {
 }
 
 var (
-	processWordsRe  = regexp.MustCompile(`(?i)\b(runbook|playbook|process|training|train|document|documentation|review|postmortem|communicat\w*|on-?call|escalat\w*|procedure|checklist|policy|proceso|documentar|documentación|capacitación|revisar|revisión|procedimiento)\b`)
-	mitigateWordsRe = regexp.MustCompile(`(?i)\b(mitigat\w*|rollback|roll back|revert|restore|failover|temporar\w*|workaround|hotfix|mitigar|revertir|restaurar)\b`)
+	processWordsRe  = prefilter(`(?i)\b(runbook|playbook|process|training|train|document|documentation|review|postmortem|communicat\w*|on-?call|escalat\w*|procedure|checklist|policy|proceso|documentar|documentación|capacitación|revisar|revisión|procedimiento)\b`, "runbook", "playbook", "process", "train", "document", "review", "postmortem", "communicat", "on-call", "oncall", "escalat", "procedure", "checklist", "policy", "proceso", "capacitaci", "revis", "procedimiento")
+	mitigateWordsRe = prefilter(`(?i)\b(mitigat\w*|rollback|roll back|revert|restore|failover|temporar\w*|workaround|hotfix|mitigar|revertir|restaurar)\b`, "mitiga", "rollback", "roll back", "revert", "restor", "failover", "temporar", "workaround", "hotfix", "restaurar")
 )
 
 // actionKind guesses the kind of an action item from its words: process

@@ -1,9 +1,12 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -75,34 +78,43 @@ func foldFollowUps(ctx context.Context, tx *writeTx) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM followup_postmortems WHERE postmortem_id IN (SELECT value FROM json_each(?))`, list); err != nil {
 		return err
 	}
-	var shares [][2]any
+	// As foldInsights: a statement a postmortem's share and a count, in
+	// the counts' key order; only a count that went down can come to
+	// nothing.
 	for id, rows := range perPM {
 		js, err := json.Marshal(rows)
 		if err != nil {
 			return err
 		}
-		shares = append(shares, [2]any{id, string(js)})
-	}
-	if err := inBatches(ctx, tx, shares, `INSERT INTO followup_postmortems (postmortem_id, counts) SELECT value->>0, value->>1 FROM json_each(?)`); err != nil {
-		return err
-	}
-	var changes [][5]any
-	for k, n := range delta {
-		if n != 0 {
-			changes = append(changes, [5]any{k.scope, k.status, k.zone, k.month, n})
+		if _, err := tx.ExecContext(ctx, `INSERT INTO followup_postmortems (postmortem_id, counts) VALUES (?, ?)`, id, string(js)); err != nil {
+			return err
 		}
 	}
-	if err := inBatches(ctx, tx, changes, `INSERT INTO followup_counts (scope, status, time_zone, due, n)
-			SELECT value->>0, value->>1, value->>2, value->>3, value->>4 FROM json_each(?) WHERE true
-			ON CONFLICT DO UPDATE SET n = n + excluded.n`); err != nil {
-		return err
+	var fewer [][4]any
+	for _, k := range slices.SortedFunc(maps.Keys(delta), compareFollowupKeys) {
+		switch n := delta[k]; {
+		case n == 0:
+			continue
+		case n < 0:
+			fewer = append(fewer, [4]any{k.scope, k.status, k.zone, k.month})
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO followup_counts (scope, status, time_zone, due, n) VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT DO UPDATE SET n = n + excluded.n`, k.scope, k.status, k.zone, k.month, delta[k]); err != nil {
+			return err
+		}
 	}
-	if err := inBatches(ctx, tx, changes, `DELETE FROM followup_counts WHERE n = 0 AND (scope, status, time_zone, due) IN
+	if err := inBatches(ctx, tx, fewer, `DELETE FROM followup_counts WHERE n = 0 AND (scope, status, time_zone, due) IN
 			(SELECT value->>0, value->>1, value->>2, value->>3 FROM json_each(?))`); err != nil {
 		return err
 	}
 	_, err = tx.ExecContext(ctx, `DELETE FROM followup_dirty`)
 	return err
+}
+
+// compareFollowupKeys orders keys as followup_counts' primary key does.
+func compareFollowupKeys(x, y followupKey) int {
+	return cmp.Or(strings.Compare(x.scope, y.scope), strings.Compare(x.status, y.status),
+		strings.Compare(x.zone, y.zone), strings.Compare(x.month, y.month))
 }
 
 // countedByStatus reports whether the kept counts answer f: a status and

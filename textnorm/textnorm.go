@@ -191,29 +191,38 @@ var accentedSuffixes = []struct{ folded, accented string }{
 // texts. Snowball is most of the cost of indexing or classifying a
 // postmortem, and postmortems share a small vocabulary. It stops growing at
 // cacheMax words, so odd input cannot make it grow for ever.
-var cache = stemCache{m: map[stemKey]string{}}
+var cache = stemCache{m: map[string]map[string]string{}}
 
 const cacheMax = 1 << 17
 
-type stemKey struct{ lang, word string }
-
+// stemCache keeps a map of words for each language: a string key is looked
+// up faster than a struct of two.
 type stemCache struct {
 	mu sync.RWMutex
-	m  map[stemKey]string
+	m  map[string]map[string]string // language → word → stem
+	n  int                          // words in all
 }
 
 func (c *stemCache) of(lang, w string, stem func(string) string) string {
 	c.mu.RLock()
-	s, ok := c.m[stemKey{lang, w}]
+	s, ok := c.m[lang][w]
 	c.mu.RUnlock()
 	if ok {
 		return s
 	}
 	s = stem(w)
 	c.mu.Lock()
-	if len(c.m) < cacheMax {
-		// w may be a slice of a whole text: keep a copy.
-		c.m[stemKey{lang, strings.Clone(w)}] = s
+	if c.n < cacheMax {
+		words := c.m[lang]
+		if words == nil {
+			words = map[string]string{}
+			c.m[lang] = words
+		}
+		if _, ok := words[w]; !ok {
+			// w may be a slice of a whole text: keep a copy.
+			words[strings.Clone(w)] = s
+			c.n++
+		}
 	}
 	c.mu.Unlock()
 	return s
