@@ -32,9 +32,6 @@ func New(st *store.Store) *Library {
 	return &Library{st: st, classifiers: store.NewCache[*classify.Classifier](st, 1, nil)}
 }
 
-// Store is the store the library works on.
-func (l *Library) Store() *store.Store { return l.st }
-
 // Classifier returns the classifier compiled from the catalogue's phrases
 // for the current data (kept for one generation of the data, as the
 // store's caches are), or nil while there is no catalogue (the seeds load

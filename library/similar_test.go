@@ -284,3 +284,39 @@ func TestCJKFactsReadAgain(t *testing.T) {
 		t.Errorf("translations = %v (all %+v), want [%s]", got, sims, ko.Slug)
 	}
 }
+
+// TestFingerprintsWaitForAPrinter: a store opened without a printer writes
+// no fingerprints and leaves the backfill to the next Open with one, which
+// fingerprints what was written meanwhile.
+func TestFingerprintsWaitForAPrinter(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "test.db")
+	bare, err := store.Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := store.Postmortem{Content: postmortem.Content{Title: "Facebook", Summary: "Facebook", Body: seedtest.Document(t, "000")}}
+	if err := bare.CreatePostmortem(t.Context(), &p); err != nil {
+		t.Fatal(err)
+	}
+	sims, err := library.New(bare).FindSimilar(t.Context(), library.SimilarQuery{Text: seedtest.Document(t, "001"), Language: "en"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sims) != 0 {
+		t.Errorf("without a printer: similar = %+v, want none (no fingerprints)", sims)
+	}
+	bare.Close()
+	st, err := library.Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	sims, err = library.New(st).FindSimilar(t.Context(), library.SimilarQuery{Text: seedtest.Document(t, "001"), Language: "en"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := similarSlugs(sims, postmortem.KindRewrite); !slices.Equal(got, []string{p.Slug}) {
+		t.Errorf("after an Open with a printer: rewrites = %v, want [%s]", got, p.Slug)
+	}
+}
