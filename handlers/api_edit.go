@@ -135,7 +135,7 @@ func (h *Handler) apiUpdatePostmortem(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, fmt.Errorf("update postmortem %q: %w", cur.Slug, fieldErrorsJSON(f.Errors, "tags", "patterns")))
 		return
 	}
-	saved, err := h.store.UpdatePostmortem(r.Context(), cur.Slug, f.Version, store.PostmortemUpdate{
+	saved, err := h.lib.UpdatePostmortem(r.Context(), cur.Slug, f.Version, store.PostmortemUpdate{
 		Fields: f.fields(), VariantOf: f.VariantOf, VariantKind: f.VariantKind, Author: f.Author, Note: f.Note,
 		RestrictedTo: restrict,
 	})

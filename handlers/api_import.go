@@ -142,7 +142,7 @@ func (h *Handler) apiCreatePostmortem(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, fmt.Errorf("create postmortem: %w", refused))
 		return
 	}
-	if err := h.store.ImportPostmortem(r.Context(), &p); err != nil {
+	if err := h.lib.ImportPostmortem(r.Context(), &p); err != nil {
 		h.error(w, r, err)
 		return
 	}

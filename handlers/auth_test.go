@@ -19,6 +19,7 @@ import (
 	"testing"
 
 	"hindsight/handlers"
+	"hindsight/library"
 	"hindsight/seeds/seedtest"
 	"hindsight/store"
 )
@@ -979,7 +980,7 @@ func TestImportOfRestrictedTextIsNoDuplicate(t *testing.T) {
 		t.Fatal(err)
 	}
 	groups := []string{"security"}
-	if _, err := st.UpdatePostmortem(store.WithReaderGroups(t.Context(), groups), slug, p.Version, store.PostmortemUpdate{
+	if _, err := library.New(st).UpdatePostmortem(store.WithReaderGroups(t.Context(), groups), slug, p.Version, store.PostmortemUpdate{
 		Fields: p.Fields(), Author: "sam", Note: "restrict", RestrictedTo: &groups}); err != nil {
 		t.Fatal(err)
 	}

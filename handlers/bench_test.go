@@ -12,6 +12,7 @@ import (
 	"hindsight/bench/corpus"
 	"hindsight/handlers"
 	"hindsight/importer"
+	"hindsight/library"
 	"hindsight/seeds"
 	"hindsight/store"
 )
@@ -21,7 +22,7 @@ import (
 func benchApp(b *testing.B, n int, opts ...handlers.Option) (http.Handler, []corpus.Doc) {
 	b.Helper()
 	ctx := b.Context()
-	st, err := store.Open(ctx, filepath.Join(b.TempDir(), "bench.db"))
+	st, err := library.Open(ctx, filepath.Join(b.TempDir(), "bench.db"))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -44,7 +45,7 @@ func benchApp(b *testing.B, n int, opts ...handlers.Option) (http.Handler, []cor
 		}
 		ps[i] = &p
 	}
-	errs, err := st.ImportPostmortems(ctx, ps)
+	errs, err := library.New(st).ImportPostmortems(ctx, ps)
 	if err != nil {
 		b.Fatal(err)
 	}

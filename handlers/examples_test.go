@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"hindsight/handlers"
+	"hindsight/library"
 	"hindsight/seeds"
-	"hindsight/store"
 )
 
 // Follow-ups and insights leave the examples out unless asked, with a
@@ -79,7 +79,7 @@ func TestArchiveExamplesNeedsAdmin(t *testing.T) {
 // first postmortem in its main content.
 func TestEmptyHomeInvitesFirstPostmortem(t *testing.T) {
 	t.Parallel()
-	st, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "empty.db"))
+	st, err := library.Open(t.Context(), filepath.Join(t.TempDir(), "empty.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

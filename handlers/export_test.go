@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"hindsight/handlers"
+	"hindsight/library"
 	"hindsight/postmortem"
 	"hindsight/store"
 	"hindsight/store/storetest"
@@ -248,7 +249,7 @@ func TestPostmortemMarkdownIntoAnotherInstance(t *testing.T) {
 		},
 		Comments: []store.Comment{{Author: "lector", Posted: "6 March 2024", Text: "Gracias."}},
 	}
-	if err := srcStore.ImportPostmortem(ctx, &p); err != nil {
+	if err := library.New(srcStore).ImportPostmortem(ctx, &p); err != nil {
 		t.Fatal(err)
 	}
 	if err := srcStore.DismissSuggestedTag(ctx, p.Slug, "thundering-herd", "reviewer"); err != nil {

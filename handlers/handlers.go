@@ -14,12 +14,14 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"hindsight/library"
 	"hindsight/store"
 )
 
 // Handler serves the whole application.
 type Handler struct {
 	store  *store.Store
+	lib    *library.Library // the use cases over store that are not SQL
 	log    *slog.Logger
 	pages  map[string]*template.Template
 	assets *assets
@@ -121,7 +123,7 @@ func Collector(c prometheus.Collector) Option {
 // fingerprints every static asset up front, so a broken template fails here
 // rather than in the middle of a request.
 func New(st *store.Store, log *slog.Logger, opts ...Option) (*Handler, error) {
-	h := &Handler{store: st, log: log, now: time.Now, rendered: newPageCache(st), attach: defaultAttachConfig(), triageCache: newTriageCaches(st)}
+	h := &Handler{store: st, lib: library.New(st), log: log, now: time.Now, rendered: newPageCache(st), attach: defaultAttachConfig(), triageCache: newTriageCaches(st)}
 	MaxInFlight(DefaultMaxInFlight())(h)
 	ClientLimits(-1, DefaultClientWrites)(h)
 	Auth(AuthConfig{Mode: "none"})(h)

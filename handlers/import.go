@@ -134,7 +134,7 @@ func (h *Handler) saveImport(w http.ResponseWriter, r *http.Request) {
 	}
 	f, p := in.form, in.p
 	if len(f.Errors) == 0 {
-		err := h.store.ImportPostmortem(r.Context(), &p)
+		err := h.lib.ImportPostmortem(r.Context(), &p)
 		var fields store.FieldErrors
 		switch {
 		case errors.As(err, &fields):

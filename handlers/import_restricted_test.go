@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"hindsight/library"
 	"hindsight/postmortem"
 	"hindsight/store"
 )
@@ -32,7 +33,7 @@ func restrictedExport(t *testing.T) string {
 		},
 		RestrictedTo: []string{"security"},
 	}
-	if err := st.ImportPostmortem(store.WithEveryGroup(t.Context()), &p); err != nil {
+	if err := library.New(st).ImportPostmortem(store.WithEveryGroup(t.Context()), &p); err != nil {
 		t.Fatal(err)
 	}
 	rec := as(t, src, person{"sam", "security, sre"}, "GET", "/postmortems/"+p.Slug+".md", nil)

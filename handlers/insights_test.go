@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"hindsight/handlers"
+	"hindsight/library"
 	"hindsight/postmortem"
 	"hindsight/store"
 )
@@ -329,7 +330,7 @@ func TestInsightsSayWhatWaitsForReview(t *testing.T) {
 			},
 			Suggested: []store.SuggestedTag{{PatternSlug: "thundering-herd", Role: "trigger", Confidence: 0.7, Reason: "phrases"}},
 		}
-		if err := st.ImportPostmortem(t.Context(), &p); err != nil {
+		if err := library.New(st).ImportPostmortem(t.Context(), &p); err != nil {
 			t.Fatal(err)
 		}
 	}

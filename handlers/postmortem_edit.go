@@ -313,7 +313,7 @@ func (h *Handler) updatePostmortem(w http.ResponseWriter, r *http.Request) {
 		// made a new version, so this form is stale then either way.
 		upd.RestrictedTo, f.setsRestriction = &f.restricted, true
 	}
-	saved, err := h.store.UpdatePostmortem(r.Context(), cur.Slug, f.Version, upd)
+	saved, err := h.lib.UpdatePostmortem(r.Context(), cur.Slug, f.Version, upd)
 	// A stale save is an outcome of editing, not a failure: the writer gets
 	// their text back next to what changed meanwhile.
 	if errors.Is(err, store.ErrStaleVersion) {

@@ -7,6 +7,7 @@ import (
 
 	"hindsight/classify"
 	"hindsight/handlers/formfield"
+	"hindsight/library"
 	"hindsight/markdown"
 	"hindsight/postmortem"
 	"hindsight/store"
@@ -19,7 +20,7 @@ import (
 // A rejection is recorded so the phrases behind it can be tuned, and is
 // carried in the form so the suggestion stays away; on a saved postmortem
 // it also stays away on later edits, until the sentences that showed it
-// change (store.StillRejected).
+// change (library.StillRejected).
 
 // suggestionsView is the suggestion panel of the form.
 type suggestionsView struct {
@@ -93,7 +94,7 @@ func (h *Handler) suggestInForm(r *http.Request, page *postmortemFormPage, rej s
 			return err
 		}
 		for _, s := range sugs {
-			if known[s.Slug] && s.Slug != rej && store.StillRejected(before, s) {
+			if known[s.Slug] && s.Slug != rej && library.StillRejected(before, s) {
 				rejected[s.Slug] = true
 			}
 		}
@@ -113,7 +114,7 @@ func (h *Handler) suggestInForm(r *http.Request, page *postmortemFormPage, rej s
 				for _, e := range s.Evidence {
 					rejection.Phrases = append(rejection.Phrases, e.Phrases...)
 				}
-				rejection.Evidence = store.EvidenceSentences(s)
+				rejection.Evidence = library.EvidenceSentences(s)
 			}
 		}
 		if err := h.store.RecordRejection(r.Context(), rejection); err != nil {
@@ -145,11 +146,11 @@ func (h *Handler) suggestInForm(r *http.Request, page *postmortemFormPage, rej s
 		view.Rejected = append(view.Rejected, slug)
 	}
 	slices.Sort(view.Rejected)
-	q := store.SimilarQuery{Text: formText(f), Language: f.Language, Organization: f.Organization, IncidentDate: f.IncidentDate}
+	q := library.SimilarQuery{Text: formText(f), Language: f.Language, Organization: f.Organization, IncidentDate: f.IncidentDate}
 	if page.Editing {
 		q.Exclude = page.Postmortem.Slug
 	}
-	sims, err := h.store.FindSimilar(r.Context(), q)
+	sims, err := h.lib.FindSimilar(r.Context(), q)
 	if err != nil {
 		return err
 	}

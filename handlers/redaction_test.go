@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"hindsight/library"
 	"hindsight/postmortem"
 	"hindsight/store"
 )
@@ -33,7 +34,7 @@ func TestRedactionSticks(t *testing.T) {
 	ctx := store.WithReaderGroups(t.Context(), []string{"security", "sre"})
 	p := store.Postmortem{Slug: "gateway-certificate-outage", Content: postmortem.Content{Title: "Initech gateway certificate outage", Organization: "Example Corp", IncidentDate: "2024-03-01", Summary: summary, Body: body}, SourceText: "# Gateway certificate outage\n\n" + body + "\n\nComment: Initech again?\n",
 		Comments: []store.Comment{{Author: "reader", Text: "Initech again? Their certificates keep expiring."}}, RestrictedTo: []string{"security"}}
-	if err := st.ImportPostmortem(ctx, &p); err != nil {
+	if err := library.New(st).ImportPostmortem(ctx, &p); err != nil {
 		t.Fatal(err)
 	}
 	got, err := st.GetPostmortem(ctx, p.Slug)

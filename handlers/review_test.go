@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"hindsight/library"
 	"hindsight/postmortem"
 	"hindsight/store"
 )
@@ -200,7 +201,7 @@ func TestPatternPageListsEverySuggestion(t *testing.T) {
 			},
 			Suggested: []store.SuggestedTag{{PatternSlug: "thundering-herd", Role: "trigger", Confidence: 0.5 + float64(i)/100, Reason: "phrases"}},
 		}
-		if err := st.ImportPostmortem(t.Context(), &p); err != nil {
+		if err := library.New(st).ImportPostmortem(t.Context(), &p); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"hindsight/importer"
 	"hindsight/internal/corpustest"
+	"hindsight/library"
 	"hindsight/postmortem"
 	"hindsight/search"
 	"hindsight/store"
@@ -57,7 +58,7 @@ func TestRankedSearch(t *testing.T) {
 			title, _, _ := strings.Cut(text, "\n")
 			p = store.Postmortem{Content: postmortem.Content{Title: clipRunes(title, 120), Summary: clipRunes(title, 120), Body: text, Language: "en"}, SourceText: string(raw)}
 		}
-		if err := st.ImportPostmortem(t.Context(), &p); err != nil {
+		if err := library.New(st).ImportPostmortem(t.Context(), &p); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		fileOf[p.Slug] = name

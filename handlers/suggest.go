@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"hindsight/classify"
+	"hindsight/library"
 	"hindsight/markdown"
 	"hindsight/store"
 )
@@ -76,7 +77,7 @@ var errSuggestBudget = fmt.Errorf("the text took longer than the time budget of 
 func (h *Handler) suggest(r *http.Request, doc classify.Document) ([]classify.Suggestion, error) {
 	ctx, cancel := context.WithTimeout(r.Context(), suggestBudget)
 	defer cancel()
-	c, err := h.store.Classifier(ctx)
+	c, err := h.lib.Classifier(ctx)
 	if err != nil || c == nil {
 		return nil, err // no catalogue: nothing to suggest
 	}
@@ -125,7 +126,7 @@ func (h *Handler) apiSuggest(w http.ResponseWriter, r *http.Request) {
 		}
 		out.Patterns = append(out.Patterns, p)
 	}
-	sims, err := h.store.FindSimilar(r.Context(), store.SimilarQuery{Text: req.Body, Language: out.Language})
+	sims, err := h.lib.FindSimilar(r.Context(), library.SimilarQuery{Text: req.Body, Language: out.Language})
 	if err != nil {
 		h.error(w, r, err)
 		return

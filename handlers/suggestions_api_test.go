@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"hindsight/library"
 	"hindsight/postmortem"
 	"hindsight/store"
 )
@@ -17,7 +18,7 @@ func TestAPIPostmortemListsPendingSuggestions(t *testing.T) {
 	t.Parallel()
 	h, st := newApp(t)
 	p := store.Postmortem{Content: postmortem.Content{Title: "Tuesday outage", Organization: "Us", Summary: "Logins failed.", Body: "Every worker held its connection open, so **the connection pool was exhausted** within a minute and [the API](https://example.com/api) timed out."}}
-	if err := st.ImportPostmortem(t.Context(), &p); err != nil {
+	if err := library.New(st).ImportPostmortem(t.Context(), &p); err != nil {
 		t.Fatal(err)
 	}
 	var rec struct {

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"hindsight/library"
 	"hindsight/store"
 )
 
@@ -120,7 +121,7 @@ func (pl *Pipeline) Dir(ctx context.Context, dir, author string) ([]Result, erro
 		if err := stopped(ctx); err != nil {
 			return nil, err
 		}
-		again, err := importFiles(ctx, pl.store, b.files)
+		again, err := importFiles(ctx, pl.lib, b.files)
 		if err != nil {
 			return nil, err
 		}
@@ -131,7 +132,7 @@ func (pl *Pipeline) Dir(ctx context.Context, dir, author string) ([]Result, erro
 		// Read them again: the pipeline checks variant_of against what is
 		// imported now.
 		files, waiting := pl.readBatch(ctx, author, root, retry)
-		again, err := importFiles(ctx, pl.store, files)
+		again, err := importFiles(ctx, pl.lib, files)
 		if err != nil {
 			return nil, err
 		}
@@ -186,7 +187,7 @@ func (pl *Pipeline) readBatch(ctx context.Context, author string, root *os.Root,
 					wait[i] = errors.As(err, &fields) && len(fields) == 1 && fields["variant_of"] != ""
 					continue
 				}
-				p.PrepareImport()
+				library.PrepareImport(&p)
 				out[i] = importFile{res: files[i], p: p}
 			}
 		}()
@@ -207,13 +208,13 @@ func (pl *Pipeline) readBatch(ctx context.Context, author string, root *os.Root,
 // importFiles imports files (importPaced) and records each outcome.
 // It returns the files to try again: variants whose original is not
 // imported yet.
-func importFiles(ctx context.Context, st *store.Store, files []importFile) ([]*Result, error) {
+func importFiles(ctx context.Context, lib *library.Library, files []importFile) ([]*Result, error) {
 	ps := make([]*store.Postmortem, len(files))
 	for i := range files {
 		p := files[i].p
 		ps[i] = &p
 	}
-	errs, err := importPaced(ctx, st, ps)
+	errs, err := importPaced(ctx, lib, ps)
 	if err != nil {
 		return nil, err
 	}
@@ -262,7 +263,7 @@ const (
 // and a save in another process folds at most that many. An error stops
 // it, with the transactions before it committed (and their counts folded
 // by the next write).
-func importPaced(ctx context.Context, st *store.Store, ps []*store.Postmortem) ([]error, error) {
+func importPaced(ctx context.Context, lib *library.Library, ps []*store.Postmortem) ([]error, error) {
 	errs := make([]error, 0, len(ps))
 	n := 32
 	for start := 0; start < len(ps); {
@@ -279,7 +280,7 @@ func importPaced(ctx context.Context, st *store.Store, ps []*store.Postmortem) (
 			opts = append(opts, store.FoldCountsLater)
 		}
 		began := time.Now()
-		txErrs, err := st.ImportPostmortems(ctx, tx, opts...)
+		txErrs, err := lib.ImportPostmortems(ctx, tx, opts...)
 		if err != nil {
 			return nil, err
 		}

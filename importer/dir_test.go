@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"hindsight/importer"
+	"hindsight/library"
 	"hindsight/seeds"
-	"hindsight/store"
 )
 
 // Dir reports every file of the folder, in name order, once: a variant
@@ -32,7 +32,7 @@ func TestDir(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "hindsight.db"))
+	st, err := library.Open(t.Context(), filepath.Join(t.TempDir(), "hindsight.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"hindsight/bench/corpus"
 	"hindsight/importer"
+	"hindsight/library"
 	"hindsight/seeds"
 	"hindsight/store"
 )
@@ -32,7 +33,7 @@ func BenchmarkImportPostmortems(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		p.PrepareImport()
+		library.PrepareImport(&p)
 		return &p
 	}
 	b.Run("prepare", func(b *testing.B) {
@@ -47,7 +48,7 @@ func BenchmarkImportPostmortems(b *testing.B) {
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "postmortems/s")
 	})
 	b.Run("write", func(b *testing.B) {
-		st, err := store.Open(b.Context(), filepath.Join(b.TempDir(), "bench.db"))
+		st, err := library.Open(b.Context(), filepath.Join(b.TempDir(), "bench.db"))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -59,10 +60,11 @@ func BenchmarkImportPostmortems(b *testing.B) {
 		for i := range ps {
 			ps[i] = prepare(gen.Doc(i))
 		}
+		lib := library.New(st)
 		b.ResetTimer()
 		for start := 0; start < len(ps); start += 2048 {
 			batch := ps[start:min(start+2048, len(ps))]
-			errs, err := st.ImportPostmortems(b.Context(), batch)
+			errs, err := lib.ImportPostmortems(b.Context(), batch)
 			if err != nil {
 				b.Fatal(err)
 			}

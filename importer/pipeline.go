@@ -6,6 +6,7 @@ import (
 	"errors"
 	"time"
 
+	"hindsight/library"
 	"hindsight/postmortem"
 	"hindsight/store"
 )
@@ -13,6 +14,7 @@ import (
 // Pipeline is the one import pipeline: Prepare, then the Checker's Check.
 type Pipeline struct {
 	store *store.Store
+	lib   *library.Library
 	check *Checker
 }
 
@@ -22,7 +24,7 @@ func New(ctx context.Context, st *store.Store, now time.Time) (*Pipeline, error)
 	if err != nil {
 		return nil, err
 	}
-	return &Pipeline{store: st, check: ch}, nil
+	return &Pipeline{store: st, lib: library.New(st), check: ch}, nil
 }
 
 // Read runs a document through the pipeline and returns the postmortem to

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"hindsight/importer"
+	"hindsight/library"
 	"hindsight/postmortem"
 	"hindsight/store"
 )
@@ -14,13 +15,13 @@ import (
 // the target of the variants below.
 func openStore(t *testing.T) (*store.Store, string) {
 	t.Helper()
-	st, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "hindsight.db"))
+	st, err := library.Open(t.Context(), filepath.Join(t.TempDir(), "hindsight.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
 	p := store.Postmortem{Content: postmortem.Content{Title: "Certificate expired at Example", Summary: "The certificate expired.", Body: "The certificate expired at midnight.", Language: "en"}}
-	if err := st.ImportPostmortem(t.Context(), &p); err != nil {
+	if err := library.New(st).ImportPostmortem(t.Context(), &p); err != nil {
 		t.Fatal(err)
 	}
 	return st, p.Slug
@@ -106,7 +107,7 @@ func TestDuplicate(t *testing.T) {
 	t.Parallel()
 	st, _ := openStore(t)
 	p := store.Postmortem{Content: postmortem.Content{Title: "Imported", Summary: "Imported.", Body: "x"}, SourceText: "the original file"}
-	if err := st.ImportPostmortem(t.Context(), &p); err != nil {
+	if err := library.New(st).ImportPostmortem(t.Context(), &p); err != nil {
 		t.Fatal(err)
 	}
 	for source, want := range map[string]string{"the original file": p.Slug, "another file": ""} {

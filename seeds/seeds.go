@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"hindsight/importer"
+	"hindsight/library"
 	"hindsight/store"
 )
 
@@ -61,6 +62,7 @@ func Load(ctx context.Context, st *store.Store) (Report, error) {
 	if err != nil {
 		return r, err
 	}
+	lib := library.New(st)
 	// A seed restricted to some groups (by an export imported here) is
 	// still there.
 	ctx = store.WithEveryGroup(ctx)
@@ -96,7 +98,7 @@ func Load(ctx context.Context, st *store.Store) (Report, error) {
 		if err != nil {
 			return r, err
 		}
-		err = st.ImportPostmortem(ctx, &p)
+		err = lib.ImportPostmortem(ctx, &p)
 		var dup *store.DuplicateError
 		if errors.As(err, &dup) {
 			continue // its text was imported (server import) under another slug

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"hindsight/library"
 	"hindsight/seeds"
 	"hindsight/store"
 	"hindsight/store/storetest"
@@ -13,7 +14,7 @@ import (
 // Every tag of a seed cites a sentence of its own document: the standard the
 // evaluation corpus is labelled by (classify/testdata/corpus/README.md).
 func TestSeedTagsCiteTheirText(t *testing.T) {
-	st, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "seeds.db"))
+	st, err := library.Open(t.Context(), filepath.Join(t.TempDir(), "seeds.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +52,7 @@ func TestSeedTagsCiteTheirText(t *testing.T) {
 func seededStore(t *testing.T) (*store.Store, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "old.db")
-	st, err := store.Open(t.Context(), path)
+	st, err := library.Open(t.Context(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +108,7 @@ func TestLoadRevisesRestrictedSeedTags(t *testing.T) {
 		t.Fatal(err)
 	}
 	groups := []string{"security"}
-	if _, err := st.UpdatePostmortem(sec, dw, p.Version, store.PostmortemUpdate{Fields: p.Fields(), Author: "sam", RestrictedTo: &groups}); err != nil {
+	if _, err := library.New(st).UpdatePostmortem(sec, dw, p.Version, store.PostmortemUpdate{Fields: p.Fields(), Author: "sam", RestrictedTo: &groups}); err != nil {
 		t.Fatal(err)
 	}
 	storetest.Exec(t, path,

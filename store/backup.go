@@ -26,7 +26,7 @@ func Backup(ctx context.Context, path, dest string) error {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("backup: %w", err)
 	}
-	db, err := sql.Open("sqlite", dsn(path))
+	db, err := sql.Open("sqlite", dsn(path, &openConfig{}))
 	if err != nil {
 		return fmt.Errorf("backup: open %s: %w", path, err)
 	}

@@ -11,8 +11,9 @@ import (
 
 // One rule keeps every value derived from the data, whether the store
 // computes it (counts, filter options, list pages, search results, the
-// search's facet table, the compiled synonyms and classifier, the hits'
-// texts snippets are cut from) or the handlers do (rendered pages): a
+// search's facet table, the compiled synonyms, the hits' texts snippets
+// are cut from) or its callers do (the handlers' rendered pages, the
+// library's compiled classifier): a
 // value holds for one generation of the data, and every commit starts a
 // new generation.
 //

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"hindsight/classify"
 	"hindsight/postmortem"
 )
 
@@ -36,6 +35,10 @@ type PostmortemUpdate struct {
 	// stale. It is not part of the revisions' text: restoring an old
 	// version never opens a restricted postmortem.
 	RestrictedTo *[]string
+	// Derive, when the update opens the postmortem to readers who could
+	// not read it, gives what is derived from its text as it then is
+	// (rederiveEvidence); nil derives nothing, as with no classifier.
+	Derive func(*Postmortem) Derivation
 }
 
 // UpdatePostmortem saves upd over the postmortem at slug, provided its
@@ -54,14 +57,7 @@ func (s *Store) UpdatePostmortem(ctx context.Context, slug string, expectedVersi
 		return Postmortem{}, fmt.Errorf("update postmortem %q: %w", slug, errs)
 	}
 	// A change of who may read may open it: what was derived from its text
-	// is then derived again (rederiveEvidence), with the classifier.
-	var c *classify.Classifier
-	if upd.RestrictedTo != nil {
-		var err error
-		if c, err = s.Classifier(ctx); err != nil {
-			return Postmortem{}, fmt.Errorf("update postmortem %q: %w", slug, err)
-		}
-	}
+	// is then derived again (rederiveEvidence), with upd.Derive.
 	err := s.inTx(ctx, func(tx *writeTx) error {
 		opened := false
 		if err := s.saveUpdate(ctx, tx, slug, expectedVersion, upd, &opened); err != nil || !opened {
@@ -71,7 +67,7 @@ func (s *Store) UpdatePostmortem(ctx context.Context, slug string, expectedVersi
 		if err != nil {
 			return err
 		}
-		return rederiveEvidence(ctx, tx, c, p)
+		return rederiveEvidence(ctx, tx, upd.Derive, p)
 	})
 	if err != nil {
 		return Postmortem{}, fmt.Errorf("update postmortem %q: %w", slug, err)

@@ -148,16 +148,12 @@ func (s *Store) hashSourceTexts(ctx context.Context) error {
 // twice creates it once. Unknown patterns or an unknown variant_of are
 // FieldErrors. A variant with no kind becomes a translation when its
 // language differs from the postmortem it joins, a rewrite otherwise.
+// p.Suggested is stored as it is: library.ImportPostmortem fills it.
 func (s *Store) ImportPostmortem(ctx context.Context, p *Postmortem) error {
 	if errs := ValidatePostmortem(p); errs != nil {
 		return fmt.Errorf("import postmortem: %w", errs)
 	}
-	c, err := s.Classifier(ctx)
-	if err != nil {
-		return fmt.Errorf("import postmortem %q: %w", p.Title, err)
-	}
-	suggestTags(c, p)
-	err = s.inTx(ctx, func(tx *writeTx) error {
+	err := s.inTx(ctx, func(tx *writeTx) error {
 		if err := s.importPostmortem(ctx, tx, p); err != nil {
 			return err
 		}
@@ -197,15 +193,10 @@ func (s *Store) ImportPostmortems(ctx context.Context, ps []*Postmortem, opts ..
 		before[i] = *p
 		before[i].ActionItems = slices.Clone(p.ActionItems)
 	}
-	// Fingerprinting, classifying and validating need no database: do them
+	// Folding for search and validating need no database: do them
 	// on every core first, outside the one writer's transaction (validation
 	// parses every section's Markdown: a third of the transaction's time).
-	c, err := s.Classifier(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("import %d postmortems: %w", len(ps), err)
-	}
 	parallel(len(ps), func(i int) {
-		suggestTags(c, ps[i])
 		ps[i].PrepareImport()
 		if fe := ValidatePostmortem(ps[i]); fe != nil {
 			errs[i] = fmt.Errorf("import postmortem: %w", fe)
@@ -277,14 +268,11 @@ func (s *Store) ImportPostmortems(ctx context.Context, ps []*Postmortem, opts ..
 }
 
 // PrepareImport does ahead the part of importing p that needs no database
-// (fingerprinting its text, folding and stemming it for search), so that a
+// (folding and stemming its text for search), so that a
 // batch import can do it for the next batch while the store writes this
 // one. ImportPostmortems does it for the postmortems not prepared yet; p
 // must not change afterwards.
 func (p *Postmortem) PrepareImport() {
-	if p.print == nil {
-		p.print = printOf(fingerprintText(p))
-	}
 	if p.indexed == nil {
 		r := indexDocOf(p).row()
 		p.indexed = &r

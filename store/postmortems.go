@@ -77,9 +77,10 @@ type Postmortem struct {
 	// empty: see ListCheckedItems).
 	Checklist []CheckedItem
 
-	// print is the text's fingerprint when a batch import computed it
-	// ahead, on every core; otherwise the write computes it.
-	print *textPrint
+	// Print is the text's fingerprint when it was computed ahead (a batch
+	// import does, on every core); otherwise the write computes it with
+	// the store's printer. GetPostmortem leaves it nil.
+	Print *Print `json:"-"`
 	// indexed is the text folded and stemmed for the search index, when a
 	// batch import computed it ahead; otherwise the commit does it.
 	indexed *indexRow

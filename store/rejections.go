@@ -4,10 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"slices"
 	"strings"
 
-	"hindsight/classify"
 	"hindsight/markdown"
 )
 
@@ -22,18 +20,6 @@ import (
 // text a reader sees (Markdown rendered), its spaces collapsed.
 func EvidenceSentence(sentence string) string {
 	return strings.Join(strings.Fields(markdown.Text(sentence)), " ")
-}
-
-// EvidenceSentences is every sentence of sg's evidence, as EvidenceSentence
-// gives it.
-func EvidenceSentences(sg classify.Suggestion) []string {
-	var out []string
-	for _, e := range sg.Evidence {
-		if s := EvidenceSentence(e.Sentence); s != "" && !slices.Contains(out, s) {
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 // evidenceLines is how evidence is stored: one sentence a line.
@@ -66,24 +52,4 @@ func (s *Store) RejectedEvidence(ctx context.Context, slug string) (map[string][
 		return nil, fmt.Errorf("rejections of %q: %w", slug, err)
 	}
 	return out, nil
-}
-
-// StillRejected reports whether suggestion sg is one rejected before, by
-// the evidence RejectedEvidence returned: every sentence showing it now is
-// among those that showed it when one rejection was made.
-func StillRejected(rejected map[string][][]string, sg classify.Suggestion) bool {
-	now := EvidenceSentences(sg)
-	if len(now) == 0 {
-		return false
-	}
-	for _, then := range rejected[sg.Slug] {
-		all := true
-		for _, s := range now {
-			all = all && slices.Contains(then, s)
-		}
-		if all {
-			return true
-		}
-	}
-	return false
 }

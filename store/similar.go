@@ -9,14 +9,11 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-
-	"hindsight/classify"
-	"hindsight/postmortem"
 )
 
-// fingerprintText is the part of a postmortem that variant detection
+// VariantText is the part of a postmortem that variant detection
 // compares: the write-up without its title (reposts carry bait titles).
-func fingerprintText(p *Postmortem) string {
+func (p *Postmortem) VariantText() string {
 	var parts []string
 	for _, s := range append([]string{p.Summary}, p.writeUp()...) {
 		if strings.TrimSpace(s) != "" {
@@ -26,26 +23,36 @@ func fingerprintText(p *Postmortem) string {
 	return strings.Join(parts, "\n\n")
 }
 
-// textPrint is what variant detection keeps of a text: its MinHash
-// signature and the facts (numbers, names) it mentions.
-type textPrint struct {
-	sig   classify.Signature
-	facts []string
+// Print is what variant detection keeps of a text, as a Printer computes
+// it; the store keeps it and looks texts up by it without reading it.
+type Print struct {
+	Signature []byte   // kept as it is, and given back by PrintsSharingBands
+	Bands     []int64  // the keys the signature is looked up by
+	Facts     []string // the numbers and names the text mentions, kept as a list
+	Lookup    []string // the facts (of Facts) the text is looked up by
 }
 
-func printOf(text string) *textPrint {
-	sig, facts := classify.FingerprintAndFacts(text)
-	return &textPrint{sig: sig, facts: facts.Keys()}
+// A Printer computes the Print of a text. The store fingerprints every
+// postmortem it writes with its printer (WithPrinter).
+type Printer interface {
+	Print(text string) Print
+	// Bands gives the Bands of a Signature it computed; ok is false for
+	// one written by another version of the printer.
+	Bands(signature []byte) (bands []int64, ok bool)
 }
 
 // saveFingerprint replaces the signature, LSH bands and facts of p with
 // those of its current text; the caller's transaction also writes p, so
 // they never disagree.
 func saveFingerprint(ctx context.Context, tx *writeTx, p *Postmortem) error {
+	if tx.printer == nil {
+		return nil
+	}
 	if err := deletePrint(ctx, tx, p.ID); err != nil {
 		return err
 	}
-	p.print = printOf(fingerprintText(p))
+	pr := tx.printer.Print(p.VariantText())
+	p.Print = &pr
 	return insertPrints(ctx, tx, p)
 }
 
@@ -64,8 +71,8 @@ func deletePrint(ctx context.Context, tx *writeTx, id int64) error {
 	}
 	deleteBands := `DELETE FROM fingerprint_bands WHERE postmortem_id = ?1 AND band IN (SELECT value FROM json_each(?2))`
 	var bands []byte
-	if sig, err := classify.ParseSignature(blob); err == nil {
-		if bands, err = json.Marshal(sig.Bands()); err != nil {
+	if keys, ok := tx.printer.Bands(blob); ok {
+		if bands, err = json.Marshal(keys); err != nil {
 			return err
 		}
 	} else {
@@ -89,7 +96,8 @@ func deletePrint(ctx context.Context, tx *writeTx, id int64) error {
 }
 
 // insertPrints writes the fingerprints of postmortems that have none: each
-// one's signature and facts (computed ahead by PrepareImport, or now), and
+// one's signature and facts (computed ahead, or now by the store's
+// printer; none without one), and
 // the rows to look them up by. The lookup rows of all of them go in at
 // once, in key order: a batch import adds rows all over these large
 // indexes, and in key order each page is changed once, not once per
@@ -103,10 +111,14 @@ func insertPrints(ctx context.Context, tx *writeTx, ps ...*Postmortem) error {
 	var bands []bandRow
 	var facts []factRow
 	for _, p := range ps {
-		if p.print == nil {
-			p.print = printOf(fingerprintText(p))
+		if p.Print == nil {
+			if tx.printer == nil {
+				continue
+			}
+			pr := tx.printer.Print(p.VariantText())
+			p.Print = &pr
 		}
-		keys := p.print.facts
+		keys := p.Print.Facts
 		if keys == nil {
 			keys = []string{} // stored as [], not null
 		}
@@ -115,18 +127,16 @@ func insertPrints(ctx context.Context, tx *writeTx, ps ...*Postmortem) error {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO postmortem_fingerprints (postmortem_id, signature, facts) VALUES (?, ?, ?)`,
-			p.ID, p.print.sig.Bytes(), string(list)); err != nil {
+			p.ID, p.Print.Signature, string(list)); err != nil {
 			return fmt.Errorf("save fingerprint: %w", err)
 		}
-		for _, b := range p.print.sig.Bands() {
+		for _, b := range p.Print.Bands {
 			bands = append(bands, bandRow{b, p.ID})
 		}
-		// Only the distinctive facts are looked up (findTranslations): the
+		// Only the Lookup facts are looked up (TranslationCandidates): the
 		// others, such as small numbers, are kept in the list alone.
-		for _, k := range keys {
-			if classify.Distinctive(k) {
-				facts = append(facts, factRow{k, p.ID})
-			}
+		for _, k := range p.Print.Lookup {
+			facts = append(facts, factRow{k, p.ID})
 		}
 	}
 	slices.SortFunc(bands, func(a, b bandRow) int { return cmp.Or(cmp.Compare(a.band, b.band), cmp.Compare(a.id, b.id)) })
@@ -206,20 +216,7 @@ func (s *Store) refingerprint(ctx context.Context, query string) error {
 	return nil
 }
 
-// SimilarQuery is a text to compare with the collection, with what is known
-// of it.
-type SimilarQuery struct {
-	Text         string
-	Language     string // ISO 639-1; "" when unknown
-	Organization string
-	IncidentDate string // YYYY-MM-DD
-	// Exclude names the postmortem being edited: it and its variant group
-	// are already linked and are left out.
-	Exclude string
-	Limit   int // 10 when 0
-}
-
-// Similar is a stored postmortem that may be another version of the text.
+// Similar is a stored postmortem that may be another version of a text.
 type Similar struct {
 	Slug     string
 	Title    string
@@ -228,66 +225,68 @@ type Similar struct {
 	Kind     string // postmortem.KindRewrite (same write-up, reworded or copied) or postmortem.KindTranslation
 }
 
+// StoredPrint is the kept signature of a postmortem's text.
+type StoredPrint struct {
+	PostmortemID int64
+	Signature    []byte
+}
+
+// PrintsSharingBands returns the kept signatures of the postmortems whose
+// texts share one of bands (Print.Bands) with a text: the candidates for
+// a copy or a rewrite of it.
+func (s *Store) PrintsSharingBands(ctx context.Context, bands []int64) ([]StoredPrint, error) {
+	if len(bands) == 0 {
+		return nil, nil
+	}
+	var out []StoredPrint
+	err := scanRows(ctx, s.db, `SELECT postmortem_id, signature FROM postmortem_fingerprints
+		WHERE postmortem_id IN (SELECT postmortem_id FROM fingerprint_bands WHERE band IN (`+placeholders(len(bands))+`))`, anys(bands),
+		func(rows *sql.Rows) error {
+			var p StoredPrint
+			err := rows.Scan(&p.PostmortemID, &p.Signature)
+			out = append(out, p)
+			return err
+		})
+	if err != nil {
+		return nil, fmt.Errorf("find similar: %w", err)
+	}
+	return out, nil
+}
+
 // translationCandidates bounds how many postmortems sharing facts with a
 // text are scored: a name like "AWS" can be in thousands of them.
 const translationCandidates = 200
 
-// FindSimilar returns the postmortems that look like versions of q.Text,
-// best first: copies and rewrites by MinHash similarity, found through the
-// LSH bands, and texts in other languages by TranslationScore, found
-// through shared numbers and names or the same organization and date.
-// Archived postmortems are left out. Linking them stays the writer's
-// decision.
-func (s *Store) FindSimilar(ctx context.Context, q SimilarQuery) ([]Similar, error) {
-	found := map[int64]Similar{}
-	sig := classify.Fingerprint(q.Text)
-	if bands := sig.Bands(); len(bands) > 0 {
-		rows, err := s.db.QueryContext(ctx, `SELECT postmortem_id, signature FROM postmortem_fingerprints
-			WHERE postmortem_id IN (SELECT postmortem_id FROM fingerprint_bands WHERE band IN (`+placeholders(len(bands))+`))`, anys(bands)...)
-		if err != nil {
-			return nil, fmt.Errorf("find similar: %w", err)
-		}
-		for rows.Next() {
-			var id int64
-			var blob []byte
-			if err := rows.Scan(&id, &blob); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("find similar: %w", err)
-			}
-			other, err := classify.ParseSignature(blob)
-			if err != nil {
-				continue // written by another version of the shingling; the next save rewrites it
-			}
-			if sim := classify.Similarity(sig, other); sim >= classify.VariantThreshold {
-				found[id] = Similar{Score: sim, Kind: postmortem.KindRewrite}
-			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, fmt.Errorf("find similar: %w", err)
-		}
-	}
-	if err := s.findTranslations(ctx, q, found); err != nil {
-		return nil, err
-	}
-	return s.describeSimilar(ctx, q, found)
+// TranslationQuery is what is known of a text whose translations are
+// looked for.
+type TranslationQuery struct {
+	Lookup       []string // its facts to look up (Print.Lookup)
+	Language     string   // its language: postmortems in it are left out
+	Organization string
+	IncidentDate string // YYYY-MM-DD
+	// Skip leaves out postmortems already found otherwise (nil: none).
+	Skip func(postmortemID int64) bool
 }
 
-func (s *Store) findTranslations(ctx context.Context, q SimilarQuery, found map[int64]Similar) error {
-	facts := classify.ExtractFacts(q.Text)
-	facts.Language, facts.Organization, facts.IncidentDate = q.Language, q.Organization, q.IncidentDate
-	var keys []any
-	for _, k := range facts.Keys() {
-		if classify.Distinctive(k) {
-			keys = append(keys, k)
-		}
-	}
+// FactsCandidate is a postmortem that may be a translation of a text: what
+// is known of it, and the facts its text mentions (Print.Facts).
+type FactsCandidate struct {
+	PostmortemID                         int64
+	Language, Organization, IncidentDate string
+	Facts                                []string
+}
+
+// TranslationCandidates returns the postmortems in another language than
+// q's that may be translations of its text: those sharing the most of its
+// facts (at most translationCandidates), then those of the same
+// organization and incident date.
+func (s *Store) TranslationCandidates(ctx context.Context, q TranslationQuery) ([]FactsCandidate, error) {
 	var ids []int64
-	if len(keys) > 0 {
-		got, err := queryColumn[int64](ctx, s.db, `SELECT postmortem_id FROM postmortem_facts WHERE fact IN (`+placeholders(len(keys))+`)
-			GROUP BY postmortem_id ORDER BY count(*) DESC, postmortem_id LIMIT `+fmt.Sprint(translationCandidates), keys...)
+	if len(q.Lookup) > 0 {
+		got, err := queryColumn[int64](ctx, s.db, `SELECT postmortem_id FROM postmortem_facts WHERE fact IN (`+placeholders(len(q.Lookup))+`)
+			GROUP BY postmortem_id ORDER BY count(*) DESC, postmortem_id LIMIT `+fmt.Sprint(translationCandidates), anys(q.Lookup)...)
 		if err != nil {
-			return fmt.Errorf("find translations: %w", err)
+			return nil, fmt.Errorf("find translations: %w", err)
 		}
 		ids = append(ids, got...)
 	}
@@ -295,41 +294,43 @@ func (s *Store) findTranslations(ctx context.Context, q SimilarQuery, found map[
 		got, err := queryColumn[int64](ctx, s.db, `SELECT id FROM postmortems WHERE organization = ? COLLATE NOCASE AND incident_date = ?`,
 			q.Organization, q.IncidentDate)
 		if err != nil {
-			return fmt.Errorf("find translations: %w", err)
+			return nil, fmt.Errorf("find translations: %w", err)
 		}
 		ids = append(ids, got...)
 	}
+	var out []FactsCandidate
+	seen := map[int64]bool{}
 	for _, id := range ids {
-		if _, ok := found[id]; ok {
+		if seen[id] || q.Skip != nil && q.Skip(id) {
 			continue
 		}
-		var other classify.DocFacts
+		seen[id] = true
+		c := FactsCandidate{PostmortemID: id}
 		err := s.db.QueryRowContext(ctx, `SELECT language, organization, incident_date FROM postmortems WHERE id = ?`, id).
-			Scan(&other.Language, &other.Organization, &other.IncidentDate)
+			Scan(&c.Language, &c.Organization, &c.IncidentDate)
 		if err != nil {
-			return fmt.Errorf("find translations: %w", err)
+			return nil, fmt.Errorf("find translations: %w", err)
 		}
-		if other.Language == q.Language {
+		if c.Language == q.Language {
 			continue
 		}
-		keys, err := queryColumn[string](ctx, s.db, `SELECT value FROM postmortem_fingerprints, json_each(facts) WHERE postmortem_id = ? ORDER BY value`, id)
-		if err != nil {
-			return fmt.Errorf("find translations: %w", err)
+		if c.Facts, err = queryColumn[string](ctx, s.db, `SELECT value FROM postmortem_fingerprints, json_each(facts) WHERE postmortem_id = ? ORDER BY value`, id); err != nil {
+			return nil, fmt.Errorf("find translations: %w", err)
 		}
-		other.SetKeys(keys)
-		if score := classify.TranslationScore(facts, other); score >= classify.TranslationThreshold {
-			found[id] = Similar{Score: score, Kind: postmortem.KindTranslation}
-		}
+		out = append(out, c)
 	}
-	return nil
+	return out, nil
 }
 
-// describeSimilar fills in slugs and titles, drops archived and excluded
-// postmortems, and orders the result.
-func (s *Store) describeSimilar(ctx context.Context, q SimilarQuery, found map[int64]Similar) ([]Similar, error) {
+// DescribeSimilar fills in the slugs, titles and languages of the
+// postmortems found (by ID), drops the archived ones, those ctx's reader
+// may not read and those in the variant group of the postmortem at
+// exclude (when not ""), and returns the best limit of them (10 when 0),
+// best first.
+func (s *Store) DescribeSimilar(ctx context.Context, found map[int64]Similar, exclude string, limit int) ([]Similar, error) {
 	excludeGroup := int64(-1)
-	if q.Exclude != "" {
-		err := s.db.QueryRowContext(ctx, `SELECT group_id FROM postmortems WHERE slug = ? AND `+visibleSQL(ctx, "postmortems"), q.Exclude).Scan(&excludeGroup)
+	if exclude != "" {
+		err := s.db.QueryRowContext(ctx, `SELECT group_id FROM postmortems WHERE slug = ? AND `+visibleSQL(ctx, "postmortems"), exclude).Scan(&excludeGroup)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return nil, fmt.Errorf("find similar: %w", err)
 		}
@@ -357,7 +358,6 @@ func (s *Store) describeSimilar(ctx context.Context, q SimilarQuery, found map[i
 		}
 		return strings.Compare(a.Slug, b.Slug)
 	})
-	limit := q.Limit
 	if limit <= 0 {
 		limit = 10
 	}

@@ -16,7 +16,6 @@ import (
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
-	"hindsight/classify"
 	"hindsight/search"
 )
 
@@ -46,14 +45,15 @@ type Store struct {
 	// gen is the data's generation and watch looks for other processes'
 	// writes (cache.go); the caches keep values derived from the data for
 	// one generation.
-	gen         atomic.Uint64
-	watch       versionWatch
-	derived     *Cache[any]
-	facets      *Cache[*search.Table]
-	synonyms    *Cache[*search.Synonyms]
-	classifiers *Cache[*classify.Classifier]
-	compiled    compiledClassifier // what classifiers compiles from, and the result
-	snippets    *Cache[*search.SnippetText]
+	gen      atomic.Uint64
+	watch    versionWatch
+	derived  *Cache[any]
+	facets   *Cache[*search.Table]
+	synonyms *Cache[*search.Synonyms]
+	snippets *Cache[*search.SnippetText]
+	// printer fingerprints the texts written (similar.go); nil writes no
+	// fingerprints.
+	printer Printer
 
 	// writer admits one write transaction at a time. SQLite has one writer
 	// anyway; queueing here is first come, first served and bounded by the
@@ -86,7 +86,21 @@ func (s *Store) LastCommit() time.Time {
 }
 
 // OpenOption configures Open.
-type OpenOption func(*url.Values)
+type OpenOption func(*openConfig)
+
+// openConfig is what the OpenOptions set: the DSN's parameters and the
+// store's printer.
+type openConfig struct {
+	q       url.Values
+	printer Printer
+}
+
+// WithPrinter has the store fingerprint every text it writes with p, and
+// fingerprint at Open the texts written without one (similar.go). Without
+// it the store writes no fingerprints.
+func WithPrinter(p Printer) OpenOption {
+	return func(c *openConfig) { c.printer = p }
+}
 
 // CheckpointsByReplication leaves WAL checkpoints to the replication
 // (Litestream), which checkpoints once it has copied the frames: the
@@ -94,14 +108,15 @@ type OpenOption func(*url.Values)
 // would otherwise run a checkpoint inside a user's save and race
 // Litestream's own.
 func CheckpointsByReplication() OpenOption {
-	return func(q *url.Values) { q.Add("_pragma", "wal_autocheckpoint(0)") }
+	return func(c *openConfig) { c.q.Add("_pragma", "wal_autocheckpoint(0)") }
 }
 
 // BusyTimeout is how long a write waits for the lock another process
 // (an import, a backup, sqlite3) holds before it fails as busy; the
 // default is 5 s.
 func BusyTimeout(d time.Duration) OpenOption {
-	return func(q *url.Values) {
+	return func(c *openConfig) {
+		q := &c.q
 		// In place of dsn's: the driver runs busy_timeout pragmas first, in
 		// no set order among themselves.
 		pragmas := slices.DeleteFunc((*q)["_pragma"], func(p string) bool { return strings.HasPrefix(p, "busy_timeout") })
@@ -112,7 +127,8 @@ func BusyTimeout(d time.Duration) OpenOption {
 // Open opens (creating if needed) the SQLite database at path and applies any
 // pending migrations.
 func Open(ctx context.Context, path string, opts ...OpenOption) (*Store, error) {
-	db, err := sql.Open("sqlite", dsn(path, opts...))
+	var cfg openConfig
+	db, err := sql.Open("sqlite", dsn(path, &cfg, opts...))
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
@@ -120,11 +136,10 @@ func Open(ctx context.Context, path string, opts ...OpenOption) (*Store, error) 
 		db.Close()
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
-	s := &Store{db: &database{DB: db}, Now: time.Now, writer: make(chan struct{}, 1), path: path}
+	s := &Store{db: &database{DB: db}, Now: time.Now, writer: make(chan struct{}, 1), path: path, printer: cfg.printer}
 	s.derived = NewCache[any](s, derivedMax, nil)
 	s.facets = NewCache[*search.Table](s, 1, nil)
 	s.synonyms = NewCache[*search.Synonyms](s, 1, nil)
-	s.classifiers = NewCache[*classify.Classifier](s, 1, nil)
 	s.snippets = NewCache(s, snippetTextMax, (*search.SnippetText).Size)
 	if err := s.open(ctx); err != nil {
 		db.Close()
@@ -149,11 +164,14 @@ func (s *Store) open(ctx context.Context) error {
 	if err := s.openSearchIndex(ctx); err != nil {
 		return err
 	}
-	if err := s.runOnce(ctx, "fingerprints", s.fingerprintMissing); err != nil {
-		return fmt.Errorf("backfill fingerprints: %w", err)
-	}
-	if err := s.runOnce(ctx, "cjk-facts", s.refingerprintCJK); err != nil {
-		return fmt.Errorf("read the facts of Korean, Chinese and Japanese texts again: %w", err)
+	// Without a printer the fingerprint jobs wait for an Open with one.
+	if s.printer != nil {
+		if err := s.runOnce(ctx, "fingerprints", s.fingerprintMissing); err != nil {
+			return fmt.Errorf("backfill fingerprints: %w", err)
+		}
+		if err := s.runOnce(ctx, "cjk-facts", s.refingerprintCJK); err != nil {
+			return fmt.Errorf("read the facts of Korean, Chinese and Japanese texts again: %w", err)
+		}
 	}
 	if err := s.runOnce(ctx, "source-hashes", s.hashSourceTexts); err != nil {
 		return fmt.Errorf("hash imported texts: %w", err)
@@ -172,8 +190,9 @@ func (s *Store) open(ctx context.Context) error {
 // WAL lets readers proceed while a write is in progress; _txlock=immediate
 // takes the write lock at BEGIN so two writers queue on busy_timeout instead
 // of failing half-way with SQLITE_BUSY.
-func dsn(path string, opts ...OpenOption) string {
-	q := url.Values{}
+func dsn(path string, cfg *openConfig, opts ...OpenOption) string {
+	cfg.q = url.Values{}
+	q := &cfg.q
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", "busy_timeout(5000)")
 	q.Add("_pragma", "journal_mode(WAL)")
@@ -185,7 +204,7 @@ func dsn(path string, opts ...OpenOption) string {
 	q.Add("_pragma", "synchronous(FULL)")
 	q.Add("_txlock", "immediate")
 	for _, o := range opts {
-		o(&q)
+		o(cfg)
 	}
 	return "file:" + path + "?" + q.Encode()
 }
@@ -223,7 +242,7 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *writeTx) error) (err error
 		return err
 	}
 	defer sqlTx.Rollback()
-	tx := &writeTx{stmtTx: &stmtTx{Tx: sqlTx, db: s.db, stmts: map[string]*sql.Stmt{}}}
+	tx := &writeTx{stmtTx: &stmtTx{Tx: sqlTx, db: s.db, stmts: map[string]*sql.Stmt{}}, printer: s.printer}
 	if err := fn(tx); err != nil {
 		return err
 	}
@@ -267,6 +286,8 @@ type writeTx struct {
 	events []Event
 	// foldCountsLater leaves the counts to a later write (FoldCountsLater).
 	foldCountsLater bool
+	// printer is the store's (Store.printer).
+	printer Printer
 }
 
 // beginRead starts a read-only transaction, for reads that must see one

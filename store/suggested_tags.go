@@ -6,13 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
-	"sync"
 
-	"hindsight/classify"
-	"hindsight/markdown"
 	"hindsight/postmortem"
 )
 
@@ -24,7 +20,7 @@ type SuggestedTag struct {
 	PatternSlug  string
 	PatternName  string
 	Role         string
-	Confidence   float64 // calibrated (classify.Suggestion.Confidence)
+	Confidence   float64 // calibrated, from 0 to 1
 	Reason       string
 	Evidence     string // the sentence that supports it best
 	Phrases      []string
@@ -41,73 +37,21 @@ type ReviewItem struct {
 	Suggestions                             []SuggestedTag
 }
 
-// Classifier returns the classifier compiled from the catalogue's phrases
-// for the current data (cache.go), or nil while there is no catalogue (the
-// seeds load it after Open).
-func (s *Store) Classifier(ctx context.Context) (*classify.Classifier, error) {
-	return s.classifiers.Get(ctx, "", func() (*classify.Classifier, error) {
-		pats, err := s.PatternPhrases(ctx)
-		if err != nil || len(pats) == 0 {
-			return nil, err
-		}
-		in := make([]classify.Pattern, len(pats))
-		for i, p := range pats {
-			in[i] = classify.Pattern{Slug: p.Slug, Name: p.Name, Family: p.Family,
-				PhrasesEN: p.PhrasesEN, PhrasesES: p.PhrasesES, Weak: []string{p.WeakWords}}
-		}
-		return s.compiled.compile(in), nil
-	})
+// Document is the text of p a classifier reads: its title, and its
+// summary and write-up as one body.
+func (p *Postmortem) Document() (title, body string) {
+	return p.Title, strings.Join(append([]string{p.Summary}, p.writeUp()...), "\n\n")
 }
 
-// compiledClassifier keeps the classifier last compiled with what it was
-// compiled from. Every write starts a new generation, and the cache then
-// reads the catalogue's phrases again; they seldom change, and compiling
-// them took longer than a whole import of a postmortem.
-type compiledClassifier struct {
-	mu sync.Mutex
-	in []classify.Pattern
-	c  *classify.Classifier
-}
+// Derivation is what a classifier derives from a postmortem's text, by
+// pattern: the suggestion it makes, and every sentence of its evidence
+// (EvidenceSentence).
+type Derivation map[string]DerivedSuggestion
 
-// compile returns classify.Compile(in), reusing the last classifier when
-// in is the same.
-func (cc *compiledClassifier) compile(in []classify.Pattern) *classify.Classifier {
-	cc.mu.Lock()
-	defer cc.mu.Unlock()
-	if cc.c == nil || !reflect.DeepEqual(cc.in, in) {
-		cc.in, cc.c = in, classify.Compile(in)
-	}
-	return cc.c
-}
-
-// suggestTags fills p.Suggested with the classifier's confident suggestions
-// (classify.Shown) for an imported postmortem that arrives with no tags: a
-// document its authors tagged keeps their tags alone.
-func suggestTags(c *classify.Classifier, p *Postmortem) {
-	if c == nil || len(p.Tags) > 0 || p.Suggested != nil {
-		return
-	}
-	p.Suggested = []SuggestedTag{}
-	for _, sg := range classify.Shown(c.Suggest(classifyDocument(p))) {
-		p.Suggested = append(p.Suggested, suggestedTag(sg))
-	}
-}
-
-// classifyDocument is the text of p the classifier reads.
-func classifyDocument(p *Postmortem) classify.Document {
-	return classify.Document{Title: p.Title, Body: strings.Join(append([]string{p.Summary}, p.writeUp()...), "\n\n")}
-}
-
-// suggestedTag is what is kept of one of the classifier's suggestions.
-func suggestedTag(sg classify.Suggestion) SuggestedTag {
-	t := SuggestedTag{PatternSlug: sg.Slug, Role: sg.Role, Confidence: sg.Confidence, Reason: sg.Reason}
-	if len(sg.Evidence) > 0 {
-		t.Evidence = markdown.Text(sg.Evidence[0].Sentence) // as a reader sees it
-	}
-	for _, e := range sg.Evidence {
-		t.Phrases = append(t.Phrases, e.Phrases...)
-	}
-	return t
+// DerivedSuggestion is one pattern of a Derivation.
+type DerivedSuggestion struct {
+	Tag       SuggestedTag
+	Sentences []string
 }
 
 // opens reports whether a change of restriction from before to after lets
@@ -147,13 +91,16 @@ func jsonKeys[V any](m map[string]V) string {
 // calls it: what was derived while it was restricted may quote a text a
 // redaction took out (written restricted, redacted, opened), and the new
 // readers may read only the text as it is.
-func rederiveEvidence(ctx context.Context, tx *writeTx, c *classify.Classifier, p Postmortem) error {
+//
+// derive gives the derivation from the text (PostmortemUpdate.Derive); nil
+// derives nothing.
+func rederiveEvidence(ctx context.Context, tx *writeTx, derive func(*Postmortem) Derivation, p Postmortem) error {
 	found := map[string]SuggestedTag{}
 	sentences := map[string][]string{} // every evidence sentence, by pattern
-	doc := classifyDocument(&p)
-	if c != nil {
-		for _, sg := range c.Suggest(doc) {
-			found[sg.Slug], sentences[sg.Slug] = suggestedTag(sg), EvidenceSentences(sg)
+	title, body := p.Document()
+	if derive != nil {
+		for slug, d := range derive(&p) {
+			found[slug], sentences[slug] = d.Tag, d.Sentences
 		}
 	}
 	// An unreviewed suggestion the opened text no longer supports goes: it
@@ -194,7 +141,7 @@ func rederiveEvidence(ctx context.Context, tx *writeTx, c *classify.Classifier, 
 		}); err != nil {
 		return err
 	}
-	text := strings.Join(strings.Fields(doc.Title+"\n"+doc.Body), " ")
+	text := strings.Join(strings.Fields(title+"\n"+body), " ")
 	for _, t := range tags {
 		if strings.Contains(text, strings.Join(strings.Fields(t.evidence), " ")) {
 			continue // a sentence the text still holds

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"hindsight/library"
 	"hindsight/replica"
 	"hindsight/store"
 	"hindsight/store/storetest"
@@ -47,7 +48,7 @@ func noisePNG(t *testing.T, w, h int, seed uint32) []byte {
 // database at path: name → bytes.
 func attachmentsOf(t *testing.T, path string) map[string][]byte {
 	t.Helper()
-	st, err := store.Open(t.Context(), path)
+	st, err := library.Open(t.Context(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +164,7 @@ func TestAttachmentsBackupAndRestore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(t.Context(), path)
+	st, err := library.Open(t.Context(), path)
 	if err != nil {
 		t.Fatal(err)
 	}

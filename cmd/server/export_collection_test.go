@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"hindsight/library"
 	"hindsight/postmortem"
 	"hindsight/seeds"
 	"hindsight/store"
@@ -135,7 +136,7 @@ func genCollection(t *testing.T, st *store.Store, n int) []string {
 	}
 	// All in one batch, and reviewed after: a dismissed suggestion changes
 	// the classifier, which an import in between would compile again.
-	errs, err := st.ImportPostmortems(ctx, ps)
+	errs, err := library.New(st).ImportPostmortems(ctx, ps)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +175,7 @@ func genCollection(t *testing.T, st *store.Store, n int) []string {
 		slugs = append(slugs, p.Slug)
 	}
 	archived := store.Postmortem{Content: postmortem.Content{Title: "Archived incident", Summary: "Gone.", Body: "Archived."}}
-	if err := st.ImportPostmortem(ctx, &archived); err != nil {
+	if err := library.New(st).ImportPostmortem(ctx, &archived); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.ArchivePostmortem(ctx, archived.Slug); err != nil {
@@ -208,7 +209,7 @@ func TestExportImportReproducesTheCollection(t *testing.T) {
 	env := func(string) string { return "" }
 	ctx := t.Context()
 	dbA := dbFrom(t, storetest.Seeded) // as a first start leaves it
-	a, err := store.Open(ctx, dbA)
+	a, err := library.Open(ctx, dbA)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,12 +231,12 @@ func TestExportImportReproducesTheCollection(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	a, err = store.Open(ctx, dbA)
+	a, err = library.Open(ctx, dbA)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	b, err := store.Open(ctx, dbB)
+	b, err := library.Open(ctx, dbB)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,12 +307,12 @@ func TestExportImportCorpus(t *testing.T) {
 			t.Fatalf("%v: %v\n%s", args, err, tail(log.String()))
 		}
 	}
-	a, err := store.Open(t.Context(), dbA)
+	a, err := library.Open(t.Context(), dbA)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	b, err := store.Open(t.Context(), dbB)
+	b, err := library.Open(t.Context(), dbB)
 	if err != nil {
 		t.Fatal(err)
 	}

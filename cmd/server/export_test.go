@@ -11,6 +11,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"hindsight/library"
 	"hindsight/postmortem"
 	"hindsight/store"
 )
@@ -43,12 +44,12 @@ func TestExportImportRoundTrip(t *testing.T) {
 	if err := run(t.Context(), []string{"-db", dbB, "import", out}, env, io.Discard, io.Discard); err != nil {
 		t.Fatalf("import of the export (%d files): %v", len(files), err)
 	}
-	a, err := store.Open(t.Context(), dbA)
+	a, err := library.Open(t.Context(), dbA)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	b, err := store.Open(t.Context(), dbB)
+	b, err := library.Open(t.Context(), dbB)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +102,7 @@ func TestExportLimits(t *testing.T) {
 	t.Parallel()
 	env := func(string) string { return "" }
 	db := dbFrom(t, migrated)
-	st, err := store.Open(t.Context(), db)
+	st, err := library.Open(t.Context(), db)
 	if err != nil {
 		t.Fatal(err)
 	}

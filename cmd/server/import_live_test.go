@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"hindsight/library"
 	"hindsight/postmortem"
 	"hindsight/store"
 )
@@ -24,7 +25,7 @@ func TestImportLetsServerWritesIn(t *testing.T) {
 	}
 	dir := writeFiles(t, files)
 	db := filepath.Join(t.TempDir(), "hindsight.db")
-	server, err := store.Open(t.Context(), db, store.BusyTimeout(time.Minute))
+	server, err := library.Open(t.Context(), db, store.BusyTimeout(time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}

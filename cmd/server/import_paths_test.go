@@ -21,6 +21,7 @@ import (
 	"hindsight/handlers"
 	"hindsight/importer"
 	"hindsight/internal/corpustest"
+	"hindsight/library"
 	"hindsight/postmortem"
 	"hindsight/store"
 	"hindsight/store/storetest"
@@ -102,7 +103,7 @@ func exportedDoc(t *testing.T) string {
 			DueDate: "2024-04-01", TicketURL: "https://t.example.com/1"}},
 		Comments: []store.Comment{{Author: "reader", Posted: "6 March 2024", Text: "Thanks."}},
 	}
-	if err := st.ImportPostmortem(t.Context(), &p); err != nil {
+	if err := library.New(st).ImportPostmortem(t.Context(), &p); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.DismissSuggestedTag(t.Context(), p.Slug, "feedback-loop", "reviewer"); err != nil {
@@ -198,7 +199,7 @@ func importByCommand(t *testing.T, name string, raw []byte) importedFields {
 	if err := run(t.Context(), []string{"-db", db, "import", dir}, func(string) string { return "" }, &out, io.Discard); err != nil {
 		t.Fatalf("server import: %v\n%s", err, out.String())
 	}
-	st, err := store.Open(t.Context(), db)
+	st, err := library.Open(t.Context(), db)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"hindsight/library"
 	"io"
 	"net"
 	"os"
@@ -13,8 +14,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"hindsight/store"
 )
 
 func writeFiles(t *testing.T, files map[string]string) string {
@@ -94,7 +93,7 @@ func TestImportCommand(t *testing.T) {
 	if err := run(t.Context(), []string{"-db", db, "token", "list"}, func(string) string { return "" }, io.Discard, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(t.Context(), db)
+	st, err := library.Open(t.Context(), db)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"hindsight/email/smtptest"
+	"hindsight/library"
 	"hindsight/store"
 	"hindsight/store/storetest"
 )
@@ -58,7 +59,7 @@ func TestReminderOnceAcrossKills(t *testing.T) {
 	t.Parallel()
 	bin := buildServer(t)
 	db := dbFrom(t, storetest.Seeded)
-	st, err := store.Open(t.Context(), db)
+	st, err := library.Open(t.Context(), db)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"hindsight/handlers"
+	"hindsight/library"
 	"hindsight/seeds"
 	"hindsight/store"
 )
@@ -159,14 +160,14 @@ func openExisting(ctx context.Context, db, what string) (*store.Store, error) {
 	if _, err := os.Stat(db); err != nil {
 		return nil, fmt.Errorf("no database %s at %s (-db): %w", what, db, err)
 	}
-	return store.Open(ctx, db)
+	return library.Open(ctx, db)
 }
 
 // openSeeded opens (creating if need be) the database of a subcommand
 // that writes, with what load adds: at least the pattern catalogue its
 // writes refer to.
 func openSeeded(ctx context.Context, db string, load func(context.Context, *store.Store) (seeds.Report, error), log *slog.Logger) (*store.Store, error) {
-	st, err := store.Open(ctx, db)
+	st, err := library.Open(ctx, db)
 	if err != nil {
 		return nil, err
 	}

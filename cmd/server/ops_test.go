@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"hindsight/handlers"
+	"hindsight/library"
 	"hindsight/postmortem"
 	"hindsight/store"
 	"hindsight/store/storetest"
@@ -270,7 +271,7 @@ func TestBackupWhileServingAndRestore(t *testing.T) {
 
 	// A second writer on the same file, as another process would be, adds
 	// postmortems one after another while the app serves and backups run.
-	st, err := store.Open(t.Context(), db)
+	st, err := library.Open(t.Context(), db)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"hindsight/handlers"
+	"hindsight/library"
 	"hindsight/replica"
 	"hindsight/seeds"
 	"hindsight/store"
@@ -89,7 +90,7 @@ func runServer(ctx context.Context, cfg config, env environment) error {
 func openReplicated(ctx context.Context, cfg config, log *slog.Logger) (st *store.Store, opts []handlers.Option, stop func(), err error) {
 	stop = func() {}
 	if len(cfg.replicas) == 0 {
-		st, err = store.Open(ctx, cfg.db)
+		st, err = library.Open(ctx, cfg.db)
 		return st, nil, stop, err
 	}
 	if cfg.restoreIfMissing {
@@ -101,7 +102,7 @@ func openReplicated(ctx context.Context, cfg config, log *slog.Logger) (st *stor
 			log.Info("restored the database", "db", cfg.db, "from", from)
 		}
 	}
-	if st, err = store.Open(ctx, cfg.db, store.CheckpointsByReplication()); err != nil {
+	if st, err = library.Open(ctx, cfg.db, store.CheckpointsByReplication()); err != nil {
 		return nil, nil, stop, err
 	}
 	rep, err := replica.Start(ctx, cfg.db, cfg.replicas, replica.Options{

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"hindsight/library"
 	"hindsight/store"
 	"hindsight/store/storetest"
 )
@@ -93,7 +94,7 @@ func TestTokenCommands(t *testing.T) {
 	if !strings.Contains(out.String(), "revoked") {
 		t.Errorf("list after revoke:\n%s", out.String())
 	}
-	st, err := store.Open(t.Context(), db)
+	st, err := library.Open(t.Context(), db)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +128,7 @@ func TestImportCommandIsAudited(t *testing.T) {
 		if err := run(t.Context(), []string{"-db", db, "import", src}, env, io.Discard, io.Discard); err != nil {
 			t.Fatal(err)
 		}
-		st, err := store.Open(t.Context(), db)
+		st, err := library.Open(t.Context(), db)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,11 +10,12 @@ import (
 	"sync"
 	"testing"
 
+	"hindsight/library"
 	"hindsight/seeds"
 	"hindsight/store"
 )
 
-// Template builds a database once per test binary (migrated by store.Open,
+// Template builds a database once per test binary (migrated by library.Open,
 // then filled by fill) and returns its bytes. store.Backup (VACUUM INTO)
 // writes one consistent file, WAL included.
 func Template(fill func(context.Context, *store.Store) error) func() ([]byte, error) {
@@ -25,7 +26,7 @@ func Template(fill func(context.Context, *store.Store) error) func() ([]byte, er
 		}
 		defer os.RemoveAll(dir)
 		ctx, path := context.Background(), filepath.Join(dir, "template.db")
-		st, err := store.Open(ctx, path)
+		st, err := library.Open(ctx, path)
 		if err != nil {
 			return nil, err
 		}
@@ -52,7 +53,7 @@ func LoadSeeds(ctx context.Context, st *store.Store) error {
 // Seeded is the database with the seeds loaded.
 var Seeded = Template(LoadSeeds)
 
-// Open writes a fresh copy of template at path, opens it with store.Open
+// Open writes a fresh copy of template at path, opens it with library.Open
 // (as the server does at every start, with opts) and closes it when the
 // test ends.
 func Open(t testing.TB, template func() ([]byte, error), path string, opts ...store.OpenOption) *store.Store {
@@ -64,7 +65,7 @@ func Open(t testing.TB, template func() ([]byte, error), path string, opts ...st
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(t.Context(), path, opts...)
+	st, err := library.Open(t.Context(), path, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

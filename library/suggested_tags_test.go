@@ -1,4 +1,4 @@
-package store_test
+package library_test
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"hindsight/library"
 	"hindsight/postmortem"
 	"hindsight/search"
 	"hindsight/store"
@@ -35,7 +36,7 @@ func importedCertOutage(t *testing.T) (*store.Store, store.Postmortem) {
 	t.Helper()
 	st, _ := newSeededStore(t)
 	p := certOutage("Gateway certificate outage")
-	if err := st.ImportPostmortem(t.Context(), p); err != nil {
+	if err := library.New(st).ImportPostmortem(t.Context(), p); err != nil {
 		t.Fatal(err)
 	}
 	got, err := st.GetPostmortem(t.Context(), p.Slug)
@@ -72,7 +73,7 @@ func TestImportStoresSuggestedTags(t *testing.T) {
 	// Postmortems that come tagged keep their authors' tags alone.
 	tagged := certOutage("Tagged certificate outage")
 	tagged.Tags = []store.Tag{{PatternSlug: "certificate-expiry", Role: postmortem.RoleTrigger}}
-	if err := st.ImportPostmortem(ctx, tagged); err != nil {
+	if err := library.New(st).ImportPostmortem(ctx, tagged); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := st.GetPostmortem(ctx, tagged.Slug); err != nil || len(got.Suggested) != 0 {
@@ -81,7 +82,7 @@ func TestImportStoresSuggestedTags(t *testing.T) {
 
 	// A batch import (server import DIR) suggests the same way.
 	batch := []*store.Postmortem{certOutage("Batch certificate outage")}
-	errs, err := st.ImportPostmortems(ctx, batch)
+	errs, err := library.New(st).ImportPostmortems(ctx, batch)
 	if err != nil || errs[0] != nil {
 		t.Fatalf("batch import: %v %v", err, errs)
 	}

@@ -1,9 +1,10 @@
-package store_test
+package library_test
 
 import (
 	"strings"
 	"testing"
 
+	"hindsight/library"
 	"hindsight/postmortem"
 	"hindsight/store"
 )
@@ -21,7 +22,7 @@ func TestOpeningDerivesSuggestionsFromTheOpenedText(t *testing.T) {
 	kept := "Mobile clients kept retrying without backoff, and the retry storm overloaded the gateway even after the fix."
 	p := store.Postmortem{Content: postmortem.Content{Title: "Gateway outage", Summary: "The gateway failed.", Body: secret + kept}, SourceText: secret + kept,
 		RestrictedTo: []string{"security"}}
-	if err := st.ImportPostmortem(member, &p); err != nil {
+	if err := library.New(st).ImportPostmortem(member, &p); err != nil {
 		t.Fatal(err)
 	}
 	suggested := func() map[string]store.SuggestedTag {
@@ -45,14 +46,14 @@ func TestOpeningDerivesSuggestionsFromTheOpenedText(t *testing.T) {
 	}
 	f := cur.Fields()
 	f.Body = kept
-	redacted, err := st.UpdatePostmortem(member, p.Slug, cur.Version, store.PostmortemUpdate{Fields: f, Author: "sam"})
+	redacted, err := library.New(st).UpdatePostmortem(member, p.Slug, cur.Version, store.PostmortemUpdate{Fields: f, Author: "sam"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := suggested()["certificate-expiry"]; !ok {
 		t.Fatal("redacting while restricted already dropped the suggestion: nothing left to test")
 	}
-	if _, err := st.UpdatePostmortem(member, p.Slug, redacted.Version, store.PostmortemUpdate{Fields: f, Author: "sam", RestrictedTo: &[]string{}}); err != nil {
+	if _, err := library.New(st).UpdatePostmortem(member, p.Slug, redacted.Version, store.PostmortemUpdate{Fields: f, Author: "sam", RestrictedTo: &[]string{}}); err != nil {
 		t.Fatal(err)
 	}
 	after := suggested()

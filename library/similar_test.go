@@ -1,13 +1,13 @@
-package store_test
+package library_test
 
 import (
 	"database/sql"
-	"errors"
 	"path/filepath"
 	"slices"
 	"testing"
 
 	"hindsight/classify"
+	"hindsight/library"
 	"hindsight/postmortem"
 	"hindsight/seeds/seedtest"
 	"hindsight/store"
@@ -18,12 +18,20 @@ import (
 func newEmptyStore(t testing.TB) (*store.Store, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "test.db")
-	st, err := store.Open(t.Context(), path)
+	st, err := library.Open(t.Context(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
 	return st, path
+}
+
+// newSeededStore opens a fresh copy of a database holding the seeds in
+// t.TempDir().
+func newSeededStore(t testing.TB) (*store.Store, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "test.db")
+	return storetest.Open(t, storetest.Seeded, path), path
 }
 
 func similarSlugs(sims []store.Similar, kind string) []string {
@@ -51,7 +59,7 @@ func TestFindSimilarSeedVariants(t *testing.T) {
 			if err := st.CreatePostmortem(t.Context(), &other); err != nil {
 				t.Fatal(err)
 			}
-			sims, err := st.FindSimilar(t.Context(), store.SimilarQuery{Text: seedtest.Document(t, tt.incoming), Language: "en"})
+			sims, err := library.New(st).FindSimilar(t.Context(), library.SimilarQuery{Text: seedtest.Document(t, tt.incoming), Language: "en"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -65,7 +73,7 @@ func TestFindSimilarSeedVariants(t *testing.T) {
 func TestFindSimilarUnrelated(t *testing.T) {
 	t.Parallel()
 	st, _ := newSeededStore(t)
-	sims, err := st.FindSimilar(t.Context(), store.SimilarQuery{Text: seedtest.Document(t, "004"), Language: "en",
+	sims, err := library.New(st).FindSimilar(t.Context(), library.SimilarQuery{Text: seedtest.Document(t, "004"), Language: "en",
 		Exclude: "gmail-2009-09-01-request-router-overload"})
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +81,7 @@ func TestFindSimilarUnrelated(t *testing.T) {
 	if len(sims) != 0 {
 		t.Errorf("Gmail text: similar = %+v, want none", sims)
 	}
-	sims, err = st.FindSimilar(t.Context(), store.SimilarQuery{Text: "", Language: "en"})
+	sims, err = library.New(st).FindSimilar(t.Context(), library.SimilarQuery{Text: "", Language: "en"})
 	if err != nil || len(sims) != 0 {
 		t.Errorf("empty text: similar = %+v, %v; want none", sims, err)
 	}
@@ -82,8 +90,8 @@ func TestFindSimilarUnrelated(t *testing.T) {
 func TestFindSimilarExcludesOwnGroup(t *testing.T) {
 	t.Parallel()
 	st, _ := newSeededStore(t)
-	q := store.SimilarQuery{Text: seedtest.Document(t, "001"), Language: "en"}
-	sims, err := st.FindSimilar(t.Context(), q)
+	q := library.SimilarQuery{Text: seedtest.Document(t, "001"), Language: "en"}
+	sims, err := library.New(st).FindSimilar(t.Context(), q)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +101,7 @@ func TestFindSimilarExcludesOwnGroup(t *testing.T) {
 		t.Errorf("rewrites = %v, want %v", got, want)
 	}
 	q.Exclude = "facebook-2010-09-23-outage-rewrite"
-	if sims, err = st.FindSimilar(t.Context(), q); err != nil {
+	if sims, err = library.New(st).FindSimilar(t.Context(), q); err != nil {
 		t.Fatal(err)
 	}
 	if len(sims) != 0 {
@@ -114,22 +122,22 @@ func TestFindSimilarTranslations(t *testing.T) {
 	}
 	tests := []struct {
 		name string
-		q    store.SimilarQuery
+		q    library.SimilarQuery
 		want []string
 	}{
-		{"Spanish text sharing numbers and names", store.SimilarQuery{Text: seedtest.Document(t, "002"), Language: "es"}, []string{en.Slug}},
-		{"German text with the same organization and date", store.SimilarQuery{Text: "Heute war Facebook für viele Nutzer nicht erreichbar.", Language: "de",
+		{"Spanish text sharing numbers and names", library.SimilarQuery{Text: seedtest.Document(t, "002"), Language: "es"}, []string{en.Slug}},
+		{"German text with the same organization and date", library.SimilarQuery{Text: "Heute war Facebook für viele Nutzer nicht erreichbar.", Language: "de",
 			Organization: "facebook", IncidentDate: "2010-09-23"}, []string{en.Slug}},
-		{"same organization, other date", store.SimilarQuery{Text: "Heute war Facebook nicht erreichbar.", Language: "de",
+		{"same organization, other date", library.SimilarQuery{Text: "Heute war Facebook nicht erreichbar.", Language: "de",
 			Organization: "Facebook", IncidentDate: "2011-01-01"}, nil},
 		// Another incident of the organization tells of its products and
 		// numbers again; the dates tell the incidents apart.
-		{"same organization and facts, other date", store.SimilarQuery{Text: seedtest.Document(t, "002"), Language: "es",
+		{"same organization and facts, other date", library.SimilarQuery{Text: seedtest.Document(t, "002"), Language: "es",
 			Organization: "Facebook", IncidentDate: "2011-01-01"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			sims, err := st.FindSimilar(t.Context(), tt.q)
+			sims, err := library.New(st).FindSimilar(t.Context(), tt.q)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -152,12 +160,12 @@ func TestFingerprintsBackfilled(t *testing.T) {
 	st.Close()
 	// As in a database from before fingerprints: none, and no record of a backfill.
 	storetest.Exec(t, path, `DELETE FROM fingerprint_bands`, `DELETE FROM postmortem_facts`, `DELETE FROM postmortem_fingerprints`, `DELETE FROM store_jobs`)
-	again, err := store.Open(t.Context(), path)
+	again, err := library.Open(t.Context(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer again.Close()
-	sims, err := again.FindSimilar(t.Context(), store.SimilarQuery{Text: seedtest.Document(t, "001"), Language: "en"})
+	sims, err := library.New(again).FindSimilar(t.Context(), library.SimilarQuery{Text: seedtest.Document(t, "001"), Language: "en"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,66 +177,17 @@ func TestFingerprintsBackfilled(t *testing.T) {
 	// work again, even if fingerprints were missing.
 	again.Close()
 	storetest.Exec(t, path, `DELETE FROM fingerprint_bands`, `DELETE FROM postmortem_facts`, `DELETE FROM postmortem_fingerprints`)
-	third, err := store.Open(t.Context(), path)
+	third, err := library.Open(t.Context(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer third.Close()
-	sims, err = third.FindSimilar(t.Context(), store.SimilarQuery{Text: seedtest.Document(t, "001"), Language: "en"})
+	sims, err = library.New(third).FindSimilar(t.Context(), library.SimilarQuery{Text: seedtest.Document(t, "001"), Language: "en"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := similarSlugs(sims, postmortem.KindRewrite); len(got) != 0 {
 		t.Errorf("backfill ran again on the next start: rewrites = %v, want none", got)
-	}
-}
-
-func TestRecordRejection(t *testing.T) {
-	t.Parallel()
-	st, _ := newSeededStore(t)
-	ctx := t.Context()
-	ok := []store.Rejection{
-		{PostmortemSlug: "dreamwidth-2020-05-25-site-interruptions", PatternSlug: "traffic-surge", Phrases: []string{"lots of people trying to"}, Score: 0.6},
-		{Title: "Draft: API outage", PatternSlug: "retry-storm", Phrases: []string{"retries", "backoff"}, Score: 0.51},
-	}
-	for _, r := range ok {
-		if err := st.RecordRejection(ctx, r); err != nil {
-			t.Fatalf("RecordRejection(%+v): %v", r, err)
-		}
-	}
-	for _, tt := range []struct {
-		name string
-		r    store.Rejection
-		want error
-	}{
-		{"UnknownPattern", store.Rejection{Title: "x", PatternSlug: "no-such-pattern"}, store.ErrInvalid},
-		{"UnknownPostmortem", store.Rejection{PostmortemSlug: "nope", PatternSlug: "retry-storm"}, store.ErrNotFound},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			if err := st.RecordRejection(ctx, tt.r); !errors.Is(err, tt.want) {
-				t.Errorf("err = %v, want %v", err, tt.want)
-			}
-		})
-	}
-	all, err := st.ListRejections(ctx, "", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(all) != 2 {
-		t.Fatalf("%d rejections, want 2", len(all))
-	}
-	got, err := st.ListRejections(ctx, "retry-storm", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != 1 || got[0].Title != "Draft: API outage" || got[0].PostmortemSlug != "" || !slices.Equal(got[0].Phrases, []string{"retries", "backoff"}) || got[0].RejectedAt == "" {
-		t.Errorf("retry-storm rejections = %+v", got)
-	}
-	if got, _ := st.ListRejections(ctx, "", 1); len(got) != 1 || got[0].PatternSlug != "retry-storm" {
-		t.Errorf("latest rejection = %+v, want the retry-storm one alone", got)
-	}
-	if got, _ := st.ListRejections(ctx, "traffic-surge", 0); len(got) != 1 || got[0].PostmortemSlug != "dreamwidth-2020-05-25-site-interruptions" {
-		t.Errorf("traffic-surge rejections = %+v", got)
 	}
 }
 
@@ -250,7 +209,7 @@ func TestFingerprintFollowsUpdates(t *testing.T) {
 		text string
 		want []string
 	}{{seedtest.Document(t, "001"), []string{p.Slug}}, {seedtest.Document(t, "003"), nil}} {
-		sims, err := st.FindSimilar(t.Context(), store.SimilarQuery{Text: tt.text, Language: "en"})
+		sims, err := library.New(st).FindSimilar(t.Context(), library.SimilarQuery{Text: tt.text, Language: "en"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -311,17 +270,53 @@ func TestCJKFactsReadAgain(t *testing.T) {
 	storetest.Exec(t, path, `DELETE FROM postmortem_facts`,
 		`UPDATE postmortem_fingerprints SET facts = '["#1일","#12","#2009년","#30경","#99.9","#9월","gmail에","imap","pop"]'`,
 		`DELETE FROM store_jobs WHERE name = 'cjk-facts'`)
-	again, err := store.Open(t.Context(), path)
+	again, err := library.Open(t.Context(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer again.Close()
-	sims, err := again.FindSimilar(t.Context(), store.SimilarQuery{Language: "en",
+	sims, err := library.New(again).FindSimilar(t.Context(), library.SimilarQuery{Language: "en",
 		Text: "In 2009 at 12:30 the Gmail request routers were overloaded; IMAP and POP kept working. Gmail is 99.9% available."})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := similarSlugs(sims, postmortem.KindTranslation); !slices.Equal(got, []string{ko.Slug}) {
 		t.Errorf("translations = %v (all %+v), want [%s]", got, sims, ko.Slug)
+	}
+}
+
+// TestFingerprintsWaitForAPrinter: a store opened without a printer writes
+// no fingerprints and leaves the backfill to the next Open with one, which
+// fingerprints what was written meanwhile.
+func TestFingerprintsWaitForAPrinter(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "test.db")
+	bare, err := store.Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := store.Postmortem{Content: postmortem.Content{Title: "Facebook", Summary: "Facebook", Body: seedtest.Document(t, "000")}}
+	if err := bare.CreatePostmortem(t.Context(), &p); err != nil {
+		t.Fatal(err)
+	}
+	sims, err := library.New(bare).FindSimilar(t.Context(), library.SimilarQuery{Text: seedtest.Document(t, "001"), Language: "en"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sims) != 0 {
+		t.Errorf("without a printer: similar = %+v, want none (no fingerprints)", sims)
+	}
+	bare.Close()
+	st, err := library.Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	sims, err = library.New(st).FindSimilar(t.Context(), library.SimilarQuery{Text: seedtest.Document(t, "001"), Language: "en"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := similarSlugs(sims, postmortem.KindRewrite); !slices.Equal(got, []string{p.Slug}) {
+		t.Errorf("after an Open with a printer: rewrites = %v, want [%s]", got, p.Slug)
 	}
 }
