@@ -14,9 +14,15 @@ import (
 // incident's times: both are told near the top, or in the timeline.
 const incidentSearchBytes = 64 << 10
 
-// severityRe finds a severity as write-ups state it: "SEV1", "Sev 2",
-// "SEV-0", "severity 2", "severity level 3", "a P1", "(P2)", "P1 incident".
-var severityRe = prefilter(`(?i:\bsev(?:erity)?(?:\s*level)?[\s:-]{0,3}([0-5])\b)|\b(?i:as|a|declared|priority|raised to|downgraded to|upgraded to)\s+(?:an?\s+)?P([0-4])\b|\(P([0-4])\)|\bP([0-4])\s+(?i:incident|outage|issue|event)\b`, "sev", "p0", "p1", "p2", "p3", "p4")
+// A severity as write-ups state it: "SEV1", "Sev 2", "SEV-0", "severity
+// 2", "severity level 3" (sevLevelRe), or a priority: "a P1", "(P2)", "P1
+// incident" (priorityRe). findSeverity takes the earlier, as one
+// alternation of both would; each is tried only where it may match, at a
+// "sev" or where a "P" and a digit are.
+var (
+	sevLevelRe = anchorAtWords(`sev(?:erity)?(?:\s*level)?[\s:-]{0,3}([0-5])\b`, "sev")
+	priorityRe = regexp.MustCompile(`\b(?i:as|a|declared|priority|raised to|downgraded to|upgraded to)\s+(?:an?\s+)?P([0-4])\b|\(P([0-4])\)|\bP([0-4])\s+(?i:incident|outage|issue|event)\b`)
+)
 
 // guessSeverity reads the severity the text states, the first one found
 // in the title, the summary, the text and its sections, when the document
@@ -33,16 +39,50 @@ func (d *Draft) guessSeverity() {
 	if !strings.ContainsAny(text, "012345") {
 		return
 	}
-	m := severityRe.FindStringSubmatch(text)
-	if m == nil {
+	m, level := findSeverity(text)
+	if m == "" {
 		return
 	}
-	level := m[1] + m[2] + m[3] + m[4]
 	if level == "0" {
 		level = "1"
 	}
 	d.Severity = "SEV" + level
-	d.note("severity read from the text (%q): %s", strings.TrimSpace(m[0]), d.Severity)
+	d.note("severity read from the text (%q): %s", strings.TrimSpace(m), d.Severity)
+}
+
+// findSeverity is the first severity text states and its level (0 to 5).
+func findSeverity(text string) (match, level string) {
+	at := len(text)
+	if i, m := sevLevelRe.find(text); m != nil {
+		at, match, level = i, m[0], m[1]
+	}
+	if hasPriority(text) {
+		if ix := priorityRe.FindStringSubmatchIndex(text); ix != nil && ix[0] < at {
+			match = text[ix[0]:ix[1]]
+			level = ""
+			for g := 1; 2*g < len(ix); g++ {
+				if ix[2*g] >= 0 {
+					level += text[ix[2*g]:ix[2*g+1]]
+				}
+			}
+		}
+	}
+	return match, level
+}
+
+// hasPriority reports whether text holds a "P" and a digit 0 to 4, as
+// every match of priorityRe does.
+func hasPriority(text string) bool {
+	for i := 0; ; {
+		j := strings.IndexByte(text[i:], 'P')
+		if j < 0 || i+j+1 >= len(text) {
+			return false
+		}
+		if c := text[i+j+1]; '0' <= c && c <= '4' {
+			return true
+		}
+		i += j + 1
+	}
 }
 
 // zoneNames maps the zone names write-ups put after a time to IANA zones.
@@ -222,7 +262,9 @@ var (
 	mitigateRowRe = regexp.MustCompile(`(?i)\b(?:mitigat\w*|rolled back|roll back|rollback|reverted|revert|workaround|failed over|failover|disabled|errors? (?:start|starts|begin|begins) to (?:fall|drop|recover)|recovery begins|recovering)\b`)
 	resolveRowRe  = regexp.MustCompile(`(?i)\b(?:resolved|back to normal|fully recovered|fully restored|recovered|all clear|closed)\b`)
 	startRowRe    = regexp.MustCompile(`(?i)\b(?:starts?|started|begins?|began|first (?:error|errors|alert|report)|impact)\b`)
-	allTimesRe    = regexp.MustCompile(`(?i)\ball times (?:are |in |are in )?(` + zonePattern + `)\b|\(\s*(` + zonePattern + `)\s*\)`)
+	// "all times are UTC", or a zone in brackets: "(PDT)".
+	allTimesRe  = anchorAtWords(`all times (?:are |in |are in )?(`+zonePattern+`)\b`, "all times")
+	zoneParenRe = regexp.MustCompile(`^(?i)\(\s*(` + zonePattern + `)\s*\)`)
 )
 
 // timelineTimes reads the incident's times from the timeline's rows on
@@ -235,8 +277,8 @@ func (d *Draft) timelineTimes() {
 		return
 	}
 	var loc *time.Location
-	if m := allTimesRe.FindStringSubmatch(d.timelineZoneHint); m != nil {
-		loc = zoneOf(m[1] + m[2])
+	if zone := zoneHint(d.timelineZoneHint); zone != "" {
+		loc = zoneOf(zone)
 	} else if d.TimeZone != "" {
 		loc, _ = time.LoadLocation(d.TimeZone)
 	}
@@ -265,6 +307,29 @@ func (d *Draft) timelineTimes() {
 			d.setTime(&d.ResolvedAt, wall, loc, "resolution")
 		}
 	}
+}
+
+// zoneHint is the zone of the first "all times are …" or bracketed zone
+// name in text, whichever comes first.
+func zoneHint(text string) string {
+	at, m := allTimesRe.find(text)
+	if m == nil {
+		at = len(text)
+	}
+	for i := 0; ; i++ {
+		j := strings.IndexByte(text[i:], '(')
+		if j < 0 || i+j >= at {
+			break
+		}
+		i += j
+		if p := zoneParenRe.FindStringSubmatch(text[i:]); p != nil {
+			return p[1]
+		}
+	}
+	if m == nil {
+		return ""
+	}
+	return m[1]
 }
 
 // timelineRowRe reads a timeline line as pages write them, before

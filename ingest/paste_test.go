@@ -80,6 +80,9 @@ func TestPasteSeverity(t *testing.T) {
 		{"p99 latency rose to 2 s; several hosts failed.", ""},
 		{"The highest severity level was reached by the vendor.", ""},
 		{"Port P1 of the switch failed.", ""},
+		// The earlier of a priority and a severity wins, either way round.
+		{"We declared a P2; the vendor called it SEV1.", "SEV2"},
+		{"It was a SEV3 for us and a P1 for the vendor.", "SEV3"},
 	} {
 		t.Run(tt.text, func(t *testing.T) {
 			if d := pasted(t, "Disk full on the primary database\n\n"+lead+" "+tt.text); d.Severity != tt.want {

@@ -50,22 +50,43 @@ func (p prefiltered) FindStringSubmatch(s string) []string {
 }
 
 // wordAnchored is a case-insensitive expression every match of which
-// starts with one of words (ASCII lower case, no s or k, which (?i) also
-// folds to non-ASCII letters) at a word boundary. Its leftmost match is
-// found by trying the expression anchored at each place a word starts,
-// in order, instead of at every byte.
+// starts with one of words (ASCII lower case) at a word boundary. Its
+// leftmost match is found by trying the expression anchored at each place
+// a word starts, in order, instead of at every byte.
 type wordAnchored struct {
 	re    *regexp.Regexp // `^(?i)` + the expression
+	all   *regexp.Regexp // `(?i)\b` + the expression
 	words []string
 }
 
 func anchorAtWords(expr string, words ...string) wordAnchored {
-	return wordAnchored{regexp.MustCompile(`^(?i)(?:` + expr + `)`), words}
+	return wordAnchored{regexp.MustCompile(`^(?i)(?:` + expr + `)`), regexp.MustCompile(`(?i)\b(?:` + expr + `)`), words}
 }
 
 // FindStringSubmatch is the leftmost match of the expression in s and its
 // groups, as regexp.FindStringSubmatch gives them, or nil.
 func (a wordAnchored) FindStringSubmatch(s string) []string {
+	_, m := a.find(s)
+	return m
+}
+
+// find is FindStringSubmatch with the byte offset of the match in s.
+func (a wordAnchored) find(s string) (int, []string) {
+	if strings.Contains(s, "ſ") || strings.Contains(s, "K") {
+		// (?i) matches the long s and the Kelvin sign to s and k, which
+		// asciiLower leaves alone: the expression searches on its own.
+		ix := a.all.FindStringSubmatchIndex(s)
+		if ix == nil {
+			return -1, nil
+		}
+		m := make([]string, len(ix)/2)
+		for g := range m {
+			if ix[2*g] >= 0 {
+				m[g] = s[ix[2*g]:ix[2*g+1]]
+			}
+		}
+		return ix[0], m
+	}
 	lower := asciiLower(s)
 	var starts []int
 	for _, w := range a.words {
@@ -83,10 +104,10 @@ func (a wordAnchored) FindStringSubmatch(s string) []string {
 	slices.Sort(starts)
 	for _, at := range starts {
 		if m := a.re.FindStringSubmatch(s[at:]); m != nil {
-			return m
+			return at, m
 		}
 	}
-	return nil
+	return -1, nil
 }
 
 // asciiLower is s with its ASCII letters in lower case, byte for byte, so

@@ -296,17 +296,27 @@ type token struct {
 }
 
 func tokenize(s string) []token {
-	var toks []token
+	toks := make([]token, 0, len(s)/6)
 	start := -1
 	var h uint64
 	for i, r := range s {
-		isWord := unicode.IsLetter(r) || unicode.IsNumber(r)
+		var isWord bool
+		if r < utf8.RuneSelf { // most text: the same answers as below, without the tables
+			switch {
+			case 'A' <= r && r <= 'Z':
+				isWord, r = true, r+'a'-'A'
+			case 'a' <= r && r <= 'z', '0' <= r && r <= '9':
+				isWord = true
+			}
+		} else {
+			isWord, r = unicode.IsLetter(r) || unicode.IsNumber(r), unicode.ToLower(r)
+		}
 		switch {
 		case isWord && start < 0:
 			start, h = i, 14695981039346656037 // FNV-1a offset basis
 			fallthrough
 		case isWord:
-			h = (h ^ uint64(unicode.ToLower(r))) * 1099511628211
+			h = (h ^ uint64(r)) * 1099511628211
 		case start >= 0:
 			toks = append(toks, token{h, start, i})
 			start = -1
