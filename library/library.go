@@ -11,9 +11,7 @@ package library
 import (
 	"context"
 	"reflect"
-	"runtime"
 	"sync"
-	"sync/atomic"
 
 	"hindsight/classify"
 	"hindsight/store"
@@ -70,27 +68,4 @@ func (cc *compiledClassifier) compile(in []classify.Pattern) *classify.Classifie
 		cc.in, cc.c = in, classify.Compile(in)
 	}
 	return cc.c
-}
-
-// parallel runs fn(0) to fn(n-1) on every core.
-func parallel(n int, fn func(i int)) {
-	workers := min(n, runtime.GOMAXPROCS(0))
-	if workers <= 1 {
-		for i := range n {
-			fn(i)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
-				fn(i)
-			}
-		}()
-	}
-	wg.Wait()
 }

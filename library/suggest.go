@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"hindsight/classify"
+	"hindsight/internal/parallel"
 	"hindsight/markdown"
 	"hindsight/store"
 )
@@ -34,7 +35,7 @@ func (l *Library) ImportPostmortems(ctx context.Context, ps []*store.Postmortem,
 	if err != nil {
 		return nil, fmt.Errorf("import %d postmortems: %w", len(ps), err)
 	}
-	parallel(len(ps), func(i int) {
+	parallel.For(len(ps), func(i int) {
 		suggestTags(c, ps[i])
 		if ps[i].Print == nil {
 			pr := printer{}.Print(ps[i].VariantText())

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"hindsight/internal/parallel"
 	"hindsight/postmortem"
 )
 
@@ -196,7 +197,7 @@ func (s *Store) ImportPostmortems(ctx context.Context, ps []*Postmortem, opts ..
 	// Folding for search and validating need no database: do them
 	// on every core first, outside the one writer's transaction (validation
 	// parses every section's Markdown: a third of the transaction's time).
-	parallel(len(ps), func(i int) {
+	parallel.For(len(ps), func(i int) {
 		ps[i].PrepareImport()
 		if fe := ValidatePostmortem(ps[i]); fe != nil {
 			errs[i] = fmt.Errorf("import postmortem: %w", fe)

@@ -5,12 +5,10 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 
+	"hindsight/internal/parallel"
 	"hindsight/postmortem"
 	"hindsight/search"
 )
@@ -217,7 +215,7 @@ func writeIndexDocs(ctx context.Context, tx *writeTx, docs []indexDoc) error {
 	// Folding and stemming is most of the work, and needs no database: it
 	// runs on every core; only the writes are in order.
 	rows := make([]indexRow, len(docs))
-	parallel(len(docs), func(i int) { rows[i] = docs[i].row() })
+	parallel.For(len(docs), func(i int) { rows[i] = docs[i].row() })
 	for i, d := range docs {
 		for _, table := range indexTables {
 			if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE rowid = ?`, d.id); err != nil {
@@ -248,27 +246,4 @@ func insertIndexRow(ctx context.Context, tx *writeTx, id int64, r indexRow, rest
 		return fmt.Errorf("index postmortem %d: %w", id, err)
 	}
 	return nil
-}
-
-// parallel calls fn(0) … fn(n-1) on every core and returns when all are done.
-func parallel(n int, fn func(i int)) {
-	workers := min(n, runtime.GOMAXPROCS(0))
-	if workers <= 1 {
-		for i := range n {
-			fn(i)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
-				fn(i)
-			}
-		}()
-	}
-	wg.Wait()
 }
