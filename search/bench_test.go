@@ -94,6 +94,19 @@ func BenchmarkIndexText(b *testing.B) {
 	}
 }
 
+// BenchmarkIndexColumn is what the store indexes of each field: IndexText
+// and the synonyms' tokens.
+func BenchmarkIndexColumn(b *testing.B) {
+	for _, lang := range []string{"en", "es"} {
+		b.Run(lang, func(b *testing.B) {
+			b.SetBytes(int64(len(postmortemBody)))
+			for b.Loop() {
+				search.IndexColumn(postmortemBody, lang)
+			}
+		})
+	}
+}
+
 func BenchmarkSnippet(b *testing.B) {
 	q := search.Parse(`"health checks" keep-alive`)
 	for b.Loop() {

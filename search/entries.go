@@ -25,23 +25,30 @@ func sameWord(text, entry string) bool {
 }
 
 // singulars are the words a folded word may be the plural of, with
-// itself: what sameWord could match it to.
-func singulars(w string) []string {
-	out := []string{w}
+// itself: what sameWord could match it to; the first n of forms. An array,
+// not a slice: EntryTokens asks for every word of a text.
+func singulars(w string) (forms [3]string, n int) {
+	forms[0], n = w, 1
 	if s, ok := strings.CutSuffix(w, "s"); ok && s != "" {
-		out = append(out, s)
+		forms[n], n = s, n+1
 		if s, ok := strings.CutSuffix(s, "e"); ok && s != "" {
-			out = append(out, s)
+			forms[n], n = s, n+1
 		}
 	}
-	return out
+	return forms, n
+}
+
+// entryWords is a synonyms.txt entry as words, and its token.
+type entryWords struct {
+	words []string
+	token string
 }
 
 // entriesByFirst maps each synonyms.txt entry's first word to the
-// entries, as words, that start with it.
-var entriesByFirst = sync.OnceValue(func() map[string][][]string {
+// entries that start with it.
+var entriesByFirst = sync.OnceValue(func() map[string][]entryWords {
 	fs := loadFieldSynonyms()
-	out := map[string][][]string{}
+	out := map[string][]entryWords{}
 	seen := map[string]bool{}
 	add := func(e string) {
 		if seen[e] {
@@ -49,7 +56,7 @@ var entriesByFirst = sync.OnceValue(func() map[string][][]string {
 		}
 		seen[e] = true
 		words := strings.Fields(e)
-		out[words[0]] = append(out[words[0]], words)
+		out[words[0]] = append(out[words[0]], entryWords{words, EntryToken(strings.Join(words, " "))})
 	}
 	for _, group := range fs.same {
 		for _, e := range group {
@@ -68,23 +75,28 @@ var entriesByFirst = sync.OnceValue(func() map[string][][]string {
 // EntryTokens lists, space-separated, the tokens of the synonyms.txt
 // entries that text says as words, each once.
 func EntryTokens(text string) string {
+	return entryTokensOf(Words(text))
+}
+
+// entryTokensOf is EntryTokens of a text's words (Words).
+func entryTokensOf(words []string) string {
 	byFirst := entriesByFirst()
-	words := Words(text)
 	var out []string
 	seen := map[string]bool{}
 	for i, w := range words {
-		for _, first := range singulars(w) {
+		firsts, n := singulars(w)
+		for _, first := range firsts[:n] {
 			for _, entry := range byFirst[first] {
-				if i+len(entry) > len(words) || !sameWord(w, entry[0]) {
+				if i+len(entry.words) > len(words) || !sameWord(w, entry.words[0]) {
 					continue
 				}
 				ok := true
-				for k := 1; k < len(entry) && ok; k++ {
-					ok = sameWord(words[i+k], entry[k])
+				for k := 1; k < len(entry.words) && ok; k++ {
+					ok = sameWord(words[i+k], entry.words[k])
 				}
-				if tok := EntryToken(strings.Join(entry, " ")); ok && !seen[tok] {
-					seen[tok] = true
-					out = append(out, tok)
+				if ok && !seen[entry.token] {
+					seen[entry.token] = true
+					out = append(out, entry.token)
 				}
 			}
 		}
@@ -95,8 +107,10 @@ func EntryTokens(text string) string {
 // IndexColumn is what the index holds of a text: its words folded and
 // stemmed (IndexText), then the tokens of the synonyms it says as words.
 func IndexColumn(text, lang string) string {
-	if tokens := EntryTokens(text); tokens != "" {
-		return IndexText(text, lang) + " " + tokens
+	var words []string
+	indexed := indexText(text, lang, &words)
+	if tokens := entryTokensOf(words); tokens != "" {
+		return indexed + " " + tokens
 	}
-	return IndexText(text, lang)
+	return indexed
 }

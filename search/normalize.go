@@ -26,24 +26,35 @@ import (
 // character: "数据库" becomes "数据 据库 库", so any word of two characters or
 // more inside it is found as a phrase of pairs (see cjkGrams).
 func IndexText(text, lang string) string {
+	return indexText(text, lang, nil)
+}
+
+// indexText is IndexText; words, unless nil, gets the text's words as
+// Words gives them, from the same pass.
+func indexText(text, lang string, words *[]string) string {
+	type word struct{ folded, stem string }
 	stem := stemmerFor(lang)
-	stems := make(map[string]string) // texts repeat their words; stemming is the cost
+	stems := make(map[string]word) // texts repeat their words; stemming is the cost
 	var b strings.Builder
 	b.Grow(len(text))
 	scanWords(text, func(_, _ int, w []byte) bool {
 		if b.Len() > 0 {
 			b.WriteByte(' ')
 		}
-		s, ok := stems[string(w)]
+		e, ok := stems[string(w)]
 		if !ok {
+			e.folded = string(w)
 			if isCJKWord(w) {
-				s = strings.Join(append(cjkGrams(string(w)), lastRune(string(w))), " ")
+				e.stem = strings.Join(append(cjkGrams(e.folded), lastRune(e.folded)), " ")
 			} else {
-				s = stem(string(w))
+				e.stem = stem(e.folded)
 			}
-			stems[string(w)] = s
+			stems[e.folded] = e
 		}
-		b.WriteString(s)
+		if words != nil {
+			*words = append(*words, e.folded)
+		}
+		b.WriteString(e.stem)
 		return true
 	})
 	return b.String()

@@ -278,7 +278,8 @@ func (s *Synonyms) Expand(q Query) Query {
 			continue
 		}
 		for k := range t.Words {
-			run = append(run, queryWord{forms: t.forms(k, nil), singulars: singulars(t.Words[k]), term: ti, first: k == 0, last: k == len(t.Words)-1})
+			ss, n := singulars(t.Words[k])
+			run = append(run, queryWord{forms: t.forms(k, nil), singulars: ss[:n], term: ti, first: k == 0, last: k == len(t.Words)-1})
 		}
 	}
 	if len(run) > 0 {
