@@ -1,6 +1,7 @@
 package importer_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,6 +11,7 @@ import (
 	"hindsight/importer"
 	"hindsight/library"
 	"hindsight/seeds"
+	"hindsight/store"
 )
 
 // Dir reports every file of the folder, in name order, once: a variant
@@ -71,5 +73,48 @@ func TestDir(t *testing.T) {
 	}
 	if _, err := pl.Dir(t.Context(), filepath.Join(dir, "missing"), "test"); err == nil {
 		t.Error("a missing folder: no error")
+	}
+}
+
+// TestDirCountsEveryFile: a folder imported in several transactions, all
+// but the last leaving the insight counts to it (store.FoldCountsLater),
+// is counted whole once Dir returns.
+func TestDirCountsEveryFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	const files = 40 // more than the first transaction's 32
+	for i := range files {
+		text := fmt.Sprintf("---\ntitle: Queue %d stuck\nincident_date: 2023-05-%02d\nseverity: SEV2\n---\nQueue %d stopped draining.\n", i, 1+i%28, i)
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%02d.md", i)), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := library.Open(t.Context(), filepath.Join(t.TempDir(), "hindsight.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if _, err := seeds.LoadCatalogue(t.Context(), st); err != nil {
+		t.Fatal(err)
+	}
+	pl, err := importer.New(t.Context(), st, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := pl.Dir(t.Context(), dir, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range got {
+		if r.Status != "created" {
+			t.Fatalf("%s: %s %s", r.File, r.Status, r.Detail)
+		}
+	}
+	in, err := st.Insights(t.Context(), store.InsightFilter{Severity: "SEV2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.Incidents != files {
+		t.Errorf("SEV2 incidents after the import = %d, want %d", in.Incidents, files)
 	}
 }
