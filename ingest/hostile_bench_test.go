@@ -22,6 +22,13 @@ func BenchmarkCleanDoubling(b *testing.B) {
 		{"quotes", "a.md", "> "},
 		{"html-nested", "a.html", "<ul><li>a"},
 		{"html-divs", "a.html", "<div>"},
+		// Words the incident's times and severity are looked for at
+		// (wordAnchored), each starting a match that fails late.
+		{"between", "a.txt", "from 10:00 UTC to 11:00 UTC on "},
+		{"began", "a.txt", "began at 2020-01-02 10:00 and ended at "},
+		{"sev", "a.txt", "severity level "},
+		{"priority", "a.txt", "declared a P"},
+		{"zone-brackets", "a.txt", "( UTC "},
 	}
 	for _, sh := range shapes {
 		doubling.Run(b, sh.name, 32<<10, 256<<10, func(size int) []byte { return []byte(doubling.Repeat(sh.unit, size)) },
