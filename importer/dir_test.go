@@ -34,18 +34,7 @@ func TestDir(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	st, err := library.Open(t.Context(), filepath.Join(t.TempDir(), "hindsight.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if _, err := seeds.LoadCatalogue(t.Context(), st); err != nil {
-		t.Fatal(err)
-	}
-	pl, err := importer.New(t.Context(), st, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, pl := catalogueOnly(t)
 	orphan := importer.Result{File: "c-orphan.md", Status: "failed", Detail: "variant_of: Choose an existing postmortem from the list."}
 	image := importer.Result{File: "d-image.png", Status: "skipped", Detail: "not a .md, .txt or .html file"}
 	for _, tt := range []struct {
@@ -76,6 +65,25 @@ func TestDir(t *testing.T) {
 	}
 }
 
+// catalogueOnly is a store holding the pattern catalogue alone, and the
+// import pipeline into it.
+func catalogueOnly(t *testing.T) (*store.Store, *importer.Pipeline) {
+	t.Helper()
+	st, err := library.Open(t.Context(), filepath.Join(t.TempDir(), "hindsight.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if _, err := seeds.LoadCatalogue(t.Context(), st); err != nil {
+		t.Fatal(err)
+	}
+	pl, err := importer.New(t.Context(), st, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, pl
+}
+
 // TestDirCountsEveryFile: a folder imported in several transactions, all
 // but the last leaving the insight counts to it (store.FoldCountsLater),
 // is counted whole once Dir returns.
@@ -89,18 +97,7 @@ func TestDirCountsEveryFile(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	st, err := library.Open(t.Context(), filepath.Join(t.TempDir(), "hindsight.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if _, err := seeds.LoadCatalogue(t.Context(), st); err != nil {
-		t.Fatal(err)
-	}
-	pl, err := importer.New(t.Context(), st, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, pl := catalogueOnly(t)
 	got, err := pl.Dir(t.Context(), dir, "test")
 	if err != nil {
 		t.Fatal(err)
