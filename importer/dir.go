@@ -100,6 +100,7 @@ func (pl *Pipeline) Dir(ctx context.Context, dir, author string) ([]Result, erro
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	cpu := newCores()
 	type batch struct {
 		files   []importFile
 		waiting []*Result
@@ -108,7 +109,7 @@ func (pl *Pipeline) Dir(ctx context.Context, dir, author string) ([]Result, erro
 	go func() {
 		defer close(batches)
 		for start := 0; start < len(todo); start += importBatch {
-			files, waiting := pl.readBatch(ctx, author, root, todo[start:min(start+importBatch, len(todo))])
+			files, waiting := pl.readBatch(ctx, cpu, author, root, todo[start:min(start+importBatch, len(todo))])
 			select {
 			case batches <- batch{files, waiting}:
 			case <-ctx.Done():
@@ -121,7 +122,7 @@ func (pl *Pipeline) Dir(ctx context.Context, dir, author string) ([]Result, erro
 		if err := stopped(ctx); err != nil {
 			return nil, err
 		}
-		again, err := importFiles(ctx, pl.lib, b.files)
+		again, err := importFiles(ctx, cpu, pl.lib, b.files)
 		if err != nil {
 			return nil, err
 		}
@@ -131,8 +132,8 @@ func (pl *Pipeline) Dir(ctx context.Context, dir, author string) ([]Result, erro
 	for len(retry) > 0 {
 		// Read them again: the pipeline checks variant_of against what is
 		// imported now.
-		files, waiting := pl.readBatch(ctx, author, root, retry)
-		again, err := importFiles(ctx, pl.lib, files)
+		files, waiting := pl.readBatch(ctx, cpu, author, root, retry)
+		again, err := importFiles(ctx, cpu, pl.lib, files)
 		if err != nil {
 			return nil, err
 		}
@@ -162,12 +163,29 @@ func stopped(ctx context.Context) error {
 	return fmt.Errorf("import: stopped before the end (the batches imported so far are kept; run it again to go on): %w", ctx.Err())
 }
 
+// cores hands out the machine's cores between the one writer and the
+// readers a batch ahead of it: one a file read, one a transaction. Without
+// it the writer got about two thirds of a core while every core read (the
+// scheduler shares them out evenly), and it was still writing the last
+// batches, alone, for a third of the import after the reading was done.
+type cores chan struct{}
+
+func newCores() cores { return make(cores, runtime.GOMAXPROCS(0)) }
+
+// do runs fn on one of the cores, waiting for one to be free (callers
+// waiting are served in turn).
+func (c cores) do(fn func()) {
+	c <- struct{}{}
+	defer func() { <-c }()
+	fn()
+}
+
 // readBatch reads files through the import pipeline and prepares them, on
-// every core. A file that cannot be read or that the pipeline refuses is
+// every core that cpu hands out. A file that cannot be read or that the pipeline refuses is
 // marked failed and left out; one refused only because the postmortem its
 // variant_of names is not imported yet is also returned as waiting, to be
 // read again once more of the folder is imported.
-func (pl *Pipeline) readBatch(ctx context.Context, author string, root *os.Root, files []*Result) (ready []importFile, waiting []*Result) {
+func (pl *Pipeline) readBatch(ctx context.Context, cpu cores, author string, root *os.Root, files []*Result) (ready []importFile, waiting []*Result) {
 	out := make([]importFile, len(files))
 	wait := make([]bool, len(files))
 	var wg sync.WaitGroup
@@ -180,15 +198,17 @@ func (pl *Pipeline) readBatch(ctx context.Context, author string, root *os.Root,
 				if ctx.Err() != nil {
 					continue // stopping (SIGTERM): Dir returns the error
 				}
-				p, err := pl.readFile(ctx, author, root, files[i].File)
-				if err != nil {
-					files[i].Status, files[i].Detail = "failed", err.Error()
-					var fields store.FieldErrors
-					wait[i] = errors.As(err, &fields) && len(fields) == 1 && fields["variant_of"] != ""
-					continue
-				}
-				library.PrepareImport(&p)
-				out[i] = importFile{res: files[i], p: p}
+				cpu.do(func() {
+					p, err := pl.readFile(ctx, author, root, files[i].File)
+					if err != nil {
+						files[i].Status, files[i].Detail = "failed", err.Error()
+						var fields store.FieldErrors
+						wait[i] = errors.As(err, &fields) && len(fields) == 1 && fields["variant_of"] != ""
+						return
+					}
+					library.PrepareImport(&p)
+					out[i] = importFile{res: files[i], p: p}
+				})
 			}
 		}()
 	}
@@ -208,13 +228,13 @@ func (pl *Pipeline) readBatch(ctx context.Context, author string, root *os.Root,
 // importFiles imports files (importPaced) and records each outcome.
 // It returns the files to try again: variants whose original is not
 // imported yet.
-func importFiles(ctx context.Context, lib *library.Library, files []importFile) ([]*Result, error) {
+func importFiles(ctx context.Context, cpu cores, lib *library.Library, files []importFile) ([]*Result, error) {
 	ps := make([]*store.Postmortem, len(files))
 	for i := range files {
 		p := files[i].p
 		ps[i] = &p
 	}
-	errs, err := importPaced(ctx, lib, ps)
+	errs, err := importPaced(ctx, cpu, lib, ps)
 	if err != nil {
 		return nil, err
 	}
@@ -263,7 +283,7 @@ const (
 // and a save in another process folds at most that many. An error stops
 // it, with the transactions before it committed (and their counts folded
 // by the next write).
-func importPaced(ctx context.Context, lib *library.Library, ps []*store.Postmortem) ([]error, error) {
+func importPaced(ctx context.Context, cpu cores, lib *library.Library, ps []*store.Postmortem) ([]error, error) {
 	errs := make([]error, 0, len(ps))
 	n := 32
 	for start := 0; start < len(ps); {
@@ -279,14 +299,19 @@ func importPaced(ctx context.Context, lib *library.Library, ps []*store.Postmort
 		if start+len(tx) < len(ps) {
 			opts = append(opts, store.FoldCountsLater)
 		}
-		began := time.Now()
-		txErrs, err := lib.ImportPostmortems(ctx, tx, opts...)
+		var txErrs []error
+		var err error
+		var took time.Duration
+		cpu.do(func() {
+			began := time.Now()
+			txErrs, err = lib.ImportPostmortems(ctx, tx, opts...)
+			took = max(time.Since(began), time.Millisecond)
+		})
 		if err != nil {
 			return nil, err
 		}
 		errs = append(errs, txErrs...)
 		start += len(tx)
-		took := max(time.Since(began), time.Millisecond)
 		n = max(1, min(2*len(tx), importBatch, int(int64(len(tx))*int64(importTxTime)/int64(took))))
 	}
 	return errs, nil

@@ -3,7 +3,9 @@ package importer_test
 import (
 	"fmt"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 
 	"hindsight/bench/corpus"
 	"hindsight/importer"
@@ -20,7 +22,8 @@ import (
 //   - write: ImportPostmortems in transactions of 2048 into a store
 //     holding the seeds, the serial part: one writer at a time.
 //
-// Both report postmortems/s. The store grows with b.N, and writes slow
+// Both report postmortems/s, and the process's CPU time a postmortem
+// (which, on a loaded machine, varies less than the rate). The store grows with b.N, and writes slow
 // down as its indexes grow: bench/run measures the import at 100,000.
 func BenchmarkImportPostmortems(b *testing.B) {
 	_, pats, err := seeds.Catalogue()
@@ -42,10 +45,12 @@ func BenchmarkImportPostmortems(b *testing.B) {
 			docs[i] = gen.Doc(i)
 		}
 		b.ResetTimer()
+		began := cpuTime(b)
 		for i := range b.N {
 			prepare(docs[i])
 		}
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "postmortems/s")
+		b.ReportMetric(float64((cpuTime(b)-began).Microseconds())/float64(b.N), "cpu-µs/postmortem")
 	})
 	b.Run("write", func(b *testing.B) {
 		st, err := library.Open(b.Context(), filepath.Join(b.TempDir(), "bench.db"))
@@ -62,6 +67,7 @@ func BenchmarkImportPostmortems(b *testing.B) {
 		}
 		lib := library.New(st)
 		b.ResetTimer()
+		began := cpuTime(b)
 		for start := 0; start < len(ps); start += 2048 {
 			batch := ps[start:min(start+2048, len(ps))]
 			errs, err := lib.ImportPostmortems(b.Context(), batch)
@@ -75,5 +81,15 @@ func BenchmarkImportPostmortems(b *testing.B) {
 			}
 		}
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "postmortems/s")
+		b.ReportMetric(float64((cpuTime(b)-began).Microseconds())/float64(b.N), "cpu-µs/postmortem")
 	})
+}
+
+// cpuTime is the CPU time the process has used, user and system.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

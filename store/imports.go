@@ -196,10 +196,11 @@ func (s *Store) ImportPostmortems(ctx context.Context, ps []*Postmortem, opts ..
 	}
 	// Folding for search and validating need no database: do them
 	// on every core first, outside the one writer's transaction (validation
-	// parses every section's Markdown: a third of the transaction's time).
+	// parses every section's Markdown: a third of the transaction's time),
+	// unless the caller did them ahead.
 	parallel.For(len(ps), func(i int) {
 		ps[i].PrepareImport()
-		if fe := ValidatePostmortem(ps[i]); fe != nil {
+		if fe := ps[i].prepared.invalid; fe != nil {
 			errs[i] = fmt.Errorf("import postmortem: %w", fe)
 		}
 	})
@@ -269,14 +270,13 @@ func (s *Store) ImportPostmortems(ctx context.Context, ps []*Postmortem, opts ..
 }
 
 // PrepareImport does ahead the part of importing p that needs no database
-// (folding and stemming its text for search), so that a
+// (validating it, folding and stemming its text for search), so that a
 // batch import can do it for the next batch while the store writes this
 // one. ImportPostmortems does it for the postmortems not prepared yet; p
 // must not change afterwards.
 func (p *Postmortem) PrepareImport() {
-	if p.indexed == nil {
-		r := indexDocOf(p).row()
-		p.indexed = &r
+	if p.prepared == nil {
+		p.prepared = &preparedImport{indexed: indexDocOf(p).row(), invalid: ValidatePostmortem(p)}
 	}
 }
 
@@ -351,7 +351,7 @@ func (s *Store) indexImported(ctx context.Context, tx *writeTx, ps []*Postmortem
 		return err
 	}
 	for _, p := range ps {
-		r := *p.indexed
+		r := p.prepared.indexed
 		r.body = withSuggestedTokens(r.body, p.Suggested)
 		if err := insertIndexRow(ctx, tx, p.ID, r, len(p.RestrictedTo) > 0); err != nil {
 			return err

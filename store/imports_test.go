@@ -199,3 +199,34 @@ func TestImportedTextsWithoutHash(t *testing.T) {
 		t.Errorf("FindImported(a text no longer held) err = %v, want ErrNotFound", err)
 	}
 }
+
+// TestImportPostmortemsValidatesPrepared: a batch refuses an invalid
+// postmortem with its field errors whether the importer prepared it ahead
+// (PrepareImport validates it then, on a reader's core) or the batch
+// prepares it, and imports the rest.
+func TestImportPostmortemsValidatesPrepared(t *testing.T) {
+	t.Parallel()
+	for _, prepared := range []bool{false, true} {
+		st, _ := newSeededStore(t)
+		ctx := t.Context()
+		valid := store.Postmortem{Content: postmortem.Content{Title: "Queue backlog", Summary: "Queue backlog", Body: "The queue backed up."}, SourceText: "ok"}
+		untitled := store.Postmortem{Content: postmortem.Content{Body: "b"}, SourceText: "no title"}
+		ps := []*store.Postmortem{&valid, &untitled}
+		if prepared {
+			for _, p := range ps {
+				p.PrepareImport()
+			}
+		}
+		errs, err := st.ImportPostmortems(ctx, ps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fields store.FieldErrors
+		if errs[0] != nil || !errors.As(errs[1], &fields) || fields["title"] == "" {
+			t.Errorf("prepared %v: errs = %v, want the second refused for its title", prepared, errs)
+		}
+		if _, err := st.GetPostmortem(ctx, valid.Slug); err != nil {
+			t.Errorf("prepared %v: the valid one: %v", prepared, err)
+		}
+	}
+}

@@ -81,9 +81,16 @@ type Postmortem struct {
 	// import does, on every core); otherwise the write computes it with
 	// the store's printer. GetPostmortem leaves it nil.
 	Print *Print `json:"-"`
-	// indexed is the text folded and stemmed for the search index, when a
-	// batch import computed it ahead; otherwise the commit does it.
-	indexed *indexRow
+	// prepared is what a batch import computed ahead (PrepareImport);
+	// otherwise the write does it.
+	prepared *preparedImport
+}
+
+// preparedImport is the part of importing a postmortem that needs no
+// database.
+type preparedImport struct {
+	indexed indexRow    // the text folded and stemmed for the search index
+	invalid FieldErrors // what ValidatePostmortem found, nil when nothing
 }
 
 // Tag says that a postmortem shows a pattern, and in which role.
