@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -93,6 +94,57 @@ func (s *Store) foldInsights(ctx context.Context, tx *writeTx) error {
 	}
 	_, err = tx.ExecContext(ctx, `DELETE FROM insight_dirty`)
 	return err
+}
+
+// countsVersion names the definition of the kept counts: what
+// countInsights counts and keptCopies keeps for insights, what
+// foldFollowUps counts for follow-ups. Change it with any change to them
+// (a new kind of count, a fix to what one counts): Open then counts
+// everything again (recount), as a new searchIndexVersion rebuilds the
+// search index. A change of the tables themselves is still a migration.
+const countsVersion = "1"
+
+// recountChunk is how many variant groups, and postmortems with action
+// items, recount folds at a time: the fold keeps each one's counts in
+// memory until it writes them.
+const recountChunk = 4096
+
+// recount counts the insights and follow-ups again from the postmortems,
+// in one transaction (readers see the old counts or the new), folding a
+// chunk of groups and of postmortems at a time.
+func (s *Store) recount(ctx context.Context) error {
+	return s.inTx(ctx, func(tx *writeTx) error {
+		for _, q := range []string{`DELETE FROM insight_counts`, `DELETE FROM insight_groups`, `DELETE FROM insight_dirty`,
+			`DELETE FROM followup_counts`, `DELETE FROM followup_postmortems`, `DELETE FROM followup_dirty`} {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return err
+			}
+		}
+		for _, q := range []struct{ mark, fold string }{
+			{`INSERT INTO insight_dirty (group_id) SELECT id FROM variant_groups WHERE id > ? ORDER BY id LIMIT ? RETURNING group_id`, "insights"},
+			{`INSERT INTO followup_dirty (postmortem_id) SELECT DISTINCT postmortem_id FROM action_items WHERE postmortem_id > ? ORDER BY postmortem_id LIMIT ? RETURNING postmortem_id`, "follow-ups"},
+		} {
+			for last := int64(0); ; {
+				marked, err := queryColumn[int64](ctx, tx, q.mark, last, recountChunk)
+				if err != nil || len(marked) == 0 {
+					if err != nil {
+						return fmt.Errorf("recount %s: %w", q.fold, err)
+					}
+					break
+				}
+				last = slices.Max(marked)
+				if q.fold == "insights" {
+					err = s.foldInsights(ctx, tx)
+				} else {
+					err = foldFollowUps(ctx, tx)
+				}
+				if err != nil {
+					return fmt.Errorf("recount %s: %w", q.fold, err)
+				}
+			}
+		}
+		return nil
+	})
 }
 
 // FoldCounts folds into the insight and follow-up counts what is marked:

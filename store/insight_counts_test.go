@@ -348,3 +348,56 @@ func TestImportFoldsCountsLater(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestCountsVersionRecounts: a database whose counts were kept by another
+// definition of them (its store_jobs row names another countsVersion) is
+// counted again from the postmortems when it opens; one counted by this
+// definition keeps what it holds, even when it is wrong.
+func TestCountsVersionRecounts(t *testing.T) {
+	t.Parallel()
+	for _, otherVersion := range []bool{false, true} {
+		st, path := newSeededStore(t)
+		st.Close()
+		storetest.Exec(t, path,
+			`INSERT INTO action_items (postmortem_id, title, kind, status, due_date, created_at, updated_at) SELECT id, 'x', 'prevent', 'open', '2030-01-01', '', '' FROM postmortems`)
+		st, err := store.Open(t.Context(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.Close()
+		followUps := func() string {
+			db, err := sql.Open("sqlite", path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			var rows string
+			if err := db.QueryRow(`SELECT coalesce(group_concat(concat_ws('|', scope, status, time_zone, due, n), ';'), '') FROM
+				(SELECT * FROM followup_counts ORDER BY scope, status, time_zone, due)`).Scan(&rows); err != nil {
+				t.Fatal(err)
+			}
+			return rows
+		}
+		want := followUps()
+		if want == "" {
+			t.Fatal("no follow-up counts to compare")
+		}
+		storetest.Exec(t, path, `UPDATE insight_counts SET n = n + 7`, `UPDATE followup_counts SET n = n + 3`)
+		if otherVersion {
+			storetest.Exec(t, path, `UPDATE store_jobs SET name = 'counts 0' WHERE name LIKE 'counts %'`)
+		}
+		st, err = store.Open(t.Context(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = st.CheckInsightCounts(t.Context())
+		st.Close()
+		got := followUps()
+		if otherVersion && (err != nil || got != want) {
+			t.Errorf("counted by another definition: insights %v; follow-ups %q, want %q", err, got, want)
+		}
+		if !otherVersion && (err == nil || got == want) {
+			t.Errorf("counted by this definition: the wrong counts were counted again (insights %v, follow-ups %q)", err, got)
+		}
+	}
+}

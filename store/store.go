@@ -180,6 +180,9 @@ func (s *Store) open(ctx context.Context) error {
 		return fmt.Errorf("remove text-direction controls from one-line fields: %w", err)
 	}
 	s.countingInsights = true
+	if err := s.runOnce(ctx, "counts "+countsVersion, s.recount); err != nil {
+		return fmt.Errorf("count insights and follow-ups again: %w", err)
+	}
 	if err := s.FoldCounts(ctx); err != nil {
 		return fmt.Errorf("count insights: %w", err)
 	}
