@@ -3,12 +3,11 @@ package importer_test
 import (
 	"fmt"
 	"path/filepath"
-	"syscall"
 	"testing"
-	"time"
 
 	"hindsight/bench/corpus"
 	"hindsight/importer"
+	"hindsight/internal/cpuclock"
 	"hindsight/library"
 	"hindsight/seeds"
 	"hindsight/store"
@@ -45,12 +44,12 @@ func BenchmarkImportPostmortems(b *testing.B) {
 			docs[i] = gen.Doc(i)
 		}
 		b.ResetTimer()
-		began := cpuTime(b)
+		began := cpuclock.Used()
 		for i := range b.N {
 			prepare(docs[i])
 		}
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "postmortems/s")
-		b.ReportMetric(float64((cpuTime(b)-began).Microseconds())/float64(b.N), "cpu-µs/postmortem")
+		b.ReportMetric(float64((cpuclock.Used()-began).Microseconds())/float64(b.N), "cpu-µs/postmortem")
 	})
 	b.Run("write", func(b *testing.B) {
 		st, err := library.Open(b.Context(), filepath.Join(b.TempDir(), "bench.db"))
@@ -67,7 +66,7 @@ func BenchmarkImportPostmortems(b *testing.B) {
 		}
 		lib := library.New(st)
 		b.ResetTimer()
-		began := cpuTime(b)
+		began := cpuclock.Used()
 		for start := 0; start < len(ps); start += 2048 {
 			batch := ps[start:min(start+2048, len(ps))]
 			errs, err := lib.ImportPostmortems(b.Context(), batch)
@@ -81,15 +80,6 @@ func BenchmarkImportPostmortems(b *testing.B) {
 			}
 		}
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "postmortems/s")
-		b.ReportMetric(float64((cpuTime(b)-began).Microseconds())/float64(b.N), "cpu-µs/postmortem")
+		b.ReportMetric(float64((cpuclock.Used()-began).Microseconds())/float64(b.N), "cpu-µs/postmortem")
 	})
-}
-
-// cpuTime is the CPU time the process has used, user and system.
-func cpuTime(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
