@@ -43,7 +43,7 @@ var stopwords = func() map[string]bool {
 	m := make(map[string]bool)
 	for _, w := range []string{"the", "of", "a", "an", "and", "or", "to", "in", "on", "at", "for", "with", "by", "from", "as", "is", "was", "were", "be", "been", "it", "this", "that", "we", "our", "they", "their", "had", "has", "have", "not", "but", "so", "if", "then", "than", "which", "who",
 		"de", "la", "el", "los", "las", "y", "en", "un", "una", "que", "por", "para", "con", "se", "del", "al", "lo", "es", "fue"} {
-		m[stemOf(w).en] = true
+		m[englishStemOf(w)] = true
 	}
 	return m
 }()
@@ -64,7 +64,7 @@ func FingerprintAndFacts(text string) (Signature, DocFacts) {
 func fingerprintOf(toks []token) Signature {
 	words := make([]string, len(toks))
 	for i, t := range toks {
-		words[i] = stemOf(t.norm).en
+		words[i] = englishStemOf(t.norm)
 	}
 	var sig Signature
 	for i := range sig.Mins {

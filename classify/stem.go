@@ -29,3 +29,12 @@ func stemOf(word string) stems {
 	}
 	return stems{en: textnorm.Stem("en", base), es: textnorm.Stem("es", word)}
 }
+
+// englishStemOf is stemOf(word).en without the Spanish stem, which the
+// fingerprint does not read.
+func englishStemOf(word string) string {
+	if b, ok := irregular[word]; ok {
+		word = b
+	}
+	return textnorm.Stem("en", word)
+}
