@@ -121,7 +121,7 @@ func TestInsightCountsFollowEveryWrite(t *testing.T) {
 	for step := range 150 {
 		switch op := rng.IntN(12); {
 		case op < 3 || len(slugs) < 5: // create, sometimes restricted, sometimes a variant
-			p := newDraft(fmt.Sprintf("Generated %d", step))
+			p := storetest.Draft(fmt.Sprintf("Generated %d", step))
 			fields(&p)
 			if rng.IntN(5) == 0 {
 				p.RestrictedTo = []string{"security"}
@@ -141,7 +141,7 @@ func TestInsightCountsFollowEveryWrite(t *testing.T) {
 		case op == 3: // import a batch
 			var batch []*store.Postmortem
 			for i := range 3 {
-				p := newDraft(fmt.Sprintf("Imported %d-%d", step, i))
+				p := storetest.Draft(fmt.Sprintf("Imported %d-%d", step, i))
 				fields(&p)
 				p.SourceText = fmt.Sprintf("imported text %d %d", step, i)
 				batch = append(batch, &p)
