@@ -249,7 +249,7 @@ func TestGroupShownThroughVisibleMember(t *testing.T) {
 			if !shown || other {
 				t.Errorf("Search: finds %q %v and %q %v, want only the first", tt.shown, shown, tt.other, other)
 			}
-			in, err := st.Insights(tt.ctx, store.InsightFilter{Examples: true})
+			in, err := library.New(st).Insights(tt.ctx, store.InsightFilter{Examples: true})
 			if err != nil {
 				t.Fatal(err)
 			}
