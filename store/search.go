@@ -71,21 +71,21 @@ func (s *Store) PostmortemsByID(ctx context.Context, ids []int64) (map[int64]Pos
 		FROM postmortems p JOIN variant_groups g ON g.id = p.group_id
 		WHERE p.id IN (`+placeholders(len(ids))+`)`, anys(ids)...)
 	if err != nil {
-		return nil, fmt.Errorf("load search hits: %w", err)
+		return nil, fmt.Errorf("load postmortems by id: %w", err)
 	}
 	defer rows.Close()
 	var ps []*Postmortem
 	for rows.Next() {
 		p, err := scanPostmortem(rows)
 		if err != nil {
-			return nil, fmt.Errorf("load search hits: %w", err)
+			return nil, fmt.Errorf("load postmortems by id: %w", err)
 		}
 		if CanSee(ctx, p.RestrictedTo) {
 			ps = append(ps, &p)
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("load search hits: %w", err)
+		return nil, fmt.Errorf("load postmortems by id: %w", err)
 	}
 	if err := attachTags(ctx, s.db, ps); err != nil {
 		return nil, err

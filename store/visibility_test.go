@@ -62,6 +62,13 @@ func TestRestrictionReadsByGroup(t *testing.T) {
 			if found != tt.sees {
 				t.Errorf("Search: found it %v, want %v", found, tt.sees)
 			}
+			byID, err := st.PostmortemsByID(ctx, []int64{p.ID})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, got := byID[p.ID]; got != tt.sees {
+				t.Errorf("PostmortemsByID: reads it %v, want %v", got, tt.sees)
+			}
 		})
 	}
 	// Counts differ by reader, and are cached per reader.
