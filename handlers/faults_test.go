@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"hindsight/handlers"
+	"hindsight/library"
 	"hindsight/search"
 	"hindsight/store"
 	"hindsight/store/storetest"
@@ -126,7 +127,7 @@ func written(t *testing.T, st *store.Store, title string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	found, err := st.Search(ctx, store.SearchParams{Query: search.Parse(strconv.Quote(title))})
+	found, err := library.New(st).Search(ctx, library.SearchParams{Query: search.Parse(strconv.Quote(title))})
 	if err != nil {
 		t.Fatal(err)
 	}

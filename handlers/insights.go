@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"hindsight/chart"
+	"hindsight/library"
 	"hindsight/markdown"
 	"hindsight/postmortem"
 	"hindsight/store"
@@ -49,7 +50,7 @@ var durationBuckets = []struct {
 	upTo  int
 }{{"< 5 min", 5}, {"5–15 min", 15}, {"15–60 min", 60}, {"1–4 h", 240}, {"4–24 h", 1440}, {"1–7 days", 10080}, {"≥ 7 days", 1 << 62}}
 
-func bucketCounts(d store.Distribution) []int {
+func bucketCounts(d library.Distribution) []int {
 	out := make([]int, len(durationBuckets))
 	for i, m := range d.Minutes {
 		for j, b := range durationBuckets {
@@ -130,14 +131,14 @@ func dateErrors(bad badParams) []string {
 // the postmortems reads every row on a first request).
 func (h *Handler) organizationOptions(ctx context.Context) (store.FilterOptions, error) {
 	// Every organization, the examples' too: a filter may ask for them.
-	all, err := h.store.Insights(ctx, store.InsightFilter{Examples: true})
+	all, err := h.lib.Insights(ctx, store.InsightFilter{Examples: true})
 	return store.FilterOptions{Organizations: all.Organizations}, err
 }
 
 func (h *Handler) showInsights(w http.ResponseWriter, r *http.Request) {
 	f, dates := insightFilterFromQuery(r.URL.Query())
 	errs := dateErrors(dates)
-	in, err := h.store.Insights(r.Context(), f)
+	in, err := h.lib.Insights(r.Context(), f)
 	if err != nil {
 		h.error(w, r, err)
 		return
@@ -198,7 +199,7 @@ func yearRows(years []string, n int, count func(y string, s int) int) [][]string
 
 // mostFrequent is the first n patterns of the follow-through (which lists
 // the patterns with the most incidents first) and their names.
-func mostFrequent(ft []store.FollowThrough, n int) ([]store.FollowThrough, []string) {
+func mostFrequent(ft []library.FollowThrough, n int) ([]library.FollowThrough, []string) {
 	ft = ft[:min(len(ft), n)]
 	names := make([]string, len(ft))
 	for i, f := range ft {
@@ -210,7 +211,7 @@ func mostFrequent(ft []store.FollowThrough, n int) ([]store.FollowThrough, []str
 // undated counts the incidents with no date, which no chart by year
 // holds: every incident has one severity, so those of the years by
 // severity are the dated ones.
-func undated(in store.Insights) int {
+func undated(in library.Insights) int {
 	n := in.Incidents
 	for _, bySev := range in.BySeverity {
 		for _, c := range bySev {
@@ -221,7 +222,7 @@ func undated(in store.Insights) int {
 }
 
 // undatedNote says how many incidents the charts by year leave out.
-func undatedNote(in store.Insights) string {
+func undatedNote(in library.Insights) string {
 	switch n := undated(in); {
 	case n <= 0 || len(in.Years) == 0:
 		return ""
@@ -259,7 +260,7 @@ func everyYear(years []string) []string {
 	return out
 }
 
-func insightBlocks(in store.Insights, fams []store.Family) []insightBlock {
+func insightBlocks(in library.Insights, fams []store.Family) []insightBlock {
 	var out []insightBlock
 	missing := undatedNote(in)
 	years := everyYear(in.Years)
@@ -358,7 +359,7 @@ func insightBlocks(in store.Insights, fams []store.Family) []insightBlock {
 	// Distributions of the times to detect, mitigate and resolve.
 	measures := []struct {
 		name string
-		vals store.Distribution
+		vals library.Distribution
 	}{{"To detect", in.Detect}, {"To mitigate", in.Mitigate}, {"To resolve", in.Resolve}}
 	var mSeries []chart.Series
 	counts := make([][]int, len(measures))
@@ -412,8 +413,8 @@ func insightBlocks(in store.Insights, fams []store.Family) []insightBlock {
 	// Follow-through per checklist step, for the patterns with the most
 	// incidents.
 	type stepRow struct {
-		pattern store.FollowThrough
-		step    store.StepFollowThrough
+		pattern library.FollowThrough
+		step    library.StepFollowThrough
 	}
 	var stepRows []stepRow
 	for _, f := range in.FollowThrough[:min(len(in.FollowThrough), 3)] {
@@ -471,7 +472,7 @@ func (h *Handler) apiInsights(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, err)
 		return
 	}
-	in, err := h.store.Insights(r.Context(), f)
+	in, err := h.lib.Insights(r.Context(), f)
 	if err != nil {
 		h.error(w, r, err)
 		return
@@ -489,7 +490,7 @@ func (h *Handler) apiInsights(w http.ResponseWriter, r *http.Request) {
 			Incidents int    `json:"incidents"`
 		} `json:"buckets"`
 	}
-	mk := func(v store.Distribution) dist {
+	mk := func(v library.Distribution) dist {
 		d := dist{Incidents: v.N}
 		if v.N > 0 {
 			ps := []**int{&d.P10, &d.P25, &d.Median, &d.P75, &d.P90, &d.Max}

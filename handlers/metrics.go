@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"hindsight/library"
 	"hindsight/store"
 )
 
@@ -100,10 +101,10 @@ func newMetrics(st *store.Store, log *slog.Logger, maxInFlight int, bodyBytes fu
 }
 
 // runSearch runs a full-text search and records how long it took.
-func (h *Handler) runSearch(ctx context.Context, p store.SearchParams) (store.SearchResult, error) {
+func (h *Handler) runSearch(ctx context.Context, p library.SearchParams) (library.SearchResult, error) {
 	start := time.Now()
 	defer func() { h.metrics.search.Observe(time.Since(start).Seconds()) }()
-	return h.store.Search(ctx, p)
+	return h.lib.Search(ctx, p)
 }
 
 func (h *Handler) serveMetrics(w http.ResponseWriter, r *http.Request) {

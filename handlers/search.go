@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"hindsight/library"
 	"hindsight/postmortem"
 	"hindsight/search"
 	"hindsight/store"
@@ -40,7 +41,7 @@ type facetGroup struct {
 
 type searchPage struct {
 	basePage
-	Result store.SearchResult
+	Result library.SearchResult
 	Facets []facetGroup
 	Page   int
 	Pages  int
@@ -53,7 +54,7 @@ type searchPage struct {
 
 // searchRequest reads the query and page shared by the page and the API.
 // Parsing never fails: odd input becomes words and notes.
-func searchRequest(r *http.Request, size int) (store.SearchParams, int) {
+func searchRequest(r *http.Request, size int) (library.SearchParams, int) {
 	v := r.URL.Query()
 	page, err := strconv.Atoi(v.Get("page"))
 	if err != nil || page < 1 {
@@ -66,7 +67,7 @@ func searchRequest(r *http.Request, size int) (store.SearchParams, int) {
 		// unfinished.
 		q = q.Typing()
 	}
-	return store.SearchParams{Query: q, Limit: size, Offset: (page - 1) * size, Status: v.Get("status")}, page
+	return library.SearchParams{Query: q, Limit: size, Offset: (page - 1) * size, Status: v.Get("status")}, page
 }
 
 // searchURL is the address of the results for q (read as typing when it
@@ -114,7 +115,7 @@ func (h *Handler) showSearch(w http.ResponseWriter, r *http.Request) {
 }
 
 // facetGroups turns the result's counts into links that narrow the query.
-func facetGroups(res store.SearchResult) []facetGroup {
+func facetGroups(res library.SearchResult) []facetGroup {
 	q := res.Query
 	groups := []struct {
 		name, key string

@@ -67,6 +67,7 @@ func TestRankedSearch(t *testing.T) {
 		t.Logf("%d of %d corpus files went in as plain text, refused by the import pipeline: %s", len(failed), len(files), strings.Join(failed, "; "))
 	}
 
+	lib := library.New(st)
 	type score struct {
 		queries        int
 		recall5, recip float64
@@ -88,7 +89,7 @@ func TestRankedSearch(t *testing.T) {
 				t.Fatalf("ranked-search.tsv: %s is not a file of the corpus split", f)
 			}
 		}
-		res, err := st.Search(t.Context(), store.SearchParams{Query: search.Parse(query), Limit: 100})
+		res, err := lib.Search(t.Context(), library.SearchParams{Query: search.Parse(query), Limit: 100})
 		if err != nil {
 			t.Fatalf("Search(%q): %v", query, err)
 		}

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"hindsight/classify"
+	"hindsight/library"
 	"hindsight/postmortem"
 	"hindsight/search"
 	"hindsight/store"
@@ -276,7 +277,7 @@ func (h *Handler) readTriage(r *http.Request, text string) (triageResult, error)
 	q := search.Parse(triageQueryText(evidencePhrases, text))
 	res.SearchURL = searchURL(q)
 	if q.HasText() {
-		found, err := h.runSearch(ctx, store.SearchParams{Query: q, Limit: triageSearchHits})
+		found, err := h.runSearch(ctx, library.SearchParams{Query: q, Limit: triageSearchHits})
 		if err != nil {
 			return res, err
 		}

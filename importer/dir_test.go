@@ -107,7 +107,7 @@ func TestDirCountsEveryFile(t *testing.T) {
 			t.Fatalf("%s: %s %s", r.File, r.Status, r.Detail)
 		}
 	}
-	in, err := st.Insights(t.Context(), store.InsightFilter{Severity: "SEV2"})
+	in, err := library.New(st).Insights(t.Context(), store.InsightFilter{Severity: "SEV2"})
 	if err != nil {
 		t.Fatal(err)
 	}

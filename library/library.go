@@ -2,10 +2,14 @@
 // not SQL: what the classifier derives from a postmortem's text (the
 // suggested tags of an import, the evidence of a postmortem opened to new
 // readers, the rejections still standing), the fingerprints of its text
-// and the variants found by them. It sits between the handlers (and the
-// importer, the seeds, the commands) and the store: the store keeps,
-// reads and writes; the library computes what is kept, with package
-// classify.
+// and the variants found by them, the search (synonyms, filters, ranking,
+// the fallback to any of the words, snippets, pattern cards) and the
+// insights (the figures computed from the counts the store reads). It
+// sits between the handlers (and the importer, the seeds, the commands)
+// and the store: the store keeps, reads and writes; the library computes
+// what is kept (with package classify) and what is shown from what the
+// store reads (the search with package search). What it derives from the
+// data it keeps for one generation of the data, in store.Caches.
 package library
 
 import (
@@ -22,12 +26,15 @@ type Library struct {
 	st          *store.Store
 	classifiers *store.Cache[*classify.Classifier]
 	compiled    compiledClassifier // what classifiers compiles from, and the result
+	search      searchCaches
+	insights    *store.Cache[Insights]
 }
 
 // New returns the library of st. st should be opened with Fingerprints,
 // or Open, so that what it writes is fingerprinted.
 func New(st *store.Store) *Library {
-	return &Library{st: st, classifiers: store.NewCache[*classify.Classifier](st, 1, nil)}
+	return &Library{st: st, classifiers: store.NewCache[*classify.Classifier](st, 1, nil), search: newSearchCaches(st),
+		insights: store.NewCache[Insights](st, insightsMax, nil)}
 }
 
 // Classifier returns the classifier compiled from the catalogue's phrases

@@ -116,7 +116,7 @@ func TestImportStoresSuggestedTags(t *testing.T) {
 	}
 
 	// Search finds a postmortem through its suggestions, below a tagged one.
-	res, err := st.Search(ctx, store.SearchParams{Query: search.Parse("certificate expiry")})
+	res, err := library.New(st).Search(ctx, library.SearchParams{Query: search.Parse("certificate expiry")})
 	if err != nil {
 		t.Fatal(err)
 	}

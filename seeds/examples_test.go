@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"hindsight/library"
 	"hindsight/postmortem"
 	"hindsight/seeds"
 	"hindsight/store"
@@ -42,7 +43,7 @@ func TestExamplesLeftOutUnlessAsked(t *testing.T) {
 		if tot.Matching != tc.items || len(items) != tc.items {
 			t.Errorf("examples=%v: %d items (%d listed), want %d", tc.examples, tot.Matching, len(items), tc.items)
 		}
-		in, err := st.Insights(ctx, store.InsightFilter{Examples: tc.examples})
+		in, err := library.New(st).Insights(ctx, store.InsightFilter{Examples: tc.examples})
 		if err != nil {
 			t.Fatal(err)
 		}

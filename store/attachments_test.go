@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"hindsight/store"
+	"hindsight/store/storetest"
 )
 
 func newLog(content string, by string) store.NewAttachment {
@@ -26,7 +27,7 @@ func TestCollectAttachments(t *testing.T) {
 	t.Parallel()
 	st, _ := newSeededStore(t)
 	ctx := store.WithActor(t.Context(), store.Actor{Name: "ed", Via: "proxy"})
-	p := newDraft("Router overload")
+	p := storetest.Draft("Router overload")
 	if err := st.CreatePostmortem(ctx, &p); err != nil {
 		t.Fatal(err)
 	}

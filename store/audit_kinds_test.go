@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"hindsight/store"
+	"hindsight/store/storetest"
 )
 
 // TestAuditKindsOnlyFromVisibleEntries: the audit trail's kind filter
@@ -17,7 +18,7 @@ func TestAuditKindsOnlyFromVisibleEntries(t *testing.T) {
 	st, _ := newSeededStore(t)
 	member := store.WithActor(store.WithReaderGroups(t.Context(), []string{"security"}), store.Actor{Name: "sam", Via: "proxy"})
 	outsider := store.WithReaderGroups(t.Context(), []string{"sre"})
-	p := newDraft("Zanzibar vault keys")
+	p := storetest.Draft("Zanzibar vault keys")
 	p.RestrictedTo = []string{"security"}
 	if err := st.CreatePostmortem(member, &p); err != nil {
 		t.Fatal(err)

@@ -9,28 +9,8 @@ import (
 
 	"hindsight/postmortem"
 	"hindsight/store"
+	"hindsight/store/storetest"
 )
-
-func newDraft(title string) store.Postmortem {
-	return store.Postmortem{
-		Content: postmortem.Content{
-			Title:        title,
-			Organization: "Example Corp",
-			Summary:      "The API returned errors.",
-			Tags:         []store.Tag{{PatternSlug: "retry-storm", Role: postmortem.RoleTrigger}},
-			Sections: postmortem.Sections{
-				Impact: "Users saw errors.\n",
-			},
-			Times: postmortem.Times{
-				StartedAt:  "2024-03-05T14:00:00-05:00",
-				ResolvedAt: "2024-03-05T15:30:00-05:00",
-				TimeZone:   "America/New_York",
-			},
-		},
-		SavedBy:  "Ada",
-		SaveNote: "first draft",
-	}
-}
 
 func edit(p store.Postmortem, change func(*store.PostmortemFields), author string) store.PostmortemUpdate {
 	f := p.Fields()
@@ -41,7 +21,7 @@ func edit(p store.Postmortem, change func(*store.PostmortemFields), author strin
 func TestCreatePostmortemRecordsFirstRevision(t *testing.T) {
 	t.Parallel()
 	st, _ := newSeededStore(t)
-	p := newDraft("Retry storm")
+	p := storetest.Draft("Retry storm")
 	if err := st.CreatePostmortem(t.Context(), &p); err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +47,7 @@ func TestCreatePostmortemRecordsFirstRevision(t *testing.T) {
 func TestUpdatePostmortem(t *testing.T) {
 	t.Parallel()
 	st, _ := newSeededStore(t)
-	p := newDraft("Retry storm")
+	p := storetest.Draft("Retry storm")
 	if err := st.CreatePostmortem(t.Context(), &p); err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +117,7 @@ func TestUpdatePostmortem(t *testing.T) {
 func TestRestoreRevision(t *testing.T) {
 	t.Parallel()
 	st, _ := newSeededStore(t)
-	p := newDraft("Retry storm")
+	p := storetest.Draft("Retry storm")
 	if err := st.CreatePostmortem(t.Context(), &p); err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +254,7 @@ func TestArchivePostmortem(t *testing.T) {
 func TestJoinVariantGroupOnEdit(t *testing.T) {
 	t.Parallel()
 	st, _ := newSeededStore(t)
-	p := newDraft("Plus de détails sur la panne")
+	p := storetest.Draft("Plus de détails sur la panne")
 	p.Language = "fr"
 	if err := st.CreatePostmortem(t.Context(), &p); err != nil {
 		t.Fatal(err)
@@ -455,28 +435,28 @@ func TestCreateOnce(t *testing.T) {
 		}
 		return p.Slug, created
 	}
-	first, created := create(newDraft("Retry storm"))
+	first, created := create(storetest.Draft("Retry storm"))
 	if !created {
 		t.Fatal("the first create created nothing")
 	}
-	if slug, created := create(newDraft("Retry storm")); created || slug != first {
+	if slug, created := create(storetest.Draft("Retry storm")); created || slug != first {
 		t.Errorf("sent again: created %v, slug %q; want false and %q", created, slug, first)
 	}
-	other := newDraft("Retry storm")
+	other := storetest.Draft("Retry storm")
 	other.SavedBy = "Grace"
 	if slug, created := create(other); !created || slug == first {
 		t.Errorf("by another writer: created %v, slug %q; want a new one", created, slug)
 	}
 	now = now.Add(within + time.Minute)
-	if slug, created := create(newDraft("Retry storm")); !created || slug == first {
+	if slug, created := create(storetest.Draft("Retry storm")); !created || slug == first {
 		t.Errorf("sent after the window: created %v, slug %q; want a new one", created, slug)
 	}
-	edited := newDraft("Edited since")
+	edited := storetest.Draft("Edited since")
 	slug, _ := create(edited)
 	if _, err := st.UpdatePostmortem(t.Context(), slug, 1, edit(edited, func(f *store.PostmortemFields) { f.Impact = "More." }, "Ada")); err != nil {
 		t.Fatal(err)
 	}
-	if again, created := create(newDraft("Edited since")); !created || again == slug {
+	if again, created := create(storetest.Draft("Edited since")); !created || again == slug {
 		t.Errorf("sent again after an edit: created %v, slug %q; want a new one", created, again)
 	}
 

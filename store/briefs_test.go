@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"hindsight/store"
+	"hindsight/store/storetest"
 )
 
 // TestPostmortemBriefs: the briefs of live postmortems the reader may see,
@@ -22,7 +23,7 @@ func TestPostmortemBriefs(t *testing.T) {
 		{"Archived pool outage", "Restarted it.", nil},
 		{"Secret pool outage", "Rotated the keys.", []string{"security"}},
 	} {
-		p := newDraft(d.title)
+		p := storetest.Draft(d.title)
 		p.Resolution, p.RestrictedTo = d.resolution, d.restricted
 		if err := st.CreatePostmortem(ctx, &p); err != nil {
 			t.Fatal(err)

@@ -10,11 +10,10 @@ import (
 )
 
 // One rule keeps every value derived from the data, whether the store
-// computes it (counts, filter options, list pages, search results, the
-// search's facet table, the compiled synonyms, the hits' texts snippets
-// are cut from) or its callers do (the handlers' rendered pages, the
-// library's compiled classifier): a
-// value holds for one generation of the data, and every commit starts a
+// computes it (counts, filter options, list pages) or its callers do (the
+// handlers' rendered pages; the library's search results, the search's
+// facet table, the compiled synonyms, the hits' texts snippets are cut
+// from, and the compiled classifier): a value holds for one generation of the data, and every commit starts a
 // new generation.
 //
 // The generation is a counter in this process. A write through the store
@@ -290,16 +289,16 @@ func (c *Cache[V]) Get(ctx context.Context, key string, load func() (V, error)) 
 }
 
 // derivedMax bounds the cache of whole-collection results; it is emptied
-// when full. Keys are per filter, query and page, so a crawler walking
-// every page cannot make it grow forever; a kept search result is some tens
-// of kilobytes, so the cache stays within a few tens of megabytes.
+// when full. Keys are per filter and page, so a crawler walking every page
+// cannot make it grow forever; a kept result is some tens of kilobytes, so
+// the cache stays within a few tens of megabytes.
 const derivedMax = 1024
 
 // cached returns load's result for key, computing it only when the data
 // changed since it was last computed, per set of reader groups. Callers
 // must not modify what it returns: it is shared.
 func cached[T any](ctx context.Context, s *Store, key string, load func() (T, error)) (T, error) {
-	key += "\x00" + readerCacheKey(ctx) // what a reader sees depends on their groups
+	key += "\x00" + ReaderKey(ctx) // what a reader sees depends on their groups
 	x, err := s.derived.Get(ctx, key, func() (any, error) { return load() })
 	if err != nil {
 		var zero T

@@ -196,7 +196,7 @@ func scanComment(row scanner) (ReviewComment, string, error) {
 // commentOf reads comment id of postmortem pmID, if its reader may read it.
 func commentOf(ctx context.Context, tx *writeTx, pmID, id int64) (ReviewComment, error) {
 	c, restricted, err := scanComment(tx.QueryRowContext(ctx, `SELECT `+commentColumns+` FROM review_comments WHERE id = ? AND postmortem_id = ?`, id, pmID))
-	if errors.Is(err, sql.ErrNoRows) || (err == nil && !canSee(ctx, decodeRestriction(restricted))) {
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && !CanSee(ctx, decodeRestriction(restricted))) {
 		return c, fmt.Errorf("comment %d: %w", id, ErrNotFound)
 	}
 	return c, err
@@ -230,7 +230,7 @@ func (s *Store) ListReviewComments(ctx context.Context, slug string) ([]ReviewCo
 		if err != nil {
 			return nil, fmt.Errorf("list comments of %q: %w", slug, err)
 		}
-		if canSee(ctx, decodeRestriction(restricted)) {
+		if CanSee(ctx, decodeRestriction(restricted)) {
 			out = append(out, c)
 		}
 	}

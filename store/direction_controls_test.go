@@ -23,12 +23,12 @@ func TestDirectionControlsOfOlderSavesDropped(t *testing.T) {
 	t.Parallel()
 	st, path := newSeededStore(t)
 	sec := store.WithReaderGroups(t.Context(), []string{"security"})
-	p := newDraft("Invoice fdp.exe outage")
+	p := storetest.Draft("Invoice fdp.exe outage")
 	p.RestrictedTo = []string{"security"}
 	if err := st.CreatePostmortem(sec, &p); err != nil {
 		t.Fatal(err)
 	}
-	q := newDraft("Checkout outage")
+	q := storetest.Draft("Checkout outage")
 	if err := st.CreatePostmortem(t.Context(), &q); err != nil {
 		t.Fatal(err)
 	}

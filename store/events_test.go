@@ -7,6 +7,7 @@ import (
 
 	"hindsight/postmortem"
 	"hindsight/store"
+	"hindsight/store/storetest"
 )
 
 // TestWritesNoteTheirEvents: each write notes its events in its own
@@ -41,13 +42,13 @@ func TestWritesNoteTheirEvents(t *testing.T) {
 		}
 	}
 
-	quiet := newDraft("Written without an actor")
+	quiet := storetest.Draft("Written without an actor")
 	if err := st.CreatePostmortem(t.Context(), &quiet); err != nil {
 		t.Fatal(err)
 	}
 	expect(t, "a write without an actor")
 
-	p := newDraft("Retry storm at checkout")
+	p := storetest.Draft("Retry storm at checkout")
 	p.Status, p.SavedBy = store.StatusDraft, "ann"
 	p.ActionItems = []store.ActionItem{
 		{Title: "Cap retries", Kind: postmortem.KindPrevent, Owner: "bob"},
@@ -58,7 +59,7 @@ func TestWritesNoteTheirEvents(t *testing.T) {
 	}
 	expect(t, "a draft with an owned action item", store.EventPostmortemCreated, store.EventActionItemAssigned)
 
-	imported := newDraft("Imported and published")
+	imported := storetest.Draft("Imported and published")
 	imported.Status = store.StatusPublished
 	if err := st.CreatePostmortem(ann, &imported); err != nil {
 		t.Fatal(err)

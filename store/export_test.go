@@ -19,12 +19,12 @@ func (s *Store) RecountActionItems(ctx context.Context, f ActionItemFilter, now 
 
 // RecountInsights counts what f selects from the base tables, whatever the
 // filter, without the kept counts: what the kept counts must agree with.
-func (s *Store) RecountInsights(ctx context.Context, f InsightFilter) (Insights, error) {
+func (s *Store) RecountInsights(ctx context.Context, f InsightFilter) ([]InsightCount, error) {
 	acc, err := s.countInsights(ctx, s.db, f, "", nil)
 	if err != nil {
-		return Insights{}, err
+		return nil, err
 	}
-	return s.buildInsights(ctx, acc)
+	return acc.counts(), nil
 }
 
 // CheckInsightCounts compares insight_counts, row by row, with a recount

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"hindsight/library"
 	"hindsight/postmortem"
 	"hindsight/seeds"
 	"hindsight/store"
@@ -70,6 +71,7 @@ func BenchmarkLearning(b *testing.B) {
 	now := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
 	for _, n := range []int{250, 500, 1000} {
 		st := learningStore(b, n)
+		lib := library.New(st)
 		p, err := st.GetPostmortem(b.Context(), "incident-1")
 		if err != nil {
 			b.Fatal(err)
@@ -94,7 +96,7 @@ func BenchmarkLearning(b *testing.B) {
 				return err
 			}},
 			{"insights", func() error {
-				_, err := st.Insights(b.Context(), store.InsightFilter{})
+				_, err := lib.Insights(b.Context(), store.InsightFilter{})
 				return err
 			}},
 		} {

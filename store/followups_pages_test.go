@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"hindsight/store"
+	"hindsight/store/storetest"
 )
 
 // TestActionItemPagesCoverTheList: for filters that match many, few and no
@@ -19,7 +20,7 @@ func TestActionItemPagesCoverTheList(t *testing.T) {
 	st, _ := newSeededStore(t)
 	ctx := t.Context()
 	for i := range 6 {
-		p := newDraft(fmt.Sprintf("Paged %d", i))
+		p := storetest.Draft(fmt.Sprintf("Paged %d", i))
 		p.Organization = []string{"Example Corp", "Initech", "Globex"}[i%3]
 		if err := st.CreatePostmortem(ctx, &p); err != nil {
 			t.Fatal(err)

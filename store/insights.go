@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -25,90 +24,6 @@ type InsightFilter struct {
 	// withoutExamples: live examples are left out, which the kept counts
 	// do not know of, so the incidents are counted.
 	withoutExamples bool
-}
-
-// Insights are what a collection of incidents shows together.
-type Insights struct {
-	Incidents int
-	// BySeverity counts incidents per year and severity ("" for none).
-	Years      []string
-	BySeverity map[string]map[string]int // year -> severity -> incidents
-	ByFamily   map[string]map[string]int // year -> family slug -> incidents
-	ByPattern  map[string]map[string]int // year -> pattern slug -> incidents
-	// Roles counts, per pattern, the SEV1 and SEV2 incidents it played
-	// each role in.
-	Roles []PatternRoles
-	// Pairs are the patterns seen together most often.
-	Pairs []PatternPair
-	// Durations are the minutes to detect, mitigate and resolve, from the
-	// start, of the incidents that record both times.
-	Detect, Mitigate, Resolve Distribution
-	// Organizations are those of the incidents, in order.
-	Organizations []string
-	// FollowThrough is, per pattern, what was done after its incidents,
-	// the patterns with the most incidents first.
-	FollowThrough []FollowThrough
-}
-
-// Distribution is how many incidents took each number of minutes, the
-// fewest minutes first. Minutes are exact up to a week, then kept to a
-// tenth of a day (rounded down).
-type Distribution struct {
-	Minutes, Counts []int
-	N               int // incidents in all
-}
-
-// Percentile is the p-th percentile (nearest rank) of the minutes; 0 when
-// there are none.
-func (d Distribution) Percentile(p int) int {
-	if d.N == 0 {
-		return 0
-	}
-	k := min(max((p*d.N+99)/100, 1), d.N)
-	for i, c := range d.Counts {
-		if k <= c {
-			return d.Minutes[i]
-		}
-		k -= c
-	}
-	return d.Minutes[len(d.Minutes)-1]
-}
-
-// PatternRoles counts the severe incidents a pattern played each role in.
-type PatternRoles struct {
-	Slug, Name string
-	Roles      map[string]int
-	Total      int // incidents, whatever the roles
-}
-
-// PatternPair is two patterns tagged on the same incidents.
-type PatternPair struct {
-	A, B      string // slugs
-	NameA     string
-	NameB     string
-	Incidents int
-}
-
-// FollowThrough is what the teams did after the incidents of a pattern.
-type FollowThrough struct {
-	Slug, Name string
-	Incidents  int
-	// Checklisted incidents ticked at least one step of the pattern's
-	// checklist.
-	Checklisted int
-	ItemsDone   int
-	Items       int
-	// Steps are the pattern's checklist, in order, each with the incidents
-	// that ticked it.
-	Steps []StepFollowThrough
-}
-
-// StepFollowThrough is one step of a pattern's checklist and how many of
-// the pattern's incidents ticked it.
-type StepFollowThrough struct {
-	ID     int64
-	Text   string
-	Ticked int
 }
 
 // insightBase is the incidents a filter selects: the canonical member of
@@ -163,29 +78,24 @@ func insightBase(ctx context.Context, f InsightFilter, groups string) (string, [
 		WHERE ` + strings.Join(conds, " AND "), args
 }
 
-// Insights computes what the incidents f selects show together; the result
-// is kept until the data changes. Without an organization or service, and
-// with dates that are whole years (or none), it reads the counts kept on
-// write (insight_counts); otherwise it counts the selected incidents.
-func (s *Store) Insights(ctx context.Context, f InsightFilter) (Insights, error) {
-	key := strings.Join([]string{"insights", f.Org, strings.ToLower(strings.TrimSpace(f.Service)), f.Severity, f.From, f.To, strconv.FormatBool(f.Examples)}, "\x00")
-	return cached(ctx, s, key, func() (Insights, error) {
-		if !f.Examples {
-			n, err := s.CountExamples(ctx)
-			if err != nil {
-				return Insights{}, fmt.Errorf("insights: %w", err)
-			}
-			f.withoutExamples = n > 0
-		}
-		in, err := s.insights(ctx, f)
-		if err != nil {
-			return in, fmt.Errorf("insights: %w", err)
-		}
-		return in, nil
-	})
+// InsightCount is a count of incidents (or of their action items) towards
+// a figure of the insights: of Kind, about A and B (a pattern and a role,
+// two patterns, a number of minutes...), for the incidents of an
+// organization (folded), a year and a severity, each '*' where the count
+// covers every one, as the kept counts hold them. N may be 0, where a
+// reader's own count of a variant group took the place of the public one.
+type InsightCount struct {
+	Kind, Org, Year, Severity, A, B string
+	N                               int
 }
 
-func (s *Store) insights(ctx context.Context, f InsightFilter) (Insights, error) {
+// InsightCounts returns the counts of the incidents f selects, as ctx's
+// reader sees them, in no order; unless f.Examples, the live examples are
+// left out. Without an organization or service, and with dates that are
+// whole years (or none), it reads the counts kept on write (insight_counts,
+// which hold the examples); otherwise it counts the selected incidents.
+func (s *Store) InsightCounts(ctx context.Context, f InsightFilter) ([]InsightCount, error) {
+	f.withoutExamples = !f.Examples
 	var acc tally
 	var err error
 	if f.withoutExamples {
@@ -198,14 +108,14 @@ func (s *Store) insights(ctx context.Context, f InsightFilter) (Insights, error)
 		acc = tally{}
 		if whole.from <= whole.to {
 			if acc, err = s.keptInsightCounts(ctx, whole); err != nil {
-				return Insights{}, err
+				return nil, err
 			}
 		}
 		anyYear := countsSelection{sev: whole.sev, dated: true, from: "0000", to: "9999"}
 		for _, part := range parts {
 			counted, err := s.countInsights(ctx, s.db, part, "", nil)
 			if err != nil {
-				return Insights{}, err
+				return nil, err
 			}
 			for k, n := range counted {
 				if k, ok := anyYear.keep(k); ok {
@@ -217,9 +127,18 @@ func (s *Store) insights(ctx context.Context, f InsightFilter) (Insights, error)
 		acc, err = s.countInsights(ctx, s.db, f, "", nil)
 	}
 	if err != nil {
-		return Insights{}, err
+		return nil, err
 	}
-	return s.buildInsights(ctx, acc)
+	return acc.counts(), nil
+}
+
+// counts lists t's counts.
+func (t tally) counts() []InsightCount {
+	out := make([]InsightCount, 0, len(t))
+	for k, n := range t {
+		out = append(out, InsightCount{Kind: k.kind, Org: k.org, Year: k.year, Severity: k.sev, A: k.a, B: k.b, N: n})
+	}
+	return out
 }
 
 // splitYears splits dates that are not whole years (without an
@@ -265,27 +184,28 @@ type countKey struct{ kind, org, year, sev, a, b string }
 
 type tally map[countKey]int
 
-// The kinds of count: per year (perYearKinds) and over the whole span.
+// The kinds of count (InsightCount.Kind; a and b are its A and B): per
+// year (perYearKinds) and over the whole span.
 const (
-	kIncidents   = "incidents"   // an incident
-	kOrg         = "org"         // an incident of organization a (as written)
-	kFamily      = "family"      // an incident of a family (a)
-	kPattern     = "pattern"     // an incident tagged with a pattern (a)
-	kSevere      = "severe"      // a SEV1 or SEV2 incident tagged with a
-	kRole        = "role"        // a SEV1 or SEV2 incident where a played role b
-	kPair        = "pair"        // an incident tagged with both a and b (a < b)
-	kDetect      = "detect"      // an incident detected after a minutes
-	kMitigate    = "mitigate"    // … mitigated
-	kResolve     = "resolve"     // … resolved
-	kChecklisted = "checklisted" // an incident of pattern a that ticked a step of its checklist
-	kStep        = "step"        // an incident of pattern a that ticked step b (an id)
-	kItems       = "items"       // action items of incidents of pattern a
-	kItemsDone   = "items_done"  // of them done
+	InsightIncidents   = "incidents"   // an incident
+	InsightOrg         = "org"         // an incident of organization a (as written)
+	InsightFamily      = "family"      // an incident of a family (a)
+	InsightPattern     = "pattern"     // an incident tagged with a pattern (a)
+	InsightSevere      = "severe"      // a SEV1 or SEV2 incident tagged with a
+	InsightRole        = "role"        // a SEV1 or SEV2 incident where a played role b
+	InsightPair        = "pair"        // an incident tagged with both a and b (a < b)
+	InsightDetect      = "detect"      // an incident detected after a minutes
+	InsightMitigate    = "mitigate"    // … mitigated
+	InsightResolve     = "resolve"     // … resolved
+	InsightChecklisted = "checklisted" // an incident of pattern a that ticked a step of its checklist
+	InsightStep        = "step"        // an incident of pattern a that ticked step b (an id)
+	InsightItems       = "items"       // action items of incidents of pattern a
+	InsightItemsDone   = "items_done"  // of them done
 )
 
 var (
-	perYearKinds = []string{kFamily, kPattern}
-	spanKinds    = []string{kOrg, kSevere, kRole, kPair, kDetect, kMitigate, kResolve, kChecklisted, kStep, kItems, kItemsDone}
+	perYearKinds = []string{InsightFamily, InsightPattern}
+	spanKinds    = []string{InsightOrg, InsightSevere, InsightRole, InsightPair, InsightDetect, InsightMitigate, InsightResolve, InsightChecklisted, InsightStep, InsightItems, InsightItemsDone}
 )
 
 // minutesKey is how minutes are kept: exact up to a week, then to a tenth
@@ -404,9 +324,9 @@ func (s *Store) countInsights(ctx context.Context, q querier, f InsightFilter, g
 				each(r.group, k, n)
 			}
 		}
-		add(kIncidents, "", "", 1)
+		add(InsightIncidents, "", "", 1)
 		if r.org != "" {
-			add(kOrg, r.org, "", 1)
+			add(InsightOrg, r.org, "", 1)
 		}
 		severe := r.sev == "SEV1" || r.sev == "SEV2"
 		var pats []string
@@ -416,40 +336,40 @@ func (s *Store) countInsights(ctx context.Context, q querier, f InsightFilter, g
 				pats = append(pats, t.pattern) // tags come sorted by pattern
 			}
 			if severe {
-				add(kRole, t.pattern, t.role, 1)
+				add(InsightRole, t.pattern, t.role, 1)
 			}
 		}
 		for _, p := range pats {
 			if fam := family[p]; fam != "" && !fams[fam] {
 				fams[fam] = true
-				add(kFamily, fam, "", 1)
+				add(InsightFamily, fam, "", 1)
 			}
-			add(kPattern, p, "", 1)
+			add(InsightPattern, p, "", 1)
 			if severe {
-				add(kSevere, p, "", 1)
+				add(InsightSevere, p, "", 1)
 			}
 			ticked := false
 			for _, t := range ticks[r.id] {
 				if t.pattern == p {
 					ticked = true
-					add(kStep, p, strconv.FormatInt(t.item, 10), 1)
+					add(InsightStep, p, strconv.FormatInt(t.item, 10), 1)
 				}
 			}
 			if ticked {
-				add(kChecklisted, p, "", 1)
+				add(InsightChecklisted, p, "", 1)
 			}
-			add(kItems, p, "", itemsOf[r.id].all)
-			add(kItemsDone, p, "", itemsOf[r.id].done)
+			add(InsightItems, p, "", itemsOf[r.id].all)
+			add(InsightItemsDone, p, "", itemsOf[r.id].done)
 		}
 		for i := range pats {
 			for _, b := range pats[i+1:] {
-				add(kPair, pats[i], b, 1)
+				add(InsightPair, pats[i], b, 1)
 			}
 		}
 		for _, d := range []struct {
 			kind string
 			v    sql.NullInt64
-		}{{kDetect, r.detect}, {kMitigate, r.mitigate}, {kResolve, r.resolve}} {
+		}{{InsightDetect, r.detect}, {InsightMitigate, r.mitigate}, {InsightResolve, r.resolve}} {
 			if d.v.Valid && d.v.Int64 >= 0 {
 				add(d.kind, strconv.Itoa(minutesKey(int(d.v.Int64))), "", 1)
 			}
@@ -470,175 +390,6 @@ func scanRows(ctx context.Context, q querier, query string, args []any, fn func(
 		}
 	}
 	return rows.Err()
-}
-
-// buildInsights turns counts into the figures. Counts of the per-year kinds
-// are placed by year; the others are summed whatever their year and
-// severity, so counts kept at '*' and counts per year add up the same.
-func (s *Store) buildInsights(ctx context.Context, acc tally) (Insights, error) {
-	in := Insights{BySeverity: map[string]map[string]int{}, ByFamily: map[string]map[string]int{}, ByPattern: map[string]map[string]int{}}
-	names := map[string]string{}
-	pats, err := s.PatternCatalogue(ctx)
-	if err != nil {
-		return in, err
-	}
-	for _, p := range pats {
-		names[p.Slug] = p.Name
-	}
-	years := map[string]bool{}
-	roles := map[string]*PatternRoles{}
-	role := func(slug string) *PatternRoles {
-		if roles[slug] == nil {
-			roles[slug] = &PatternRoles{Slug: slug, Name: names[slug], Roles: map[string]int{}}
-		}
-		return roles[slug]
-	}
-	pairs := map[[2]string]int{}
-	dist := map[string]map[int]int{kDetect: {}, kMitigate: {}, kResolve: {}}
-	follow := map[string]*FollowThrough{}
-	ft := func(slug string) *FollowThrough {
-		if follow[slug] == nil {
-			follow[slug] = &FollowThrough{Slug: slug, Name: names[slug]}
-		}
-		return follow[slug]
-	}
-	ticked := map[[2]string]int{}
-	orgs := map[string]int{}
-	perYear := func(m map[string]map[string]int, y, k string, n int) {
-		if y == "" || y == "*" {
-			return
-		}
-		if m[y] == nil {
-			m[y] = map[string]int{}
-		}
-		m[y][k] += n
-	}
-	for k, n := range acc {
-		if n == 0 {
-			continue // a reader's own count of a group in place of the public one
-		}
-		switch k.kind {
-		case kIncidents:
-			in.Incidents += n
-			if k.year != "" && k.year != "*" {
-				years[k.year] = true
-				perYear(in.BySeverity, k.year, k.sev, n)
-			}
-		case kFamily:
-			perYear(in.ByFamily, k.year, k.a, n)
-		case kPattern:
-			perYear(in.ByPattern, k.year, k.a, n)
-			ft(k.a).Incidents += n
-		case kOrg:
-			orgs[k.a] += n
-		case kSevere:
-			role(k.a).Total += n
-		case kRole:
-			role(k.a).Roles[k.b] += n
-		case kPair:
-			pairs[[2]string{k.a, k.b}] += n
-		case kDetect, kMitigate, kResolve:
-			m, _ := strconv.Atoi(k.a)
-			dist[k.kind][m] += n
-		case kChecklisted:
-			ft(k.a).Checklisted += n
-		case kStep:
-			ticked[[2]string{k.a, k.b}] += n
-		case kItems:
-			ft(k.a).Items += n
-		case kItemsDone:
-			ft(k.a).ItemsDone += n
-		}
-	}
-	for _, m := range []map[string]map[string]int{in.BySeverity, in.ByFamily, in.ByPattern} {
-		for _, byKey := range m {
-			maps.DeleteFunc(byKey, func(_ string, n int) bool { return n == 0 })
-		}
-	}
-	in.Years = slices.Sorted(maps.Keys(years))
-	for o, n := range orgs {
-		if n > 0 {
-			in.Organizations = append(in.Organizations, o)
-		}
-	}
-	slices.SortFunc(in.Organizations, func(a, b string) int {
-		if c := strings.Compare(foldCase(a), foldCase(b)); c != 0 {
-			return c
-		}
-		return strings.Compare(a, b)
-	})
-	for _, pr := range roles {
-		if pr.Total > 0 {
-			in.Roles = append(in.Roles, *pr)
-		}
-	}
-	slices.SortFunc(in.Roles, func(a, b PatternRoles) int {
-		if a.Total != b.Total {
-			return b.Total - a.Total
-		}
-		return strings.Compare(a.Slug, b.Slug)
-	})
-	for ab, n := range pairs {
-		if n > 0 {
-			in.Pairs = append(in.Pairs, PatternPair{A: ab[0], B: ab[1], NameA: names[ab[0]], NameB: names[ab[1]], Incidents: n})
-		}
-	}
-	slices.SortFunc(in.Pairs, func(a, b PatternPair) int {
-		if a.Incidents != b.Incidents {
-			return b.Incidents - a.Incidents
-		}
-		if c := strings.Compare(a.A, b.A); c != 0 {
-			return c
-		}
-		return strings.Compare(a.B, b.B)
-	})
-	in.Pairs = in.Pairs[:min(len(in.Pairs), 10)]
-	for kind, dst := range map[string]*Distribution{kDetect: &in.Detect, kMitigate: &in.Mitigate, kResolve: &in.Resolve} {
-		for m, n := range dist[kind] {
-			if n > 0 {
-				dst.Minutes = append(dst.Minutes, m)
-			}
-		}
-		slices.Sort(dst.Minutes)
-		for _, m := range dst.Minutes {
-			dst.Counts = append(dst.Counts, dist[kind][m])
-			dst.N += dist[kind][m]
-		}
-	}
-	steps, err := s.checklistSteps(ctx)
-	if err != nil {
-		return in, err
-	}
-	for _, f := range follow {
-		if f.Incidents == 0 {
-			continue
-		}
-		for _, st := range steps[f.Slug] {
-			st.Ticked = ticked[[2]string{f.Slug, strconv.FormatInt(st.ID, 10)}]
-			f.Steps = append(f.Steps, st)
-		}
-		in.FollowThrough = append(in.FollowThrough, *f)
-	}
-	slices.SortFunc(in.FollowThrough, func(a, b FollowThrough) int {
-		if a.Incidents != b.Incidents {
-			return b.Incidents - a.Incidents
-		}
-		return strings.Compare(a.Slug, b.Slug)
-	})
-	return in, nil
-}
-
-// checklistSteps is every pattern's checklist, in order.
-func (s *Store) checklistSteps(ctx context.Context) (map[string][]StepFollowThrough, error) {
-	out := map[string][]StepFollowThrough{}
-	err := scanRows(ctx, s.db, `SELECT id, pattern_slug, text FROM checklist_items ORDER BY pattern_slug, position, id`, nil, func(rs *sql.Rows) error {
-		var st StepFollowThrough
-		var p string
-		err := rs.Scan(&st.ID, &p, &st.Text)
-		out[p] = append(out[p], st)
-		return err
-	})
-	return out, err
 }
 
 var (
@@ -689,7 +440,7 @@ func (sel countsSelection) keep(k countKey) (countKey, bool) {
 	if sel.dated && (k.year == "" || k.year < sel.from || k.year > sel.to) {
 		return k, false
 	}
-	if k.kind == kIncidents {
+	if k.kind == InsightIncidents {
 		return k, true
 	}
 	k.sev = cmpOr(sel.sev, "*")
@@ -783,6 +534,14 @@ func int64List(ids []int64) string {
 		out[i] = strconv.FormatInt(id, 10)
 	}
 	return "[" + strings.Join(out, ",") + "]"
+}
+
+// CompareNoCase orders as COLLATE NOCASE compares, then as written.
+func CompareNoCase(a, b string) int {
+	if c := strings.Compare(foldCase(a), foldCase(b)); c != 0 {
+		return c
+	}
+	return strings.Compare(a, b)
 }
 
 // foldCase folds ASCII letters to lower case, as COLLATE NOCASE compares.

@@ -50,7 +50,7 @@ func TestEventAboutNoPostmortemKeepsItsRestriction(t *testing.T) {
 	if _, _, err := st.EnqueueEvent(ctx, store.Event{Kind: store.EventDigest, Restricted: []string{"security"}}); err != nil {
 		t.Fatal(err)
 	}
-	p := newDraft("Restricted one")
+	p := storetest.Draft("Restricted one")
 	p.RestrictedTo = []string{"sre"}
 	if err := st.CreatePostmortem(store.WithReaderGroups(ctx, []string{"sre"}), &p); err != nil {
 		t.Fatal(err)
@@ -147,7 +147,7 @@ func TestEventRestrictedThenAndNow(t *testing.T) {
 		{"NoGroupInBoth", []string{"a"}, []string{"c"}, []string{"\x00no reader"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			p := newDraft("Restriction " + tt.name)
+			p := storetest.Draft("Restriction " + tt.name)
 			p.RestrictedTo = tt.then
 			if err := st.CreatePostmortem(ctx, &p); err != nil {
 				t.Fatal(err)

@@ -262,6 +262,20 @@ func (s *Store) Checklists(ctx context.Context, slugs []string) (map[string][]Ch
 	return out, nil
 }
 
+// ChecklistSteps returns every pattern's checklist in order, with the
+// steps removed since, which incidents may have ticked, keyed by pattern.
+func (s *Store) ChecklistSteps(ctx context.Context) (map[string][]ChecklistItem, error) {
+	items, err := s.checklists(ctx, ``)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]ChecklistItem{}
+	for _, it := range items {
+		out[it.PatternSlug] = append(out[it.PatternSlug], it)
+	}
+	return out, nil
+}
+
 func (s *Store) checklists(ctx context.Context, where string, args ...any) ([]ChecklistItem, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT id, pattern_slug, position, text, phase, removed_at, version FROM checklist_items `+where+` ORDER BY pattern_slug, position, id`, args...)
 	if err != nil {

@@ -22,7 +22,7 @@ type Person struct {
 // CanRead reports whether p may read a postmortem restricted to
 // restrictedTo: the same check every read makes for a request from p.
 func (p Person) CanRead(restrictedTo []string) bool {
-	return canSee(WithReaderGroups(context.Background(), p.Groups), restrictedTo)
+	return CanSee(WithReaderGroups(context.Background(), p.Groups), restrictedTo)
 }
 
 // ReaderContext is ctx for reads made on p's behalf: they see what a

@@ -195,7 +195,7 @@ func (s *Store) GetPostmortem(ctx context.Context, slug string) (Postmortem, err
 	if err != nil {
 		return Postmortem{}, fmt.Errorf("get postmortem %q: %w", slug, err)
 	}
-	if !canSee(ctx, p.RestrictedTo) {
+	if !CanSee(ctx, p.RestrictedTo) {
 		// For a reader outside its groups it does not exist.
 		return Postmortem{}, fmt.Errorf("get postmortem %q: %w", slug, ErrNotFound)
 	}
@@ -212,7 +212,7 @@ func (s *Store) GetPostmortem(ctx context.Context, slug string) (Postmortem, err
 	if p.Comments, err = listComments(ctx, tx, p.ID); err != nil {
 		return Postmortem{}, err
 	}
-	if !canSee(ctx, p.SourceRestrictedTo) {
+	if !CanSee(ctx, p.SourceRestrictedTo) {
 		// Imported while restricted to groups the reader is not in: the
 		// verbatim text and its comments may hold what a redaction took
 		// out before the postmortem was opened.

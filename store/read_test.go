@@ -14,6 +14,7 @@ import (
 // with the summary of one save and the tags of another.
 func TestGetPostmortemReadsOneMoment(t *testing.T) {
 	t.Parallel()
+	const chat = "chatco-lockstep-reconnect"
 	st, _ := newSearchStore(t)
 	ctx := t.Context()
 	p, err := st.GetPostmortem(ctx, chat)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"hindsight/store"
+	"hindsight/store/storetest"
 )
 
 // TestRestrictionChangeMakesEarlierEditsStale: changing who may read a
@@ -20,7 +21,7 @@ func TestRestrictionChangeMakesEarlierEditsStale(t *testing.T) {
 	t.Parallel()
 	st, _ := newSeededStore(t)
 	sre := store.WithReaderGroups(t.Context(), []string{"sre"})
-	p := newDraft("Quokka key rotation")
+	p := storetest.Draft("Quokka key rotation")
 	if err := st.CreatePostmortem(sre, &p); err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +124,7 @@ func TestRevisionsSavedWhileRestricted(t *testing.T) {
 	st, _ := newSeededStore(t)
 	member := store.WithReaderGroups(t.Context(), []string{"ir", "sre"})
 	outsider := store.WithReaderGroups(t.Context(), []string{"sre"})
-	p := newDraft("Quokka key rotation")
+	p := storetest.Draft("Quokka key rotation")
 	if err := st.CreatePostmortem(member, &p); err != nil {
 		t.Fatal(err)
 	}

@@ -75,7 +75,7 @@ type Revision struct {
 
 // withhold hides r from ctx's reader when they may not read it.
 func withhold(ctx context.Context, r *Revision) {
-	if !r.RestrictionKnown || canSee(ctx, r.RestrictedTo) {
+	if !r.RestrictionKnown || CanSee(ctx, r.RestrictedTo) {
 		return
 	}
 	*r = Revision{ID: r.ID, PostmortemID: r.PostmortemID, Version: r.Version, Action: r.Action, RestoredFrom: r.RestoredFrom,

@@ -12,15 +12,11 @@ import (
 // memory; the store loads its table from the database and runs the
 // full-text match for it.
 
-// facetTable returns the search table for the current data (cache.go):
-// searches wait for one build rather than each running its own.
-func (s *Store) facetTable(ctx context.Context) (*search.Table, error) {
-	return s.facets.Get(ctx, "", func() (*search.Table, error) { return s.loadFacetTable(ctx) })
-}
-
-// loadFacetTable reads the table in one read transaction, so that rows and
-// tags come from the same snapshot.
-func (s *Store) loadFacetTable(ctx context.Context) (*search.Table, error) {
+// SearchTable reads the search table of the current data in one read
+// transaction, so that rows and tags come from the same snapshot. It
+// reads every live postmortem: callers keep it for a generation of the
+// data (Cache).
+func (s *Store) SearchTable(ctx context.Context) (*search.Table, error) {
 	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, fmt.Errorf("load search facets: %w", err)
@@ -90,13 +86,13 @@ func loadTablePatterns(ctx context.Context, tx *sql.Tx) ([]search.TablePattern, 
 	return patterns, rows.Err()
 }
 
-// rankedHits runs the full-text match expr and keeps the matches that pass
+// RankMatches runs the full-text match expr and keeps the matches that pass
 // f, ranked by bm25 (see search.Ranked): the open postmortems in
 // search_index, by its statistics; the restricted ones the reader may read
 // in search_index_restricted, ranked by the same statistics (search_restricted.go).
 // Only the match and bm25 run in SQLite; its rows come in id order, as the
 // table's.
-func (s *Store) rankedHits(ctx context.Context, t *search.Table, f *search.Filter, expr string) ([]search.Hit, error) {
+func (s *Store) RankMatches(ctx context.Context, t *search.Table, f *search.Filter, expr string) ([]search.Hit, error) {
 	restricted, err := s.restrictedRanks(ctx, t.Restricted(f), expr)
 	if err != nil {
 		return nil, err

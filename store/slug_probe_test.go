@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"hindsight/store"
+	"hindsight/store/storetest"
 )
 
 // TestRestrictedSlugCannotBeProbed: a postmortem restricted when it is
@@ -17,7 +18,7 @@ func TestRestrictedSlugCannotBeProbed(t *testing.T) {
 	st, _ := newSeededStore(t)
 	member := store.WithReaderGroups(t.Context(), []string{"security"})
 	outsider := store.WithReaderGroups(t.Context(), []string{"sre"})
-	hidden := newDraft("Zanzibar vault keys")
+	hidden := storetest.Draft("Zanzibar vault keys")
 	hidden.RestrictedTo = []string{"security"}
 	if err := st.CreatePostmortem(member, &hidden); err != nil {
 		t.Fatal(err)
@@ -25,7 +26,7 @@ func TestRestrictedSlugCannotBeProbed(t *testing.T) {
 	if hidden.Slug == "zanzibar-vault-keys" || !strings.HasPrefix(hidden.Slug, "zanzibar-vault-keys-") || len(hidden.Slug) < len("zanzibar-vault-keys-")+8 {
 		t.Errorf("restricted slug %q, want zanzibar-vault-keys and a random part", hidden.Slug)
 	}
-	again := newDraft("Zanzibar vault keys")
+	again := storetest.Draft("Zanzibar vault keys")
 	again.RestrictedTo = []string{"security"}
 	if err := st.CreatePostmortem(member, &again); err != nil {
 		t.Fatal(err)
@@ -33,14 +34,14 @@ func TestRestrictedSlugCannotBeProbed(t *testing.T) {
 	if again.Slug == hidden.Slug || !strings.HasPrefix(again.Slug, "zanzibar-vault-keys-") {
 		t.Errorf("a second restricted twin: slug %q (first %q)", again.Slug, hidden.Slug)
 	}
-	twin := newDraft("Zanzibar vault keys")
+	twin := storetest.Draft("Zanzibar vault keys")
 	if err := st.CreatePostmortem(outsider, &twin); err != nil {
 		t.Fatal(err)
 	}
 	if twin.Slug != "zanzibar-vault-keys" {
 		t.Errorf("the outsider's twin: slug %q, want zanzibar-vault-keys as if nothing were hidden", twin.Slug)
 	}
-	second := newDraft("Zanzibar vault keys")
+	second := storetest.Draft("Zanzibar vault keys")
 	if err := st.CreatePostmortem(outsider, &second); err != nil {
 		t.Fatal(err)
 	}

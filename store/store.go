@@ -15,8 +15,6 @@ import (
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
-
-	"hindsight/search"
 )
 
 var (
@@ -45,12 +43,9 @@ type Store struct {
 	// gen is the data's generation and watch looks for other processes'
 	// writes (cache.go); the caches keep values derived from the data for
 	// one generation.
-	gen      atomic.Uint64
-	watch    versionWatch
-	derived  *Cache[any]
-	facets   *Cache[*search.Table]
-	synonyms *Cache[*search.Synonyms]
-	snippets *Cache[*search.SnippetText]
+	gen     atomic.Uint64
+	watch   versionWatch
+	derived *Cache[any]
 	// printer fingerprints the texts written (similar.go); nil writes no
 	// fingerprints.
 	printer Printer
@@ -138,9 +133,6 @@ func Open(ctx context.Context, path string, opts ...OpenOption) (*Store, error) 
 	}
 	s := &Store{db: &database{DB: db}, Now: time.Now, writer: make(chan struct{}, 1), path: path, printer: cfg.printer}
 	s.derived = NewCache[any](s, derivedMax, nil)
-	s.facets = NewCache[*search.Table](s, 1, nil)
-	s.synonyms = NewCache[*search.Synonyms](s, 1, nil)
-	s.snippets = NewCache(s, snippetTextMax, (*search.SnippetText).Size)
 	if err := s.open(ctx); err != nil {
 		db.Close()
 		return nil, err

@@ -48,8 +48,9 @@ func readerGroups(ctx context.Context) []string {
 	return gs
 }
 
-// readerCacheKey tells apart the results computed for different readers.
-func readerCacheKey(ctx context.Context) string {
+// ReaderKey tells apart the readers of ctx who see different postmortems:
+// a value computed for a reader is kept under it.
+func ReaderKey(ctx context.Context) string {
 	if everyGroup(ctx) {
 		return "\x00every"
 	}
@@ -83,9 +84,9 @@ func restrictionVisibleSQL(ctx context.Context, column string) string {
 		strings.Join(quoted, ", ") + ")))"
 }
 
-// canSee reports whether a reader of ctx may see a postmortem restricted
+// CanSee reports whether a reader of ctx may see a postmortem restricted
 // to restrictedTo.
-func canSee(ctx context.Context, restrictedTo []string) bool {
+func CanSee(ctx context.Context, restrictedTo []string) bool {
 	if len(restrictedTo) == 0 || everyGroup(ctx) {
 		return true
 	}

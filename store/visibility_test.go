@@ -5,9 +5,11 @@ import (
 	"errors"
 	"testing"
 
+	"hindsight/library"
 	"hindsight/postmortem"
 	"hindsight/search"
 	"hindsight/store"
+	"hindsight/store/storetest"
 )
 
 // TestRestrictionReadsByGroup: a restricted postmortem is read only
@@ -16,7 +18,7 @@ import (
 func TestRestrictionReadsByGroup(t *testing.T) {
 	t.Parallel()
 	st, _ := newSeededStore(t)
-	p := newDraft("Vault key leak")
+	p := storetest.Draft("Vault key leak")
 	p.RestrictedTo = []string{"security", "it's-ops"}
 	if err := st.CreatePostmortem(t.Context(), &p); err != nil {
 		t.Fatal(err)
@@ -49,7 +51,7 @@ func TestRestrictionReadsByGroup(t *testing.T) {
 			if got := contains(list, p.Slug); got != tt.sees {
 				t.Errorf("ListPostmortems (total %d): lists it %v, want %v", total, got, tt.sees)
 			}
-			res, err := st.Search(ctx, store.SearchParams{Query: search.Parse("vault")})
+			res, err := library.New(st).Search(ctx, library.SearchParams{Query: search.Parse("vault")})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -59,6 +61,13 @@ func TestRestrictionReadsByGroup(t *testing.T) {
 			}
 			if found != tt.sees {
 				t.Errorf("Search: found it %v, want %v", found, tt.sees)
+			}
+			byID, err := st.PostmortemsByID(ctx, []int64{p.ID})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, got := byID[p.ID]; got != tt.sees {
+				t.Errorf("PostmortemsByID: reads it %v, want %v", got, tt.sees)
 			}
 		})
 	}
@@ -85,7 +94,7 @@ func contains(ps []store.Postmortem, slug string) bool {
 func TestVariantOfRestrictedIsUnknown(t *testing.T) {
 	t.Parallel()
 	st, _ := newSeededStore(t)
-	secret := newDraft("Vault key leak")
+	secret := storetest.Draft("Vault key leak")
 	secret.RestrictedTo = []string{"security"}
 	if err := st.CreatePostmortem(t.Context(), &secret); err != nil {
 		t.Fatal(err)
@@ -93,13 +102,13 @@ func TestVariantOfRestrictedIsUnknown(t *testing.T) {
 	outsider := store.WithReaderGroups(t.Context(), []string{"sre"})
 	for _, of := range []string{secret.Slug, "no-such-postmortem"} {
 		t.Run(of, func(t *testing.T) {
-			p := newDraft("Translation of " + of)
+			p := storetest.Draft("Translation of " + of)
 			p.VariantOf, p.VariantKind = of, postmortem.KindRewrite
 			if err := st.CreatePostmortem(outsider, &p); !errors.Is(err, store.ErrNotFound) {
 				t.Errorf("CreatePostmortem: %v, want ErrNotFound", err)
 			}
 
-			alone := newDraft("Alone " + of)
+			alone := storetest.Draft("Alone " + of)
 			if err := st.CreatePostmortem(outsider, &alone); err != nil {
 				t.Fatal(err)
 			}
@@ -109,7 +118,7 @@ func TestVariantOfRestrictedIsUnknown(t *testing.T) {
 				t.Errorf("UpdatePostmortem: %v, want ErrNotFound", err)
 			}
 
-			imp := newDraft("Imported " + of)
+			imp := storetest.Draft("Imported " + of)
 			imp.VariantOf = of
 			err = st.ImportPostmortem(outsider, &imp)
 			var fe store.FieldErrors
@@ -129,13 +138,13 @@ func TestDuplicateTextOfRestricted(t *testing.T) {
 	const text = "# Vault key leak\n\nA signing key was copied to a public bucket."
 	member := store.WithReaderGroups(t.Context(), []string{"security"})
 	outsider := store.WithReaderGroups(t.Context(), []string{"sre"})
-	secret := newDraft("Vault key leak")
+	secret := storetest.Draft("Vault key leak")
 	secret.SourceText, secret.RestrictedTo = text, []string{"security"}
 	if err := st.ImportPostmortem(member, &secret); err != nil {
 		t.Fatal(err)
 	}
 
-	again := newDraft("Vault key leak")
+	again := storetest.Draft("Vault key leak")
 	again.SourceText = text
 	var dup *store.DuplicateError
 	if err := st.ImportPostmortem(member, &again); !errors.As(err, &dup) || dup.Slug != secret.Slug {
@@ -144,7 +153,7 @@ func TestDuplicateTextOfRestricted(t *testing.T) {
 	if slug, err := st.FindImported(outsider, text); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("outsider FindImported: %q, %v, want ErrNotFound", slug, err)
 	}
-	mine := newDraft("Vault key leak")
+	mine := storetest.Draft("Vault key leak")
 	mine.SourceText = text
 	if err := st.ImportPostmortem(outsider, &mine); err != nil {
 		t.Fatalf("outsider import: %v, want it imported", err)
@@ -155,7 +164,7 @@ func TestDuplicateTextOfRestricted(t *testing.T) {
 	if slug, err := st.FindImported(outsider, text); err != nil || slug != mine.Slug {
 		t.Errorf("outsider FindImported: %q, %v, want their own %q", slug, err, mine.Slug)
 	}
-	twice := newDraft("Vault key leak")
+	twice := storetest.Draft("Vault key leak")
 	twice.SourceText = text
 	if err := st.ImportPostmortem(outsider, &twice); !errors.As(err, &dup) || dup.Slug != mine.Slug {
 		t.Errorf("outsider import again: %v, want a duplicate of %q", err, mine.Slug)
@@ -170,17 +179,17 @@ func TestGroupShownThroughVisibleMember(t *testing.T) {
 	st, _ := newSeededStore(t)
 	member := store.WithReaderGroups(t.Context(), []string{"security"})
 	outsider := store.WithReaderGroups(t.Context(), []string{"sre"})
-	secret := newDraft("Vault key leak")
+	secret := storetest.Draft("Vault key leak")
 	secret.RestrictedTo = []string{"security"}
 	if err := st.CreatePostmortem(member, &secret); err != nil {
 		t.Fatal(err)
 	}
-	open := newDraft("Vault key leak, public summary")
+	open := storetest.Draft("Vault key leak, public summary")
 	open.Language, open.VariantOf, open.VariantKind = "de", secret.Slug, postmortem.KindTranslation
 	if err := st.CreatePostmortem(member, &open); err != nil {
 		t.Fatal(err)
 	}
-	again := newDraft("Vault key leak again")
+	again := storetest.Draft("Vault key leak again")
 	if err := st.CreatePostmortem(outsider, &again); err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +245,7 @@ func TestGroupShownThroughVisibleMember(t *testing.T) {
 			if total != groups || len(list) != total {
 				t.Errorf("list total %d, %d listed, %d groups counted", total, len(list), groups)
 			}
-			res, err := st.Search(tt.ctx, store.SearchParams{Query: search.Parse("vault")})
+			res, err := library.New(st).Search(tt.ctx, library.SearchParams{Query: search.Parse("vault")})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -247,7 +256,7 @@ func TestGroupShownThroughVisibleMember(t *testing.T) {
 			if !shown || other {
 				t.Errorf("Search: finds %q %v and %q %v, want only the first", tt.shown, shown, tt.other, other)
 			}
-			in, err := st.Insights(tt.ctx, store.InsightFilter{Examples: true})
+			in, err := library.New(st).Insights(tt.ctx, store.InsightFilter{Examples: true})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,9 +1,10 @@
-package store_test
+package library_test
 
 import (
 	"slices"
 	"testing"
 
+	"hindsight/library"
 	"hindsight/postmortem"
 	"hindsight/search"
 	"hindsight/seeds"
@@ -67,21 +68,21 @@ func forgivingFixtures() []store.Postmortem {
 
 func TestSearchForgives(t *testing.T) {
 	t.Parallel()
-	st, _ := newSearchStore(t)
+	st, lib, _ := newSearchStore(t)
 	for _, p := range forgivingFixtures() {
 		if err := st.CreatePostmortem(t.Context(), &p); err != nil {
 			t.Fatal(err)
 		}
 	}
-	run := func(t *testing.T, q search.Query) store.SearchResult {
+	run := func(t *testing.T, q search.Query) library.SearchResult {
 		t.Helper()
-		res, err := st.Search(t.Context(), store.SearchParams{Query: q, Limit: 20})
+		res, err := lib.Search(t.Context(), library.SearchParams{Query: q, Limit: 20})
 		if err != nil {
 			t.Fatalf("Search(%q): %v", q.String(), err)
 		}
 		return res
 	}
-	slugsOf := func(res store.SearchResult) []string {
+	slugsOf := func(res library.SearchResult) []string {
 		var out []string
 		for _, h := range res.Hits {
 			out = append(out, h.Slug)
@@ -188,7 +189,7 @@ func splitAny(s string) []string {
 // An abbreviation finds what its full form finds.
 func TestSearchAbbreviationsFindTheSame(t *testing.T) {
 	t.Parallel()
-	st, _ := newSearchStore(t)
+	st, lib, _ := newSearchStore(t)
 	for _, p := range forgivingFixtures() {
 		if err := st.CreatePostmortem(t.Context(), &p); err != nil {
 			t.Fatal(err)
@@ -200,8 +201,8 @@ func TestSearchAbbreviationsFindTheSame(t *testing.T) {
 		{"db cluster", "database cluster"},
 		{"lb health checks", "load balancer health checks"},
 	} {
-		a, _ := searchSlugs(t, st, pair[0], 100)
-		b, _ := searchSlugs(t, st, pair[1], 100)
+		a, _ := searchSlugs(t, lib, pair[0], 100)
+		b, _ := searchSlugs(t, lib, pair[1], 100)
 		slices.Sort(a)
 		slices.Sort(b)
 		if len(b) == 0 || !slices.Equal(a, b) {

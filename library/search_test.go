@@ -1,4 +1,4 @@
-package store_test
+package library_test
 
 import (
 	"cmp"
@@ -6,12 +6,14 @@ import (
 	"database/sql"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"hindsight/library"
 	"hindsight/postmortem"
 	"hindsight/search"
 	"hindsight/seeds"
@@ -19,107 +21,18 @@ import (
 	"hindsight/store/storetest"
 )
 
-// searchFixtures are postmortems of our own, next to the seeds: English and
-// Spanish, a variant pair, an archived one, and one whose text never names
-// its pattern.
-func searchFixtures() []store.Postmortem {
-	return []store.Postmortem{
-		{
-			Content: postmortem.Content{
-				Title:        "Checkout API brought down by its own clients",
-				Organization: "Acme Payments",
-				IncidentDate: "2023-03-14",
-				Severity:     "SEV2",
-				Language:     "en",
-				Summary:      "A slow database made checkout calls time out; the mobile SDK retried every failed call immediately and the load tripled.",
-				Body:         "## What happened\n\nClients retried without backoff or jitter. Each retry added load, so more calls failed and were retried again.",
-				Tags:         []store.Tag{{PatternSlug: "retry-storm", Role: postmortem.RoleAmplifier}},
-			},
-			Slug: "acme-checkout-retry-storm",
-			ActionItems: []store.ActionItem{
-				{Title: "Add exponential backoff with jitter to the SDK", Kind: postmortem.KindPrevent},
-			},
-		},
-		{
-			Content: postmortem.Content{
-				Title:        "La API de pago, tumbada por sus propios clientes",
-				Organization: "Acme Payments",
-				IncidentDate: "2023-03-14",
-				Severity:     "SEV2",
-				Language:     "es",
-				Summary:      "Una base de datos lenta hizo que las llamadas de pago expiraran; el SDK reintentaba cada llamada fallida y la carga se triplicó.",
-				Body:         "Los clientes reintentaban sin retroceso exponencial. Cada reintento añadía carga.",
-				Tags:         []store.Tag{{PatternSlug: "retry-storm", Role: postmortem.RoleAmplifier}},
-			},
-			Slug:        "acme-checkout-retry-storm-es",
-			VariantOf:   "acme-checkout-retry-storm",
-			VariantKind: postmortem.KindTranslation,
-		},
-		{
-			Content: postmortem.Content{
-				Title:        "Tormenta de reintentos en el servicio de pagos",
-				Organization: "Banco Ejemplo",
-				IncidentDate: "2022-11-02",
-				Severity:     "SEV1",
-				Language:     "es",
-				Summary:      "Los clientes seguían reintentando y el pool de conexiones de la base de datos se agotó.",
-				Body:         "Durante dos horas hubo agotamiento de conexiones: cada petición abría una conexión nueva y la configuración inválida del pool empeoró la situación.",
-				Tags: []store.Tag{
-					{PatternSlug: "retry-storm", Role: postmortem.RoleAmplifier},
-					{PatternSlug: "connection-exhaustion", Role: postmortem.RoleTrigger},
-				},
-			},
-			Slug: "banco-pagos-tormenta",
-		},
-		{
-			Content: postmortem.Content{
-				Title:        "Mobile clients reconnected in lockstep after a gateway restart",
-				Organization: "ChatCo",
-				IncidentDate: "2021-06-30",
-				Severity:     "SEV2",
-				Language:     "en",
-				Summary:      "Restarting the push gateway dropped every session; all phones came back within the same second.",
-				Body:         "The reconnect storm saturated the login service for forty minutes.",
-				Tags:         []store.Tag{{PatternSlug: "thundering-herd", Role: postmortem.RoleTrigger}},
-			},
-			Slug: "chatco-lockstep-reconnect",
-		},
-		{
-			Content: postmortem.Content{
-				Title:        "Internal certificate expired on the payments mesh",
-				Organization: "Acme Payments",
-				IncidentDate: "2023-08-01",
-				Severity:     "SEV3",
-				Language:     "en",
-				Summary:      "An intermediate certificate of the internal CA expired and service-to-service TLS failed.",
-				Tags:         []store.Tag{{PatternSlug: "certificate-expiry", Role: postmortem.RoleTrigger}},
-			},
-			Slug: "acme-expired-certificate",
-		},
-		{
-			Content: postmortem.Content{
-				Title:        "DNS resolver timeouts",
-				Organization: "Acme Payments",
-				IncidentDate: "2023-01-05",
-				Language:     "en",
-				Summary:      "The resolver fleet timed out after a bad certificate rotation.",
-				Tags:         []store.Tag{{PatternSlug: "dns-failure", Role: postmortem.RoleTrigger}},
-			},
-			Slug:       "archived-dns-outage",
-			ArchivedAt: "2024-01-01T00:00:00Z",
-		},
-	}
+// newSearchStore is a seeded store holding storetest.SearchFixtures too,
+// with its library.
+func newSearchStore(t testing.TB) (*store.Store, *library.Library, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "test.db")
+	st := storetest.Open(t, storetest.Searchable, path)
+	return st, library.New(st), path
 }
 
-// newSearchStore is a seeded store holding searchFixtures too.
-func newSearchStore(t testing.TB) (*store.Store, string) {
+func searchSlugs(t *testing.T, lib *library.Library, raw string, limit int) ([]string, library.SearchResult) {
 	t.Helper()
-	return openCopy(t, searchTemplate)
-}
-
-func searchSlugs(t *testing.T, st *store.Store, raw string, limit int) ([]string, store.SearchResult) {
-	t.Helper()
-	res, err := st.Search(t.Context(), store.SearchParams{Query: search.Parse(raw), Limit: limit})
+	res, err := lib.Search(t.Context(), library.SearchParams{Query: search.Parse(raw), Limit: limit})
 	if err != nil {
 		t.Fatalf("Search(%q): %v", raw, err)
 	}
@@ -149,7 +62,7 @@ func anyOf(slugs ...string) string { return strings.Join(slugs, "|") }
 
 func TestSearchQueries(t *testing.T) {
 	t.Parallel()
-	st, _ := newSearchStore(t)
+	_, lib, _ := newSearchStore(t)
 	tests := []struct {
 		query string
 		top   []string // each must be among the first len(top)+1 hits; "a|b" accepts either version
@@ -204,7 +117,7 @@ func TestSearchQueries(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.query, func(t *testing.T) {
-			slugs, res := searchSlugs(t, st, tt.query, 20)
+			slugs, res := searchSlugs(t, lib, tt.query, 20)
 			if res.Total != len(slugs) {
 				t.Errorf("Total = %d, but %d hits on one page of 20", res.Total, len(slugs))
 			}
@@ -228,7 +141,7 @@ func TestSearchQueries(t *testing.T) {
 
 func TestSearchOneHitPerVariantGroup(t *testing.T) {
 	t.Parallel()
-	st, _ := newSearchStore(t)
+	_, lib, _ := newSearchStore(t)
 	tests := []struct {
 		query, want string // want: the version reported as matching
 	}{
@@ -239,8 +152,8 @@ func TestSearchOneHitPerVariantGroup(t *testing.T) {
 		{"reintentaba", acmeES},
 	}
 	for _, tt := range tests {
-		slugs, res := searchSlugs(t, st, tt.query, 20)
-		var group []store.SearchHit
+		slugs, res := searchSlugs(t, lib, tt.query, 20)
+		var group []library.SearchHit
 		for _, h := range res.Hits {
 			if strings.HasPrefix(h.Slug, strings.TrimSuffix(tt.want, "-es")) {
 				group = append(group, h)
@@ -264,8 +177,8 @@ func TestSearchOneHitPerVariantGroup(t *testing.T) {
 
 func TestSearchFacets(t *testing.T) {
 	t.Parallel()
-	st, _ := newSearchStore(t)
-	_, res := searchSlugs(t, st, "retry storm", 20)
+	_, lib, _ := newSearchStore(t)
+	_, res := searchSlugs(t, lib, "retry storm", 20)
 	want := map[string][]search.Facet{
 		"Organizations": {{Value: "Acme Payments", Label: "Acme Payments", Count: 1}, {Value: "Banco Ejemplo", Label: "Banco Ejemplo", Count: 1}, {Value: "Facebook", Label: "Facebook", Count: 1}},
 		"Years":         {{Value: "2023", Label: "2023", Count: 1}, {Value: "2022", Label: "2022", Count: 1}, {Value: "2010", Label: "2010", Count: 1}},
@@ -292,7 +205,7 @@ func TestSearchFacets(t *testing.T) {
 	// A facet's value used as a filter gives as many incidents as it counted.
 	for _, f := range res.Facets.Organizations {
 		q := search.Parse("retry storm").WithFilter("org", f.Value)
-		r, err := st.Search(t.Context(), store.SearchParams{Query: q})
+		r, err := lib.Search(t.Context(), library.SearchParams{Query: q})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -304,14 +217,14 @@ func TestSearchFacets(t *testing.T) {
 
 func TestSearchPagination(t *testing.T) {
 	t.Parallel()
-	st, _ := newSearchStore(t)
-	all, res := searchSlugs(t, st, "pattern:retry-storm", 20)
+	_, lib, _ := newSearchStore(t)
+	all, res := searchSlugs(t, lib, "pattern:retry-storm", 20)
 	if res.Total != 3 || len(all) != 3 {
 		t.Fatalf("Total = %d, hits %q; want 3", res.Total, all)
 	}
 	var paged []string
 	for off := 0; off < 4; off++ {
-		r, err := st.Search(t.Context(), store.SearchParams{Query: search.Parse("pattern:retry-storm"), Limit: 1, Offset: off})
+		r, err := lib.Search(t.Context(), library.SearchParams{Query: search.Parse("pattern:retry-storm"), Limit: 1, Offset: off})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -333,8 +246,8 @@ func TestSearchPagination(t *testing.T) {
 
 func TestSearchSnippets(t *testing.T) {
 	t.Parallel()
-	st, _ := newSearchStore(t)
-	_, res := searchSlugs(t, st, "keep-alive", 1)
+	_, lib, _ := newSearchStore(t)
+	_, res := searchSlugs(t, lib, "keep-alive", 1)
 	if len(res.Hits) != 1 {
 		t.Fatalf("hits = %d", len(res.Hits))
 	}
@@ -355,7 +268,7 @@ func TestSearchSnippets(t *testing.T) {
 	}
 
 	// The Dreamwidth post says "_also_": emphasis marks go, the word stays.
-	_, res = searchSlugs(t, st, `"load balancer also needs"`, 1)
+	_, res = searchSlugs(t, lib, `"load balancer also needs"`, 1)
 	var text strings.Builder
 	for _, f := range res.Hits[0].Snippet {
 		text.WriteString(f.Text)
@@ -367,7 +280,7 @@ func TestSearchSnippets(t *testing.T) {
 
 func TestSearchOddInput(t *testing.T) {
 	t.Parallel()
-	st, _ := newSearchStore(t)
+	_, lib, _ := newSearchStore(t)
 	for _, raw := range []string{
 		"", " ", `"`, `""`, `"""`, "*", "**", "-", "--", "-*", "AND", "OR", "NOT", "NEAR(", "NEAR(a b, 2)", "a OR",
 		"title:x", "{title}: x", "^x", "x:", ":", "org:", `org:"`, "year:x", "year:-1", "lang:zz", "sev:SEV9",
@@ -375,7 +288,7 @@ func TestSearchOddInput(t *testing.T) {
 		strings.Repeat("retry storm ", 1000), strings.Repeat(`"a `, 500), strings.Repeat("x", 10_000),
 	} {
 		for _, off := range []int{0, 1_000_000} {
-			if _, err := st.Search(t.Context(), store.SearchParams{Query: search.Parse(raw), Offset: off}); err != nil {
+			if _, err := lib.Search(t.Context(), library.SearchParams{Query: search.Parse(raw), Offset: off}); err != nil {
 				t.Errorf("Search(%.40q, offset %d): %v", raw, off, err)
 			}
 		}
@@ -386,10 +299,10 @@ func TestSearchOddInput(t *testing.T) {
 // own transaction, including writes made outside the store's code.
 func TestSearchIndexFollowsWrites(t *testing.T) {
 	t.Parallel()
-	st, path := newSearchStore(t)
+	st, lib, path := newSearchStore(t)
 	found := func(raw, slug string) bool {
 		t.Helper()
-		slugs, _ := searchSlugs(t, st, raw, 100)
+		slugs, _ := searchSlugs(t, lib, raw, 100)
 		return slices.Contains(slugs, slug)
 	}
 
@@ -427,6 +340,7 @@ func TestSearchIndexFollowsWrites(t *testing.T) {
 		if st, err = store.Open(t.Context(), path); err != nil {
 			t.Fatal(err)
 		}
+		lib = library.New(st)
 	}
 	defer func() { st.Close() }()
 	t.Run("Update", func(t *testing.T) {
@@ -467,7 +381,7 @@ func TestSearchIndexFollowsWrites(t *testing.T) {
 		if err := db.QueryRowContext(t.Context(), `SELECT count(*) FROM search_index`).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
-		if want := 5 + len(searchFixtures()); n != want { // 5 seeds + fixtures + Create - the deleted one
+		if want := 5 + len(storetest.SearchFixtures()); n != want { // 5 seeds + fixtures + Create - the deleted one
 			t.Errorf("index rows = %d, want %d", n, want)
 		}
 	})
@@ -477,7 +391,7 @@ func TestSearchIndexFollowsWrites(t *testing.T) {
 // another definition gets a fresh one when the store opens.
 func TestSearchIndexRebuiltWhenStale(t *testing.T) {
 	t.Parallel()
-	st, path := newSearchStore(t)
+	st, _, path := newSearchStore(t)
 	st.Close()
 	storetest.Exec(t, path,
 		`INSERT INTO search_index (search_index) VALUES ('delete-all')`,
@@ -488,7 +402,7 @@ func TestSearchIndexRebuiltWhenStale(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	slugs, _ := searchSlugs(t, st, "keep-alive", 10)
+	slugs, _ := searchSlugs(t, library.New(st), "keep-alive", 10)
 	if !slices.Contains(slugs, dw) {
 		t.Errorf("after reopening, keep-alive finds %q", slugs)
 	}
@@ -501,7 +415,7 @@ func TestSearchIndexRebuiltWhenStale(t *testing.T) {
 // does: nothing computed before is kept.
 func BenchmarkSearch(b *testing.B) {
 	const n = 2000
-	st, _ := newSearchStore(b)
+	st, lib, _ := newSearchStore(b)
 	terms := strings.Fields("retry storm cache stampede keep-alive health check router overload backoff jitter " +
 		"database connection pool exhausted deploy config rollback certificate dns timeout queue backlog " +
 		"reintentos conexiones tormenta caída base datos cascading failure")
@@ -555,7 +469,7 @@ func BenchmarkSearch(b *testing.B) {
 				}
 				archived = !archived
 				b.StartTimer()
-				res, err := st.Search(b.Context(), store.SearchParams{Query: q})
+				res, err := lib.Search(b.Context(), library.SearchParams{Query: q})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -572,7 +486,7 @@ func BenchmarkSearch(b *testing.B) {
 func BenchmarkSearchAnyWords(b *testing.B) {
 	for _, n := range []int{250, 500, 1000, 2000} {
 		b.Run(fmt.Sprintf("%d", n), func(b *testing.B) {
-			st, _ := newSearchStore(b)
+			st, lib, _ := newSearchStore(b)
 			for i := range n {
 				p := store.Postmortem{
 					Content: postmortem.Content{
@@ -587,7 +501,7 @@ func BenchmarkSearchAnyWords(b *testing.B) {
 				}
 			}
 			q := search.Parse("retry db config kubernetes zebra")
-			var res store.SearchResult
+			var res library.SearchResult
 			for b.Loop() {
 				// A fresh key each time: the cache would answer otherwise.
 				b.StopTimer()
@@ -599,7 +513,7 @@ func BenchmarkSearchAnyWords(b *testing.B) {
 				}
 				b.StartTimer()
 				var err error
-				if res, err = st.Search(b.Context(), store.SearchParams{Query: q}); err != nil {
+				if res, err = lib.Search(b.Context(), library.SearchParams{Query: q}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -618,7 +532,7 @@ func BenchmarkSearchAnyWords(b *testing.B) {
 // hits in the same order and the same scores.
 func TestSearchAgreesWithSQL(t *testing.T) {
 	t.Parallel()
-	st, path := newSearchStore(t)
+	st, lib, path := newSearchStore(t)
 	addSearchCorpus(t, st, 300)
 	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
 	if err != nil {
@@ -662,7 +576,7 @@ func TestSearchAgreesWithSQL(t *testing.T) {
 	for _, raw := range queries {
 		for _, pg := range pages {
 			t.Run(fmt.Sprintf("%s/%d+%d", raw, pg.offset, pg.limit), func(t *testing.T) {
-				res, err := st.Search(t.Context(), store.SearchParams{Query: search.Parse(raw), Limit: pg.limit, Offset: pg.offset})
+				res, err := lib.Search(t.Context(), library.SearchParams{Query: search.Parse(raw), Limit: pg.limit, Offset: pg.offset})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -799,10 +713,10 @@ func addSearchCorpus(t *testing.T, st *store.Store, n int) {
 // Another: an organization's facet counted its own name's groups; it now
 // counts the groups org: with its name finds (those of every organization
 // whose name holds it, as LIKE '%name%'), so choosing it finds that many.
-func searchOracle(t *testing.T, db *sql.DB, q search.Query, limit, offset int) store.SearchResult {
+func searchOracle(t *testing.T, db *sql.DB, q search.Query, limit, offset int) library.SearchResult {
 	t.Helper()
 	if q.IsEmpty() {
-		return store.SearchResult{}
+		return library.SearchResult{}
 	}
 	res := searchOracleAs(t, db, q, limit, offset, false, nil)
 	if !q.HasText() || res.Total >= 3 {
@@ -836,9 +750,9 @@ func searchOracle(t *testing.T, db *sql.DB, q search.Query, limit, offset int) s
 	return res
 }
 
-func searchOracleAs(t *testing.T, db *sql.DB, q search.Query, limit, offset int, anyWords bool, units []search.Unit) store.SearchResult {
+func searchOracleAs(t *testing.T, db *sql.DB, q search.Query, limit, offset int, anyWords bool, units []search.Unit) library.SearchResult {
 	t.Helper()
-	var res store.SearchResult
+	var res library.SearchResult
 	var conds []string
 	var args []any
 	from := `postmortems m JOIN variant_groups g ON g.id = m.group_id`
@@ -965,7 +879,7 @@ func searchOracleAs(t *testing.T, db *sql.DB, q search.Query, limit, offset int,
 	slices.SortFunc(res.Facets.Languages, byCount)
 	slices.SortFunc(res.Facets.Severities, func(a, b search.Facet) int { return strings.Compare(a.Value, b.Value) })
 	for _, r := range page {
-		h := store.SearchHit{Postmortem: store.Postmortem{ID: r.id}}
+		h := library.SearchHit{Postmortem: store.Postmortem{ID: r.id}}
 		if q.HasText() {
 			h.Score = -r.rank
 		}
@@ -981,9 +895,9 @@ func searchOracleAs(t *testing.T, db *sql.DB, q search.Query, limit, offset int,
 // those with any of them.
 func TestSearchFacetsCountWhatTheyFind(t *testing.T) {
 	t.Parallel()
-	st, _ := newSearchStore(t)
+	_, lib, _ := newSearchStore(t)
 	for _, raw := range []string{"retries clients", "clients retried", "retry storm", "database load", "configuration value"} {
-		res, err := st.Search(t.Context(), store.SearchParams{Query: search.Parse(raw)})
+		res, err := lib.Search(t.Context(), library.SearchParams{Query: search.Parse(raw)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -996,7 +910,7 @@ func TestSearchFacetsCountWhatTheyFind(t *testing.T) {
 		} {
 			for _, f := range fs.facets {
 				q := search.Parse(raw).WithFilter(fs.key, f.Value)
-				r, err := st.Search(t.Context(), store.SearchParams{Query: q})
+				r, err := lib.Search(t.Context(), library.SearchParams{Query: q})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -1015,7 +929,7 @@ func TestSearchFacetsCountWhatTheyFind(t *testing.T) {
 // the next commit or start to index.
 func TestSearchNeverWrites(t *testing.T) {
 	t.Parallel()
-	st, path := newSearchStore(t)
+	_, lib, path := newSearchStore(t)
 	db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)")
 	if err != nil {
 		t.Fatal(err)
@@ -1037,7 +951,7 @@ func TestSearchNeverWrites(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
 	defer cancel()
 	for _, raw := range []string{"platypus", "retry storm"} {
-		if _, err := st.Search(ctx, store.SearchParams{Query: search.Parse(raw)}); err != nil {
+		if _, err := lib.Search(ctx, library.SearchParams{Query: search.Parse(raw)}); err != nil {
 			t.Fatalf("Search(%q) with another program holding the write lock: %v", raw, err)
 		}
 	}

@@ -1,4 +1,4 @@
-package store_test
+package library_test
 
 import (
 	"cmp"
@@ -9,6 +9,7 @@ import (
 	"hindsight/bench/corpus"
 	"hindsight/importer"
 	"hindsight/internal/cpuclock"
+	"hindsight/library"
 	"hindsight/postmortem"
 	"hindsight/search"
 	"hindsight/seeds"
@@ -35,7 +36,7 @@ func benchmarkSearchNewQueries(b *testing.B, member bool) {
 	if member {
 		ctx = store.WithReaderGroups(ctx, []string{"security"})
 	}
-	st, _ := newSearchStore(b)
+	st, lib, _ := newSearchStore(b)
 	_, pats, err := seeds.Catalogue()
 	if err != nil {
 		b.Fatal(err)
@@ -110,7 +111,7 @@ func benchmarkSearchNewQueries(b *testing.B, member bool) {
 			b.StartTimer()
 		}
 		c := cpuclock.Used()
-		res, err := st.Search(ctx, store.SearchParams{Query: queries[i%len(queries)]})
+		res, err := lib.Search(ctx, library.SearchParams{Query: queries[i%len(queries)]})
 		cpu += cpuclock.Used() - c
 		if err != nil {
 			b.Fatal(err)
