@@ -133,110 +133,163 @@ func (l *Library) Insights(ctx context.Context, f store.InsightFilter) (Insights
 // the others are summed whatever their year and severity, so counts kept at
 // '*' and counts per year add up the same.
 func (l *Library) InsightsOf(ctx context.Context, counts []store.InsightCount) (Insights, error) {
-	in := Insights{BySeverity: map[string]map[string]int{}, ByFamily: map[string]map[string]int{}, ByPattern: map[string]map[string]int{}}
-	names := map[string]string{}
 	pats, err := l.st.PatternCatalogue(ctx)
 	if err != nil {
-		return in, err
+		return Insights{}, err
+	}
+	t := newInsightTally(pats)
+	for _, c := range counts {
+		t.add(c)
+	}
+	steps, err := l.st.ChecklistSteps(ctx)
+	if err != nil {
+		return Insights{}, err
+	}
+	in := t.in
+	in.Years = slices.Sorted(maps.Keys(t.years))
+	in.Organizations = t.organizations()
+	in.Roles = t.roles()
+	in.Pairs = t.pairs()
+	for kind, dst := range map[string]*Distribution{store.InsightDetect: &in.Detect, store.InsightMitigate: &in.Mitigate, store.InsightResolve: &in.Resolve} {
+		*dst = distribution(t.minutes[kind])
+	}
+	in.FollowThrough = t.followThrough(steps)
+	return in, nil
+}
+
+// insightTally sums the counts of one selection, by what each counts.
+type insightTally struct {
+	in      Insights // its incidents and figures by year
+	names   map[string]string
+	years   map[string]bool
+	orgs    map[string]int
+	role    map[string]*PatternRoles
+	pair    map[[2]string]int
+	minutes map[string]map[int]int // kind → minutes → incidents
+	follow  map[string]*FollowThrough
+	ticked  map[[2]string]int // pattern, checklist item id → incidents
+}
+
+func newInsightTally(pats []store.Pattern) *insightTally {
+	t := &insightTally{
+		in:    Insights{BySeverity: map[string]map[string]int{}, ByFamily: map[string]map[string]int{}, ByPattern: map[string]map[string]int{}},
+		names: map[string]string{}, years: map[string]bool{}, orgs: map[string]int{}, role: map[string]*PatternRoles{},
+		pair:    map[[2]string]int{},
+		minutes: map[string]map[int]int{store.InsightDetect: {}, store.InsightMitigate: {}, store.InsightResolve: {}},
+		follow:  map[string]*FollowThrough{}, ticked: map[[2]string]int{},
 	}
 	for _, p := range pats {
-		names[p.Slug] = p.Name
+		t.names[p.Slug] = p.Name
 	}
-	years := map[string]bool{}
-	roles := map[string]*PatternRoles{}
-	role := func(slug string) *PatternRoles {
-		if roles[slug] == nil {
-			roles[slug] = &PatternRoles{Slug: slug, Name: names[slug], Roles: map[string]int{}}
-		}
-		return roles[slug]
+	return t
+}
+
+func (t *insightTally) add(c store.InsightCount) {
+	n := c.N
+	if n == 0 {
+		return // a reader's own count of a group in place of the public one
 	}
-	pairs := map[[2]string]int{}
-	dist := map[string]map[int]int{store.InsightDetect: {}, store.InsightMitigate: {}, store.InsightResolve: {}}
-	follow := map[string]*FollowThrough{}
-	ft := func(slug string) *FollowThrough {
-		if follow[slug] == nil {
-			follow[slug] = &FollowThrough{Slug: slug, Name: names[slug]}
+	switch c.Kind {
+	case store.InsightIncidents:
+		t.in.Incidents += n
+		if c.Year != "" && c.Year != "*" {
+			t.years[c.Year] = true
+			addPerYear(t.in.BySeverity, c.Year, c.Severity, n)
 		}
-		return follow[slug]
+	case store.InsightFamily:
+		addPerYear(t.in.ByFamily, c.Year, c.A, n)
+	case store.InsightPattern:
+		addPerYear(t.in.ByPattern, c.Year, c.A, n)
+		t.followThroughOf(c.A).Incidents += n
+	case store.InsightOrg:
+		t.orgs[c.A] += n
+	case store.InsightSevere:
+		t.rolesOf(c.A).Total += n
+	case store.InsightRole:
+		t.rolesOf(c.A).Roles[c.B] += n
+	case store.InsightPair:
+		t.pair[[2]string{c.A, c.B}] += n
+	case store.InsightDetect, store.InsightMitigate, store.InsightResolve:
+		m, _ := strconv.Atoi(c.A)
+		t.minutes[c.Kind][m] += n
+	case store.InsightChecklisted:
+		t.followThroughOf(c.A).Checklisted += n
+	case store.InsightStep:
+		t.ticked[[2]string{c.A, c.B}] += n
+	case store.InsightItems:
+		t.followThroughOf(c.A).Items += n
+	case store.InsightItemsDone:
+		t.followThroughOf(c.A).ItemsDone += n
 	}
-	ticked := map[[2]string]int{}
-	orgs := map[string]int{}
-	perYear := func(m map[string]map[string]int, y, k string, n int) {
-		if y == "" || y == "*" {
-			return
-		}
-		if m[y] == nil {
-			m[y] = map[string]int{}
-		}
-		m[y][k] += n
+}
+
+// addPerYear adds n to key k of year y, unless the count is for no year or
+// for every year.
+func addPerYear(m map[string]map[string]int, y, k string, n int) {
+	if y == "" || y == "*" {
+		return
 	}
-	for _, c := range counts {
-		n := c.N
-		if n == 0 {
-			continue // a reader's own count of a group in place of the public one
-		}
-		switch c.Kind {
-		case store.InsightIncidents:
-			in.Incidents += n
-			if c.Year != "" && c.Year != "*" {
-				years[c.Year] = true
-				perYear(in.BySeverity, c.Year, c.Severity, n)
-			}
-		case store.InsightFamily:
-			perYear(in.ByFamily, c.Year, c.A, n)
-		case store.InsightPattern:
-			perYear(in.ByPattern, c.Year, c.A, n)
-			ft(c.A).Incidents += n
-		case store.InsightOrg:
-			orgs[c.A] += n
-		case store.InsightSevere:
-			role(c.A).Total += n
-		case store.InsightRole:
-			role(c.A).Roles[c.B] += n
-		case store.InsightPair:
-			pairs[[2]string{c.A, c.B}] += n
-		case store.InsightDetect, store.InsightMitigate, store.InsightResolve:
-			m, _ := strconv.Atoi(c.A)
-			dist[c.Kind][m] += n
-		case store.InsightChecklisted:
-			ft(c.A).Checklisted += n
-		case store.InsightStep:
-			ticked[[2]string{c.A, c.B}] += n
-		case store.InsightItems:
-			ft(c.A).Items += n
-		case store.InsightItemsDone:
-			ft(c.A).ItemsDone += n
-		}
+	if m[y] == nil {
+		m[y] = map[string]int{}
 	}
-	for _, m := range []map[string]map[string]int{in.BySeverity, in.ByFamily, in.ByPattern} {
-		for _, byKey := range m {
-			maps.DeleteFunc(byKey, func(_ string, n int) bool { return n == 0 })
-		}
+	m[y][k] += n
+	if m[y][k] == 0 {
+		delete(m[y], k)
 	}
-	in.Years = slices.Sorted(maps.Keys(years))
-	for o, n := range orgs {
+}
+
+func (t *insightTally) rolesOf(slug string) *PatternRoles {
+	if t.role[slug] == nil {
+		t.role[slug] = &PatternRoles{Slug: slug, Name: t.names[slug], Roles: map[string]int{}}
+	}
+	return t.role[slug]
+}
+
+func (t *insightTally) followThroughOf(slug string) *FollowThrough {
+	if t.follow[slug] == nil {
+		t.follow[slug] = &FollowThrough{Slug: slug, Name: t.names[slug]}
+	}
+	return t.follow[slug]
+}
+
+// organizations are those with incidents, as SQLite's NOCASE orders them.
+func (t *insightTally) organizations() []string {
+	var out []string
+	for o, n := range t.orgs {
 		if n > 0 {
-			in.Organizations = append(in.Organizations, o)
+			out = append(out, o)
 		}
 	}
-	slices.SortFunc(in.Organizations, store.CompareNoCase)
-	for _, pr := range roles {
+	slices.SortFunc(out, store.CompareNoCase)
+	return out
+}
+
+// roles are the patterns of severe incidents, the most frequent first.
+func (t *insightTally) roles() []PatternRoles {
+	var out []PatternRoles
+	for _, pr := range t.role {
 		if pr.Total > 0 {
-			in.Roles = append(in.Roles, *pr)
+			out = append(out, *pr)
 		}
 	}
-	slices.SortFunc(in.Roles, func(a, b PatternRoles) int {
+	slices.SortFunc(out, func(a, b PatternRoles) int {
 		if a.Total != b.Total {
 			return b.Total - a.Total
 		}
 		return strings.Compare(a.Slug, b.Slug)
 	})
-	for ab, n := range pairs {
+	return out
+}
+
+// pairs are the ten pairs of patterns seen together most often.
+func (t *insightTally) pairs() []PatternPair {
+	var out []PatternPair
+	for ab, n := range t.pair {
 		if n > 0 {
-			in.Pairs = append(in.Pairs, PatternPair{A: ab[0], B: ab[1], NameA: names[ab[0]], NameB: names[ab[1]], Incidents: n})
+			out = append(out, PatternPair{A: ab[0], B: ab[1], NameA: t.names[ab[0]], NameB: t.names[ab[1]], Incidents: n})
 		}
 	}
-	slices.SortFunc(in.Pairs, func(a, b PatternPair) int {
+	slices.SortFunc(out, func(a, b PatternPair) int {
 		if a.Incidents != b.Incidents {
 			return b.Incidents - a.Incidents
 		}
@@ -245,37 +298,44 @@ func (l *Library) InsightsOf(ctx context.Context, counts []store.InsightCount) (
 		}
 		return strings.Compare(a.B, b.B)
 	})
-	in.Pairs = in.Pairs[:min(len(in.Pairs), 10)]
-	for kind, dst := range map[string]*Distribution{store.InsightDetect: &in.Detect, store.InsightMitigate: &in.Mitigate, store.InsightResolve: &in.Resolve} {
-		for m, n := range dist[kind] {
-			if n > 0 {
-				dst.Minutes = append(dst.Minutes, m)
-			}
-		}
-		slices.Sort(dst.Minutes)
-		for _, m := range dst.Minutes {
-			dst.Counts = append(dst.Counts, dist[kind][m])
-			dst.N += dist[kind][m]
+	return out[:min(len(out), 10)]
+}
+
+// distribution is the incidents per number of minutes, the fewest first.
+func distribution(incidents map[int]int) Distribution {
+	var d Distribution
+	for m, n := range incidents {
+		if n > 0 {
+			d.Minutes = append(d.Minutes, m)
 		}
 	}
-	steps, err := l.st.ChecklistSteps(ctx)
-	if err != nil {
-		return in, err
+	slices.Sort(d.Minutes)
+	for _, m := range d.Minutes {
+		d.Counts = append(d.Counts, incidents[m])
+		d.N += incidents[m]
 	}
-	for _, f := range follow {
+	return d
+}
+
+// followThrough is, per pattern with incidents, what was done after them,
+// with each step of its checklist (steps, by pattern), the patterns with
+// the most incidents first.
+func (t *insightTally) followThrough(steps map[string][]store.ChecklistItem) []FollowThrough {
+	var out []FollowThrough
+	for _, f := range t.follow {
 		if f.Incidents == 0 {
 			continue
 		}
 		for _, it := range steps[f.Slug] {
-			f.Steps = append(f.Steps, StepFollowThrough{ID: it.ID, Text: it.Text, Ticked: ticked[[2]string{f.Slug, strconv.FormatInt(it.ID, 10)}]})
+			f.Steps = append(f.Steps, StepFollowThrough{ID: it.ID, Text: it.Text, Ticked: t.ticked[[2]string{f.Slug, strconv.FormatInt(it.ID, 10)}]})
 		}
-		in.FollowThrough = append(in.FollowThrough, *f)
+		out = append(out, *f)
 	}
-	slices.SortFunc(in.FollowThrough, func(a, b FollowThrough) int {
+	slices.SortFunc(out, func(a, b FollowThrough) int {
 		if a.Incidents != b.Incidents {
 			return b.Incidents - a.Incidents
 		}
 		return strings.Compare(a.Slug, b.Slug)
 	})
-	return in, nil
+	return out
 }

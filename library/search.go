@@ -146,32 +146,7 @@ func (l *Library) runSearch(ctx context.Context, q search.Query, limit, offset i
 	switch {
 	case f.None():
 	case q.HasText():
-		hits, err = l.st.RankMatches(ctx, t, f, q.MatchExpr())
-		if units := search.FallbackUnits(q); err == nil && units != nil {
-			best, _ := t.Group(hits)
-			fallBack := len(best) < search.FallbackBelow
-			if fallBack && q.Filters != (search.Filters{}) {
-				// Whether the words find little is decided without the
-				// filters: a facet that narrows the results below
-				// FallbackBelow narrows them, and finds as many as it
-				// counted, rather than widen them to any of the words.
-				var all []search.Hit
-				all, err = l.st.RankMatches(ctx, t, t.Filter(search.Filters{}, visible), q.MatchExpr())
-				allBest, _ := t.Group(all)
-				fallBack = err == nil && len(allBest) < search.FallbackBelow
-			}
-			if fallBack {
-				res.AnyWords, res.AllWords = true, len(best)
-				for _, u := range units {
-					res.Broader = append(res.Broader, u.BroaderText...)
-				}
-				q = q.AnyWords() // its snippets mark the broader terms
-				hits, err = l.st.RankMatches(ctx, t, f, q.AnyExpr(units))
-				if err == nil {
-					hits, err = t.RankAnyWords(hits, units, func(expr string) ([]int64, error) { return l.st.MatchIDs(ctx, expr) })
-				}
-			}
-		}
+		hits, q, err = l.rankedHits(ctx, t, f, visible, q, &res)
 	default:
 		var excluded []int64
 		if ex := q.ExcludeExpr(); ex != "" {
@@ -186,38 +161,8 @@ func (l *Library) runSearch(ctx context.Context, q search.Query, limit, offset i
 	}
 	best, facets := t.Group(hits)
 	res.Total, res.Facets = len(best), facets
-	page := t.Page(best, q.HasText(), offset, limit)
-
-	ids := make([]int64, len(page))
-	for i, h := range page {
-		ids[i] = t.ID(h)
-	}
-	ps, err := l.st.PostmortemsByID(ctx, ids)
-	if err != nil {
+	if res.Hits, err = l.hitsOf(ctx, t, t.Page(best, q.HasText(), offset, limit), q); err != nil {
 		return res, err
-	}
-	snippetCtx := store.CheckWritesOnce(ctx) // one look for other writes, not one per hit
-	for i, h := range page {
-		pm, ok := ps[ids[i]]
-		if !ok {
-			continue // deleted since the match
-		}
-		md := snippetMarkdown(pm)
-		text, err := l.search.snippets.Get(snippetCtx, md, func() (*search.SnippetText, error) { return search.NewSnippetText(md), nil })
-		if err != nil {
-			return res, err
-		}
-		hit := SearchHit{Postmortem: pm, Snippet: text.Snippet(pm.Language, q)}
-		// Results show the snippet, not the text: drop it before the
-		// result is kept.
-		hit.SourceText = ""
-		for _, f := range hit.WriteUpFields() {
-			*f = ""
-		}
-		if q.HasText() {
-			hit.Score = -h.Rank() // bm25 is lower for better matches
-		}
-		res.Hits = append(res.Hits, hit)
 	}
 	if res.Patterns, err = l.patternsBySlug(ctx, q.Named); err != nil {
 		return res, err
@@ -233,6 +178,82 @@ func (l *Library) runSearch(ctx context.Context, q search.Query, limit, offset i
 		res.PatternPostmortems[p.Slug] = cardRefs(refs)
 	}
 	return res, nil
+}
+
+// rankedHits are the hits of q's words, ranked, among those f keeps; when
+// they are too few, the hits of any of the words (res says so, and the
+// query returned marks the broader terms its snippets show).
+func (l *Library) rankedHits(ctx context.Context, t *search.Table, f *search.Filter, visible func([]string) bool, q search.Query, res *SearchResult) ([]search.Hit, search.Query, error) {
+	hits, err := l.st.RankMatches(ctx, t, f, q.MatchExpr())
+	units := search.FallbackUnits(q)
+	if err != nil || units == nil {
+		return hits, q, err
+	}
+	best, _ := t.Group(hits)
+	fallBack := len(best) < search.FallbackBelow
+	if fallBack && q.Filters != (search.Filters{}) {
+		// Whether the words find little is decided without the
+		// filters: a facet that narrows the results below
+		// FallbackBelow narrows them, and finds as many as it
+		// counted, rather than widen them to any of the words.
+		all, err := l.st.RankMatches(ctx, t, t.Filter(search.Filters{}, visible), q.MatchExpr())
+		if err != nil {
+			return nil, q, err
+		}
+		allBest, _ := t.Group(all)
+		fallBack = len(allBest) < search.FallbackBelow
+	}
+	if !fallBack {
+		return hits, q, nil
+	}
+	res.AnyWords, res.AllWords = true, len(best)
+	for _, u := range units {
+		res.Broader = append(res.Broader, u.BroaderText...)
+	}
+	q = q.AnyWords() // its snippets mark the broader terms
+	hits, err = l.st.RankMatches(ctx, t, f, q.AnyExpr(units))
+	if err == nil {
+		hits, err = t.RankAnyWords(hits, units, func(expr string) ([]int64, error) { return l.st.MatchIDs(ctx, expr) })
+	}
+	return hits, q, err
+}
+
+// hitsOf are the results of one page, each with its snippet for q, without
+// the text it was cut from.
+func (l *Library) hitsOf(ctx context.Context, t *search.Table, page []search.Hit, q search.Query) ([]SearchHit, error) {
+	ids := make([]int64, len(page))
+	for i, h := range page {
+		ids[i] = t.ID(h)
+	}
+	ps, err := l.st.PostmortemsByID(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	var out []SearchHit
+	snippetCtx := store.CheckWritesOnce(ctx) // one look for other writes, not one per hit
+	for i, h := range page {
+		pm, ok := ps[ids[i]]
+		if !ok {
+			continue // deleted since the match
+		}
+		md := snippetMarkdown(pm)
+		text, err := l.search.snippets.Get(snippetCtx, md, func() (*search.SnippetText, error) { return search.NewSnippetText(md), nil })
+		if err != nil {
+			return nil, err
+		}
+		hit := SearchHit{Postmortem: pm, Snippet: text.Snippet(pm.Language, q)}
+		// Results show the snippet, not the text: drop it before the
+		// result is kept.
+		hit.SourceText = ""
+		for _, f := range hit.WriteUpFields() {
+			*f = ""
+		}
+		if q.HasText() {
+			hit.Score = -h.Rank() // bm25 is lower for better matches
+		}
+		out = append(out, hit)
+	}
+	return out, nil
 }
 
 // cardRefs keeps each incident once (it is listed per role it has), newest
