@@ -127,3 +127,9 @@ func (s *Store) RanksBothWays(ctx context.Context, expr string) (bm25, asRestric
 	}
 	return bm25, asRestricted, err
 }
+
+// FoldInChunksOf has the store fold n marked groups or postmortems at a
+// time, so that a test's few make several chunks.
+func FoldInChunksOf(n int) OpenOption {
+	return func(c *openConfig) { c.foldChunk = n }
+}

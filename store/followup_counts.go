@@ -22,12 +22,18 @@ import (
 type followupKey struct{ scope, status, zone, month string }
 
 // foldFollowUps brings followup_counts up to date with the postmortems
-// marked in followup_dirty, inside tx.
-func foldFollowUps(ctx context.Context, tx *writeTx) error {
-	ids, err := queryColumn[int64](ctx, tx, `SELECT DISTINCT postmortem_id FROM followup_dirty`)
-	if err != nil || len(ids) == 0 {
+// marked in followup_dirty, inside tx, chunk postmortems at a time.
+func foldFollowUps(ctx context.Context, tx *writeTx, chunk int) error {
+	if err := inChunks(ctx, tx, chunk, `SELECT DISTINCT postmortem_id FROM followup_dirty WHERE postmortem_id > ? ORDER BY postmortem_id LIMIT ?`,
+		func(ids []int64) error { return foldFollowUpPostmortems(ctx, tx, ids) }); err != nil {
 		return err
 	}
+	_, err := tx.ExecContext(ctx, `DELETE FROM followup_dirty`)
+	return err
+}
+
+// foldFollowUpPostmortems folds the postmortems ids into followup_counts.
+func foldFollowUpPostmortems(ctx context.Context, tx *writeTx, ids []int64) error {
 	list := int64List(ids)
 	delta := map[followupKey]int{}
 	if err := scanRows(ctx, tx, `SELECT counts FROM followup_postmortems WHERE postmortem_id IN (SELECT value FROM json_each(?))`, []any{list},
@@ -103,12 +109,8 @@ func foldFollowUps(ctx context.Context, tx *writeTx) error {
 			return err
 		}
 	}
-	if err := inBatches(ctx, tx, fewer, `DELETE FROM followup_counts WHERE n = 0 AND (scope, status, time_zone, due) IN
-			(SELECT value->>0, value->>1, value->>2, value->>3 FROM json_each(?))`); err != nil {
-		return err
-	}
-	_, err = tx.ExecContext(ctx, `DELETE FROM followup_dirty`)
-	return err
+	return inBatches(ctx, tx, fewer, `DELETE FROM followup_counts WHERE n = 0 AND (scope, status, time_zone, due) IN
+			(SELECT value->>0, value->>1, value->>2, value->>3 FROM json_each(?))`)
 }
 
 // compareFollowupKeys orders keys as followup_counts' primary key does.

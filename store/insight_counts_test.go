@@ -322,11 +322,20 @@ func TestImportFoldsCountsLater(t *testing.T) {
 
 // TestCountsVersionRecounts: a database whose counts were kept by another
 // definition of them (its store_jobs row names another countsVersion) is
-// counted again from the postmortems when it opens; one counted by this
-// definition keeps what it holds, even when it is wrong.
+// counted again from the postmortems when it opens, in one chunk or in
+// many; one counted by this definition keeps what it holds, even when it
+// is wrong.
 func TestCountsVersionRecounts(t *testing.T) {
 	t.Parallel()
-	for _, otherVersion := range []bool{false, true} {
+	for _, tt := range []struct {
+		name         string
+		otherVersion bool
+		opts         []store.OpenOption
+	}{
+		{"ThisVersion", false, nil},
+		{"OtherVersion", true, nil},
+		{"OtherVersionInChunks", true, []store.OpenOption{store.FoldInChunksOf(2)}},
+	} {
 		st, path := newSeededStore(t)
 		st.Close()
 		storetest.Exec(t, path,
@@ -354,21 +363,65 @@ func TestCountsVersionRecounts(t *testing.T) {
 			t.Fatal("no follow-up counts to compare")
 		}
 		storetest.Exec(t, path, `UPDATE insight_counts SET n = n + 7`, `UPDATE followup_counts SET n = n + 3`)
-		if otherVersion {
+		if tt.otherVersion {
 			storetest.Exec(t, path, `UPDATE store_jobs SET name = 'counts 0' WHERE name LIKE 'counts %'`)
 		}
-		st, err = store.Open(t.Context(), path)
+		st, err = store.Open(t.Context(), path, tt.opts...)
 		if err != nil {
 			t.Fatal(err)
 		}
 		err = st.CheckInsightCounts(t.Context())
 		st.Close()
 		got := followUps()
-		if otherVersion && (err != nil || got != want) {
-			t.Errorf("counted by another definition: insights %v; follow-ups %q, want %q", err, got, want)
+		if tt.otherVersion && (err != nil || got != want) {
+			t.Errorf("%s: insights %v; follow-ups %q, want %q", tt.name, err, got, want)
 		}
-		if !otherVersion && (err == nil || got == want) {
-			t.Errorf("counted by this definition: the wrong counts were counted again (insights %v, follow-ups %q)", err, got)
+		if !tt.otherVersion && (err == nil || got == want) {
+			t.Errorf("%s: the wrong counts were counted again (insights %v, follow-ups %q)", tt.name, err, got)
 		}
+	}
+}
+
+// TestFoldInChunks: whatever the size of the chunks a fold counts, the
+// counts kept after a mix of writes are the counts of the postmortems.
+func TestFoldInChunks(t *testing.T) {
+	t.Parallel()
+	_, path := newSeededStore(t)
+	st, err := store.Open(t.Context(), path, store.FoldInChunksOf(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := t.Context()
+	var ps []*store.Postmortem
+	for i := range 5 {
+		ps = append(ps, &store.Postmortem{Content: postmortem.Content{Title: fmt.Sprintf("Cache stampede %d", i), Summary: "The cache went cold.",
+			Body: "Every request missed.", Severity: "SEV1", IncidentDate: "2021-03-04", Organization: "Example",
+			Tags: []store.Tag{{PatternSlug: "cache-stampede", Role: postmortem.RoleTrigger}}},
+			ActionItems: []store.ActionItem{{Title: "Warm the cache", Kind: "prevent", Status: "open", DueDate: "2030-01-01"}},
+			SourceText:  fmt.Sprintf("text %d", i)})
+	}
+	errs, err := st.ImportPostmortems(ctx, ps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.CheckInsightCounts(ctx); err != nil {
+		t.Fatal(err)
+	}
+	totals, err := st.RecountActionItems(ctx, store.ActionItemFilter{Status: "open", Org: "Example"}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, kept, err := st.ListActionItems(ctx, store.ActionItemFilter{Status: "open", Org: "Example", Limit: 1}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if totals.Matching != 5 || kept.Matching != totals.Matching {
+		t.Errorf("open items of Example: kept %d, recounted %d, want 5", kept.Matching, totals.Matching)
 	}
 }

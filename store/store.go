@@ -3,6 +3,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -49,6 +50,9 @@ type Store struct {
 	// printer fingerprints the texts written (similar.go); nil writes no
 	// fingerprints.
 	printer Printer
+	// foldChunk is how many marked groups or postmortems a fold counts at
+	// once (foldChunk, unless a test sets fewer).
+	foldChunk int
 
 	// writer admits one write transaction at a time. SQLite has one writer
 	// anyway; queueing here is first come, first served and bounded by the
@@ -86,8 +90,9 @@ type OpenOption func(*openConfig)
 // openConfig is what the OpenOptions set: the DSN's parameters and the
 // store's printer.
 type openConfig struct {
-	q       url.Values
-	printer Printer
+	q         url.Values
+	printer   Printer
+	foldChunk int // 0 for foldChunk
 }
 
 // WithPrinter has the store fingerprint every text it writes with p, and
@@ -131,7 +136,7 @@ func Open(ctx context.Context, path string, opts ...OpenOption) (*Store, error) 
 		db.Close()
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
-	s := &Store{db: &database{DB: db}, Now: time.Now, writer: make(chan struct{}, 1), path: path, printer: cfg.printer}
+	s := &Store{db: &database{DB: db}, Now: time.Now, writer: make(chan struct{}, 1), path: path, printer: cfg.printer, foldChunk: cmp.Or(cfg.foldChunk, foldChunk)}
 	s.derived = NewCache[any](s, derivedMax, nil)
 	if err := s.open(ctx); err != nil {
 		db.Close()
@@ -252,7 +257,7 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *writeTx) error) (err error
 		if err := s.foldInsights(ctx, tx); err != nil {
 			return fmt.Errorf("insight counts: %w", err)
 		}
-		if err := foldFollowUps(ctx, tx); err != nil {
+		if err := foldFollowUps(ctx, tx, s.foldChunk); err != nil {
 			return fmt.Errorf("follow-up counts: %w", err)
 		}
 	}
