@@ -20,6 +20,7 @@ func (s *Store) RecountActionItems(ctx context.Context, f ActionItemFilter, now 
 // RecountInsights counts what f selects from the base tables, whatever the
 // filter, without the kept counts: what the kept counts must agree with.
 func (s *Store) RecountInsights(ctx context.Context, f InsightFilter) ([]InsightCount, error) {
+	f.withoutExamples = !f.Examples
 	acc, err := s.countInsights(ctx, s.db, f, "", nil)
 	if err != nil {
 		return nil, err

@@ -139,7 +139,8 @@ func followupScope(f ActionItemFilter) string {
 // keptActionItemTotals counts the items f selects from followup_counts,
 // the items due this month (in their postmortem's time zone) from the
 // items, and, for a reader in groups, the items of the restricted
-// postmortems they may read from the items.
+// postmortems they may read from the items; the live examples' items,
+// when they are left out, are counted and taken away.
 func (s *Store) keptActionItemTotals(ctx context.Context, q itemQuery, f ActionItemFilter, now time.Time) (ActionItemTotals, error) {
 	var t ActionItemTotals
 	wants := func(status string) bool {
@@ -213,6 +214,24 @@ func (s *Store) keptActionItemTotals(ctx context.Context, q itemQuery, f ActionI
 			return t, err
 		}
 		t.Matching, t.Overdue, t.dated = t.Matching+m, t.Overdue+o, t.dated+d
+	}
+	if q.withoutExamples {
+		// The kept counts hold the items of the live examples anyone may
+		// read (a handful of postmortems): count them and take them away.
+		ex := q
+		ex.pConds = slices.Clone(q.pConds)
+		for i, c := range ex.pConds {
+			if c == `p.example = 0` {
+				ex.pConds[i] = `p.example = 1`
+			}
+		}
+		from, args := ex.joinFrom(`postmortems_examples`, `p.restricted_to = ''`)
+		var m, o, d int
+		if err := s.db.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(`+q.overdue+`), 0), coalesce(sum(a.due_date != ''), 0) `+
+			from, append(append([]any{}, q.overdueArgs...), args...)...).Scan(&m, &o, &d); err != nil {
+			return t, err
+		}
+		t.Matching, t.Overdue, t.dated = t.Matching-m, t.Overdue-o, t.dated-d
 	}
 	return t, nil
 }

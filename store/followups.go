@@ -133,8 +133,8 @@ type itemQuery struct {
 	// today is the date it is where the postmortem p's team is (an SQL
 	// expression whose arguments are overdueArgs).
 	today string
-	// withoutExamples: live examples are left out, which the kept counts
-	// do not know of, so the items are counted.
+	// withoutExamples: live examples are left out (the kept counts hold
+	// their items: they are counted and taken away).
 	withoutExamples bool
 }
 
@@ -247,7 +247,7 @@ func (s *Store) ListActionItems(ctx context.Context, f ActionItemFilter, now tim
 	if err != nil {
 		return nil, t, fmt.Errorf("list action items: %w", err)
 	}
-	if countedByStatus(f) && !q.withoutExamples {
+	if countedByStatus(f) {
 		t, err = s.keptActionItemTotals(ctx, q, f, now)
 	} else {
 		t, err = q.countItems(ctx, s.db, f)

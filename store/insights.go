@@ -21,8 +21,8 @@ type InsightFilter struct {
 	// Examples includes the example postmortems (see Postmortem.Example),
 	// left out otherwise.
 	Examples bool
-	// withoutExamples: live examples are left out, which the kept counts
-	// do not know of, so the incidents are counted.
+	// withoutExamples: live examples are left out (the kept counts hold
+	// them: their groups are counted again without them).
 	withoutExamples bool
 }
 
@@ -93,16 +93,17 @@ type InsightCount struct {
 // reader sees them, in no order; unless f.Examples, the live examples are
 // left out. Without an organization or service, and with dates that are
 // whole years (or none), it reads the counts kept on write (insight_counts,
-// which hold the examples); otherwise it counts the selected incidents.
+// which hold the examples: the groups of live examples are counted again
+// without them); otherwise it counts the selected incidents.
 func (s *Store) InsightCounts(ctx context.Context, f InsightFilter) ([]InsightCount, error) {
 	f.withoutExamples = !f.Examples
 	var acc tally
 	var err error
-	if f.withoutExamples {
-		acc, err = s.countInsights(ctx, s.db, f, "", nil)
-	} else if sel, ok := selectionFor(f); ok {
+	if sel, ok := selectionFor(f); ok {
+		sel.withoutExamples = f.withoutExamples
 		acc, err = s.keptInsightCounts(ctx, sel)
 	} else if whole, parts, ok := splitYears(f); ok {
+		whole.withoutExamples = f.withoutExamples
 		// Dates inside a year: the whole years between from the counts,
 		// the rest of the first and last years counted.
 		acc = tally{}
@@ -113,6 +114,7 @@ func (s *Store) InsightCounts(ctx context.Context, f InsightFilter) ([]InsightCo
 		}
 		anyYear := countsSelection{sev: whole.sev, dated: true, from: "0000", to: "9999"}
 		for _, part := range parts {
+			part.withoutExamples = f.withoutExamples
 			counted, err := s.countInsights(ctx, s.db, part, "", nil)
 			if err != nil {
 				return nil, err
@@ -401,10 +403,11 @@ var (
 // one) and a span of whole years (or every date). ok is false for filters
 // the counts do not hold (organization, service, a date inside a year).
 type countsSelection struct {
-	org      string // folded; "" for every organization
-	sev      string // "" for every severity
-	dated    bool
-	from, to string // years, inclusive, when dated
+	org             string // folded; "" for every organization
+	sev             string // "" for every severity
+	dated           bool
+	from, to        string // years, inclusive, when dated
+	withoutExamples bool   // live examples left out
 }
 
 func selectionFor(f InsightFilter) (countsSelection, bool) {
@@ -495,12 +498,28 @@ func (s *Store) keptInsightCounts(ctx context.Context, sel countsSelection) (tal
 			return nil, err
 		}
 	}
-	if len(readerGroups(ctx)) == 0 {
-		return acc, nil
+	// The kept counts are the groups as a reader in no group sees them,
+	// examples included. The groups that differ for this reading are
+	// counted again: those restricted postmortems are in, when the reader
+	// has groups, and those live examples are in, when they are left out.
+	var groups []int64
+	if len(readerGroups(ctx)) > 0 {
+		restricted, err := queryColumn[int64](ctx, s.db, `SELECT DISTINCT group_id FROM postmortems INDEXED BY postmortems_restricted_groups WHERE restricted_to != ''`)
+		if err != nil {
+			return nil, err
+		}
+		groups = append(groups, restricted...)
 	}
-	groups, err := queryColumn[int64](ctx, s.db, `SELECT DISTINCT group_id FROM postmortems INDEXED BY postmortems_restricted_groups WHERE restricted_to != ''`)
-	if err != nil || len(groups) == 0 {
-		return acc, err
+	if sel.withoutExamples {
+		examples, err := queryColumn[int64](ctx, s.db, `SELECT DISTINCT group_id FROM postmortems INDEXED BY postmortems_examples WHERE example = 1 AND archived_at = '' AND group_id IS NOT NULL`)
+		if err != nil {
+			return nil, err
+		}
+		groups = append(groups, examples...)
+	}
+	slices.Sort(groups)
+	if groups = slices.Compact(groups); len(groups) == 0 {
+		return acc, nil
 	}
 	list := int64List(groups)
 	if err := scanRows(ctx, s.db, `SELECT counts FROM insight_groups WHERE group_id IN (SELECT value FROM json_each(?))`, []any{list}, func(rs *sql.Rows) error {
@@ -516,7 +535,7 @@ func (s *Store) keptInsightCounts(ctx context.Context, sel countsSelection) (tal
 	}); err != nil {
 		return nil, err
 	}
-	theirs, err := s.countInsights(ctx, s.db, InsightFilter{}, list, nil)
+	theirs, err := s.countInsights(ctx, s.db, InsightFilter{withoutExamples: sel.withoutExamples}, list, nil)
 	if err != nil {
 		return nil, err
 	}
