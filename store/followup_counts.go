@@ -225,10 +225,14 @@ func (s *Store) keptActionItemTotals(ctx context.Context, q itemQuery, f ActionI
 				ex.pConds[i] = `p.example = 1`
 			}
 		}
-		from, args := ex.joinFrom(`postmortems_examples`, `p.restricted_to = ''`)
+		// From the examples to their items (CROSS JOIN keeps that order):
+		// left to choose, SQLite walked a pattern's every tag to find them.
+		conds := slices.Concat([]string{`p.restricted_to = ''`}, ex.pConds, ex.aConds)
+		args := slices.Concat(q.overdueArgs, ex.pArgs, ex.aArgs)
 		var m, o, d int
-		if err := s.db.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(`+q.overdue+`), 0), coalesce(sum(a.due_date != ''), 0) `+
-			from, append(append([]any{}, q.overdueArgs...), args...)...).Scan(&m, &o, &d); err != nil {
+		if err := s.db.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(`+q.overdue+`), 0), coalesce(sum(a.due_date != ''), 0)
+			FROM postmortems p INDEXED BY postmortems_examples CROSS JOIN action_items a INDEXED BY action_items_followups ON a.postmortem_id = p.id
+			WHERE `+strings.Join(conds, " AND "), args...).Scan(&m, &o, &d); err != nil {
 			return t, err
 		}
 		t.Matching, t.Overdue, t.dated = t.Matching-m, t.Overdue-o, t.dated-d
