@@ -20,7 +20,10 @@ func TestBothWaysDeliveriesSendAgain(t *testing.T) {
 	t.Parallel()
 	eachScriptWay(t, func(t *testing.T, js bool) {
 		hook := notifytest.NewReceiver(t)
-		hook.Fail(http.StatusInternalServerError)
+		// Every attempt fails until the page sends it again: the sender's
+		// own retry comes 10 s after the first failure, and the page's
+		// checks (the Nu HTML Checker) have taken longer than that.
+		hook.FailAll(http.StatusInternalServerError)
 		srv, err := startServer(t.TempDir(), "-webhook", hook.URL+"/hook", "-webhook-secret", "e2e")
 		if err != nil {
 			t.Fatal(err)
@@ -63,6 +66,7 @@ func TestBothWaysDeliveriesSendAgain(t *testing.T) {
 			// crawl checks it without deliveries).
 			checkHTML(t, srv.url+"/admin/deliveries?state=problems")
 		}
+		hook.FailAll(0)
 		if status := p.submit(`form[action$="/send-again"] button`); status != 200 {
 			t.Fatalf("send again: %d", status)
 		}
@@ -70,7 +74,7 @@ func TestBothWaysDeliveriesSendAgain(t *testing.T) {
 		if got := p.path(); got != "/admin/deliveries?state=problems" {
 			t.Errorf("after send again, at %s", got)
 		}
-		waitUntil(t, "the delivery", func() bool { return len(hook.Accepted()) == 1 })
+		waitUntil(t, "the delivery", func() bool { return len(hook.Accepted()) >= 1 })
 		p.open("/admin/deliveries?state=delivered", 200)
 		p.see("table.deliveries", "Pelican pager outage", "delivered")
 	})
