@@ -50,9 +50,18 @@ type importFile struct {
 // come before its original in name order. Files are read and cleaned on
 // every core, a batch ahead of the batch being imported, and each batch is
 // imported in transactions of about a second (importPaced). The error is a
-// folder that cannot be read or a failed write; a file that cannot be
-// imported is a failed result.
-func (pl *Pipeline) Dir(ctx context.Context, dir, author string) ([]Result, error) {
+// folder that cannot be read, a failed write, or ctx's end; what was
+// imported before it stays, counted. A file that cannot be imported is a
+// failed result.
+func (pl *Pipeline) Dir(ctx context.Context, dir, author string) (_ []Result, err error) {
+	defer func() {
+		if err != nil {
+			// Stopped (SIGTERM, a failed write): the transactions committed
+			// may have left their counts to a later fold (importPaced).
+			// Fold them now rather than at the next write or start.
+			err = errors.Join(err, pl.store.FoldCounts(context.WithoutCancel(ctx)))
+		}
+	}()
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("import: %w", err)

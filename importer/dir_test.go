@@ -1,6 +1,8 @@
 package importer_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -113,5 +115,43 @@ func TestDirCountsEveryFile(t *testing.T) {
 	}
 	if in.Incidents != files {
 		t.Errorf("SEV2 incidents after the import = %d, want %d", in.Incidents, files)
+	}
+}
+
+// TestDirStoppedCountsWhatItImported: an import stopped after its first
+// transaction (which left its counts to a later fold) returns the error
+// and has counted what it imported, without waiting for another write.
+func TestDirStoppedCountsWhatItImported(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	const files = 40 // more than the first transaction's 32
+	for i := range files {
+		text := fmt.Sprintf("---\ntitle: Cache %d cold\nincident_date: 2023-06-%02d\nseverity: SEV3\n---\nCache %d went cold.\n", i, 1+i%28, i)
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%02d.md", i)), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, pl := catalogueOnly(t)
+	// The first commit that tells of new postmortems (imported by someone
+	// signed in) stops the import, as SIGTERM would, before its pause ends.
+	ctx, stop := context.WithCancel(store.WithActor(t.Context(), store.Actor{Name: "ann"}))
+	defer stop()
+	st.OnEvents(stop)
+	if _, err := pl.Dir(ctx, dir, "test"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want the import stopped", err)
+	}
+	_, imported, err := st.CountPostmortems(store.WithEveryGroup(t.Context()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if imported == 0 || imported >= files {
+		t.Fatalf("%d of %d imported: the import was not stopped between two transactions", imported, files)
+	}
+	in, err := library.New(st).Insights(t.Context(), store.InsightFilter{Severity: "SEV3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.Incidents != imported {
+		t.Errorf("SEV3 incidents after the stopped import = %d, want the %d imported", in.Incidents, imported)
 	}
 }
