@@ -86,19 +86,29 @@ func catalogueOnly(t *testing.T) (*store.Store, *importer.Pipeline) {
 	return st, pl
 }
 
+// files is the size of severityFolder's folder: more than the first
+// transaction's 32, so that it imports in two.
+const files = 40
+
+// severityFolder is a folder of files postmortems, each of severity sev.
+func severityFolder(t *testing.T, sev string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for i := range files {
+		text := fmt.Sprintf("---\ntitle: Queue %d stuck\nincident_date: 2023-05-%02d\nseverity: %s\n---\nQueue %d stopped draining.\n", i, 1+i%28, sev, i)
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%02d.md", i)), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
 // TestDirCountsEveryFile: a folder imported in several transactions, all
 // but the last leaving the insight counts to it (store.FoldCountsLater),
 // is counted whole once Dir returns.
 func TestDirCountsEveryFile(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	const files = 40 // more than the first transaction's 32
-	for i := range files {
-		text := fmt.Sprintf("---\ntitle: Queue %d stuck\nincident_date: 2023-05-%02d\nseverity: SEV2\n---\nQueue %d stopped draining.\n", i, 1+i%28, i)
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%02d.md", i)), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := severityFolder(t, "SEV2")
 	st, pl := catalogueOnly(t)
 	got, err := pl.Dir(t.Context(), dir, "test")
 	if err != nil {
@@ -123,14 +133,7 @@ func TestDirCountsEveryFile(t *testing.T) {
 // and has counted what it imported, without waiting for another write.
 func TestDirStoppedCountsWhatItImported(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	const files = 40 // more than the first transaction's 32
-	for i := range files {
-		text := fmt.Sprintf("---\ntitle: Cache %d cold\nincident_date: 2023-06-%02d\nseverity: SEV3\n---\nCache %d went cold.\n", i, 1+i%28, i)
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%02d.md", i)), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := severityFolder(t, "SEV3")
 	st, pl := catalogueOnly(t)
 	// The first commit that tells of new postmortems (imported by someone
 	// signed in) stops the import, as SIGTERM would, before its pause ends.

@@ -13,8 +13,8 @@ import (
 // computes it (counts, filter options, list pages) or its callers do (the
 // handlers' rendered pages; the library's search results, the search's
 // facet table, the compiled synonyms, the hits' texts snippets are cut
-// from, and the compiled classifier): a value holds for one generation of the data, and every commit starts a
-// new generation.
+// from, and the compiled classifier): a value holds for one generation of
+// the data, and every commit starts a new generation.
 //
 // The generation is a counter in this process. A write through the store
 // bumps it as it commits, so reading it costs an atomic load and no SQLite.

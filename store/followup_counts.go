@@ -220,11 +220,7 @@ func (s *Store) keptActionItemTotals(ctx context.Context, q itemQuery, f ActionI
 		// read (a handful of postmortems): count them and take them away.
 		ex := q
 		ex.pConds = slices.Clone(q.pConds)
-		for i, c := range ex.pConds {
-			if c == `p.example = 0` {
-				ex.pConds[i] = `p.example = 1`
-			}
-		}
+		ex.pConds[slices.Index(ex.pConds, notExample)] = `p.example = 1`
 		// From the examples to their items (CROSS JOIN keeps that order):
 		// left to choose, SQLite walked a pattern's every tag to find them.
 		conds := slices.Concat([]string{`p.restricted_to = ''`}, ex.pConds, ex.aConds)

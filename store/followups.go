@@ -124,6 +124,10 @@ func (s *Store) todayByZone(ctx context.Context, now time.Time) (string, []any, 
 	return b.String(), append(args, utc), nil
 }
 
+// notExample is the condition that leaves the live examples out; their
+// items' own count (keptActionItemTotals) swaps it for its opposite.
+const notExample = `p.example = 0`
+
 // itemQuery is a follow-ups filter as SQL: conditions on the action item
 // (alias a) and on its postmortem (alias p), with their arguments, and the
 // overdue expression (on both) with its arguments.
@@ -157,7 +161,7 @@ func (s *Store) actionItemQuery(ctx context.Context, f ActionItemFilter, now tim
 			return q, err
 		}
 		if n > 0 {
-			q.pConds = append(q.pConds, `p.example = 0`)
+			q.pConds = append(q.pConds, notExample)
 			q.withoutExamples = true
 		}
 	}

@@ -50,10 +50,11 @@ func (s *Store) EarlierTwins(ctx context.Context, p Postmortem, limit int) ([]Tw
 	if len(same) == 0 {
 		return nil, nil
 	}
-	earlier := `c.id < ?`
+	// earlier is the condition that the postmortem alias came before p.
+	earlier := func(alias string) string { return alias + `.id < ?` }
 	earlierArgs := []any{p.ID}
 	if p.IncidentDate != "" {
-		earlier = `c.incident_date != '' AND c.incident_date < ?`
+		earlier = func(alias string) string { return alias + `.incident_date != '' AND ` + alias + `.incident_date < ?` }
 		earlierArgs = []any{p.IncidentDate}
 	}
 	// The postmortems of the organization's groups and those on the
@@ -67,7 +68,7 @@ func (s *Store) EarlierTwins(ctx context.Context, p Postmortem, limit int) ([]Tw
 		// version offered is one of them).
 		candidates = append(candidates, `SELECT m2.id FROM postmortems c2 INDEXED BY postmortems_org_nocase
 			JOIN postmortems m2 INDEXED BY postmortems_group ON m2.group_id = c2.group_id
-			WHERE c2.organization = ? COLLATE NOCASE AND c2.archived_at = '' AND `+visibleSQL(ctx, "c2")+` AND `+strings.ReplaceAll(earlier, "c.", "c2."))
+			WHERE c2.organization = ? COLLATE NOCASE AND c2.archived_at = '' AND `+visibleSQL(ctx, "c2")+` AND `+earlier("c2"))
 		candidateArgs = append(append(candidateArgs, p.Organization), earlierArgs...)
 	}
 	if len(services) > 0 {
@@ -88,7 +89,7 @@ func (s *Store) EarlierTwins(ctx context.Context, p Postmortem, limit int) ([]Tw
 			JOIN patterns pa ON pa.slug = t.pattern_slug
 		WHERE t.pattern_slug IN (`+placeholders(len(slugs))+`) AND m.group_id != ?
 			AND m.archived_at = '' AND c.archived_at = '' AND `+visibleSQL(ctx, "m")+` AND `+visibleSQL(ctx, "c")+`
-			AND `+earlier+` AND (`+strings.Join(same, " OR ")+`)
+			AND `+earlier("c")+` AND (`+strings.Join(same, " OR ")+`)
 		GROUP BY c.id ORDER BY count(DISTINCT t.pattern_slug) DESC, c.incident_date DESC, c.id DESC LIMIT ?`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("earlier twins of %q: %w", p.Slug, err)
