@@ -1,6 +1,7 @@
 package markdown_test
 
 import (
+	"iter"
 	"maps"
 	"slices"
 	"testing"
@@ -17,6 +18,34 @@ import (
 // The import puts most of a generated document into its sections, so the
 // body alone is a few hundred bytes.
 func BenchmarkRender(b *testing.B) {
+	for name, src := range generatedBodies(b) {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(src)))
+			for b.Loop() {
+				markdown.Render(src)
+			}
+		})
+	}
+}
+
+// BenchmarkCheck checks the same write-ups against the limits, as every
+// save and every imported document does before it is written.
+func BenchmarkCheck(b *testing.B) {
+	for name, src := range generatedBodies(b) {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(src)))
+			for b.Loop() {
+				if err := markdown.Check(src); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// generatedBodies yields a generated write-up of about 5 kB and one of
+// about 20 kB, by name.
+func generatedBodies(b *testing.B) iter.Seq2[string, string] {
 	_, pats, err := seeds.Catalogue()
 	if err != nil {
 		b.Fatal(err)
@@ -41,15 +70,15 @@ func BenchmarkRender(b *testing.B) {
 		}
 	}
 	for _, name := range []string{"5kB", "20kB"} {
-		src := bodies[name]
-		if src == "" {
+		if bodies[name] == "" {
 			b.Fatalf("no %s body in the first 1000 documents", name)
 		}
-		b.Run(name, func(b *testing.B) {
-			b.SetBytes(int64(len(src)))
-			for b.Loop() {
-				markdown.Render(src)
+	}
+	return func(yield func(string, string) bool) {
+		for _, name := range []string{"5kB", "20kB"} {
+			if !yield(name, bodies[name]) {
+				return
 			}
-		})
+		}
 	}
 }

@@ -277,6 +277,9 @@ func isDelimiterRow(line string) bool {
 // unfinishedLinks is what the parser scans for the ends of links opening in
 // line: for each "](", the bytes left in its word.
 func unfinishedLinks(line string) int {
+	if !strings.Contains(line, "](") {
+		return 0 // most lines: not worth splitting into words
+	}
 	n := 0
 	for word := range strings.FieldsSeq(line) {
 		for i := strings.Index(word, "]("); i >= 0; {
