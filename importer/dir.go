@@ -36,10 +36,14 @@ type Result struct {
 // of megabytes of text).
 const importBatch = 2048
 
-// importFile is one file read and cleaned, ready to import.
+// importFile is one file of a folder import: read and cleaned (read, nil
+// until then), then checked and ready to import (p). A file refused only
+// because the postmortem its variant_of names is not imported yet is
+// checked again from read, not read again.
 type importFile struct {
-	res *Result
-	p   store.Postmortem
+	res  *Result
+	read *store.Postmortem
+	p    store.Postmortem
 }
 
 // Dir imports every postmortem file of dir (not its subfolders), read
@@ -74,7 +78,7 @@ func (pl *Pipeline) Dir(ctx context.Context, dir, author string) (_ []Result, er
 	}
 	defer root.Close()
 	var results []*Result
-	var todo []*Result
+	var todo []importFile
 	for _, e := range entries {
 		name := e.Name()
 		if e.IsDir() || strings.HasPrefix(name, ".") {
@@ -104,16 +108,13 @@ func (pl *Pipeline) Dir(ctx context.Context, dir, author string) (_ []Result, er
 			res.Status, res.Detail = "skipped", "not a .md, .txt or .html file"
 			continue
 		}
-		todo = append(todo, res)
+		todo = append(todo, importFile{res: res})
 	}
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	cpu := newCores()
-	type batch struct {
-		files   []importFile
-		waiting []*Result
-	}
+	type batch struct{ files, waiting []importFile }
 	batches := make(chan batch, 1)
 	go func() {
 		defer close(batches)
@@ -126,7 +127,7 @@ func (pl *Pipeline) Dir(ctx context.Context, dir, author string) (_ []Result, er
 			}
 		}
 	}()
-	var retry []*Result
+	var retry []importFile
 	for b := range batches {
 		if err := stopped(ctx); err != nil {
 			return nil, err
@@ -139,8 +140,8 @@ func (pl *Pipeline) Dir(ctx context.Context, dir, author string) (_ []Result, er
 		retry = append(retry, again...)
 	}
 	for len(retry) > 0 {
-		// Read them again: the pipeline checks variant_of against what is
-		// imported now.
+		// Check them again: the pipeline checks variant_of against what
+		// is imported now.
 		files, waiting := pl.readBatch(ctx, cpu, author, root, retry)
 		again, err := importFiles(ctx, cpu, pl.lib, files)
 		if err != nil {
@@ -189,13 +190,17 @@ func (c cores) do(fn func()) {
 	fn()
 }
 
-// readBatch reads files through the import pipeline and prepares them, on
-// every core that cpu hands out. A file that cannot be read or that the pipeline refuses is
-// marked failed and left out; one refused only because the postmortem its
-// variant_of names is not imported yet is also returned as waiting, to be
-// read again once more of the folder is imported.
-func (pl *Pipeline) readBatch(ctx context.Context, cpu cores, author string, root *os.Root, files []*Result) (ready []importFile, waiting []*Result) {
+// readBatch reads files through the import pipeline (those not read yet),
+// checks and prepares them, on every core that cpu hands out. A file that
+// cannot be read or that the pipeline refuses is marked failed and left
+// out; one refused only because the postmortem its variant_of names is not
+// imported yet is also returned as waiting, to be checked again once more
+// of the folder is imported.
+func (pl *Pipeline) readBatch(ctx context.Context, cpu cores, author string, root *os.Root, files []importFile) (ready, waiting []importFile) {
 	out := make([]importFile, len(files))
+	// What each file read to, kept for those that wait (files itself keeps
+	// nothing: the folder's list lives as long as the import).
+	reads := make([]*store.Postmortem, len(files))
 	wait := make([]bool, len(files))
 	var wg sync.WaitGroup
 	next := make(chan int)
@@ -208,15 +213,24 @@ func (pl *Pipeline) readBatch(ctx context.Context, cpu cores, author string, roo
 					continue // stopping (SIGTERM): Dir returns the error
 				}
 				cpu.do(func() {
-					p, err := pl.readFile(ctx, author, root, files[i].File)
+					res := files[i].res
+					if reads[i] = files[i].read; reads[i] == nil {
+						read, err := pl.readFile(root, author, res.File)
+						if err != nil {
+							res.Status, res.Detail = "failed", err.Error()
+							return
+						}
+						reads[i] = &read
+					}
+					p, err := pl.checkFile(ctx, root, res.File, *reads[i])
 					if err != nil {
-						files[i].Status, files[i].Detail = "failed", err.Error()
+						res.Status, res.Detail = "failed", err.Error()
 						var fields store.FieldErrors
 						wait[i] = errors.As(err, &fields) && len(fields) == 1 && fields["variant_of"] != ""
 						return
 					}
 					library.PrepareImport(&p)
-					out[i] = importFile{res: files[i], p: p}
+					out[i] = importFile{res: res, read: reads[i], p: p}
 				})
 			}
 		}()
@@ -228,7 +242,7 @@ func (pl *Pipeline) readBatch(ctx context.Context, cpu cores, author string, roo
 	wg.Wait()
 	for i, w := range wait {
 		if w {
-			waiting = append(waiting, files[i])
+			waiting = append(waiting, importFile{res: files[i].res, read: reads[i]})
 		}
 	}
 	return slices.DeleteFunc(out, func(f importFile) bool { return f.res == nil }), waiting
@@ -237,7 +251,7 @@ func (pl *Pipeline) readBatch(ctx context.Context, cpu cores, author string, roo
 // importFiles imports files (importPaced) and records each outcome.
 // It returns the files to try again: variants whose original is not
 // imported yet.
-func importFiles(ctx context.Context, cpu cores, lib *library.Library, files []importFile) ([]*Result, error) {
+func importFiles(ctx context.Context, cpu cores, lib *library.Library, files []importFile) ([]importFile, error) {
 	ps := make([]*store.Postmortem, len(files))
 	for i := range files {
 		p := files[i].p
@@ -247,7 +261,7 @@ func importFiles(ctx context.Context, cpu cores, lib *library.Library, files []i
 	if err != nil {
 		return nil, err
 	}
-	var retry []*Result
+	var retry []importFile
 	for i, err := range errs {
 		res, p := files[i].res, ps[i]
 		var fields store.FieldErrors
@@ -262,7 +276,7 @@ func importFiles(ctx context.Context, cpu cores, lib *library.Library, files []i
 		case errors.As(err, &fields) && len(fields) == 1 && fields["variant_of"] != "":
 			// Its original may be a file not imported yet: retry it later.
 			res.Status, res.Detail = "failed", fields["variant_of"]
-			retry = append(retry, res)
+			retry = append(retry, importFile{res: res, read: files[i].read})
 		case errors.As(err, &fields):
 			res.Status, res.Detail = "failed", fields.Error()
 		default:
@@ -326,8 +340,9 @@ func importPaced(ctx context.Context, cpu cores, lib *library.Library, ps []*sto
 	return errs, nil
 }
 
-// readFile reads the file name of root through the pipeline.
-func (pl *Pipeline) readFile(ctx context.Context, author string, root *os.Root, name string) (store.Postmortem, error) {
+// readFile reads and cleans the file name of root (readSigned), signed by
+// author; checkFile checks it.
+func (pl *Pipeline) readFile(root *os.Root, author, name string) (store.Postmortem, error) {
 	info, err := root.Stat(name)
 	if err != nil {
 		return store.Postmortem{}, err
@@ -342,7 +357,14 @@ func (pl *Pipeline) readFile(ctx context.Context, author string, root *os.Root, 
 	if err != nil {
 		return store.Postmortem{}, err
 	}
-	p, err := pl.Read(ctx, raw, name, author, "Imported from "+name)
+	_, p, err := readSigned(raw, name, author, "Imported from "+name)
+	return p, err
+}
+
+// checkFile checks the postmortem read from the file name of root
+// (Pipeline.Read's checks) and adds the files beside it.
+func (pl *Pipeline) checkFile(ctx context.Context, root *os.Root, name string, read store.Postmortem) (store.Postmortem, error) {
+	p, err := pl.checkRead(ctx, read)
 	if err != nil {
 		return p, err
 	}

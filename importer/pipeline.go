@@ -31,10 +31,19 @@ func New(ctx context.Context, st *store.Store, now time.Time) (*Pipeline, error)
 // import, signed by author with note. A document that cannot be read is an
 // *InputError; one the checks refuse is a store.FieldErrors.
 func (pl *Pipeline) Read(ctx context.Context, raw []byte, name, author, note string) (store.Postmortem, error) {
-	_, p, err := Prepare(ctx, pl.store, raw, name, author, note)
+	_, p, err := readSigned(raw, name, author, note)
 	if err != nil {
 		return store.Postmortem{}, err
 	}
+	return pl.checkRead(ctx, p)
+}
+
+// checkRead finishes what Read read (the kind its variant_of implies) and
+// checks it. A folder import calls it again for a file refused because
+// the postmortem its variant_of names was not imported yet, without
+// reading the file again.
+func (pl *Pipeline) checkRead(ctx context.Context, p store.Postmortem) (store.Postmortem, error) {
+	inferKind(ctx, pl.store, &p)
 	refused, err := pl.check.Check(ctx, &p)
 	if err != nil {
 		return store.Postmortem{}, err
@@ -52,6 +61,17 @@ func (pl *Pipeline) Read(ctx context.Context, raw []byte, name, author, note str
 // when its language differs from that of the postmortem it names, else a
 // rewrite.
 func Prepare(ctx context.Context, st *store.Store, raw []byte, name, author, note string) (Draft, store.Postmortem, error) {
+	d, p, err := readSigned(raw, name, author, note)
+	if err != nil {
+		return d, p, err
+	}
+	inferKind(ctx, st, &p)
+	return d, p, nil
+}
+
+// readSigned is Prepare without the variant kind, which needs the
+// database.
+func readSigned(raw []byte, name, author, note string) (Draft, store.Postmortem, error) {
 	d, p, err := Read(raw, name)
 	if err != nil {
 		return d, p, err
@@ -60,10 +80,15 @@ func Prepare(ctx context.Context, st *store.Store, raw []byte, name, author, not
 	if p.Language == "" {
 		p.Language = "en" // too short to tell: the form's default, and the store's
 	}
+	return d, p, nil
+}
+
+// inferKind gives a variant without a kind the one its languages imply
+// (variantKind).
+func inferKind(ctx context.Context, st *store.Store, p *store.Postmortem) {
 	if p.VariantOf != "" && p.VariantKind == "" {
 		p.VariantKind = variantKind(ctx, st, p.VariantOf, p.Language)
 	}
-	return d, p, nil
 }
 
 // variantKind proposes how a text in lang relates to the postmortem slug:
