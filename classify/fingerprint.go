@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"math/bits"
 )
 
 // Near-duplicate detection: a text is reduced to the set of its word pairs
@@ -50,44 +51,88 @@ var stopwords = func() map[string]bool {
 
 // Fingerprint computes the signature of a text.
 func Fingerprint(text string) Signature {
-	return fingerprintOf(tokenize(text))
+	return fingerprintOf(wordsOf(text))
 }
 
 // FingerprintAndFacts is Fingerprint and ExtractFacts of text, which it
 // reads once: a batch import needs both of every postmortem.
 func FingerprintAndFacts(text string) (Signature, DocFacts) {
-	toks := tokenize(text)
-	return fingerprintOf(toks), factsOf(text, toks)
+	words := wordsOf(text)
+	return fingerprintOf(words), factsOf(text, words)
 }
 
-// fingerprintOf is the signature of the words toks.
-func fingerprintOf(toks []token) Signature {
-	words := make([]string, len(toks))
-	for i, t := range toks {
-		words[i] = englishStemOf(t.norm)
+// fingerprintOf is the signature of a text's words.
+func fingerprintOf(words textWords) Signature {
+	vocab := make([]pairWord, len(words.distinct))
+	for i, w := range words.distinct {
+		stem := englishStemOf(w)
+		vocab[i] = pairWord{stem: stem, head: fnvString(fnvOffset, stem) * fnvPrime, stopword: stopwords[stem]}
+	}
+	pairs := newPairSet(len(words.ids))
+	for i := 0; i+1 < len(words.ids); i++ {
+		a, b := &vocab[words.ids[i]], &vocab[words.ids[i+1]]
+		if a.stopword && b.stopword {
+			continue
+		}
+		pairs.add(fnvString(a.head, b.stem))
 	}
 	var sig Signature
-	for i := range sig.Mins {
-		sig.Mins[i] = math.MaxUint32
+	// One hash function at a time over every pair: the minimum stays in a
+	// register, and the pairs' hashes are independent of one another.
+	for k, seed := range seeds {
+		m := uint32(math.MaxUint32)
+		for _, x := range pairs.distinct {
+			m = min(m, uint32(mix(x^seed)>>32))
+		}
+		sig.Mins[k] = m
 	}
-	seen := make(map[uint64]bool, len(words))
-	for i := 0; i+1 < len(words); i++ {
-		if stopwords[words[i]] && stopwords[words[i+1]] {
-			continue
-		}
-		x := fnvString(fnvString(fnvOffset, words[i])*fnvPrime, words[i+1])
-		if seen[x] {
-			continue
-		}
-		seen[x] = true
-		for k := range sig.Mins {
-			if v := uint32(mix(x^seeds[k]) >> 32); v < sig.Mins[k] {
-				sig.Mins[k] = v
-			}
-		}
-	}
-	sig.Size = uint32(len(seen))
+	sig.Size = uint32(len(pairs.distinct))
 	return sig
+}
+
+// pairWord is what a word pair needs of each of its words.
+type pairWord struct {
+	stem     string // English stem (englishStemOf)
+	head     uint64 // the pair's hash so far when the word comes first
+	stopword bool
+}
+
+// pairSet is the set of a text's pair hashes: open addressing in a table
+// sized for every pair the text can have, so it never grows, with the
+// distinct hashes in the order they came.
+type pairSet struct {
+	slots    []uint64 // a hash, or 0 for an empty slot
+	shift    uint     // 64 - log2(len(slots))
+	zero     bool     // whether the hash 0 is in the set
+	distinct []uint64
+}
+
+func newPairSet(maxPairs int) *pairSet {
+	size := uint(bits.Len(uint(maxPairs))) + 1 // log2 of the slots: at most half full
+	return &pairSet{slots: make([]uint64, 1<<size), shift: 64 - size, distinct: make([]uint64, 0, maxPairs)}
+}
+
+func (s *pairSet) add(x uint64) {
+	if x == 0 {
+		if !s.zero {
+			s.zero = true
+			s.distinct = append(s.distinct, x)
+		}
+		return
+	}
+	mask := uint64(len(s.slots) - 1)
+	// FNV's low bits are its weakest: take the slot from the high bits of
+	// a multiplicative hash.
+	for i := (x * 0x9e3779b97f4a7c15) >> s.shift; ; i = (i + 1) & mask {
+		switch s.slots[i] {
+		case x:
+			return
+		case 0:
+			s.slots[i] = x
+			s.distinct = append(s.distinct, x)
+			return
+		}
+	}
 }
 
 // seeds give each of the hash functions its own permutation.
