@@ -43,16 +43,13 @@ type textWords struct {
 func wordsOf(text string) textWords {
 	w := textWords{toks: tokenize(text)}
 	w.ids = make([]int32, len(w.toks))
-	index := make(map[string]int32, len(w.toks)/4)
+	var vocab textnorm.Vocabulary
+	var b []byte
 	for i, t := range w.toks {
-		id, ok := index[t.norm]
-		if !ok {
-			id = int32(len(w.distinct))
-			index[t.norm] = id
-			w.distinct = append(w.distinct, t.norm)
-		}
-		w.ids[i] = id
+		b = append(b[:0], t.norm...)
+		w.ids[i] = vocab.ID(b)
 	}
+	w.distinct = vocab.Words()
 	return w
 }
 

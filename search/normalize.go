@@ -39,19 +39,13 @@ type textWords struct {
 
 // wordsOf numbers the words of text.
 func wordsOf(text string) textWords {
-	var words textWords
-	index := make(map[string]int32, len(text)/16) // about one new word in 16 bytes
+	words := textWords{ids: make([]int32, 0, len(text)/4)} // a word is 6 bytes on average
+	var vocab textnorm.Vocabulary
 	scanWords(text, func(_, _ int, w []byte) bool {
-		id, ok := index[string(w)]
-		if !ok {
-			id = int32(len(words.distinct))
-			folded := string(w)
-			index[folded] = id
-			words.distinct = append(words.distinct, folded)
-		}
-		words.ids = append(words.ids, id)
+		words.ids = append(words.ids, vocab.ID(w))
 		return true
 	})
+	words.distinct = vocab.Words()
 	return words
 }
 
