@@ -97,39 +97,32 @@ type pairWord struct {
 	stopword bool
 }
 
-// pairSet is the set of a text's pair hashes: open addressing in a table
-// sized for every pair the text can have, so it never grows, with the
-// distinct hashes in the order they came.
+// pairSet is the set of a text's pair hashes, in the order they first
+// came: open addressing in a table sized for every pair the text can have,
+// so it never grows.
 type pairSet struct {
-	slots    []uint64 // a hash, or 0 for an empty slot
-	shift    uint     // 64 - log2(len(slots))
-	zero     bool     // whether the hash 0 is in the set
+	slots    []int32 // an index in distinct + 1, or 0 for an empty slot
+	shift    uint    // 64 - log2(len(slots))
 	distinct []uint64
 }
 
 func newPairSet(maxPairs int) *pairSet {
 	size := uint(bits.Len(uint(maxPairs))) + 1 // log2 of the slots: at most half full
-	return &pairSet{slots: make([]uint64, 1<<size), shift: 64 - size, distinct: make([]uint64, 0, maxPairs)}
+	return &pairSet{slots: make([]int32, 1<<size), shift: 64 - size, distinct: make([]uint64, 0, maxPairs)}
 }
 
 func (s *pairSet) add(x uint64) {
-	if x == 0 {
-		if !s.zero {
-			s.zero = true
-			s.distinct = append(s.distinct, x)
-		}
-		return
-	}
 	mask := uint64(len(s.slots) - 1)
 	// FNV's low bits are its weakest: take the slot from the high bits of
 	// a multiplicative hash.
 	for i := (x * 0x9e3779b97f4a7c15) >> s.shift; ; i = (i + 1) & mask {
-		switch s.slots[i] {
-		case x:
-			return
-		case 0:
-			s.slots[i] = x
+		n := s.slots[i]
+		if n == 0 {
 			s.distinct = append(s.distinct, x)
+			s.slots[i] = int32(len(s.distinct))
+			return
+		}
+		if s.distinct[n-1] == x {
 			return
 		}
 	}

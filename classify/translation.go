@@ -50,9 +50,8 @@ func factsOf(text string, words textWords) DocFacts {
 	// What a word can be as a fact, once for each distinct word.
 	forms := make([]factForm, len(words.distinct))
 	for i, w := range words.distinct {
-		f := factForm{word: factWord(w)}
-		f.spelled, f.isSpelled = spelled[f.word]
-		forms[i] = f
+		word := factWord(w)
+		forms[i] = factForm{word: word, spelled: spelled[word]}
 	}
 	var f DocFacts
 	numbers := map[string]bool{}
@@ -75,7 +74,7 @@ func factsOf(text string, words textWords) DocFacts {
 		}
 		for i, t := range line {
 			form := &forms[lineIDs[i]]
-			if form.isSpelled {
+			if form.spelled != "" {
 				numbers[form.spelled] = true
 				continue
 			}
@@ -94,11 +93,8 @@ func factsOf(text string, words textWords) DocFacts {
 }
 
 // factForm is what a word is as a fact: the word less any CJK particle
-// (factWord), and its digits when it spells a number.
-type factForm struct {
-	word, spelled string
-	isSpelled     bool
-}
+// (factWord), and its digits when it spells a number ("" when not).
+type factForm struct{ word, spelled string }
 
 // factWord is the part of a word that is a fact: Korean, Japanese and
 // Chinese write particles and counters onto numbers and names without a
