@@ -44,7 +44,7 @@ func wordsOf(text string) textWords {
 	w := textWords{toks: tokenize(text)}
 	w.ids = make([]int32, len(w.toks))
 	var vocab textnorm.Vocabulary
-	var b []byte
+	var b []byte // the word as the bytes Vocabulary takes, without a new slice each time
 	for i, t := range w.toks {
 		b = append(b[:0], t.norm...)
 		w.ids[i] = vocab.ID(b)

@@ -209,7 +209,8 @@ var accentedSuffixes = []struct{ folded, accented string }{
 const cacheMax = 1 << 17
 
 // cached counts the words in every language's cache. Languages lock apart,
-// so two of them may pass cacheMax together: by at most one word each.
+// so at the limit several may each add a word: the cache stays within
+// cacheMax plus one word a language.
 var cached atomic.Int32
 
 // language is a Snowball stemmer and its cache, with a lock of its own.
