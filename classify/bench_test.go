@@ -5,8 +5,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"hindsight/classify"
+	"hindsight/internal/cpuclock"
 )
 
 // benchText builds a 20 kB write-up from the labelled postmortems.
@@ -43,5 +45,13 @@ func BenchmarkCompile(b *testing.B) {
 	pats := testCatalogue(b)
 	for b.Loop() {
 		classify.Compile(pats)
+	}
+}
+
+// reportCPU reports the CPU time per op, which other programs on a shared
+// machine do not inflate as they do ns/op (cpuclock).
+func reportCPU(b *testing.B, cpu time.Duration) {
+	if cpuclock.Supported() {
+		b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"math/bits"
 )
 
 // Near-duplicate detection: a text is reduced to the set of its word pairs
@@ -50,44 +51,95 @@ var stopwords = func() map[string]bool {
 
 // Fingerprint computes the signature of a text.
 func Fingerprint(text string) Signature {
-	return fingerprintOf(tokenize(text))
+	return fingerprintOf(wordsOf(text))
 }
 
 // FingerprintAndFacts is Fingerprint and ExtractFacts of text, which it
 // reads once: a batch import needs both of every postmortem.
 func FingerprintAndFacts(text string) (Signature, DocFacts) {
-	toks := tokenize(text)
-	return fingerprintOf(toks), factsOf(text, toks)
+	words := wordsOf(text)
+	return fingerprintOf(words), factsOf(text, words)
 }
 
-// fingerprintOf is the signature of the words toks.
-func fingerprintOf(toks []token) Signature {
-	words := make([]string, len(toks))
-	for i, t := range toks {
-		words[i] = englishStemOf(t.norm)
+// fingerprintOf is the signature of a text's words.
+func fingerprintOf(words textWords) Signature {
+	vocab := make([]pairWord, len(words.distinct))
+	for i, w := range words.distinct {
+		stem := englishStemOf(w)
+		vocab[i] = pairWord{stem: stem, head: fnvString(fnvOffset, stem) * fnvPrime, stopword: stopwords[stem]}
 	}
-	var sig Signature
-	for i := range sig.Mins {
-		sig.Mins[i] = math.MaxUint32
-	}
-	seen := make(map[uint64]bool, len(words))
-	for i := 0; i+1 < len(words); i++ {
-		if stopwords[words[i]] && stopwords[words[i+1]] {
+	pairs := newPairSet(len(words.ids))
+	for i := 0; i+1 < len(words.ids); i++ {
+		a, b := &vocab[words.ids[i]], &vocab[words.ids[i+1]]
+		if a.stopword && b.stopword {
 			continue
 		}
-		x := fnvString(fnvString(fnvOffset, words[i])*fnvPrime, words[i+1])
-		if seen[x] {
-			continue
-		}
-		seen[x] = true
-		for k := range sig.Mins {
-			if v := uint32(mix(x^seeds[k]) >> 32); v < sig.Mins[k] {
-				sig.Mins[k] = v
-			}
-		}
+		pairs.add(fnvString(a.head, b.stem))
 	}
-	sig.Size = uint32(len(seen))
+	sig := Signature{Size: uint32(len(pairs.distinct))}
+	// Mins[k] is the least top half of mix(x^seeds[k]) over the pairs x,
+	// which is 128 hashes a pair: most of the fingerprint's time. mix's
+	// first step distributes over the xor (mixTail's comment), so it is
+	// taken once a pair and once a seed; top halves order as the whole
+	// values do, so the minimum is taken over whole values. One seed at a
+	// time, two pairs a round: the two minima stay in registers, and the
+	// hashes, independent of one another, overlap.
+	firsts := pairs.distinct
+	for i, x := range firsts {
+		firsts[i] = x ^ x>>30
+	}
+	for k, seed := range seeds {
+		s := seed ^ seed>>30
+		m0, m1 := uint64(math.MaxUint64), uint64(math.MaxUint64)
+		i := 0
+		for ; i+1 < len(firsts); i += 2 {
+			m0 = min(m0, mixTail(firsts[i]^s))
+			m1 = min(m1, mixTail(firsts[i+1]^s))
+		}
+		if i < len(firsts) {
+			m0 = min(m0, mixTail(firsts[i]^s))
+		}
+		sig.Mins[k] = uint32(min(m0, m1) >> 32)
+	}
 	return sig
+}
+
+// pairWord is what a word pair needs of each of its words.
+type pairWord struct {
+	stem     string // English stem (englishStemOf)
+	head     uint64 // the pair's hash so far when the word comes first
+	stopword bool
+}
+
+// pairSet is the set of a text's pair hashes, in the order they first
+// came: open addressing in a table sized for every pair the text can have,
+// so it never grows.
+type pairSet struct {
+	slots    []int32 // an index in distinct + 1, or 0 for an empty slot
+	shift    uint    // 64 - log2(len(slots))
+	distinct []uint64
+}
+
+func newPairSet(maxPairs int) *pairSet {
+	size := uint(bits.Len(uint(maxPairs))) + 1 // log2 of the slots: at most half full
+	return &pairSet{slots: make([]int32, 1<<size), shift: 64 - size, distinct: make([]uint64, 0, maxPairs)}
+}
+
+func (s *pairSet) add(x uint64) {
+	mask := uint64(len(s.slots) - 1)
+	// FNV's low bits are its weakest: take the slot from the high bits of
+	// a multiplicative hash.
+	for i := (x * 0x9e3779b97f4a7c15) >> s.shift; ; i = (i + 1) & mask {
+		n := s.slots[i]
+		if n == 0 {
+			s.distinct = append(s.distinct, x)
+			s.slots[i] = int32(len(s.distinct))
+			return
+		}
+		if s.distinct[n-1] == x {
+			return
+		}
+	}
 }
 
 // seeds give each of the hash functions its own permutation.
@@ -117,7 +169,13 @@ func fnvString(h uint64, s string) uint64 {
 
 // mix is the splitmix64 finaliser: a cheap, well-distributed permutation.
 func mix(x uint64) uint64 {
-	x ^= x >> 30
+	return mixTail(x ^ x>>30)
+}
+
+// mixTail is mix after its first step. That step distributes over xor:
+// (x^y) ^ (x^y)>>30 = (x ^ x>>30) ^ (y ^ y>>30), so mix(x^y) is
+// mixTail((x ^ x>>30) ^ (y ^ y>>30)).
+func mixTail(x uint64) uint64 {
 	x *= 0xbf58476d1ce4e5b9
 	x ^= x >> 27
 	x *= 0x94d049bb133111eb

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"hindsight/classify"
+	"hindsight/internal/corpustest"
+	"hindsight/internal/cpuclock"
 	"hindsight/seeds/seedtest"
 )
 
@@ -185,4 +187,23 @@ func TestFingerprintAndFacts(t *testing.T) {
 			t.Errorf("%.40q: facts %v, ExtractFacts %v", text, facts.Keys(), want.Keys())
 		}
 	}
+}
+
+// BenchmarkFingerprintAndFactsCorpus is what an import computes of each
+// text for variant detection, over the 85 real postmortems of the
+// evaluation corpus (1.5 to 40 kB each): an op is the whole corpus.
+func BenchmarkFingerprintAndFactsCorpus(b *testing.B) {
+	texts := corpustest.Texts(b)
+	size := 0
+	for _, t := range texts {
+		size += len(t)
+	}
+	b.SetBytes(int64(size))
+	c := cpuclock.Used()
+	for b.Loop() {
+		for _, t := range texts {
+			classify.FingerprintAndFacts(t)
+		}
+	}
+	reportCPU(b, cpuclock.Used()-c)
 }

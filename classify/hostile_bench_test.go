@@ -1,6 +1,8 @@
 package classify_test
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"hindsight/classify"
@@ -34,4 +36,12 @@ func BenchmarkFingerprintDoubling(b *testing.B) {
 		doubling.Run(b, sh.name, 32<<10, 256<<10, func(size int) string { return doubling.Repeat(sh.unit, size) },
 			func(text string) { classify.FingerprintAndFacts(text) })
 	}
+	// Words that are all different: every word and pair is new.
+	doubling.Run(b, "distinct", 32<<10, 256<<10, func(size int) string {
+		var sb strings.Builder
+		for i := 0; sb.Len() < size; i++ {
+			fmt.Fprintf(&sb, "w%x ", i)
+		}
+		return sb.String()[:size]
+	}, func(text string) { classify.FingerprintAndFacts(text) })
 }

@@ -31,6 +31,28 @@ func Normalize(text string) string {
 	return strings.Join(words, " ")
 }
 
+// textWords is a text's words with each distinct word numbered: a text
+// repeats its words, and what is computed of a word is computed once.
+type textWords struct {
+	toks     []token
+	ids      []int32  // toks[i].norm is distinct[ids[i]]
+	distinct []string // in the order they first occur
+}
+
+// wordsOf tokenizes text and numbers its distinct words.
+func wordsOf(text string) textWords {
+	w := textWords{toks: tokenize(text)}
+	w.ids = make([]int32, len(w.toks))
+	var vocab textnorm.Vocabulary
+	var b []byte // the word as the bytes Vocabulary takes, without a new slice each time
+	for i, t := range w.toks {
+		b = append(b[:0], t.norm...)
+		w.ids[i] = vocab.ID(b)
+	}
+	w.distinct = vocab.Words()
+	return w
+}
+
 func isWordRune(r rune) bool {
 	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)
 }
@@ -40,47 +62,64 @@ func isWordRune(r rune) bool {
 // underscores and slashes separate words ("keep-alive" -> "keep", "alive").
 // A word already in its folded form (most are) is a slice of text, not a
 // copy: every postmortem imported is tokenized twice, and this is where the
-// time went.
+// time went. The other words are folded into one buffer, which becomes one
+// string at the end.
 func tokenize(text string) []token {
 	toks := make([]token, 0, len(text)/6)
-	var b []byte     // the folded word so far
-	start := -1      // where the word began, -1 between words
-	changed := false // b differs from text[start:i]
+	var folded []byte // the folded forms of words that differ from text
+	type foldedForm struct{ tok, from, to int }
+	var forms []foldedForm // where in folded each such word is
+	start := -1            // where the word began, -1 between words
+	from := 0              // where the word's folded form began in folded
+	changed := false       // folded[from:] differs from text[start:i]
 	flush := func(end int) {
 		if start >= 0 {
-			norm := text[start:end]
 			if changed {
-				norm = string(b)
+				forms = append(forms, foldedForm{tok: len(toks), from: from, to: len(folded)})
+			} else {
+				folded = folded[:from]
 			}
-			toks = append(toks, token{start: start, end: end, norm: norm})
-			b, start, changed = b[:0], -1, false
+			toks = append(toks, token{start: start, end: end, norm: text[start:end]})
+			start, changed = -1, false
+		}
+	}
+	begin := func(i int) {
+		if start < 0 {
+			start, from = i, len(folded)
 		}
 	}
 	for i := 0; i < len(text); {
-		if c := text[i]; 'a' <= c && c <= 'z' || '0' <= c && c <= '9' {
-			if start < 0 {
-				start = i
-			}
-			b = append(b, c)
+		c := text[i]
+		if 'a' <= c && c <= 'z' || '0' <= c && c <= '9' {
+			begin(i)
+			folded = append(folded, c)
 			i++
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(text[i:])
+		if 'A' <= c && c <= 'Z' {
+			begin(i)
+			folded = append(folded, c+'a'-'A')
+			changed = true
+			i++
+			continue
+		}
+		r, size := rune(c), 1 // no other ASCII character is a word's
+		if c >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(text[i:])
+		}
 		switch {
-		case isWordRune(r):
-			if start < 0 {
-				start = i
-			}
+		case c >= utf8.RuneSelf && isWordRune(r):
+			begin(i)
 			changed = true
 			if unicode.Is(unicode.Mn, r) { // combining accent: folding drops it
 				break
 			}
-			b = textnorm.AppendFolded(b, r)
+			folded = textnorm.AppendFolded(folded, r)
 		case start >= 0 && (r == '\'' || r == '’') && i+size < len(text) && nextIsLetter(text[i+size:]):
 			// inside a word: skip the apostrophe
 			changed = true
-		case start >= 0 && (r == '.' || r == ',') && lastIsDigit(b) && i+size < len(text) && nextIsDigit(text[i+size:]):
-			b = append(b, '.')
+		case start >= 0 && (r == '.' || r == ',') && lastIsDigit(folded[from:]) && i+size < len(text) && nextIsDigit(text[i+size:]):
+			folded = append(folded, '.')
 			changed = changed || r != '.'
 		default:
 			flush(i)
@@ -88,6 +127,10 @@ func tokenize(text string) []token {
 		i += size
 	}
 	flush(len(text))
+	all := string(folded)
+	for _, f := range forms {
+		toks[f.tok].norm = all[f.from:f.to]
+	}
 	return toks
 }
 

@@ -42,14 +42,21 @@ var spelled = map[string]string{
 // of a sentence, outside title-case lines (bait titles like "Facebook Sorry
 // Something Went Wrong Error" would make every word a name).
 func ExtractFacts(text string) DocFacts {
-	return factsOf(text, tokenize(text))
+	return factsOf(text, wordsOf(text))
 }
 
-// factsOf is ExtractFacts of text, whose words are toks.
-func factsOf(text string, toks []token) DocFacts {
+// factsOf is ExtractFacts of text, whose words are words.
+func factsOf(text string, words textWords) DocFacts {
+	// What a word can be as a fact, once for each distinct word.
+	forms := make([]factForm, len(words.distinct))
+	for i, w := range words.distinct {
+		word := factWord(w)
+		forms[i] = factForm{word: word, spelled: spelled[word]}
+	}
 	var f DocFacts
 	numbers := map[string]bool{}
 	names := map[string]bool{}
+	toks, ids := words.toks, words.ids
 	for len(toks) > 0 {
 		// The words of one line: no word spans a line break.
 		end := len(text)
@@ -60,23 +67,23 @@ func factsOf(text string, toks []token) DocFacts {
 		for n < len(toks) && toks[n].start < end {
 			n++
 		}
-		line := toks[:n]
-		toks = toks[n:]
+		line, lineIDs := toks[:n], ids[:n]
+		toks, ids = toks[n:], ids[n:]
 		if titleCase(text, line) {
 			continue
 		}
 		for i, t := range line {
-			t.norm = factWord(t.norm)
-			if d, ok := spelled[t.norm]; ok {
-				numbers[d] = true
+			form := &forms[lineIDs[i]]
+			if form.spelled != "" {
+				numbers[form.spelled] = true
 				continue
 			}
 			r, _ := utf8.DecodeRuneInString(text[t.start:])
 			switch {
 			case unicode.IsDigit(r):
-				numbers[t.norm] = true
-			case unicode.IsUpper(r) && i > 0 && !sentenceStart(text, line[i-1].end, t.start) && len(t.norm) > 1:
-				names[t.norm] = true
+				numbers[form.word] = true
+			case unicode.IsUpper(r) && i > 0 && !sentenceStart(text, line[i-1].end, t.start) && len(form.word) > 1:
+				names[form.word] = true
 			}
 		}
 	}
@@ -84,6 +91,10 @@ func factsOf(text string, toks []token) DocFacts {
 	f.Names = slices.Sorted(maps.Keys(names))
 	return f
 }
+
+// factForm is what a word is as a fact: the word less any CJK particle
+// (factWord), and its digits when it spells a number ("" when not).
+type factForm struct{ word, spelled string }
 
 // factWord is the part of a word that is a fact: Korean, Japanese and
 // Chinese write particles and counters onto numbers and names without a

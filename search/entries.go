@@ -75,29 +75,39 @@ var entriesByFirst = sync.OnceValue(func() map[string][]entryWords {
 // EntryTokens lists, space-separated, the tokens of the synonyms.txt
 // entries that text says as words, each once.
 func EntryTokens(text string) string {
-	return entryTokensOf(Words(text))
+	return entryTokensOf(wordsOf(text))
 }
 
-// entryTokensOf is EntryTokens of a text's words (Words).
-func entryTokensOf(words []string) string {
+// entryTokensOf is EntryTokens of a text's words.
+func entryTokensOf(words textWords) string {
 	byFirst := entriesByFirst()
-	var out []string
-	seen := map[string]bool{}
-	for i, w := range words {
+	// The entries each distinct word may start (it says their first
+	// word), looked up once for each.
+	starts := make([][]entryWords, len(words.distinct))
+	for d, w := range words.distinct {
 		firsts, n := singulars(w)
 		for _, first := range firsts[:n] {
 			for _, entry := range byFirst[first] {
-				if i+len(entry.words) > len(words) || !sameWord(w, entry.words[0]) {
-					continue
+				if sameWord(w, entry.words[0]) {
+					starts[d] = append(starts[d], entry)
 				}
-				ok := true
-				for k := 1; k < len(entry.words) && ok; k++ {
-					ok = sameWord(words[i+k], entry.words[k])
-				}
-				if ok && !seen[entry.token] {
-					seen[entry.token] = true
-					out = append(out, entry.token)
-				}
+			}
+		}
+	}
+	var out []string
+	seen := map[string]bool{}
+	for i, id := range words.ids {
+		for _, entry := range starts[id] {
+			if i+len(entry.words) > len(words.ids) {
+				continue
+			}
+			ok := true
+			for k := 1; k < len(entry.words) && ok; k++ {
+				ok = sameWord(words.distinct[words.ids[i+k]], entry.words[k])
+			}
+			if ok && !seen[entry.token] {
+				seen[entry.token] = true
+				out = append(out, entry.token)
 			}
 		}
 	}
@@ -107,8 +117,8 @@ func entryTokensOf(words []string) string {
 // IndexColumn is what the index holds of a text: its words folded and
 // stemmed (IndexText), then the tokens of the synonyms it says as words.
 func IndexColumn(text, lang string) string {
-	var words []string
-	indexed := indexText(text, lang, &words)
+	words := wordsOf(text)
+	indexed := indexText(words, lang)
 	if tokens := entryTokensOf(words); tokens != "" {
 		return indexed + " " + tokens
 	}

@@ -26,37 +26,52 @@ import (
 // character: "数据库" becomes "数据 据库 库", so any word of two characters or
 // more inside it is found as a phrase of pairs (see cjkGrams).
 func IndexText(text, lang string) string {
-	return indexText(text, lang, nil)
+	return indexText(wordsOf(text), lang)
 }
 
-// indexText is IndexText; words, unless nil, gets the text's words as
-// Words gives them, from the same pass.
-func indexText(text, lang string, words *[]string) string {
-	type word struct{ folded, stem string }
-	stem := stemmerFor(lang)
-	stems := make(map[string]word) // texts repeat their words; stemming is the cost
-	var b strings.Builder
-	b.Grow(len(text))
+// textWords is a text's words (scanWords) with each distinct word
+// numbered: a text repeats its words, and what is computed of a word
+// (its stem, the synonyms' entries it may start) is computed once.
+type textWords struct {
+	ids      []int32  // the text's words in order: distinct[ids[i]]
+	distinct []string // in the order they first occur
+}
+
+// wordsOf numbers the words of text.
+func wordsOf(text string) textWords {
+	words := textWords{ids: make([]int32, 0, len(text)/4)} // a word is 6 bytes on average
+	var vocab textnorm.Vocabulary
 	scanWords(text, func(_, _ int, w []byte) bool {
-		if b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		e, ok := stems[string(w)]
-		if !ok {
-			e.folded = string(w)
-			if isCJKWord(w) {
-				e.stem = strings.Join(append(cjkGrams(e.folded), lastRune(e.folded)), " ")
-			} else {
-				e.stem = stem(e.folded)
-			}
-			stems[e.folded] = e
-		}
-		if words != nil {
-			*words = append(*words, e.folded)
-		}
-		b.WriteString(e.stem)
+		words.ids = append(words.ids, vocab.ID(w))
 		return true
 	})
+	words.distinct = vocab.Words()
+	return words
+}
+
+// indexText is IndexText of a text's words.
+func indexText(words textWords, lang string) string {
+	stem := stemmerFor(lang)
+	stems := make([]string, len(words.distinct))
+	for i, w := range words.distinct {
+		if isCJKWord(w) {
+			stems[i] = strings.Join(append(cjkGrams(w), lastRune(w)), " ")
+		} else {
+			stems[i] = stem(w)
+		}
+	}
+	size := len(words.ids)
+	for _, id := range words.ids {
+		size += len(stems[id])
+	}
+	var b strings.Builder
+	b.Grow(size)
+	for i, id := range words.ids {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(stems[id])
+	}
 	return b.String()
 }
 
@@ -119,6 +134,34 @@ func scanWords(text string, fn func(start, end int, w []byte) bool) {
 	start := 0
 	cjk := false // whether w is CJK text
 	for i, r := range text {
+		if r < utf8.RuneSelf {
+			// ASCII, most text: a letter or digit, or the end of a word.
+			c := byte(r)
+			switch {
+			case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
+			case 'A' <= c && c <= 'Z':
+				c += 'a' - 'A'
+			default:
+				if len(w) > 0 {
+					if !fn(start, i, w) {
+						return
+					}
+					w = w[:0]
+				}
+				continue
+			}
+			if len(w) > 0 && cjk {
+				if !fn(start, i, w) {
+					return
+				}
+				w = w[:0]
+			}
+			if len(w) == 0 {
+				start, cjk = i, false
+			}
+			w = append(w, c)
+			continue
+		}
 		if len(w) > 0 && textnorm.IsCJK(r) != cjk && (unicode.IsLetter(r) || unicode.IsNumber(r)) {
 			if !fn(start, i, w) {
 				return
@@ -129,17 +172,7 @@ func scanWords(text string, fn func(start, end int, w []byte) bool) {
 			cjk = textnorm.IsCJK(r)
 		}
 		switch {
-		case r < utf8.RuneSelf && ('a' <= r && r <= 'z' || '0' <= r && r <= '9'):
-			if len(w) == 0 {
-				start = i
-			}
-			w = append(w, byte(r))
-		case r < utf8.RuneSelf && 'A' <= r && r <= 'Z':
-			if len(w) == 0 {
-				start = i
-			}
-			w = append(w, byte(r)+'a'-'A')
-		case r >= utf8.RuneSelf && unicode.Is(unicode.Mn, r):
+		case unicode.Is(unicode.Mn, r):
 			// A combining accent (decomposed input) belongs to its letter.
 		case unicode.IsLetter(r) || unicode.IsNumber(r):
 			if len(w) == 0 {

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -132,30 +133,44 @@ func isCJKWord(w string) bool {
 // language the Snowball stemmers know is stemmed; a word of another
 // language, a CJK word and an English stop word stay as they are.
 func Stem(lang, w string) string {
-	st, ok := stemmers[lang]
-	if !ok || isCJKWord(w) {
+	l, ok := languages[lang]
+	if !ok || isCJKWord(w) || isNumber(w) {
 		return w
 	}
-	return cache.of(lang, w, st)
+	return l.stemOf(w)
+}
+
+// isNumber reports whether w is ASCII digits. Snowball strips suffixes of
+// letters only, so a number is its own stem in every language (checked
+// for every number below 200,000, with and without leading zeros): it is
+// not worth a place in the cache, where numbers would crowd out words.
+func isNumber(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if w[i] < '0' || w[i] > '9' {
+			return false
+		}
+	}
+	return w != ""
 }
 
 // Stems reports whether text in lang is stemmed.
 func Stems(lang string) bool {
-	_, ok := stemmers[lang]
+	_, ok := languages[lang]
 	return ok
 }
 
-// stemmers are the Snowball stemmers by ISO 639-1 code.
-var stemmers = map[string]func(string) string{
-	"en": func(w string) string { return english.Stem(w, false) },
-	"es": stemSpanish,
-	"fr": snowball(french.Stem),
-	"ru": snowball(russian.Stem),
-	"sv": snowball(swedish.Stem),
-	"no": snowball(norwegian.Stem),
-	"nb": snowball(norwegian.Stem),
-	"nn": snowball(norwegian.Stem),
-	"hu": snowball(hungarian.Stem),
+// languages are the Snowball stemmers by ISO 639-1 code, each with its
+// part of the word cache.
+var languages = map[string]*language{
+	"en": {stem: func(w string) string { return english.Stem(w, false) }},
+	"es": {stem: stemSpanish},
+	"fr": {stem: snowball(french.Stem)},
+	"ru": {stem: snowball(russian.Stem)},
+	"sv": {stem: snowball(swedish.Stem)},
+	"no": {stem: snowball(norwegian.Stem)},
+	"nb": {stem: snowball(norwegian.Stem)},
+	"nn": {stem: snowball(norwegian.Stem)},
+	"hu": {stem: snowball(hungarian.Stem)},
 }
 
 // snowball folds what a Snowball stemmer returns: some put accents back.
@@ -187,44 +202,44 @@ var accentedSuffixes = []struct{ folded, accented string }{
 	{"ucion", "ución"},
 }
 
-// cache is the one word cache: stems by language and word, kept across
-// texts. Snowball is most of the cost of indexing or classifying a
-// postmortem, and postmortems share a small vocabulary. It stops growing at
-// cacheMax words, so odd input cannot make it grow for ever.
-var cache = stemCache{m: map[string]map[string]string{}}
-
+// The word cache keeps stems by language and word, across texts:
+// Snowball is most of the cost of indexing or classifying a postmortem,
+// and postmortems share a small vocabulary. It stops growing at cacheMax
+// words in all, so odd input cannot make it grow for ever.
 const cacheMax = 1 << 17
 
-// stemCache keeps a map of words for each language: a string key is looked
-// up faster than a struct of two.
-type stemCache struct {
-	mu sync.RWMutex
-	m  map[string]map[string]string // language → word → stem
-	n  int                          // words in all
+// cached counts the words in every language's cache. Languages lock apart,
+// so at the limit several may each add a word: the cache stays within
+// cacheMax plus one word a language.
+var cached atomic.Int32
+
+// language is a Snowball stemmer and its cache, with a lock of its own.
+type language struct {
+	stem  func(string) string
+	mu    sync.RWMutex
+	stems map[string]string // word → stem
 }
 
-func (c *stemCache) of(lang, w string, stem func(string) string) string {
-	c.mu.RLock()
-	s, ok := c.m[lang][w]
-	c.mu.RUnlock()
+func (l *language) stemOf(w string) string {
+	l.mu.RLock()
+	s, ok := l.stems[w]
+	l.mu.RUnlock()
 	if ok {
 		return s
 	}
-	s = stem(w)
-	c.mu.Lock()
-	if c.n < cacheMax {
-		words := c.m[lang]
-		if words == nil {
-			words = map[string]string{}
-			c.m[lang] = words
+	s = l.stem(w)
+	if cached.Load() < cacheMax {
+		l.mu.Lock()
+		if l.stems == nil {
+			l.stems = map[string]string{}
 		}
-		if _, ok := words[w]; !ok {
+		if _, ok := l.stems[w]; !ok && cached.Load() < cacheMax {
 			// w may be a slice of a whole text: keep a copy.
-			words[strings.Clone(w)] = s
-			c.n++
+			l.stems[strings.Clone(w)] = s
+			cached.Add(1)
 		}
+		l.mu.Unlock()
 	}
-	c.mu.Unlock()
 	return s
 }
 

@@ -88,3 +88,14 @@ func TestBidiControls(t *testing.T) {
 		t.Errorf("DropBidiControls = %q, want the controls gone and the RLM kept", got)
 	}
 }
+
+// A number is its own stem in every language.
+func TestStemNumber(t *testing.T) {
+	for _, lang := range []string{"en", "es", "fr", "ru", "sv", "no", "hu"} {
+		for _, w := range []string{"0", "007", "2024", "1500000"} {
+			if got := textnorm.Stem(lang, w); got != w {
+				t.Errorf("Stem(%q, %q) = %q, want %q", lang, w, got, w)
+			}
+		}
+	}
+}

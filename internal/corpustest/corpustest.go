@@ -35,6 +35,25 @@ func Dir(tb testing.TB) string {
 	return dir
 }
 
+// Texts reads every postmortem of the corpus (its *.txt files), in file
+// name order, for a test or benchmark that needs the corpus (see Dir).
+func Texts(tb testing.TB) []string {
+	tb.Helper()
+	files, err := filepath.Glob(filepath.Join(Dir(tb), "*.txt"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	texts := make([]string, len(files))
+	for i, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		texts[i] = string(b)
+	}
+	return texts
+}
+
 // ReadTSV reads a tab-separated file, skipping blank lines and # comments.
 func ReadTSV(tb testing.TB, path string) [][]string {
 	tb.Helper()
