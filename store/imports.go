@@ -223,6 +223,10 @@ func (s *Store) ImportPostmortems(ctx context.Context, ps []*Postmortem, opts ..
 				return err
 			}
 		}
+		catalogue, err := patternSlugs(ctx, tx)
+		if err != nil {
+			return err
+		}
 		for i, p := range ps {
 			if errs[i] != nil {
 				continue
@@ -230,7 +234,7 @@ func (s *Store) ImportPostmortems(ctx context.Context, ps []*Postmortem, opts ..
 			// An import is refused, when it is, by checks made before
 			// anything is written, so none needs a savepoint (which would
 			// copy every page it changes).
-			if err := checkImport(ctx, tx, p); err != nil {
+			if err := checkImport(ctx, tx, p, catalogue); err != nil {
 				errs[i] = fmt.Errorf("import postmortem %q: %w", p.Title, err)
 				continue
 			}
@@ -286,7 +290,11 @@ func (p *Postmortem) PrepareImport() {
 }
 
 func (s *Store) importPostmortem(ctx context.Context, tx *writeTx, p *Postmortem) error {
-	if err := checkImport(ctx, tx, p); err != nil {
+	catalogue, err := patternSlugs(ctx, tx)
+	if err != nil {
+		return err
+	}
+	if err := checkImport(ctx, tx, p, catalogue); err != nil {
 		return err
 	}
 	if err := s.createPostmortem(ctx, tx, p); err != nil {
@@ -302,7 +310,7 @@ func (s *Store) importPostmortem(ctx context.Context, tx *writeTx, p *Postmortem
 // A postmortem that asks for a slug already taken is a duplicate when the
 // one there has the same content (an export imported where it came from,
 // or twice), and refused otherwise.
-func checkImport(ctx context.Context, tx *writeTx, p *Postmortem) error {
+func checkImport(ctx context.Context, tx *writeTx, p *Postmortem, catalogue map[string]bool) error {
 	if p.Slug != "" {
 		cur, err := postmortemForUpdate(ctx, tx, p.Slug)
 		switch {
@@ -330,7 +338,7 @@ func checkImport(ctx context.Context, tx *writeTx, p *Postmortem) error {
 			return err
 		}
 	}
-	return checkReferences(ctx, tx, p)
+	return checkReferences(ctx, tx, p, catalogue)
 }
 
 // indexImported writes the search index rows that PrepareImport made for
@@ -365,31 +373,35 @@ func (s *Store) indexImported(ctx context.Context, tx *writeTx, ps []*Postmortem
 	return nil
 }
 
-// checkReferences checks that the patterns and the variant p names exist,
-// and picks the variant kind when none was given.
-func checkReferences(ctx context.Context, tx *writeTx, p *Postmortem) error {
+// patternSlugs is the catalogue's patterns, which an import checks each
+// postmortem's tags against: read once a transaction, not once a
+// postmortem.
+func patternSlugs(ctx context.Context, tx *writeTx) (map[string]bool, error) {
+	slugs, err := queryColumn[string](ctx, tx, `SELECT slug FROM patterns`)
+	if err != nil {
+		return nil, err
+	}
+	catalogue := make(map[string]bool, len(slugs))
+	for _, slug := range slugs {
+		catalogue[slug] = true
+	}
+	return catalogue, nil
+}
+
+// checkReferences checks that the patterns (of catalogue, patternSlugs)
+// and the variant p names exist, and picks the variant kind when none was
+// given.
+func checkReferences(ctx context.Context, tx *writeTx, p *Postmortem, catalogue map[string]bool) error {
 	errs := FieldErrors{}
-	if len(p.Tags)+len(p.Suggested) > 0 {
-		var slugs []string
-		for _, t := range p.Tags {
-			slugs = append(slugs, t.PatternSlug)
-		}
-		for _, t := range p.Suggested {
-			slugs = append(slugs, t.PatternSlug)
-		}
-		list, err := json.Marshal(slugs)
-		if err != nil {
-			return err
-		}
-		var unknown string
-		err = tx.QueryRowContext(ctx, `SELECT value FROM json_each(?) WHERE value NOT IN (SELECT slug FROM patterns) ORDER BY key LIMIT 1`,
-			string(list)).Scan(&unknown)
-		switch {
-		case err == nil:
-			errs["patterns"] = fmt.Sprintf("There is no pattern %q in the catalogue.", unknown)
-		case !errors.Is(err, sql.ErrNoRows):
-			return err
-		}
+	var slugs []string
+	for _, t := range p.Tags {
+		slugs = append(slugs, t.PatternSlug)
+	}
+	for _, t := range p.Suggested {
+		slugs = append(slugs, t.PatternSlug)
+	}
+	if i := slices.IndexFunc(slugs, func(slug string) bool { return !catalogue[slug] }); i >= 0 {
+		errs["patterns"] = fmt.Sprintf("There is no pattern %q in the catalogue.", slugs[i])
 	}
 	if p.VariantOf != "" {
 		var lang string
