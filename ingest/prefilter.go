@@ -72,7 +72,7 @@ func (a wordAnchored) FindStringSubmatch(s string) []string {
 
 // find is FindStringSubmatch with the byte offset of the match in s.
 func (a wordAnchored) find(s string) (int, []string) {
-	if strings.Contains(s, "ſ") || strings.Contains(s, "K") {
+	if strings.Contains(s, "ſ") || strings.Contains(s, "\u212A") {
 		// (?i) matches the long s and the Kelvin sign to s and k, which
 		// asciiLower leaves alone: the expression searches on its own.
 		ix := a.all.FindStringSubmatchIndex(s)
