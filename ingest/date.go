@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -183,7 +184,10 @@ func dateIn(para string, ref time.Time, yearless **foundDate) (foundDate, bool) 
 			hi++
 		}
 		window := para[lo:hi]
-		m := textDateRe.FindStringSubmatchIndex(window)
+		var m []int
+		if mayHoldDate(window) {
+			m = textDateRe.FindStringSubmatchIndex(window)
+		}
 		for m != nil && lo+m[0] > 0 && isWordByte(para[lo+m[0]-1]) {
 			m = nil // the window cut a word: not a date's start
 		}
@@ -201,6 +205,36 @@ func dateIn(para string, ref time.Time, yearless **foundDate) (foundDate, bool) 
 		}
 	}
 	return foundDate{}, false
+}
+
+// monthPrefixes are the first three letters of the month names of
+// monthAlt, which every date of textDateRe in words has.
+var monthPrefixes = func() []string {
+	var out []string
+	for _, name := range strings.Split(monthAlt, "|") {
+		if p := name[:3]; !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}()
+
+// mayHoldDate reports whether window can hold a match of textDateRe: an
+// ISO date's hyphen, a Korean, Chinese or Japanese date's 년 or 年, or a
+// month name, in any case (the long s is one of an s's cases). Most runs
+// of digits are times and numbers with none of them, and the expression,
+// as large as its month names make it, is slow even on a short window.
+func mayHoldDate(window string) bool {
+	if strings.ContainsAny(window, "-년年ſ") {
+		return true
+	}
+	lower := asciiLower(window)
+	for _, p := range monthPrefixes {
+		if strings.Contains(lower, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // How far before and after a digit the words of a date may lie.

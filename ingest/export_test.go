@@ -24,3 +24,12 @@ func ConvertHTML(s string) (markdown, title string, comments []Comment) {
 	p, _ := convertHTML(s)
 	return p.markdown, p.title, p.comments
 }
+
+// For the tests that the prefiltered searches find what their plain
+// regular expressions do.
+var (
+	OwnerExpr    = ownerExpr
+	OwnerMatches = ownerMatches
+	TextDateRe   = textDateRe
+	MayHoldDate  = mayHoldDate
+)
