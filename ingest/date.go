@@ -225,7 +225,7 @@ var monthPrefixes = func() []string {
 // of digits are times and numbers with none of them, and the expression,
 // as large as its month names make it, is slow even on a short window.
 func mayHoldDate(window string) bool {
-	if strings.ContainsAny(window, "-년年ſ") {
+	if strings.IndexByte(window, '-') >= 0 || strings.Contains(window, "년") || strings.Contains(window, "年") || strings.Contains(window, "ſ") {
 		return true
 	}
 	lower := asciiLower(window)

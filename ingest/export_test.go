@@ -1,5 +1,7 @@
 package ingest
 
+import "regexp"
+
 // Exported for the table tests of each cleaning step in package ingest_test.
 var (
 	Normalize     = normalize
@@ -32,4 +34,9 @@ var (
 	OwnerMatches = ownerMatches
 	TextDateRe   = textDateRe
 	MayHoldDate  = mayHoldDate
+	RunInLabelRe = runInLabelRe
+	RunInLabels  = runInLabels
+	BracketTail  = bracketTail
+	// The expressions searched from bracketTail.
+	ActionTailRes = []*regexp.Regexp{actionOwnerRe, actionOwnerDueRe, actionDueRe}
 )

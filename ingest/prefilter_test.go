@@ -70,3 +70,38 @@ func TestMayHoldDate(t *testing.T) {
 		t.Fatalf("only %d of the texts hold a date: the test tests little", found)
 	}
 }
+
+// TestRunInLabels checks that runInLabels finds what runInLabelRe does
+// searched over the whole paragraph.
+func TestRunInLabels(t *testing.T) {
+	pieces := []string{". ", "! ", ")\t", "Root cause", "Root", " and mitigation", " cause", ": ", ":", "：", "Él", "é", "x", "1", " ", "\n", "\u00a0", "a"}
+	rng := rand.New(rand.NewPCG(5, 6))
+	texts := []string{"", ": ", ". Root cause: x", "a. Root cause and mitigation: Due to. Impact: b", "x) Él é:\tz"}
+	for range 20000 {
+		texts = append(texts, jumble(rng, pieces, 1+rng.IntN(16)))
+	}
+	for _, s := range texts {
+		if got, want := ingest.RunInLabels(s), ingest.RunInLabelRe.FindAllStringSubmatchIndex(s, -1); !reflect.DeepEqual(got, want) {
+			t.Fatalf("runInLabels(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+// TestBracketTail checks that the action item's owner and due date
+// expressions find in bracketTail what they find in the whole title.
+func TestBracketTail(t *testing.T) {
+	pieces := []string{"Fix it", " ", "\t", " (", ")", "[", "]", "owner: Ana", "Owner - @tom", "owned by Ana", "@tom", "due", " due date: ", ", by ", "; deadline ",
+		"2025-05-15", "May 15, 2025", ".", ";", "é"}
+	rng := rand.New(rand.NewPCG(7, 8))
+	texts := []string{"", "Fix it (owner: Ana)", "Fix (a) [Owner: @ana; due 2025-05-15].", "x (due: 2025-05-15) ;"}
+	for range 10000 {
+		texts = append(texts, jumble(rng, pieces, 1+rng.IntN(12))+[]string{")", "].", ") ;", ""}[rng.IntN(4)])
+	}
+	for _, s := range texts {
+		for _, re := range ingest.ActionTailRes {
+			if got, want := re.FindStringSubmatch(ingest.BracketTail(s)), re.FindStringSubmatch(s); !reflect.DeepEqual(got, want) {
+				t.Fatalf("%v in the tail of %q = %q, in the title %q", re, s, got, want)
+			}
+		}
+	}
+}

@@ -166,7 +166,7 @@ func readHeading(p string) (heading, bool) {
 		}
 	}
 	// "Root cause: The …" or "**Root cause:** The …"
-	if i := strings.IndexAny(first, ":："); i > 0 && i <= maxLabelRunes*2 {
+	if i := labelColon(first); i > 0 {
 		label := first[:i]
 		if field, known := lookupSection(label); known {
 			rest := strings.TrimLeft(first[i:], ":： *_")
@@ -180,6 +180,22 @@ func readHeading(p string) (heading, bool) {
 		}
 	}
 	return heading{}, false
+}
+
+// labelColon is the index of the first colon, ASCII or full-width, of
+// line, or -1 when none starts in its first maxLabelRunes*2 bytes, as far
+// as a label goes. Only those are searched, for each colon on its own:
+// strings.IndexAny decodes every rune when its set is not ASCII.
+func labelColon(line string) int {
+	head := line[:min(len(line), maxLabelRunes*2+len("："))]
+	i := strings.IndexByte(head, ':')
+	if j := strings.Index(head, "："); j >= 0 && (i < 0 || j < i) {
+		i = j
+	}
+	if i > maxLabelRunes*2 {
+		return -1
+	}
+	return i
 }
 
 func lookupSection(h string) (string, bool) {
@@ -527,23 +543,36 @@ func actionItems(paras []string, inline bool) ([]ActionItem, []string) {
 // readOwnerAndDue moves the owner and due date written at the end of a's
 // title into their fields.
 func readOwnerAndDue(a *ActionItem) {
-	if m := actionOwnerDueRe.FindStringSubmatch(a.Title); m != nil && len(m[0]) < len(a.Title) {
+	if m := actionOwnerDueRe.FindStringSubmatch(bracketTail(a.Title)); m != nil && len(m[0]) < len(a.Title) {
 		if f, ok := firstDate(m[3], time.Time{}); ok {
 			a.Owner = clip(strings.TrimSpace(m[1]+m[2]), maxActionOwnerRunes)
 			a.DueDate = f.date.Format(time.DateOnly)
 			a.Title = strings.TrimSpace(strings.TrimSuffix(a.Title, m[0]))
 		}
 	}
-	if m := actionDueRe.FindStringSubmatch(a.Title); m != nil && len(m[0]) < len(a.Title) && a.DueDate == "" {
+	if m := actionDueRe.FindStringSubmatch(bracketTail(a.Title)); m != nil && len(m[0]) < len(a.Title) && a.DueDate == "" {
 		if f, ok := firstDate(m[1], time.Time{}); ok {
 			a.DueDate = f.date.Format(time.DateOnly)
 			a.Title = strings.TrimSpace(strings.TrimSuffix(a.Title, m[0]))
 		}
 	}
-	if m := actionOwnerRe.FindStringSubmatch(a.Title); m != nil && len(m[0]) < len(a.Title) {
+	if m := actionOwnerRe.FindStringSubmatch(bracketTail(a.Title)); m != nil && len(m[0]) < len(a.Title) {
 		a.Owner = clip(strings.TrimSpace(m[1]+m[2]), maxActionOwnerRunes)
 		a.Title = strings.TrimSpace(strings.TrimSuffix(a.Title, m[0]))
 	}
+}
+
+// bracketTail is the end of title from the spaces before its last opening
+// bracket, where every match of actionOwnerRe, actionOwnerDueRe and
+// actionDueRe starts: each runs to the end of the title and holds one
+// opening bracket. Searched there, they find what they find in the whole
+// title without trying every byte before it.
+func bracketTail(title string) string {
+	i := strings.LastIndexAny(title, "([")
+	if i < 0 {
+		return ""
+	}
+	return title[len(strings.TrimRight(title[:i], regexpSpace)):]
 }
 
 // endsInBracket reports whether title ends with ")" or "]", before white
@@ -576,8 +605,8 @@ var actionStatusRe = regexp.MustCompile(`(?i)(?:^[\[(]\s*([\p{L} -]{4,20}?)\s*[\
 // actionStatus reads an action item's status from its title: done, in
 // progress (Status), or neither.
 func actionStatus(title string) (done bool, status string) {
-	if !strings.ContainsAny(title, "[(") {
-		return false, ""
+	if !strings.HasPrefix(title, "[") && !strings.HasPrefix(title, "(") && !endsInBracket(title) {
+		return false, "" // no bracket where actionStatusRe needs one
 	}
 	m := actionStatusRe.FindStringSubmatch(title)
 	if m == nil {
@@ -695,6 +724,43 @@ func hasColonSpace(p string) bool {
 	return false
 }
 
+// runInLabels is the matches of runInLabelRe in p, as
+// FindAllStringSubmatchIndex gives them. A match ends with the first
+// colon after its start, and holds only letters and spaces between its
+// first byte and that colon: so a colon followed by a space ends one only
+// if the last other character before it is one of [.!?)], and the
+// expression is tried from there alone instead of from every byte.
+func runInLabels(p string) [][]int {
+	var out [][]int
+	for from := 0; ; {
+		i := strings.IndexByte(p[from:], ':')
+		if i < 0 {
+			return out
+		}
+		colon := from + i
+		seg := p[from:colon]
+		from = colon + 1
+		if colon+1 >= len(p) || !strings.ContainsRune(regexpSpace, rune(p[colon+1])) {
+			continue
+		}
+		start := strings.LastIndexFunc(seg, func(r rune) bool { return !unicode.IsLetter(r) && !strings.ContainsRune(regexpSpace, r) })
+		if start < 0 || !strings.ContainsRune(".!?)", rune(seg[start])) {
+			continue
+		}
+		at := colon - len(seg) + start
+		m := runInLabelRe.FindStringSubmatchIndex(p[at : colon+2])
+		if m == nil {
+			continue
+		}
+		for k := range m {
+			if m[k] >= 0 {
+				m[k] += at
+			}
+		}
+		out = append(out, m)
+	}
+}
+
 // splitRunInLabels starts a new paragraph at each known label run into a
 // paragraph, so that it reads as the section it opens.
 func splitRunInLabels(paras []string) []string {
@@ -705,7 +771,7 @@ func splitRunInLabels(paras []string) []string {
 			continue
 		}
 		start := 0
-		for _, m := range runInLabelRe.FindAllStringSubmatchIndex(p, -1) {
+		for _, m := range runInLabels(p) {
 			if _, known := lookupSection(p[m[2]:m[3]]); !known || m[2] <= start {
 				continue
 			}

@@ -15,30 +15,47 @@ import (
 // control characters and text-direction controls (which the title and
 // name fields refuse; in a page they only steer display) go, and trailing
 // spaces are trimmed.
+//
+// It is one pass over the bytes, ASCII decided byte by byte; a line's
+// trailing spaces are cut from the output as its line break is written.
 func normalize(s string) string {
 	s = strings.TrimPrefix(s, "\uFEFF")
-	s = strings.ReplaceAll(s, "\r\n", "\n")
-	var b strings.Builder
-	b.Grow(len(s))
-	for _, r := range s {
+	b := make([]byte, 0, len(s))
+	lineStart := 0 // in b
+	endLine := func() {
+		for len(b) > lineStart && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t') {
+			b = b[:len(b)-1]
+		}
+		b = append(b, '\n')
+		lineStart = len(b)
+	}
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			i++
+			switch {
+			case c == '\r' && i < len(s) && s[i] == '\n':
+				// CRLF: the LF ends the line.
+			case c == '\n' || c == '\r' || c == '\f' || c == '\v':
+				endLine()
+			case c == '\t' || c >= ' ' && c != 0x7F:
+				b = append(b, c)
+			}
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
 		switch {
-		case r == '\r' || r == '\f' || r == '\v':
-			b.WriteByte('\n')
-		case r == '\n' || r == '\t':
-			b.WriteRune(r)
 		case r == '\u200B' || r == '\u200C' || r == '\u200D' || r == '\u2060' || r == '\uFEFF':
 		case unicode.IsControl(r) || textnorm.IsBidiControl(r):
 		case unicode.IsSpace(r):
-			b.WriteByte(' ')
+			b = append(b, ' ')
 		default:
-			b.WriteRune(r)
+			b = utf8.AppendRune(b, r)
 		}
 	}
-	lines := strings.Split(b.String(), "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimRight(l, " \t")
-	}
-	return strings.Join(lines, "\n")
+	endLine()
+	return string(b[:len(b)-1])
 }
 
 // imageRe matches Markdown image markup, including the scraped form whose alt
@@ -215,8 +232,11 @@ var (
 // items between bars or bullets ("Status | Blog | Careers | Sign in"), or
 // links to pages of the same site and nothing else.
 func isNavLine(line string) bool {
-	if !strings.ContainsAny(line, "|·•") && !strings.Contains(line, "](") {
-		return false // neither bars nor links: most lines, decided without a regexp
+	// Neither bars nor links: most lines, decided without a regexp. (Each
+	// character is looked for on its own: strings.ContainsAny decodes
+	// every rune of the line when the set is not ASCII.)
+	if strings.IndexByte(line, '|') < 0 && !strings.Contains(line, "·") && !strings.Contains(line, "•") && !strings.Contains(line, "](") {
+		return false
 	}
 	t := strings.TrimSpace(listItemRe.ReplaceAllString(line, ""))
 	if t == "" || len(t) > 200 {
