@@ -39,7 +39,7 @@ func (d *Draft) guessSummary(paras []string, text int) {
 		// No paragraph of prose: the first text there is, so that an
 		// import always has a summary to review.
 		for _, p := range paras {
-			if t := strings.TrimSpace(atxRe.ReplaceAllString(listItemRe.ReplaceAllString(p, ""), "")); t != "" {
+			if t := strings.TrimSpace(trimATX(listItemRe.ReplaceAllString(p, ""))); t != "" {
 				lead, what = t, "the first paragraph"
 				break
 			}

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"bytes"
 	"regexp"
 	"slices"
 	"strings"
@@ -17,23 +18,43 @@ import (
 // of words (lower case): a text holding none is passed over.
 type prefiltered struct {
 	re    *regexp.Regexp
-	words []string
+	words [][]byte
 }
 
 func prefilter(expr string, words ...string) prefiltered {
-	return prefiltered{regexp.MustCompile(expr), words}
+	return prefiltered{regexp.MustCompile(expr), foldWords(words...)}
 }
 
-// mayMatch reports whether s holds one of the words in any case. The long
-// s (ſ) is the one letter that (?i) folds to an ASCII letter that
-// strings.ToLower leaves alone; a text with one is always tested.
-func (p prefiltered) mayMatch(s string) bool {
-	if strings.Contains(s, "ſ") {
+// mayMatch reports whether s holds one of the words in any case.
+func (p prefiltered) mayMatch(s string) bool { return containsFold(s, p.words) }
+
+// foldWords are words (ASCII lower case) for containsFold.
+func foldWords(words ...string) [][]byte {
+	out := make([][]byte, len(words))
+	for i, w := range words {
+		out[i] = []byte(w)
+	}
+	return out
+}
+
+// containsFold reports whether s holds one of words (ASCII lower case) in
+// any case, as (?i) matches them: an ASCII letter in either case, and the
+// long s (ſ) and the Kelvin sign (K), which fold to s and k, always count.
+// A short s is lowered into a buffer on the stack: no copy on the heap, and
+// no Unicode lowering of text the words are ASCII in.
+func containsFold(s string, words [][]byte) bool {
+	if strings.Contains(s, "ſ") || strings.Contains(s, "\u212A") {
 		return true
 	}
-	l := strings.ToLower(s)
-	for _, w := range p.words {
-		if strings.Contains(l, w) {
+	var buf [1024]byte
+	lower := append(buf[:0], s...)
+	for i, c := range lower {
+		if 'A' <= c && c <= 'Z' {
+			lower[i] = c + 'a' - 'A'
+		}
+	}
+	for _, w := range words {
+		if bytes.Contains(lower, w) {
 			return true
 		}
 	}

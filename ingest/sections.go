@@ -112,6 +112,15 @@ var (
 	headingCountRe = regexp.MustCompile(`^\d{1,5}\s+`)
 )
 
+// atxHeading is atxHeadingRe's submatches in line, or nil. Every match
+// starts with "#": other lines are not searched.
+func atxHeading(line string) []string {
+	if !strings.HasPrefix(line, "#") {
+		return nil
+	}
+	return atxHeadingRe.FindStringSubmatch(line)
+}
+
 // headingKey folds a heading for the lookup in sectionNames: lower case,
 // without Markdown emphasis, numbering, a count, a trailing colon or
 // surrounding punctuation.
@@ -121,8 +130,12 @@ func headingKey(h string) string {
 	h = strings.Trim(h, "*_` ")
 	h = strings.TrimRight(h, ":：.-–— ")
 	h = strings.Trim(h, "*_` ")
-	h = headingNumberRe.ReplaceAllString(h, "")
-	h = headingCountRe.ReplaceAllString(h, "")
+	// Both expressions are anchored and start with a digit or (a number)
+	// i, v or x: most headings need neither.
+	if h != "" && strings.IndexByte("0123456789ivx", h[0]) >= 0 {
+		h = headingNumberRe.ReplaceAllString(h, "")
+		h = headingCountRe.ReplaceAllString(h, "")
+	}
 	return strings.Join(strings.Fields(h), " ")
 }
 
@@ -144,7 +157,7 @@ const maxLabelRunes = 80
 // cause: The …").
 func readHeading(p string) (heading, bool) {
 	first, after, multi := strings.Cut(p, "\n")
-	if m := atxHeadingRe.FindStringSubmatch(first); m != nil {
+	if m := atxHeading(first); m != nil {
 		h := heading{level: len(m[1]), text: strings.Trim(m[2], "*_ ")}
 		h.field, h.known = lookupSection(h.text)
 		if multi {
@@ -453,7 +466,10 @@ var inlineListRe = regexp.MustCompile(`[:.]\s+1[.)]\s+\S`)
 func splitInlineLists(paras []string) []string {
 	var out []string
 	for _, p := range paras {
-		loc := inlineListRe.FindStringIndex(p)
+		var loc []int
+		if strings.Contains(p, "1.") || strings.Contains(p, "1)") { // in every match
+			loc = inlineListRe.FindStringIndex(p)
+		}
 		if loc == nil || listMarkerRe.MatchString(p) || !strings.Contains(p[loc[1]:], " 2. ") && !strings.Contains(p[loc[1]:], " 2) ") {
 			out = append(out, p)
 			continue

@@ -315,19 +315,27 @@ type token struct {
 	start, end int
 }
 
+// asciiWordLower is, for each ASCII letter or digit, its lower case, and 0
+// for the other ASCII characters.
+var asciiWordLower = func() (t [utf8.RuneSelf]byte) {
+	for c := byte('0'); c <= '9'; c++ {
+		t[c] = c
+	}
+	for c := byte('a'); c <= 'z'; c++ {
+		t[c], t[c-'a'+'A'] = c, c
+	}
+	return t
+}()
+
 func tokenize(s string) []token {
 	toks := make([]token, 0, len(s)/6)
 	start := -1
 	var h uint64
 	for i, r := range s {
 		var isWord bool
-		if r < utf8.RuneSelf { // most text: the same answers as below, without the tables
-			switch {
-			case 'A' <= r && r <= 'Z':
-				isWord, r = true, r+'a'-'A'
-			case 'a' <= r && r <= 'z', '0' <= r && r <= '9':
-				isWord = true
-			}
+		if r < utf8.RuneSelf { // most text: the same answers as below, from a small table
+			l := asciiWordLower[r]
+			isWord, r = l != 0, rune(l)
 		} else {
 			isWord, r = unicode.IsLetter(r) || unicode.IsNumber(r), unicode.ToLower(r)
 		}

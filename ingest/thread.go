@@ -29,7 +29,7 @@ func findHeaders(lines []string) []header {
 	var hs []header
 	for i := 0; i < len(lines); i++ {
 		name := strings.TrimSpace(lines[i])
-		if !userLineRe.MatchString(name) || (i > 0 && strings.TrimSpace(lines[i-1]) != "") {
+		if i > 0 && strings.TrimSpace(lines[i-1]) != "" || !userLineRe.MatchString(name) {
 			continue
 		}
 		j := i + 1
