@@ -38,5 +38,5 @@ var (
 	RunInLabels  = runInLabels
 	BracketTail  = bracketTail
 	// The expressions searched from bracketTail.
-	ActionTailRes = []*regexp.Regexp{actionOwnerRe, actionOwnerDueRe, actionDueRe}
+	ActionTailRes = []*regexp.Regexp{actionOwnerRe, actionOwnerDueRe, actionDueRe, actionStatusEndRe}
 )

@@ -91,7 +91,7 @@ func TestRunInLabels(t *testing.T) {
 // expressions find in bracketTail what they find in the whole title.
 func TestBracketTail(t *testing.T) {
 	pieces := []string{"Fix it", " ", "\t", " (", ")", "[", "]", "owner: Ana", "Owner - @tom", "owned by Ana", "@tom", "due", " due date: ", ", by ", "; deadline ",
-		"2025-05-15", "May 15, 2025", ".", ";", "é"}
+		"2025-05-15", "May 15, 2025", ".", ";", "é", "done", "In progress"}
 	rng := rand.New(rand.NewPCG(7, 8))
 	texts := []string{"", "Fix it (owner: Ana)", "Fix (a) [Owner: @ana; due 2025-05-15].", "x (due: 2025-05-15) ;"}
 	for range 10000 {

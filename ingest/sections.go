@@ -579,9 +579,9 @@ func readOwnerAndDue(a *ActionItem) {
 }
 
 // bracketTail is the end of title from the spaces before its last opening
-// bracket, where every match of actionOwnerRe, actionOwnerDueRe and
-// actionDueRe starts: each runs to the end of the title and holds one
-// opening bracket. Searched there, they find what they find in the whole
+// bracket, where every match of actionOwnerRe, actionOwnerDueRe,
+// actionDueRe and actionStatusEndRe starts: each runs to the end of the
+// title and holds one opening bracket. Searched there, they find what they find in the whole
 // title without trying every byte before it.
 func bracketTail(title string) string {
 	i := strings.LastIndexAny(title, "([")
@@ -593,7 +593,7 @@ func bracketTail(title string) string {
 
 // endsInBracket reports whether title ends with ")" or "]", before white
 // space, "." or ";": as every match of actionOwnerRe, actionOwnerDueRe,
-// actionDueRe and actionStatusRe does.
+// actionDueRe and actionStatusEndRe does.
 func endsInBracket(title string) bool {
 	t := strings.TrimRight(title, " \t\n\r\f\v.;")
 	return strings.HasSuffix(t, ")") || strings.HasSuffix(t, "]")
@@ -613,22 +613,30 @@ var (
 	actionDueRe      = regexp.MustCompile(`(?i)\s*[(\[]\s*(?:due(?:\s+date)?|deadline)\s*[:=]?\s*([^()\[\]]{4,40}?)\s*[)\]]\s*[.;]?$`)
 )
 
-// actionStatusRe finds a status written beside an action item, in brackets
-// at its start or end: "[Completed]", "(done)", "(in progress)", "[En
-// curso]". The note stays in the title; the item takes its status.
-var actionStatusRe = regexp.MustCompile(`(?i)(?:^[\[(]\s*([\p{L} -]{4,20}?)\s*[\])]|[\[(]\s*([\p{L} -]{4,20}?)\s*[\])]\s*[.;]?$)`)
+// actionStatusStartRe and actionStatusEndRe find a status written beside
+// an action item, in brackets at its start or end: "[Completed]",
+// "(done)", "(in progress)", "[En curso]". The note stays in the title;
+// the item takes its status, from the start first. A status at the end
+// holds no bracket, so it is looked for in bracketTail only.
+var (
+	actionStatusStartRe = regexp.MustCompile(`(?i)^[\[(]\s*([\p{L} -]{4,20}?)\s*[\])]`)
+	actionStatusEndRe   = regexp.MustCompile(`(?i)[\[(]\s*([\p{L} -]{4,20}?)\s*[\])]\s*[.;]?$`)
+)
 
 // actionStatus reads an action item's status from its title: done, in
 // progress (Status), or neither.
 func actionStatus(title string) (done bool, status string) {
 	if !strings.HasPrefix(title, "[") && !strings.HasPrefix(title, "(") && !endsInBracket(title) {
-		return false, "" // no bracket where actionStatusRe needs one
+		return false, "" // no bracket where a status can be
 	}
-	m := actionStatusRe.FindStringSubmatch(title)
+	m := actionStatusStartRe.FindStringSubmatch(title)
+	if m == nil {
+		m = actionStatusEndRe.FindStringSubmatch(bracketTail(title))
+	}
 	if m == nil {
 		return false, ""
 	}
-	switch strings.Join(strings.Fields(strings.ToLower(m[1]+m[2])), " ") {
+	switch strings.Join(strings.Fields(strings.ToLower(m[1])), " ") {
 	case "done", "complete", "completed", "finished", "fixed", "resolved", "hecho", "completado", "completada", "terminado", "terminada", "resuelto":
 		return true, ""
 	case "in progress", "in-progress", "ongoing", "wip", "en curso", "en progreso":
@@ -651,17 +659,17 @@ type ActionItem struct {
 }
 
 var (
-	processWordsRe  = prefilter(`(?i)\b(runbook|playbook|process|training|train|document|documentation|review|postmortem|communicat\w*|on-?call|escalat\w*|procedure|checklist|policy|proceso|documentar|documentación|capacitación|revisar|revisión|procedimiento)\b`, "runbook", "playbook", "process", "train", "document", "review", "postmortem", "communicat", "on-call", "oncall", "escalat", "procedure", "checklist", "policy", "proceso", "capacitaci", "revis", "procedimiento")
-	mitigateWordsRe = prefilter(`(?i)\b(mitigat\w*|rollback|roll back|revert|restore|failover|temporar\w*|workaround|hotfix|mitigar|revertir|restaurar)\b`, "mitiga", "rollback", "roll back", "revert", "restor", "failover", "temporar", "workaround", "hotfix", "restaurar")
+	processWordsRe  = anchorAtWords(`(runbook|playbook|process|training|train|document|documentation|review|postmortem|communicat\w*|on-?call|escalat\w*|procedure|checklist|policy|proceso|documentar|documentación|capacitación|revisar|revisión|procedimiento)\b`, "runbook", "playbook", "process", "train", "document", "review", "postmortem", "communicat", "on-call", "oncall", "escalat", "procedure", "checklist", "policy", "proceso", "capacitaci", "revis", "procedimiento")
+	mitigateWordsRe = anchorAtWords(`(mitigat\w*|rollback|roll back|revert|restore|failover|temporar\w*|workaround|hotfix|mitigar|revertir|restaurar)\b`, "mitiga", "rollback", "roll back", "revert", "restor", "failover", "temporar", "workaround", "hotfix", "restaurar")
 )
 
 // actionKind guesses the kind of an action item from its words: process
 // work, a mitigation, or (the usual case) prevention.
 func actionKind(title string) string {
 	switch {
-	case processWordsRe.MatchString(title):
+	case processWordsRe.FindStringSubmatch(title) != nil:
 		return "process"
-	case mitigateWordsRe.MatchString(title):
+	case mitigateWordsRe.FindStringSubmatch(title) != nil:
 		return "mitigate"
 	}
 	return "prevent"
