@@ -232,11 +232,8 @@ var (
 // items between bars or bullets ("Status | Blog | Careers | Sign in"), or
 // links to pages of the same site and nothing else.
 func isNavLine(line string) bool {
-	// Neither bars nor links: most lines, decided without a regexp. (Each
-	// character is looked for on its own: strings.ContainsAny decodes
-	// every rune of the line when the set is not ASCII.)
-	if strings.IndexByte(line, '|') < 0 && !strings.Contains(line, "·") && !strings.Contains(line, "•") && !strings.Contains(line, "](") {
-		return false
+	if !mayBeNav(line) {
+		return false // neither bars nor links: most lines, decided without a regexp
 	}
 	t := strings.TrimSpace(listItemRe.ReplaceAllString(line, ""))
 	if t == "" || len(t) > 200 {
@@ -261,25 +258,38 @@ func isNavLine(line string) bool {
 	return false
 }
 
+// mayBeNav reports whether s holds a bar, a bullet or a link, as every
+// line isNavLine reports does. Each is looked for on its own:
+// strings.ContainsAny decodes every rune when its set is not ASCII.
+func mayBeNav(s string) bool {
+	return strings.IndexByte(s, '|') >= 0 || strings.Contains(s, "·") || strings.Contains(s, "•") || strings.Contains(s, "](")
+}
+
 // isFooter reports a copyright line ("© 2024 Acme Inc. All rights reserved.").
 func isFooter(l string) bool {
-	if len(l) >= 200 {
-		return false
-	}
-	found := false
-	for _, w := range []string{"©", "(c)", "(C)", "opyright", "ights reserved", "erechos reservados"} {
-		found = found || strings.Contains(l, w)
-	}
-	if !found {
+	if len(l) >= 200 || !mayBeFooter(l) {
 		return false
 	}
 	return footerRe.MatchString(strings.TrimSpace(l))
+}
+
+// mayBeFooter reports whether s holds a word of the lines isFooter reports.
+func mayBeFooter(s string) bool {
+	for _, w := range []string{"©", "(c)", "(C)", "opyright", "ights reserved", "erechos reservados"} {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // removeChrome drops lines that are share buttons, navigation or widgets
 // ("Tweet", "Share | Like", "Skip to content"), and copyright footers, and
 // returns what it removed.
 func removeChrome(s string) (string, []string) {
+	// A text with no bar, bullet or link has no line to test for a
+	// navigation bar, and one with no copyright word none for a footer.
+	navs, footers := mayBeNav(s), mayBeFooter(s)
 	lines := strings.Split(s, "\n")
 	kept := lines[:0]
 	var removed []string
@@ -288,7 +298,7 @@ func removeChrome(s string) (string, []string) {
 		if strings.HasPrefix(strings.TrimSpace(l), "```") {
 			inFence = !inFence
 		}
-		if !inFence && (isChrome(l) || isNavLine(l) || isFooter(l)) && !relatedHeading(l) {
+		if !inFence && (isChrome(l) || navs && isNavLine(l) || footers && isFooter(l)) && !relatedHeading(l) {
 			removed = append(removed, strings.TrimSpace(l))
 			continue
 		}
