@@ -136,8 +136,15 @@ func headingKey(h string) string {
 		h = headingNumberRe.ReplaceAllString(h, "")
 		h = headingCountRe.ReplaceAllString(h, "")
 	}
-	return strings.Join(strings.Fields(h), " ")
+	// Most keys are already words with one space between them; the trims
+	// and the prefixes' \s+ leave no space at either end.
+	if strings.Contains(h, "  ") || strings.ContainsFunc(h, isSpaceButSpace) {
+		h = strings.Join(strings.Fields(h), " ")
+	}
+	return h
 }
+
+func isSpaceButSpace(r rune) bool { return r != ' ' && unicode.IsSpace(r) }
 
 // heading is a paragraph read as a section heading.
 type heading struct {
