@@ -40,3 +40,14 @@ var (
 	// The expressions searched from bracketTail.
 	ActionTailRes = []*regexp.Regexp{actionOwnerRe, actionOwnerDueRe, actionDueRe, actionStatusEndRe}
 )
+
+// WordAnchoredFinds is what each wordAnchored expression finds in s, and
+// what its plain search finds.
+func WordAnchoredFinds(s string) (got, want [][]string) {
+	for _, a := range []wordAnchored{sevLevelRe, beganEndedRe, betweenRe, allTimesRe, processWordsRe, mitigateWordsRe} {
+		_, m := a.find(s)
+		got = append(got, m)
+		want = append(want, a.all.FindStringSubmatch(s))
+	}
+	return got, want
+}

@@ -95,7 +95,7 @@ func (a wordAnchored) FindStringSubmatch(s string) []string {
 func (a wordAnchored) find(s string) (int, []string) {
 	if strings.Contains(s, "ſ") || strings.Contains(s, "\u212A") {
 		// (?i) matches the long s and the Kelvin sign to s and k, which
-		// asciiLower leaves alone: the expression searches on its own.
+		// appendWordStarts leaves alone: the expression searches on its own.
 		ix := a.all.FindStringSubmatchIndex(s)
 		if ix == nil {
 			return -1, nil
@@ -108,19 +108,9 @@ func (a wordAnchored) find(s string) (int, []string) {
 		}
 		return ix[0], m
 	}
-	lower := asciiLower(s)
 	var starts []int
 	for _, w := range a.words {
-		for off := 0; ; {
-			i := strings.Index(lower[off:], w)
-			if i < 0 {
-				break
-			}
-			if at := off + i; at == 0 || !asciiWordByte(s[at-1]) {
-				starts = append(starts, at)
-			}
-			off += i + len(w)
-		}
+		starts = appendWordStarts(starts, s, w)
 	}
 	slices.Sort(starts)
 	for _, at := range starts {
@@ -129,6 +119,64 @@ func (a wordAnchored) find(s string) (int, []string) {
 		}
 	}
 	return -1, nil
+}
+
+// appendWordStarts appends to starts the places in s where w (ASCII lower
+// case) starts a word, its ASCII letters in any case; each place is looked
+// for after the last one found. The first letter is found in either case
+// with strings.IndexByte, the next place of each kept, so the scan is one
+// pass and s is not copied in lower case.
+func appendWordStarts(starts []int, s, w string) []int {
+	lower, upper := w[0], w[0]
+	if 'a' <= upper && upper <= 'z' {
+		upper -= 'a' - 'A'
+	}
+	nextLower, nextUpper := strings.IndexByte(s, lower), strings.IndexByte(s, upper)
+	for from := 0; ; {
+		if nextLower >= 0 && nextLower < from {
+			nextLower = indexByteFrom(s, lower, from)
+		}
+		if nextUpper >= 0 && nextUpper < from {
+			nextUpper = indexByteFrom(s, upper, from)
+		}
+		at := nextLower
+		if at < 0 || nextUpper >= 0 && nextUpper < at {
+			at = nextUpper
+		}
+		if at < 0 {
+			return starts
+		}
+		if len(s)-at < len(w) || !equalASCIIFold(s[at:at+len(w)], w) {
+			from = at + 1
+			continue
+		}
+		if at == 0 || !asciiWordByte(s[at-1]) {
+			starts = append(starts, at)
+		}
+		from = at + len(w)
+	}
+}
+
+func indexByteFrom(s string, c byte, from int) int {
+	if i := strings.IndexByte(s[from:], c); i >= 0 {
+		return from + i
+	}
+	return -1
+}
+
+// equalASCIIFold reports whether s is w (ASCII lower case) with its ASCII
+// letters in any case.
+func equalASCIIFold(s, w string) bool {
+	for i := range len(w) {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != w[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // asciiLower is s with its ASCII letters in lower case, byte for byte, so

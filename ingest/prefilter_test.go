@@ -105,3 +105,27 @@ func TestBracketTail(t *testing.T) {
 		}
 	}
 }
+
+// TestWordAnchored checks that each wordAnchored expression finds what its
+// plain search does.
+func TestWordAnchored(t *testing.T) {
+	pieces := []string{"sev", "SEV", "Severity", " level", " ", "2", "7", ":", "-", "began at ", "2020-01-02 ", "10:00", " and ended at ", "(all times are UTC)",
+		"Between ", "FROM ", "from", " to ", " UTC", " on June 11, 2017", "All Times ", "Process", "runbook", "roll back", "x", "_", "é", "ſ", "\u212A"}
+	rng := rand.New(rand.NewPCG(11, 12))
+	found := 0
+	for range 8000 {
+		s := jumble(rng, pieces, 1+rng.IntN(14))
+		got, want := ingest.WordAnchoredFinds(s)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("in %q: found %q, want %q", s, got, want)
+		}
+		for _, m := range want {
+			if m != nil {
+				found++
+			}
+		}
+	}
+	if found < 400 {
+		t.Fatalf("only %d matches: the test tests little", found)
+	}
+}

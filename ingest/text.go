@@ -288,8 +288,9 @@ func mayBeFooter(s string) bool {
 // returns what it removed.
 func removeChrome(s string) (string, []string) {
 	// A text with no bar, bullet or link has no line to test for a
-	// navigation bar, and one with no copyright word none for a footer.
-	navs, footers := mayBeNav(s), mayBeFooter(s)
+	// navigation bar. (Footers are tested line by line: only short lines
+	// can be one, and most of a text is in long ones.)
+	navs := mayBeNav(s)
 	lines := strings.Split(s, "\n")
 	kept := lines[:0]
 	var removed []string
@@ -298,7 +299,7 @@ func removeChrome(s string) (string, []string) {
 		if strings.HasPrefix(strings.TrimSpace(l), "```") {
 			inFence = !inFence
 		}
-		if !inFence && (isChrome(l) || navs && isNavLine(l) || footers && isFooter(l)) && !relatedHeading(l) {
+		if !inFence && (isChrome(l) || navs && isNavLine(l) || isFooter(l)) && !relatedHeading(l) {
 			removed = append(removed, strings.TrimSpace(l))
 			continue
 		}
