@@ -30,16 +30,23 @@ func normalize(s string) string {
 		lineStart = len(b)
 	}
 	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
+		// A run of printable ASCII and tabs, most of a text, is copied as
+		// it is.
+		j := i
+		for j < len(s) && (' ' <= s[j] && s[j] < 0x7F || s[j] == '\t') {
+			j++
+		}
+		b = append(b, s[i:j]...)
+		if i = j; i == len(s) {
+			break
+		}
+		if c := s[i]; c < utf8.RuneSelf { // a control character: the others go
 			i++
 			switch {
 			case c == '\r' && i < len(s) && s[i] == '\n':
 				// CRLF: the LF ends the line.
 			case c == '\n' || c == '\r' || c == '\f' || c == '\v':
 				endLine()
-			case c == '\t' || c >= ' ' && c != 0x7F:
-				b = append(b, c)
 			}
 			continue
 		}
