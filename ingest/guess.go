@@ -188,9 +188,6 @@ func ownerMatches(text string, n int) [][]int {
 	return out
 }
 
-// regexpSpace is \s in a regular expression.
-const regexpSpace = " \t\n\f\r"
-
 // ownerAfterName reports whether rest, the text after a name, makes it an
 // owner in ownerExpr: "'s" and a space, or spaces and one of ownerNouns.
 func ownerAfterName(rest string) bool {

@@ -191,6 +191,9 @@ func asciiLower(s string) string {
 	return string(b)
 }
 
+// regexpSpace is what \s matches in a regular expression.
+const regexpSpace = " \t\n\f\r"
+
 // asciiWordByte is \b's idea of a word character: ASCII letters, digits, _.
 func asciiWordByte(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'

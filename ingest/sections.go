@@ -144,6 +144,7 @@ func headingKey(h string) string {
 	return h
 }
 
+// isSpaceButSpace reports white space other than the plain space.
 func isSpaceButSpace(r rune) bool { return r != ' ' && unicode.IsSpace(r) }
 
 // heading is a paragraph read as a section heading.
@@ -588,8 +589,8 @@ func readOwnerAndDue(a *ActionItem) {
 // bracketTail is the end of title from the spaces before its last opening
 // bracket, where every match of actionOwnerRe, actionOwnerDueRe,
 // actionDueRe and actionStatusEndRe starts: each runs to the end of the
-// title and holds one opening bracket. Searched there, they find what they find in the whole
-// title without trying every byte before it.
+// title and holds one opening bracket. Searched there, they find what they
+// find in the whole title without trying every byte before it.
 func bracketTail(title string) string {
 	i := strings.LastIndexAny(title, "([")
 	if i < 0 {
