@@ -258,6 +258,9 @@ func (d *Draft) splitSections(paras []string) (body []string, text int) {
 	curLevel := 0
 	var moved []string
 	var sections []*sectionText
+	// The timeline headings' text, added to d.timelineZoneHint once: a
+	// text of many such headings stays linear.
+	var zoneHint strings.Builder
 	for _, p := range paras {
 		h, ok := readHeading(p)
 		if ok && (h.known || cur != nil && h.level <= curLevel) {
@@ -280,7 +283,8 @@ func (d *Draft) splitSections(paras []string) (body []string, text int) {
 			}
 			if h.known {
 				if h.field == SectionTimeline {
-					d.timelineZoneHint += h.text + "\n"
+					zoneHint.WriteString(h.text)
+					zoneHint.WriteByte('\n')
 				}
 				cur = &sectionText{field: h.field, inline: h.level == 7 && h.rest != ""}
 				curLevel = h.level
@@ -304,6 +308,7 @@ func (d *Draft) splitSections(paras []string) (body []string, text int) {
 		}
 		body = append(body, p)
 	}
+	d.timelineZoneHint += zoneHint.String()
 
 	fields := map[string][]string{}
 	for _, s := range sections {
