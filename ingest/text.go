@@ -16,8 +16,8 @@ import (
 // name fields refuse; in a page they only steer display) go, and trailing
 // spaces are trimmed.
 //
-// It is one pass over the bytes, ASCII decided byte by byte; a line's
-// trailing spaces are cut from the output as its line break is written.
+// It is one pass over the bytes: runs of printable ASCII are copied at
+// once, and a line's trailing spaces are cut as its line break is written.
 func normalize(s string) string {
 	s = strings.TrimPrefix(s, "\uFEFF")
 	b := make([]byte, 0, len(s))
