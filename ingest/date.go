@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -207,35 +206,55 @@ func dateIn(para string, ref time.Time, yearless **foundDate) (foundDate, bool) 
 	return foundDate{}, false
 }
 
-// monthPrefixes are the first three letters of the month names of
-// monthAlt, which every date of textDateRe in words has.
-var monthPrefixes = func() []string {
-	var out []string
+// monthNames are the month names of monthAlt, for mayHoldDate.
+var monthNames = func() map[string]bool {
+	m := map[string]bool{}
 	for _, name := range strings.Split(monthAlt, "|") {
-		if p := name[:3]; !slices.Contains(out, p) {
-			out = append(out, p)
-		}
+		m[name] = true
 	}
-	return out
+	return m
 }()
 
 // mayHoldDate reports whether window can hold a match of textDateRe: an
-// ISO date's hyphen, a Korean, Chinese or Japanese date's 년 or 年, or a
-// month name, in any case (the long s is one of an s's cases). Most runs
-// of digits are times and numbers with none of them, and the expression,
-// as large as its month names make it, is slow even on a short window.
+// ISO date's digit, hyphen and digit, a Korean, Chinese or Japanese
+// date's 년 or 年, or a month name in any case as a whole word (between
+// \b's: a run of ASCII letters, digits and _; the long s is one of an s's
+// cases). Most runs of digits are times and numbers with none of them,
+// and the expression, as large as its month names make it, is slow even
+// on a short window.
 func mayHoldDate(window string) bool {
-	if strings.IndexByte(window, '-') >= 0 || strings.Contains(window, "년") || strings.Contains(window, "年") || strings.Contains(window, "ſ") {
+	if strings.Contains(window, "년") || strings.Contains(window, "年") || strings.Contains(window, "ſ") {
 		return true
 	}
-	lower := asciiLower(window)
-	for _, p := range monthPrefixes {
-		if strings.Contains(lower, p) {
+	for i := 1; i+1 < len(window); i++ {
+		if window[i] == '-' && isDigit(window[i-1]) && isDigit(window[i+1]) {
 			return true
 		}
 	}
+	for i := 0; i < len(window); {
+		j := i
+		for j < len(window) && asciiWordByte(window[j]) {
+			j++
+		}
+		if n := j - i; n >= 3 && n <= 10 {
+			var word [10]byte
+			for k := range n {
+				c := window[i+k]
+				if 'A' <= c && c <= 'Z' {
+					c += 'a' - 'A'
+				}
+				word[k] = c
+			}
+			if monthNames[string(word[:n])] {
+				return true
+			}
+		}
+		i = j + 1
+	}
 	return false
 }
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // How far before and after a digit the words of a date may lie.
 const dateWindowBefore, dateWindowAfter = 24, 40

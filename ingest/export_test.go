@@ -51,3 +51,13 @@ func WordAnchoredFinds(s string) (got, want [][]string) {
 	}
 	return got, want
 }
+
+// VendorHosts are the hosts of the vendors table.
+func VendorHosts() (hosts []string) {
+	for _, v := range vendors {
+		hosts = append(hosts, v.hosts...)
+	}
+	return hosts
+}
+
+var IsHostByte = isHostByte

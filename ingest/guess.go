@@ -397,6 +397,7 @@ const maxVendorMentions = 20
 // the best and the name that counted most, for the note.
 func bestVendor(title, text string) (int, int, string) {
 	lowerText := strings.ToLower(text)
+	sites := dottedRuns(lowerText)
 	best, bestScore, what := -1, 0, ""
 	for i, v := range vendors {
 		score, top, topN := 0, "", 0
@@ -411,6 +412,9 @@ func bestVendor(title, text string) (int, int, string) {
 			}
 		}
 		for _, h := range v.hosts {
+			if strings.Contains(h, ".") && !strings.Contains(sites, h) {
+				continue // not named: most hosts, passed over without searching the whole text
+			}
 			c := min(countHost(lowerText, h), maxVendorMentions)
 			score += 2 * c
 			if c > topN {
@@ -422,6 +426,33 @@ func bestVendor(title, text string) (int, int, string) {
 		}
 	}
 	return best, bestScore, what
+}
+
+// dottedRuns is the runs of s of what hosts are written with (letters,
+// digits, dots and hyphens) that hold a dot, joined by spaces: every
+// address of a host with a dot that s holds is in one.
+func dottedRuns(s string) string {
+	var b strings.Builder
+	start := -1
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) && isHostByte(s[i]) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 && strings.IndexByte(s[start:i], '.') >= 0 {
+			b.WriteString(s[start:i])
+			b.WriteByte(' ')
+		}
+		start = -1
+	}
+	return b.String()
+}
+
+// isHostByte reports a byte of a host as the vendors table writes them.
+func isHostByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '.' || c == '-'
 }
 
 // countWord counts the whole-word, case-sensitive occurrences of name in s.

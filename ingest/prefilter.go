@@ -179,18 +179,6 @@ func equalASCIIFold(s, w string) bool {
 	return true
 }
 
-// asciiLower is s with its ASCII letters in lower case, byte for byte, so
-// that an index into it is an index into s.
-func asciiLower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
-}
-
 // regexpSpace is what \s matches in a regular expression.
 const regexpSpace = " \t\n\f\r"
 

@@ -54,7 +54,7 @@ func TestOwnerMatches(t *testing.T) {
 // passes mayHoldDate.
 func TestMayHoldDate(t *testing.T) {
 	pieces := []string{"2019", "-01", "-3", "3", "21", " ", "of ", "de ", "Jan", "JUNE", "ſeptember ", "ſept.", "março", "MARÇO ", "dic", "2009년 9월 1일", "年",
-		"th", ", ", ".", "x", " 2020"}
+		"th", ", ", ".", "x", " 2020", "_", "é", "summary", "outage", "Septiembre", "SEPT"}
 	rng := rand.New(rand.NewPCG(3, 4))
 	found := 0
 	for range 20000 {
@@ -127,5 +127,18 @@ func TestWordAnchored(t *testing.T) {
 	}
 	if found < 400 {
 		t.Fatalf("only %d matches: the test tests little", found)
+	}
+}
+
+// TestVendorHostBytes checks that every vendor host is written with the
+// bytes dottedRuns keeps: bestVendor passes over a host it does not find
+// among them.
+func TestVendorHostBytes(t *testing.T) {
+	for _, h := range ingest.VendorHosts() {
+		for i := range len(h) {
+			if !ingest.IsHostByte(h[i]) {
+				t.Errorf("host %q has %q, which dottedRuns leaves out", h, h[i])
+			}
+		}
 	}
 }
