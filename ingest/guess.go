@@ -270,7 +270,7 @@ func orgName(title, text string) (string, string, bool) {
 		words := strings.Fields(line)
 		head, prevEnd := "", true // head: the first word of the name being read
 		for i, f := range words {
-			if strings.ContainsAny(f, "/@") {
+			if strings.IndexByte(f, '/') >= 0 || strings.IndexByte(f, '@') >= 0 { // an address or a handle
 				head, prevEnd = "", false
 				continue
 			}
