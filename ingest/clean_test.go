@@ -3,6 +3,8 @@ package ingest_test
 import (
 	"bytes"
 	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -14,6 +16,7 @@ import (
 	"hindsight/bench/corpus"
 	"hindsight/ingest"
 	"hindsight/internal/budget"
+	"hindsight/internal/corpustest"
 	"hindsight/seeds"
 	"hindsight/seeds/seedtest"
 )
@@ -423,6 +426,34 @@ func BenchmarkClean(b *testing.B) {
 			i++
 		}
 	})
+}
+
+// BenchmarkCleanCorpus cleans the real postmortems of the evaluation
+// corpus (../shared/corpus), each once per op; ns/doc is the figure to
+// compare, as `server import` pays it per file.
+func BenchmarkCleanCorpus(b *testing.B) {
+	dir := corpustest.Dir(b)
+	files, err := filepath.Glob(filepath.Join(dir, "*.txt"))
+	if err != nil || len(files) == 0 {
+		b.Fatalf("no .txt files in the corpus %s (%v)", dir, err)
+	}
+	docs := make([][]byte, len(files))
+	size := 0
+	for i, f := range files {
+		if docs[i], err = os.ReadFile(f); err != nil {
+			b.Fatal(err)
+		}
+		size += len(docs[i])
+	}
+	b.SetBytes(int64(size))
+	for b.Loop() {
+		for i, raw := range docs {
+			if _, err := ingest.Clean(raw, files[i]); err != nil {
+				b.Fatalf("%s: %v", files[i], err)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(docs)), "ns/doc")
 }
 
 // TestCleanOrganization checks the organization guessed from a text

@@ -183,7 +183,10 @@ func dateIn(para string, ref time.Time, yearless **foundDate) (foundDate, bool) 
 			hi++
 		}
 		window := para[lo:hi]
-		m := textDateRe.FindStringSubmatchIndex(window)
+		var m []int
+		if mayHoldDate(window) {
+			m = textDateRe.FindStringSubmatchIndex(window)
+		}
 		for m != nil && lo+m[0] > 0 && isWordByte(para[lo+m[0]-1]) {
 			m = nil // the window cut a word: not a date's start
 		}
@@ -202,6 +205,56 @@ func dateIn(para string, ref time.Time, yearless **foundDate) (foundDate, bool) 
 	}
 	return foundDate{}, false
 }
+
+// monthNames are the month names of monthAlt, for mayHoldDate.
+var monthNames = func() map[string]bool {
+	m := map[string]bool{}
+	for _, name := range strings.Split(monthAlt, "|") {
+		m[name] = true
+	}
+	return m
+}()
+
+// mayHoldDate reports whether window can hold a match of textDateRe: an
+// ISO date's digit, hyphen and digit, a Korean, Chinese or Japanese
+// date's 년 or 年, or a month name in any case as a whole word (between
+// \b's: a run of ASCII letters, digits and _; the long s is one of an s's
+// cases). Most runs of digits are times and numbers with none of them,
+// and the expression, as large as its month names make it, is slow even
+// on a short window.
+func mayHoldDate(window string) bool {
+	if strings.Contains(window, "년") || strings.Contains(window, "年") || strings.Contains(window, "ſ") {
+		return true
+	}
+	for i := 1; i+1 < len(window); i++ {
+		if window[i] == '-' && isDigit(window[i-1]) && isDigit(window[i+1]) {
+			return true
+		}
+	}
+	for i := 0; i < len(window); {
+		j := i
+		for j < len(window) && asciiWordByte(window[j]) {
+			j++
+		}
+		if n := j - i; n >= 3 && n <= 10 {
+			var word [10]byte
+			for k := range n {
+				c := window[i+k]
+				if 'A' <= c && c <= 'Z' {
+					c += 'a' - 'A'
+				}
+				word[k] = c
+			}
+			if monthNames[string(word[:n])] {
+				return true
+			}
+		}
+		i = j + 1
+	}
+	return false
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // How far before and after a digit the words of a date may lie.
 const dateWindowBefore, dateWindowAfter = 24, 40

@@ -30,22 +30,29 @@ func splitFrontMatter(text string) (frontMatter, string, bool, error) {
 	if !strings.HasPrefix(text, "---\n") && text != "---" {
 		return frontMatter{}, text, false, nil
 	}
-	lines := strings.Split(text, "\n")
-	end := -1
-	for i := 1; i < len(lines); i++ {
-		if l := strings.TrimSpace(lines[i]); l == "---" || l == "..." {
-			end = i
+	// Only the header is split into lines: the body is the rest of text.
+	var lines []string // the opening --- and the header's lines
+	body, closed := "", false
+	for rest := text; ; {
+		line, after, more := strings.Cut(rest, "\n")
+		if l := strings.TrimSpace(line); len(lines) > 0 && (l == "---" || l == "...") {
+			body, closed = after, true
 			break
 		}
+		lines = append(lines, line)
+		if !more {
+			break
+		}
+		rest = after
 	}
-	if end < 0 {
+	if !closed {
 		return frontMatter{}, "", false, fmErr("the header opened with --- on line 1 is never closed with ---")
 	}
-	fm, err := parseFrontMatter(lines[1:end], 2)
+	fm, err := parseFrontMatter(lines[1:], 2)
 	if err != nil {
 		return frontMatter{}, "", false, err
 	}
-	return fm, strings.Join(lines[end+1:], "\n"), true, nil
+	return fm, body, true, nil
 }
 
 func fmErr(format string, args ...any) error {

@@ -101,7 +101,7 @@ func isMasthead(p string) bool {
 	if strings.Contains(p, "\n") || endsSentence(p) {
 		return false
 	}
-	t := strings.TrimSpace(atxRe.ReplaceAllString(p, ""))
+	t := strings.TrimSpace(trimATX(p))
 	n := len(strings.Fields(t))
 	if n == 0 || n > 5 || utf8.RuneCountInString(t) > 60 {
 		return false
@@ -140,7 +140,7 @@ func (d *Draft) dropMasthead(paras []string) []string {
 	}
 	limit := min(len(paras), titleSearch)
 	for i, p := range paras[:limit] {
-		if atxHeadingRe.MatchString(p) {
+		if atxHeading(p) != nil {
 			return paras
 		}
 		if isProse(p) {

@@ -39,7 +39,7 @@ func (d *Draft) guessSummary(paras []string, text int) {
 		// No paragraph of prose: the first text there is, so that an
 		// import always has a summary to review.
 		for _, p := range paras {
-			if t := strings.TrimSpace(atxRe.ReplaceAllString(listItemRe.ReplaceAllString(p, ""), "")); t != "" {
+			if t := strings.TrimSpace(trimATX(listItemRe.ReplaceAllString(p, ""))); t != "" {
 				lead, what = t, "the first paragraph"
 				break
 			}
@@ -131,9 +131,98 @@ func (d *Draft) guessOrganization(hosts []string, footer string) {
 	}
 }
 
-// ownerRe finds a name used for who the write-up is about: "Acme
+// ownerExpr finds a name used for who the write-up is about: "Acme
 // engineers", "the Acme team", "at Acme", "Acme's", "Acme customers".
-var ownerRe = regexp.MustCompile(`(?:\b(?:at|of|from|for)\s+([\p{Lu}][\p{L}\p{N}]+)\b[,.]?\s*(?:we|our|the)?|\b([\p{Lu}][\p{L}\p{N}]+)(?:'s|’s)\s|\b([\p{Lu}][\p{L}\p{N}]+)\s+(?:engineers|engineering|team|teams|customers|users|infrastructure|services|status|platform|SRE|on-call|staff|employees|ingenieros|equipo|clientes|usuarios))`)
+// Its matches in a text are ownerMatches.
+const ownerExpr = `(?:at|of|from|for)\s+([\p{Lu}][\p{L}\p{N}]+)\b[,.]?\s*(?:we|our|the)?|([\p{Lu}][\p{L}\p{N}]+)(?:'s|’s)\s|([\p{Lu}][\p{L}\p{N}]+)\s+(?:` + ownerNouns + `)`
+
+// ownerNouns are the words after a name that say whose they are.
+const ownerNouns = `engineers|engineering|team|teams|customers|users|infrastructure|services|status|platform|SRE|on-call|staff|employees|ingenieros|equipo|clientes|usuarios`
+
+var (
+	ownerAtRe     = regexp.MustCompile(`^(?:` + ownerExpr + `)`)
+	ownerNounList = strings.Split(ownerNouns, "|")
+)
+
+// ownerMatches is the first n matches of `\b(?:` + ownerExpr + `)` in
+// text, as FindAllStringSubmatchIndex gives them. Run over the whole text,
+// the expression spent most of the organization guess trying every byte;
+// here it is tried, anchored, only at a word boundary where a match can
+// start: "at", "of", "from" or "for" before a capital, or a name followed
+// by "'s" or by one of ownerNouns. A run of letters is measured once, so
+// the scan stays linear.
+func ownerMatches(text string, n int) [][]int {
+	var out [][]int
+	nameEnd, nameOwned := 0, false // the run of letters and digits being read, and whether an owner's "'s" or noun follows it
+	for p := 0; p < len(text) && len(out) < n; p++ {
+		c := text[p]
+		if !utf8.RuneStart(c) || (p > 0 && asciiWordByte(text[p-1])) == asciiWordByte(c) {
+			continue // not at \b
+		}
+		r, size := utf8.DecodeRuneInString(text[p:])
+		may := false
+		if unicode.IsUpper(r) {
+			if p >= nameEnd {
+				nameEnd = len(text) - len(strings.TrimLeftFunc(text[p+size:], isLetterOrNumber))
+				nameOwned = ownerAfterName(text[nameEnd:])
+			}
+			may = nameEnd > p+size && nameOwned
+		} else if c == 'a' || c == 'o' || c == 'f' {
+			may = capitalAfterPreposition(text[p:])
+		}
+		if !may {
+			continue
+		}
+		ix := ownerAtRe.FindStringSubmatchIndex(text[p:])
+		if ix == nil {
+			continue
+		}
+		for i := range ix {
+			if ix[i] >= 0 {
+				ix[i] += p
+			}
+		}
+		out = append(out, ix)
+		p = ix[1] - 1
+	}
+	return out
+}
+
+// ownerAfterName reports whether rest, the text after a name, makes it an
+// owner in ownerExpr: "'s" and a space, or spaces and one of ownerNouns.
+func ownerAfterName(rest string) bool {
+	if s, ok := strings.CutPrefix(rest, "'s"); ok {
+		return s != "" && strings.ContainsRune(regexpSpace, rune(s[0]))
+	}
+	if s, ok := strings.CutPrefix(rest, "’s"); ok {
+		return s != "" && strings.ContainsRune(regexpSpace, rune(s[0]))
+	}
+	after := strings.TrimLeft(rest, regexpSpace)
+	if len(after) == len(rest) {
+		return false
+	}
+	for _, w := range ownerNounList {
+		if strings.HasPrefix(after, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// capitalAfterPreposition reports whether s starts with "at", "of",
+// "from" or "for", spaces and a capital, as ownerExpr's first branch does.
+func capitalAfterPreposition(s string) bool {
+	for _, w := range []string{"at", "of", "from", "for"} {
+		if rest, ok := strings.CutPrefix(s, w); ok {
+			after := strings.TrimLeft(rest, regexpSpace)
+			r, _ := utf8.DecodeRuneInString(after)
+			return len(after) < len(rest) && unicode.IsUpper(r)
+		}
+	}
+	return false
+}
+
+func isLetterOrNumber(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) }
 
 // possessiveAt reports whether rest, the text right after a name, makes
 // the name a possessive: "'s", or a second capitalised word with "'s".
@@ -150,7 +239,7 @@ func possessiveAt(rest string) bool {
 	return i > 0 && isApostrophe(next[i:])
 }
 
-// ownedRe tells, among ownerRe's matches, those that say whose people the
+// ownedRe tells, among ownerExpr's matches, those that say whose people the
 // text speaks of ("at Acme", "Acme engineers"); a possessive or "Acme
 // services" is as often a tool's or a supplier's ("Librato's policy").
 var ownedRe = regexp.MustCompile(`^(?:at\s|[\p{L}\p{N}]+\s+(?:engineers|engineering|team|teams|SRE|on-call|staff|employees|ingenieros|equipo)$)`)
@@ -181,7 +270,7 @@ func orgName(title, text string) (string, string, bool) {
 		words := strings.Fields(line)
 		head, prevEnd := "", true // head: the first word of the name being read
 		for i, f := range words {
-			if strings.ContainsAny(f, "/@") {
+			if strings.IndexByte(f, '/') >= 0 || strings.IndexByte(f, '@') >= 0 { // an address or a handle
 				head, prevEnd = "", false
 				continue
 			}
@@ -237,7 +326,7 @@ func orgName(title, text string) (string, string, bool) {
 		}
 	}
 	owned := map[string]bool{} // "at Acme", "Acme engineers": whose people the text speaks of
-	for _, ix := range ownerRe.FindAllStringSubmatchIndex(text, 2000) {
+	for _, ix := range ownerMatches(text, 2000) {
 		m := text[ix[0]:ix[1]]
 		var w string
 		end := 0
@@ -308,6 +397,7 @@ const maxVendorMentions = 20
 // the best and the name that counted most, for the note.
 func bestVendor(title, text string) (int, int, string) {
 	lowerText := strings.ToLower(text)
+	sites := dottedRuns(lowerText)
 	best, bestScore, what := -1, 0, ""
 	for i, v := range vendors {
 		score, top, topN := 0, "", 0
@@ -322,6 +412,9 @@ func bestVendor(title, text string) (int, int, string) {
 			}
 		}
 		for _, h := range v.hosts {
+			if strings.Contains(h, ".") && !strings.Contains(sites, h) {
+				continue // not named: most hosts, passed over without searching the whole text
+			}
 			c := min(countHost(lowerText, h), maxVendorMentions)
 			score += 2 * c
 			if c > topN {
@@ -333,6 +426,33 @@ func bestVendor(title, text string) (int, int, string) {
 		}
 	}
 	return best, bestScore, what
+}
+
+// dottedRuns is the runs of s of what hosts are written with (letters,
+// digits, dots and hyphens) that hold a dot, joined by spaces: every
+// address of a host with a dot that s holds is in one.
+func dottedRuns(s string) string {
+	var b strings.Builder
+	start := -1
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) && isHostByte(s[i]) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 && strings.IndexByte(s[start:i], '.') >= 0 {
+			b.WriteString(s[start:i])
+			b.WriteByte(' ')
+		}
+		start = -1
+	}
+	return b.String()
+}
+
+// isHostByte reports a byte of a host as the vendors table writes them.
+func isHostByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '.' || c == '-'
 }
 
 // countWord counts the whole-word, case-sensitive occurrences of name in s.

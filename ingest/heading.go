@@ -12,13 +12,22 @@ import (
 
 var atxRe = regexp.MustCompile(`^#{1,6}\s+`)
 
+// trimATX removes a Markdown heading's "## " from the start of p. Only a
+// p that starts with "#" is searched.
+func trimATX(p string) string {
+	if !strings.HasPrefix(p, "#") {
+		return p
+	}
+	return atxRe.ReplaceAllString(p, "")
+}
+
 // titleLike reports whether a paragraph can be a title: one short line that
 // does not read as a sentence or a date, no longer than a title may be.
 func titleLike(p string) (string, bool) {
 	if strings.Contains(p, "\n") {
 		return "", false
 	}
-	t := strings.TrimSpace(atxRe.ReplaceAllString(p, ""))
+	t := strings.TrimSpace(trimATX(p))
 	n := utf8.RuneCountInString(t)
 	if n < 3 || n > postmortem.MaxTitleRunes || listItemRe.MatchString(t) {
 		return "", false

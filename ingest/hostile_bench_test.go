@@ -29,6 +29,12 @@ func BenchmarkCleanDoubling(b *testing.B) {
 		{"sev", "a.txt", "severity level "},
 		{"priority", "a.txt", "declared a P"},
 		{"zone-brackets", "a.txt", "( UTC "},
+		// Where the organization's owner expression and the run-in label
+		// expression are tried: capitals at word boundaries (a boundary
+		// before every É), names before "'s", labels after a sentence.
+		{"capitals", "a.txt", "abÉ"},
+		{"owners", "a.txt", "the Acme's "},
+		{"labels", "a.txt", "done. Root cause: "},
 	}
 	for _, sh := range shapes {
 		doubling.Run(b, sh.name, 32<<10, 256<<10, func(size int) []byte { return []byte(doubling.Repeat(sh.unit, size)) },

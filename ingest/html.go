@@ -22,7 +22,11 @@ func looksLikeHTML(s, ext string) bool {
 	if ext == ".html" || ext == ".htm" || ext == ".xhtml" {
 		return true
 	}
-	head := strings.ToLower(strings.TrimSpace(s[:min(len(s), 4096)]))
+	head := strings.TrimSpace(s[:min(len(s), 4096)])
+	if !strings.HasPrefix(head, "<") {
+		return false // each test below needs it: most text need not be lowered
+	}
+	head = strings.ToLower(head)
 	if strings.HasPrefix(head, "<!doctype html") || strings.HasPrefix(head, "<html") {
 		return true
 	}

@@ -14,10 +14,9 @@ var cookieRe = regexp.MustCompile(`(?i)\b(we use cookies|this (?:site|website) u
 // mayBeBanner reports whether p holds a word every cookieRe phrase has:
 // the regular expression backtracks through each paragraph it is given,
 // and almost none are banners.
-func mayBeBanner(p string) bool {
-	lower := strings.ToLower(p)
-	return strings.Contains(lower, "cookie") || strings.Contains(lower, "continuing to")
-}
+func mayBeBanner(p string) bool { return containsFold(p, bannerWords) }
+
+var bannerWords = foldWords("cookie", "continuing to")
 
 // dropBanners removes paragraphs that are cookie banners.
 func (d *Draft) dropBanners(paras []string) []string {
@@ -44,7 +43,7 @@ const titleSearch = 12
 // usableHeading reports whether a Markdown heading can be the title: not a
 // link or an image (a site logo), not a template section ("Summary").
 func usableHeading(p string) (string, int, bool) {
-	m := atxHeadingRe.FindStringSubmatch(p)
+	m := atxHeading(p)
 	if m == nil || strings.Contains(p, "\n") {
 		return "", 0, false
 	}

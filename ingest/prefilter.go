@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"bytes"
 	"regexp"
 	"slices"
 	"strings"
@@ -17,23 +18,43 @@ import (
 // of words (lower case): a text holding none is passed over.
 type prefiltered struct {
 	re    *regexp.Regexp
-	words []string
+	words [][]byte
 }
 
 func prefilter(expr string, words ...string) prefiltered {
-	return prefiltered{regexp.MustCompile(expr), words}
+	return prefiltered{regexp.MustCompile(expr), foldWords(words...)}
 }
 
-// mayMatch reports whether s holds one of the words in any case. The long
-// s (ſ) is the one letter that (?i) folds to an ASCII letter that
-// strings.ToLower leaves alone; a text with one is always tested.
-func (p prefiltered) mayMatch(s string) bool {
-	if strings.Contains(s, "ſ") {
+// mayMatch reports whether s holds one of the words in any case.
+func (p prefiltered) mayMatch(s string) bool { return containsFold(s, p.words) }
+
+// foldWords are words (ASCII lower case) for containsFold.
+func foldWords(words ...string) [][]byte {
+	out := make([][]byte, len(words))
+	for i, w := range words {
+		out[i] = []byte(w)
+	}
+	return out
+}
+
+// containsFold reports whether s holds one of words (ASCII lower case) in
+// any case, as (?i) matches them: an ASCII letter in either case, and the
+// long s (ſ) and the Kelvin sign (K), which fold to s and k, always count.
+// A short s is lowered into a buffer on the stack: no copy on the heap, and
+// no Unicode lowering of text the words are ASCII in.
+func containsFold(s string, words [][]byte) bool {
+	if strings.Contains(s, "ſ") || strings.Contains(s, "\u212A") {
 		return true
 	}
-	l := strings.ToLower(s)
-	for _, w := range p.words {
-		if strings.Contains(l, w) {
+	var buf [1024]byte
+	lower := append(buf[:0], s...)
+	for i, c := range lower {
+		if 'A' <= c && c <= 'Z' {
+			lower[i] = c + 'a' - 'A'
+		}
+	}
+	for _, w := range words {
+		if bytes.Contains(lower, w) {
 			return true
 		}
 	}
@@ -72,9 +93,9 @@ func (a wordAnchored) FindStringSubmatch(s string) []string {
 
 // find is FindStringSubmatch with the byte offset of the match in s.
 func (a wordAnchored) find(s string) (int, []string) {
-	if strings.Contains(s, "ſ") || strings.Contains(s, "K") {
+	if strings.Contains(s, "ſ") || strings.Contains(s, "\u212A") {
 		// (?i) matches the long s and the Kelvin sign to s and k, which
-		// asciiLower leaves alone: the expression searches on its own.
+		// appendWordStarts leaves alone: the expression searches on its own.
 		ix := a.all.FindStringSubmatchIndex(s)
 		if ix == nil {
 			return -1, nil
@@ -87,19 +108,9 @@ func (a wordAnchored) find(s string) (int, []string) {
 		}
 		return ix[0], m
 	}
-	lower := asciiLower(s)
 	var starts []int
 	for _, w := range a.words {
-		for off := 0; ; {
-			i := strings.Index(lower[off:], w)
-			if i < 0 {
-				break
-			}
-			if at := off + i; at == 0 || !asciiWordByte(s[at-1]) {
-				starts = append(starts, at)
-			}
-			off += i + len(w)
-		}
+		starts = appendWordStarts(starts, s, w)
 	}
 	slices.Sort(starts)
 	for _, at := range starts {
@@ -110,17 +121,66 @@ func (a wordAnchored) find(s string) (int, []string) {
 	return -1, nil
 }
 
-// asciiLower is s with its ASCII letters in lower case, byte for byte, so
-// that an index into it is an index into s.
-func asciiLower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
+// appendWordStarts appends to starts the places in s where w (ASCII lower
+// case) starts a word, its ASCII letters in any case; each place is looked
+// for after the last one found. The first letter is found in either case
+// with strings.IndexByte, the next place of each kept, so the scan is one
+// pass and s is not copied in lower case.
+func appendWordStarts(starts []int, s, w string) []int {
+	lower, upper := w[0], w[0]
+	if 'a' <= upper && upper <= 'z' {
+		upper -= 'a' - 'A'
+	}
+	nextLower, nextUpper := strings.IndexByte(s, lower), strings.IndexByte(s, upper)
+	for from := 0; ; {
+		if nextLower >= 0 && nextLower < from {
+			nextLower = indexByteFrom(s, lower, from)
+		}
+		if nextUpper >= 0 && nextUpper < from {
+			nextUpper = indexByteFrom(s, upper, from)
+		}
+		at := nextLower
+		if at < 0 || nextUpper >= 0 && nextUpper < at {
+			at = nextUpper
+		}
+		if at < 0 {
+			return starts
+		}
+		if len(s)-at < len(w) || !equalASCIIFold(s[at:at+len(w)], w) {
+			from = at + 1
+			continue
+		}
+		if at == 0 || !asciiWordByte(s[at-1]) {
+			starts = append(starts, at)
+		}
+		from = at + len(w)
+	}
+}
+
+func indexByteFrom(s string, c byte, from int) int {
+	if i := strings.IndexByte(s[from:], c); i >= 0 {
+		return from + i
+	}
+	return -1
+}
+
+// equalASCIIFold reports whether s is w (ASCII lower case) with its ASCII
+// letters in any case.
+func equalASCIIFold(s, w string) bool {
+	for i := range len(w) {
+		c := s[i]
 		if 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
+			c += 'a' - 'A'
+		}
+		if c != w[i] {
+			return false
 		}
 	}
-	return string(b)
+	return true
 }
+
+// regexpSpace is what \s matches in a regular expression.
+const regexpSpace = " \t\n\f\r"
 
 // asciiWordByte is \b's idea of a word character: ASCII letters, digits, _.
 func asciiWordByte(c byte) bool {

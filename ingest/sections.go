@@ -112,6 +112,15 @@ var (
 	headingCountRe = regexp.MustCompile(`^\d{1,5}\s+`)
 )
 
+// atxHeading is atxHeadingRe's submatches in line, or nil. Every match
+// starts with "#": other lines are not searched.
+func atxHeading(line string) []string {
+	if !strings.HasPrefix(line, "#") {
+		return nil
+	}
+	return atxHeadingRe.FindStringSubmatch(line)
+}
+
 // headingKey folds a heading for the lookup in sectionNames: lower case,
 // without Markdown emphasis, numbering, a count, a trailing colon or
 // surrounding punctuation.
@@ -121,10 +130,22 @@ func headingKey(h string) string {
 	h = strings.Trim(h, "*_` ")
 	h = strings.TrimRight(h, ":：.-–— ")
 	h = strings.Trim(h, "*_` ")
-	h = headingNumberRe.ReplaceAllString(h, "")
-	h = headingCountRe.ReplaceAllString(h, "")
-	return strings.Join(strings.Fields(h), " ")
+	// Both expressions are anchored and start with a digit or (a number)
+	// i, v or x: most headings need neither.
+	if h != "" && strings.IndexByte("0123456789ivx", h[0]) >= 0 {
+		h = headingNumberRe.ReplaceAllString(h, "")
+		h = headingCountRe.ReplaceAllString(h, "")
+	}
+	// Most keys are already words with one space between them; the trims
+	// and the prefixes' \s+ leave no space at either end.
+	if strings.Contains(h, "  ") || strings.ContainsFunc(h, isSpaceButSpace) {
+		h = strings.Join(strings.Fields(h), " ")
+	}
+	return h
 }
+
+// isSpaceButSpace reports white space other than the plain space.
+func isSpaceButSpace(r rune) bool { return r != ' ' && unicode.IsSpace(r) }
 
 // heading is a paragraph read as a section heading.
 type heading struct {
@@ -144,7 +165,7 @@ const maxLabelRunes = 80
 // cause: The …").
 func readHeading(p string) (heading, bool) {
 	first, after, multi := strings.Cut(p, "\n")
-	if m := atxHeadingRe.FindStringSubmatch(first); m != nil {
+	if m := atxHeading(first); m != nil {
 		h := heading{level: len(m[1]), text: strings.Trim(m[2], "*_ ")}
 		h.field, h.known = lookupSection(h.text)
 		if multi {
@@ -166,7 +187,7 @@ func readHeading(p string) (heading, bool) {
 		}
 	}
 	// "Root cause: The …" or "**Root cause:** The …"
-	if i := strings.IndexAny(first, ":："); i > 0 && i <= maxLabelRunes*2 {
+	if i := labelColon(first); i > 0 {
 		label := first[:i]
 		if field, known := lookupSection(label); known {
 			rest := strings.TrimLeft(first[i:], ":： *_")
@@ -180,6 +201,22 @@ func readHeading(p string) (heading, bool) {
 		}
 	}
 	return heading{}, false
+}
+
+// labelColon is the index of the first colon, ASCII or full-width, of
+// line, or -1 when none starts in its first maxLabelRunes*2 bytes, as far
+// as a label goes. Only those are searched, for each colon on its own:
+// strings.IndexAny decodes every rune when its set is not ASCII.
+func labelColon(line string) int {
+	head := line[:min(len(line), maxLabelRunes*2+len("："))]
+	i := strings.IndexByte(head, ':')
+	if j := strings.Index(head, "："); j >= 0 && (i < 0 || j < i) {
+		i = j
+	}
+	if i > maxLabelRunes*2 {
+		return -1
+	}
+	return i
 }
 
 func lookupSection(h string) (string, bool) {
@@ -221,6 +258,9 @@ func (d *Draft) splitSections(paras []string) (body []string, text int) {
 	curLevel := 0
 	var moved []string
 	var sections []*sectionText
+	// The timeline headings' text, added to d.timelineZoneHint once: a
+	// text of many such headings stays linear.
+	var zoneHint strings.Builder
 	for _, p := range paras {
 		h, ok := readHeading(p)
 		if ok && (h.known || cur != nil && h.level <= curLevel) {
@@ -243,7 +283,8 @@ func (d *Draft) splitSections(paras []string) (body []string, text int) {
 			}
 			if h.known {
 				if h.field == SectionTimeline {
-					d.timelineZoneHint += h.text + "\n"
+					zoneHint.WriteString(h.text)
+					zoneHint.WriteByte('\n')
 				}
 				cur = &sectionText{field: h.field, inline: h.level == 7 && h.rest != ""}
 				curLevel = h.level
@@ -267,6 +308,7 @@ func (d *Draft) splitSections(paras []string) (body []string, text int) {
 		}
 		body = append(body, p)
 	}
+	d.timelineZoneHint += zoneHint.String()
 
 	fields := map[string][]string{}
 	for _, s := range sections {
@@ -437,7 +479,10 @@ var inlineListRe = regexp.MustCompile(`[:.]\s+1[.)]\s+\S`)
 func splitInlineLists(paras []string) []string {
 	var out []string
 	for _, p := range paras {
-		loc := inlineListRe.FindStringIndex(p)
+		var loc []int
+		if strings.Contains(p, "1.") || strings.Contains(p, "1)") { // in every match
+			loc = inlineListRe.FindStringIndex(p)
+		}
 		if loc == nil || listMarkerRe.MatchString(p) || !strings.Contains(p[loc[1]:], " 2. ") && !strings.Contains(p[loc[1]:], " 2) ") {
 			out = append(out, p)
 			continue
@@ -527,28 +572,41 @@ func actionItems(paras []string, inline bool) ([]ActionItem, []string) {
 // readOwnerAndDue moves the owner and due date written at the end of a's
 // title into their fields.
 func readOwnerAndDue(a *ActionItem) {
-	if m := actionOwnerDueRe.FindStringSubmatch(a.Title); m != nil && len(m[0]) < len(a.Title) {
+	if m := actionOwnerDueRe.FindStringSubmatch(bracketTail(a.Title)); m != nil && len(m[0]) < len(a.Title) {
 		if f, ok := firstDate(m[3], time.Time{}); ok {
 			a.Owner = clip(strings.TrimSpace(m[1]+m[2]), maxActionOwnerRunes)
 			a.DueDate = f.date.Format(time.DateOnly)
 			a.Title = strings.TrimSpace(strings.TrimSuffix(a.Title, m[0]))
 		}
 	}
-	if m := actionDueRe.FindStringSubmatch(a.Title); m != nil && len(m[0]) < len(a.Title) && a.DueDate == "" {
+	if m := actionDueRe.FindStringSubmatch(bracketTail(a.Title)); m != nil && len(m[0]) < len(a.Title) && a.DueDate == "" {
 		if f, ok := firstDate(m[1], time.Time{}); ok {
 			a.DueDate = f.date.Format(time.DateOnly)
 			a.Title = strings.TrimSpace(strings.TrimSuffix(a.Title, m[0]))
 		}
 	}
-	if m := actionOwnerRe.FindStringSubmatch(a.Title); m != nil && len(m[0]) < len(a.Title) {
+	if m := actionOwnerRe.FindStringSubmatch(bracketTail(a.Title)); m != nil && len(m[0]) < len(a.Title) {
 		a.Owner = clip(strings.TrimSpace(m[1]+m[2]), maxActionOwnerRunes)
 		a.Title = strings.TrimSpace(strings.TrimSuffix(a.Title, m[0]))
 	}
 }
 
+// bracketTail is the end of title from the spaces before its last opening
+// bracket, where every match of actionOwnerRe, actionOwnerDueRe,
+// actionDueRe and actionStatusEndRe starts: each runs to the end of the
+// title and holds one opening bracket. Searched there, they find what they
+// find in the whole title without trying every byte before it.
+func bracketTail(title string) string {
+	i := strings.LastIndexAny(title, "([")
+	if i < 0 {
+		return ""
+	}
+	return title[len(strings.TrimRight(title[:i], regexpSpace)):]
+}
+
 // endsInBracket reports whether title ends with ")" or "]", before white
 // space, "." or ";": as every match of actionOwnerRe, actionOwnerDueRe,
-// actionDueRe and actionStatusRe does.
+// actionDueRe and actionStatusEndRe does.
 func endsInBracket(title string) bool {
 	t := strings.TrimRight(title, " \t\n\r\f\v.;")
 	return strings.HasSuffix(t, ")") || strings.HasSuffix(t, "]")
@@ -568,22 +626,30 @@ var (
 	actionDueRe      = regexp.MustCompile(`(?i)\s*[(\[]\s*(?:due(?:\s+date)?|deadline)\s*[:=]?\s*([^()\[\]]{4,40}?)\s*[)\]]\s*[.;]?$`)
 )
 
-// actionStatusRe finds a status written beside an action item, in brackets
-// at its start or end: "[Completed]", "(done)", "(in progress)", "[En
-// curso]". The note stays in the title; the item takes its status.
-var actionStatusRe = regexp.MustCompile(`(?i)(?:^[\[(]\s*([\p{L} -]{4,20}?)\s*[\])]|[\[(]\s*([\p{L} -]{4,20}?)\s*[\])]\s*[.;]?$)`)
+// actionStatusStartRe and actionStatusEndRe find a status written beside
+// an action item, in brackets at its start or end: "[Completed]",
+// "(done)", "(in progress)", "[En curso]". The note stays in the title;
+// the item takes its status, from the start first. A status at the end
+// holds no bracket, so it is looked for in bracketTail only.
+var (
+	actionStatusStartRe = regexp.MustCompile(`(?i)^[\[(]\s*([\p{L} -]{4,20}?)\s*[\])]`)
+	actionStatusEndRe   = regexp.MustCompile(`(?i)[\[(]\s*([\p{L} -]{4,20}?)\s*[\])]\s*[.;]?$`)
+)
 
 // actionStatus reads an action item's status from its title: done, in
 // progress (Status), or neither.
 func actionStatus(title string) (done bool, status string) {
-	if !strings.ContainsAny(title, "[(") {
-		return false, ""
+	if !strings.HasPrefix(title, "[") && !strings.HasPrefix(title, "(") && !endsInBracket(title) {
+		return false, "" // no bracket where a status can be
 	}
-	m := actionStatusRe.FindStringSubmatch(title)
+	m := actionStatusStartRe.FindStringSubmatch(title)
+	if m == nil {
+		m = actionStatusEndRe.FindStringSubmatch(bracketTail(title))
+	}
 	if m == nil {
 		return false, ""
 	}
-	switch strings.Join(strings.Fields(strings.ToLower(m[1]+m[2])), " ") {
+	switch strings.Join(strings.Fields(strings.ToLower(m[1])), " ") {
 	case "done", "complete", "completed", "finished", "fixed", "resolved", "hecho", "completado", "completada", "terminado", "terminada", "resuelto":
 		return true, ""
 	case "in progress", "in-progress", "ongoing", "wip", "en curso", "en progreso":
@@ -606,17 +672,17 @@ type ActionItem struct {
 }
 
 var (
-	processWordsRe  = prefilter(`(?i)\b(runbook|playbook|process|training|train|document|documentation|review|postmortem|communicat\w*|on-?call|escalat\w*|procedure|checklist|policy|proceso|documentar|documentación|capacitación|revisar|revisión|procedimiento)\b`, "runbook", "playbook", "process", "train", "document", "review", "postmortem", "communicat", "on-call", "oncall", "escalat", "procedure", "checklist", "policy", "proceso", "capacitaci", "revis", "procedimiento")
-	mitigateWordsRe = prefilter(`(?i)\b(mitigat\w*|rollback|roll back|revert|restore|failover|temporar\w*|workaround|hotfix|mitigar|revertir|restaurar)\b`, "mitiga", "rollback", "roll back", "revert", "restor", "failover", "temporar", "workaround", "hotfix", "restaurar")
+	processWordsRe  = anchorAtWords(`(runbook|playbook|process|training|train|document|documentation|review|postmortem|communicat\w*|on-?call|escalat\w*|procedure|checklist|policy|proceso|documentar|documentación|capacitación|revisar|revisión|procedimiento)\b`, "runbook", "playbook", "process", "train", "document", "review", "postmortem", "communicat", "on-call", "oncall", "escalat", "procedure", "checklist", "policy", "proceso", "capacitaci", "revis", "procedimiento")
+	mitigateWordsRe = anchorAtWords(`(mitigat\w*|rollback|roll back|revert|restore|failover|temporar\w*|workaround|hotfix|mitigar|revertir|restaurar)\b`, "mitiga", "rollback", "roll back", "revert", "restor", "failover", "temporar", "workaround", "hotfix", "restaurar")
 )
 
 // actionKind guesses the kind of an action item from its words: process
 // work, a mitigation, or (the usual case) prevention.
 func actionKind(title string) string {
 	switch {
-	case processWordsRe.MatchString(title):
+	case processWordsRe.FindStringSubmatch(title) != nil:
 		return "process"
-	case mitigateWordsRe.MatchString(title):
+	case mitigateWordsRe.FindStringSubmatch(title) != nil:
 		return "mitigate"
 	}
 	return "prevent"
@@ -695,6 +761,43 @@ func hasColonSpace(p string) bool {
 	return false
 }
 
+// runInLabels is the matches of runInLabelRe in p, as
+// FindAllStringSubmatchIndex gives them. A match ends with the first
+// colon after its start, and holds only letters and spaces between its
+// first byte and that colon: so a colon followed by a space ends one only
+// if the last other character before it is one of [.!?)], and the
+// expression is tried from there alone instead of from every byte.
+func runInLabels(p string) [][]int {
+	var out [][]int
+	for from := 0; ; {
+		i := strings.IndexByte(p[from:], ':')
+		if i < 0 {
+			return out
+		}
+		colon := from + i
+		seg := p[from:colon]
+		from = colon + 1
+		if colon+1 >= len(p) || !strings.ContainsRune(regexpSpace, rune(p[colon+1])) {
+			continue
+		}
+		start := strings.LastIndexFunc(seg, func(r rune) bool { return !unicode.IsLetter(r) && !strings.ContainsRune(regexpSpace, r) })
+		if start < 0 || !strings.ContainsRune(".!?)", rune(seg[start])) {
+			continue
+		}
+		at := colon - len(seg) + start
+		m := runInLabelRe.FindStringSubmatchIndex(p[at : colon+2])
+		if m == nil {
+			continue
+		}
+		for k := range m {
+			if m[k] >= 0 {
+				m[k] += at
+			}
+		}
+		out = append(out, m)
+	}
+}
+
 // splitRunInLabels starts a new paragraph at each known label run into a
 // paragraph, so that it reads as the section it opens.
 func splitRunInLabels(paras []string) []string {
@@ -705,7 +808,7 @@ func splitRunInLabels(paras []string) []string {
 			continue
 		}
 		start := 0
-		for _, m := range runInLabelRe.FindAllStringSubmatchIndex(p, -1) {
+		for _, m := range runInLabels(p) {
 			if _, known := lookupSection(p[m[2]:m[3]]); !known || m[2] <= start {
 				continue
 			}

@@ -15,30 +15,54 @@ import (
 // control characters and text-direction controls (which the title and
 // name fields refuse; in a page they only steer display) go, and trailing
 // spaces are trimmed.
+//
+// It is one pass over the bytes: runs of printable ASCII are copied at
+// once, and a line's trailing spaces are cut as its line break is written.
 func normalize(s string) string {
 	s = strings.TrimPrefix(s, "\uFEFF")
-	s = strings.ReplaceAll(s, "\r\n", "\n")
-	var b strings.Builder
-	b.Grow(len(s))
-	for _, r := range s {
+	b := make([]byte, 0, len(s))
+	lineStart := 0 // in b
+	endLine := func() {
+		for len(b) > lineStart && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t') {
+			b = b[:len(b)-1]
+		}
+		b = append(b, '\n')
+		lineStart = len(b)
+	}
+	for i := 0; i < len(s); {
+		// A run of printable ASCII and tabs, most of a text, is copied as
+		// it is.
+		j := i
+		for j < len(s) && (' ' <= s[j] && s[j] < 0x7F || s[j] == '\t') {
+			j++
+		}
+		b = append(b, s[i:j]...)
+		if i = j; i == len(s) {
+			break
+		}
+		if c := s[i]; c < utf8.RuneSelf { // a control character: the others go
+			i++
+			switch {
+			case c == '\r' && i < len(s) && s[i] == '\n':
+				// CRLF: the LF ends the line.
+			case c == '\n' || c == '\r' || c == '\f' || c == '\v':
+				endLine()
+			}
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
 		switch {
-		case r == '\r' || r == '\f' || r == '\v':
-			b.WriteByte('\n')
-		case r == '\n' || r == '\t':
-			b.WriteRune(r)
 		case r == '\u200B' || r == '\u200C' || r == '\u200D' || r == '\u2060' || r == '\uFEFF':
 		case unicode.IsControl(r) || textnorm.IsBidiControl(r):
 		case unicode.IsSpace(r):
-			b.WriteByte(' ')
+			b = append(b, ' ')
 		default:
-			b.WriteRune(r)
+			b = utf8.AppendRune(b, r)
 		}
 	}
-	lines := strings.Split(b.String(), "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimRight(l, " \t")
-	}
-	return strings.Join(lines, "\n")
+	endLine()
+	return string(b[:len(b)-1])
 }
 
 // imageRe matches Markdown image markup, including the scraped form whose alt
@@ -215,7 +239,7 @@ var (
 // items between bars or bullets ("Status | Blog | Careers | Sign in"), or
 // links to pages of the same site and nothing else.
 func isNavLine(line string) bool {
-	if !strings.ContainsAny(line, "|·•") && !strings.Contains(line, "](") {
+	if !mayBeNav(line) {
 		return false // neither bars nor links: most lines, decided without a regexp
 	}
 	t := strings.TrimSpace(listItemRe.ReplaceAllString(line, ""))
@@ -241,25 +265,39 @@ func isNavLine(line string) bool {
 	return false
 }
 
+// mayBeNav reports whether s holds a bar, a bullet or a link, as every
+// line isNavLine reports does. Each is looked for on its own:
+// strings.ContainsAny decodes every rune when its set is not ASCII.
+func mayBeNav(s string) bool {
+	return strings.IndexByte(s, '|') >= 0 || strings.Contains(s, "·") || strings.Contains(s, "•") || strings.Contains(s, "](")
+}
+
 // isFooter reports a copyright line ("© 2024 Acme Inc. All rights reserved.").
 func isFooter(l string) bool {
-	if len(l) >= 200 {
-		return false
-	}
-	found := false
-	for _, w := range []string{"©", "(c)", "(C)", "opyright", "ights reserved", "erechos reservados"} {
-		found = found || strings.Contains(l, w)
-	}
-	if !found {
+	if len(l) >= 200 || !mayBeFooter(l) {
 		return false
 	}
 	return footerRe.MatchString(strings.TrimSpace(l))
+}
+
+// mayBeFooter reports whether s holds a word of the lines isFooter reports.
+func mayBeFooter(s string) bool {
+	for _, w := range []string{"©", "(c)", "(C)", "opyright", "ights reserved", "erechos reservados"} {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // removeChrome drops lines that are share buttons, navigation or widgets
 // ("Tweet", "Share | Like", "Skip to content"), and copyright footers, and
 // returns what it removed.
 func removeChrome(s string) (string, []string) {
+	// A text with no bar, bullet or link has no line to test for a
+	// navigation bar. (Footers are tested line by line: only short lines
+	// can be one, and most of a text is in long ones.)
+	navs := mayBeNav(s)
 	lines := strings.Split(s, "\n")
 	kept := lines[:0]
 	var removed []string
@@ -268,7 +306,7 @@ func removeChrome(s string) (string, []string) {
 		if strings.HasPrefix(strings.TrimSpace(l), "```") {
 			inFence = !inFence
 		}
-		if !inFence && (isChrome(l) || isNavLine(l) || isFooter(l)) && !relatedHeading(l) {
+		if !inFence && (isChrome(l) || navs && isNavLine(l) || isFooter(l)) && !relatedHeading(l) {
 			removed = append(removed, strings.TrimSpace(l))
 			continue
 		}
@@ -295,19 +333,27 @@ type token struct {
 	start, end int
 }
 
+// asciiWordLower is, for each ASCII letter or digit, its lower case, and 0
+// for the other ASCII characters.
+var asciiWordLower = func() (t [utf8.RuneSelf]byte) {
+	for c := byte('0'); c <= '9'; c++ {
+		t[c] = c
+	}
+	for c := byte('a'); c <= 'z'; c++ {
+		t[c], t[c-'a'+'A'] = c, c
+	}
+	return t
+}()
+
 func tokenize(s string) []token {
 	toks := make([]token, 0, len(s)/6)
 	start := -1
 	var h uint64
 	for i, r := range s {
 		var isWord bool
-		if r < utf8.RuneSelf { // most text: the same answers as below, without the tables
-			switch {
-			case 'A' <= r && r <= 'Z':
-				isWord, r = true, r+'a'-'A'
-			case 'a' <= r && r <= 'z', '0' <= r && r <= '9':
-				isWord = true
-			}
+		if r < utf8.RuneSelf { // most text: the same answers as below, from a small table
+			l := asciiWordLower[r]
+			isWord, r = l != 0, rune(l)
 		} else {
 			isWord, r = unicode.IsLetter(r) || unicode.IsNumber(r), unicode.ToLower(r)
 		}

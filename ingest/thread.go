@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // thread is a forum or blog page split into the write-up and its comments.
@@ -19,6 +20,10 @@ type thread struct {
 // line) a line holding only a date: "uberduke" / "September 02, 2009 at 9:55am".
 var userLineRe = regexp.MustCompile(`^(?:[\p{L}\p{N}_.-]{2,40}|\p{Lu}[\p{L}'.-]{1,20}(?: \p{Lu}[\p{L}'.-]{1,20}){1,2})$`)
 
+// maxUserLineRunes is the longest line userLineRe matches: three names of
+// 21 letters and the spaces between them.
+const maxUserLineRunes = 65
+
 type header struct {
 	line, next int // the name line and the first line after the date
 	author     string
@@ -29,7 +34,7 @@ func findHeaders(lines []string) []header {
 	var hs []header
 	for i := 0; i < len(lines); i++ {
 		name := strings.TrimSpace(lines[i])
-		if !userLineRe.MatchString(name) || (i > 0 && strings.TrimSpace(lines[i-1]) != "") {
+		if i > 0 && strings.TrimSpace(lines[i-1]) != "" || utf8.RuneCountInString(name) > maxUserLineRunes || !userLineRe.MatchString(name) {
 			continue
 		}
 		j := i + 1
