@@ -229,6 +229,7 @@ func TestPasteFurniture(t *testing.T) {
 		{"cookie banner", "We use cookies to improve your experience. By continuing to browse you accept our cookie policy.\n\nDisk full on the primary database\n\n" + lead, "cookie_banner", "cookie policy"},
 		{"comment form", "Disk full on the primary database\n\n" + lead + "\n\nWe moved the logs.\n\nLeave a Reply\n\nYour email address will not be published. Required fields are marked *\n\nName *\n\nEmail *\n\nPost Comment", "comment_form", "will not be published"},
 		{"footer", "Disk full on the primary database\n\n" + lead + "\n\n© 2024 Acme Inc. All rights reserved.", "footer", "All rights reserved"},
+		{"footer in capitals", "Disk full on the primary database\n\n" + lead + "\n\nCOPYRIGHT 2024 ACME INC. ALL RIGHTS RESERVED.", "footer", "ALL RIGHTS RESERVED"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			d := pasted(t, tt.text)

@@ -232,7 +232,8 @@ var (
 	navSepRe = regexp.MustCompile(`\s+[|·•]\s+`)
 	// A Markdown link to a place on the same site: "[Incidents](/summary)".
 	siteLinkRe = regexp.MustCompile(`!?\[[^\]\n]{0,80}\]\((?:/|#|\.)[^()\s]*\)`)
-	footerRe   = regexp.MustCompile(`(?i)^(?:©|\(c\)\s*\d{4}|copyright\s+(?:©|\(c\)|\d{4}))|all rights reserved|todos los derechos reservados`)
+	footerRe   = prefilter(`(?i)^(?:©|\(c\)\s*\d{4}|copyright\s+(?:©|\(c\)|\d{4}))|all rights reserved|todos los derechos reservados`,
+		"©", "(c)", "copyright", "rights reserved", "derechos reservados")
 )
 
 // isNavLine reports a navigation bar pasted as text: three or more short
@@ -274,20 +275,7 @@ func mayBeNav(s string) bool {
 
 // isFooter reports a copyright line ("© 2024 Acme Inc. All rights reserved.").
 func isFooter(l string) bool {
-	if len(l) >= 200 || !mayBeFooter(l) {
-		return false
-	}
-	return footerRe.MatchString(strings.TrimSpace(l))
-}
-
-// mayBeFooter reports whether s holds a word of the lines isFooter reports.
-func mayBeFooter(s string) bool {
-	for _, w := range []string{"©", "(c)", "(C)", "opyright", "ights reserved", "erechos reservados"} {
-		if strings.Contains(s, w) {
-			return true
-		}
-	}
-	return false
+	return len(l) < 200 && footerRe.MatchString(strings.TrimSpace(l))
 }
 
 // removeChrome drops lines that are share buttons, navigation or widgets
