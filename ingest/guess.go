@@ -177,12 +177,7 @@ func ownerMatches(text string, n int) [][]int {
 		if ix == nil {
 			continue
 		}
-		for i := range ix {
-			if ix[i] >= 0 {
-				ix[i] += p
-			}
-		}
-		out = append(out, ix)
+		out = append(out, shiftIndex(ix, p))
 		p = ix[1] - 1
 	}
 	return out

@@ -182,6 +182,17 @@ func equalASCIIFold(s, w string) bool {
 // regexpSpace is what \s matches in a regular expression.
 const regexpSpace = " \t\n\f\r"
 
+// shiftIndex moves a submatch index found in s[by:] to s's own offsets
+// (an unmatched group stays -1).
+func shiftIndex(ix []int, by int) []int {
+	for i := range ix {
+		if ix[i] >= 0 {
+			ix[i] += by
+		}
+	}
+	return ix
+}
+
 // asciiWordByte is \b's idea of a word character: ASCII letters, digits, _.
 func asciiWordByte(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'

@@ -789,12 +789,7 @@ func runInLabels(p string) [][]int {
 		if m == nil {
 			continue
 		}
-		for k := range m {
-			if m[k] >= 0 {
-				m[k] += at
-			}
-		}
-		out = append(out, m)
+		out = append(out, shiftIndex(m, at))
 	}
 }
 
