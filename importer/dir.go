@@ -114,6 +114,7 @@ func (pl *Pipeline) Dir(ctx context.Context, dir, author string) (_ []Result, er
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	cpu := newCores()
+	pc := newPace()
 	type batch struct{ files, waiting []importFile }
 	batches := make(chan batch, 1)
 	go func() {
@@ -132,7 +133,7 @@ func (pl *Pipeline) Dir(ctx context.Context, dir, author string) (_ []Result, er
 		if err := stopped(ctx); err != nil {
 			return nil, err
 		}
-		again, err := importFiles(ctx, cpu, pl.lib, b.files)
+		again, err := importFiles(ctx, cpu, pc, pl.lib, b.files)
 		if err != nil {
 			return nil, err
 		}
@@ -143,7 +144,7 @@ func (pl *Pipeline) Dir(ctx context.Context, dir, author string) (_ []Result, er
 		// Check them again: the pipeline checks variant_of against what
 		// is imported now.
 		files, waiting := pl.readBatch(ctx, cpu, author, root, retry)
-		again, err := importFiles(ctx, cpu, pl.lib, files)
+		again, err := importFiles(ctx, cpu, pc, pl.lib, files)
 		if err != nil {
 			return nil, err
 		}
@@ -251,13 +252,13 @@ func (pl *Pipeline) readBatch(ctx context.Context, cpu cores, author string, roo
 // importFiles imports files (importPaced) and records each outcome.
 // It returns the files to try again: variants whose original is not
 // imported yet.
-func importFiles(ctx context.Context, cpu cores, lib *library.Library, files []importFile) ([]importFile, error) {
+func importFiles(ctx context.Context, cpu cores, pc *pace, lib *library.Library, files []importFile) ([]importFile, error) {
 	ps := make([]*store.Postmortem, len(files))
 	for i := range files {
 		p := files[i].p
 		ps[i] = &p
 	}
-	errs, err := importPaced(ctx, cpu, lib, ps)
+	errs, err := importPaced(ctx, cpu, pc, lib, ps)
 	if err != nil {
 		return nil, err
 	}
@@ -298,26 +299,52 @@ const (
 	importPause  = 120 * time.Millisecond
 )
 
+// pace sizes an import's transactions to last about importTxTime each:
+// the first few files, then as many as the last transaction's pace fits
+// (at most twice as many, and importBatch). It lasts the whole import, so
+// that each read batch does not start again from a few files (a 10,000-file
+// import committed 40 times, not 12, and paused after each).
+type pace struct {
+	size      int       // files in the next transaction
+	committed time.Time // when the last transaction ended; zero before the first
+}
+
+func newPace() *pace { return &pace{size: 32} }
+
+// wait pauses until importPause has passed since the last commit (not at
+// all if the import waited that long for its readers), or ctx ends.
+func (pc *pace) wait(ctx context.Context) error {
+	if pc.committed.IsZero() {
+		return nil
+	}
+	select {
+	case <-time.After(importPause - time.Since(pc.committed)):
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// done records that a transaction of n files took took.
+func (pc *pace) done(n int, took time.Duration) {
+	pc.committed = time.Now()
+	took = max(took, time.Millisecond)
+	pc.size = max(1, min(2*n, importBatch, int(int64(n)*int64(importTxTime)/int64(took))))
+}
+
 // importPaced imports ps as ImportPostmortems does, in transactions sized
-// to last about importTxTime each: the first few files, then as many as
-// the last transaction's pace fits (at most twice as many). Only the last
-// folds the insight and follow-up counts, for all of them
-// (store.FoldCountsLater): they are behind for at most importBatch files,
-// and a save in another process folds at most that many. An error stops
-// it, with the transactions before it committed (and their counts folded
-// by the next write).
-func importPaced(ctx context.Context, cpu cores, lib *library.Library, ps []*store.Postmortem) ([]error, error) {
+// by pc, pausing between them. Only the last folds the insight and
+// follow-up counts, for all of them (store.FoldCountsLater): they are
+// behind for at most importBatch files, and a save in another process
+// folds at most that many. An error stops it, with the transactions before
+// it committed (and their counts folded by the next write).
+func importPaced(ctx context.Context, cpu cores, pc *pace, lib *library.Library, ps []*store.Postmortem) ([]error, error) {
 	errs := make([]error, 0, len(ps))
-	n := 32
 	for start := 0; start < len(ps); {
-		if start > 0 {
-			select {
-			case <-time.After(importPause):
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			}
+		if err := pc.wait(ctx); err != nil {
+			return nil, err
 		}
-		tx := ps[start:min(start+n, len(ps))]
+		tx := ps[start:min(start+pc.size, len(ps))]
 		var opts []store.ImportOption
 		if start+len(tx) < len(ps) {
 			opts = append(opts, store.FoldCountsLater)
@@ -328,14 +355,14 @@ func importPaced(ctx context.Context, cpu cores, lib *library.Library, ps []*sto
 		cpu.do(func() {
 			began := time.Now()
 			txErrs, err = lib.ImportPostmortems(ctx, tx, opts...)
-			took = max(time.Since(began), time.Millisecond)
+			took = time.Since(began)
 		})
 		if err != nil {
 			return nil, err
 		}
 		errs = append(errs, txErrs...)
 		start += len(tx)
-		n = max(1, min(2*len(tx), importBatch, int(int64(len(tx))*int64(importTxTime)/int64(took))))
+		pc.done(len(tx), took)
 	}
 	return errs, nil
 }
