@@ -56,30 +56,53 @@ func foldFollowUpPostmortems(ctx context.Context, tx *writeTx, ids []int64) erro
 		}); err != nil {
 		return err
 	}
-	perPM := map[int64][][]string{}
 	// Every item counts for all (scope ''), for its postmortem's
-	// organization and for each pattern its postmortem is tagged with.
-	if err := scanRows(ctx, tx, `WITH items AS (SELECT a.postmortem_id, a.status, p.time_zone, substr(a.due_date, 1, 7) AS due, p.organization
-			FROM action_items a JOIN postmortems p ON p.id = a.postmortem_id
-			WHERE a.postmortem_id IN (SELECT value FROM json_each(?)) AND p.archived_at = '' AND p.restricted_to = '')
-		SELECT postmortem_id, '', status, time_zone, due, count(*) FROM items GROUP BY 1, 3, 4, 5
-		UNION ALL
-		SELECT postmortem_id, 'org:' || lower(organization), status, time_zone, due, count(*) FROM items WHERE organization != '' GROUP BY 1, 2, 3, 4, 5
-		UNION ALL
-		SELECT i.postmortem_id, 'pattern:' || t.pattern_slug, i.status, i.time_zone, i.due, count(*)
-			FROM items i JOIN (SELECT DISTINCT postmortem_id, pattern_slug FROM tags WHERE postmortem_id IN (SELECT value FROM json_each(?))) t
-			ON t.postmortem_id = i.postmortem_id GROUP BY 1, 2, 3, 4, 5`, []any{list, list}, func(rs *sql.Rows) error {
-		var id int64
-		var k followupKey
-		var n int
-		if err := rs.Scan(&id, &k.scope, &k.status, &k.zone, &k.month, &n); err != nil {
+	// organization and for each pattern its postmortem is tagged with,
+	// counted here rather than by three groupings of one join in SQL
+	// (which took four fifths of a fold's time).
+	patterns := map[int64][]string{}
+	if err := scanRows(ctx, tx, `SELECT DISTINCT postmortem_id, pattern_slug FROM tags WHERE postmortem_id IN (SELECT value FROM json_each(?))`,
+		[]any{list}, func(rs *sql.Rows) error {
+			var id int64
+			var slug string
+			err := rs.Scan(&id, &slug)
+			patterns[id] = append(patterns[id], "pattern:"+slug)
 			return err
-		}
-		delta[k] += n
-		perPM[id] = append(perPM[id], []string{k.scope, k.status, k.zone, k.month, strconv.Itoa(n)})
-		return nil
-	}); err != nil {
+		}); err != nil {
 		return err
+	}
+	type share struct {
+		id int64
+		k  followupKey
+	}
+	shares := map[share]int{}
+	if err := scanRows(ctx, tx, `SELECT a.postmortem_id, a.status, p.time_zone, substr(a.due_date, 1, 7), p.organization
+			FROM action_items a JOIN postmortems p ON p.id = a.postmortem_id
+			WHERE a.postmortem_id IN (SELECT value FROM json_each(?)) AND p.archived_at = '' AND p.restricted_to = ''`, []any{list},
+		func(rs *sql.Rows) error {
+			var id int64
+			var k followupKey
+			var org string
+			if err := rs.Scan(&id, &k.status, &k.zone, &k.month, &org); err != nil {
+				return err
+			}
+			shares[share{id, k}]++
+			if org != "" {
+				k.scope = "org:" + foldCase(org)
+				shares[share{id, k}]++
+			}
+			for _, scope := range patterns[id] {
+				k.scope = scope
+				shares[share{id, k}]++
+			}
+			return nil
+		}); err != nil {
+		return err
+	}
+	perPM := map[int64][][]string{}
+	for sh, n := range shares {
+		delta[sh.k] += n
+		perPM[sh.id] = append(perPM[sh.id], []string{sh.k.scope, sh.k.status, sh.k.zone, sh.k.month, strconv.Itoa(n)})
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM followup_postmortems WHERE postmortem_id IN (SELECT value FROM json_each(?))`, list); err != nil {
 		return err
