@@ -133,7 +133,7 @@ func (pl *Pipeline) Dir(ctx context.Context, dir, author string) (_ []Result, er
 		if err := stopped(ctx); err != nil {
 			return nil, err
 		}
-		again, err := importFiles(ctx, cpu, pc, pl.lib, b.files)
+		again, err := pl.importFiles(ctx, cpu, pc, b.files)
 		if err != nil {
 			return nil, err
 		}
@@ -144,7 +144,7 @@ func (pl *Pipeline) Dir(ctx context.Context, dir, author string) (_ []Result, er
 		// Check them again: the pipeline checks variant_of against what
 		// is imported now.
 		files, waiting := pl.readBatch(ctx, cpu, author, root, retry)
-		again, err := importFiles(ctx, cpu, pc, pl.lib, files)
+		again, err := pl.importFiles(ctx, cpu, pc, files)
 		if err != nil {
 			return nil, err
 		}
@@ -252,13 +252,13 @@ func (pl *Pipeline) readBatch(ctx context.Context, cpu cores, author string, roo
 // importFiles imports files (importPaced) and records each outcome.
 // It returns the files to try again: variants whose original is not
 // imported yet.
-func importFiles(ctx context.Context, cpu cores, pc *pace, lib *library.Library, files []importFile) ([]importFile, error) {
+func (pl *Pipeline) importFiles(ctx context.Context, cpu cores, pc *pace, files []importFile) ([]importFile, error) {
 	ps := make([]*store.Postmortem, len(files))
 	for i := range files {
 		p := files[i].p
 		ps[i] = &p
 	}
-	errs, err := importPaced(ctx, cpu, pc, lib, ps)
+	errs, err := pl.importPaced(ctx, cpu, pc, ps)
 	if err != nil {
 		return nil, err
 	}
@@ -333,28 +333,27 @@ func (pc *pace) done(n int, took time.Duration) {
 }
 
 // importPaced imports ps as ImportPostmortems does, in transactions sized
-// by pc, pausing between them. Only the last folds the insight and
-// follow-up counts, for all of them (store.FoldCountsLater): they are
-// behind for at most importBatch files, and a save in another process
-// folds at most that many. An error stops it, with the transactions before
-// it committed (and their counts folded by the next write).
-func importPaced(ctx context.Context, cpu cores, pc *pace, lib *library.Library, ps []*store.Postmortem) ([]error, error) {
+// by pc, pausing between them, each leaving the insight and follow-up
+// counts to a fold of its own once ps are all imported
+// (store.FoldCountsLater): they are behind for at most importBatch files,
+// and a save in another process folds at most that many. The fold is a
+// transaction of its own (about a second for 2,048 files), so that no
+// transaction holds the lock for two, and the pace is not set by it. An
+// error stops it, with the transactions before it committed (and their
+// counts folded by the next write).
+func (pl *Pipeline) importPaced(ctx context.Context, cpu cores, pc *pace, ps []*store.Postmortem) ([]error, error) {
 	errs := make([]error, 0, len(ps))
 	for start := 0; start < len(ps); {
 		if err := pc.wait(ctx); err != nil {
 			return nil, err
 		}
 		tx := ps[start:min(start+pc.size, len(ps))]
-		var opts []store.ImportOption
-		if start+len(tx) < len(ps) {
-			opts = append(opts, store.FoldCountsLater)
-		}
 		var txErrs []error
 		var err error
 		var took time.Duration
 		cpu.do(func() {
 			began := time.Now()
-			txErrs, err = lib.ImportPostmortems(ctx, tx, opts...)
+			txErrs, err = pl.lib.ImportPostmortems(ctx, tx, store.FoldCountsLater)
 			took = time.Since(began)
 		})
 		if err != nil {
@@ -364,7 +363,13 @@ func importPaced(ctx context.Context, cpu cores, pc *pace, lib *library.Library,
 		start += len(tx)
 		pc.done(len(tx), took)
 	}
-	return errs, nil
+	if err := pc.wait(ctx); err != nil {
+		return nil, err
+	}
+	var err error
+	cpu.do(func() { err = pl.store.FoldCounts(ctx) })
+	pc.committed = time.Now()
+	return errs, err
 }
 
 // readFile reads and cleans the file name of root (readSigned), signed by
