@@ -290,13 +290,14 @@ func (pl *Pipeline) importFiles(ctx context.Context, cpu cores, pc *pace, files 
 // A server writing to the same database waits for the write lock while an
 // import's transaction holds it (SQLite has one writer): an import commits
 // in transactions of about importTxTime, and pauses importPause between
-// them, longer than the longest sleep of SQLite's busy handler (100 ms),
-// so that a save waiting in another process finds the lock free and goes
-// first. Users' saves then wait about a second at most; the import pays
-// about a tenth of its time, and commits more often.
+// them, ten times as long as a waiting write takes to try again
+// (store.writeRetry, 2 ms), so that a save waiting in another process
+// finds the lock free and goes first. Users' saves then wait about a
+// second at most. The pause was 120 ms while a waiting write slept as
+// SQLite's busy handler does (up to 100 ms): a sixth of an import's time.
 const (
 	importTxTime = time.Second
-	importPause  = 120 * time.Millisecond
+	importPause  = 20 * time.Millisecond
 )
 
 // pace sizes an import's transactions to last about importTxTime each:

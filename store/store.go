@@ -15,7 +15,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	"modernc.org/sqlite" // registers the "sqlite" driver
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 var (
@@ -53,6 +54,9 @@ type Store struct {
 	// foldChunk is how many marked groups or postmortems a fold counts at
 	// once (foldChunk, unless a test sets fewer).
 	foldChunk int
+	// busyTimeout is how long a write waits for the lock another process
+	// holds (BusyTimeout).
+	busyTimeout time.Duration
 
 	// writer admits one write transaction at a time. SQLite has one writer
 	// anyway; queueing here is first come, first served and bounded by the
@@ -90,9 +94,10 @@ type OpenOption func(*openConfig)
 // openConfig is what the OpenOptions set: the DSN's parameters and the
 // store's printer.
 type openConfig struct {
-	q         url.Values
-	printer   Printer
-	foldChunk int // 0 for foldChunk
+	q           url.Values
+	printer     Printer
+	foldChunk   int           // 0 for foldChunk
+	busyTimeout time.Duration // 0 for defaultBusyTimeout
 }
 
 // WithPrinter has the store fingerprint every text it writes with p, and
@@ -116,6 +121,7 @@ func CheckpointsByReplication() OpenOption {
 // default is 5 s.
 func BusyTimeout(d time.Duration) OpenOption {
 	return func(c *openConfig) {
+		c.busyTimeout = d
 		q := &c.q
 		// In place of dsn's: the driver runs busy_timeout pragmas first, in
 		// no set order among themselves.
@@ -136,7 +142,8 @@ func Open(ctx context.Context, path string, opts ...OpenOption) (*Store, error) 
 		db.Close()
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
-	s := &Store{db: &database{DB: db}, Now: time.Now, writer: make(chan struct{}, 1), path: path, printer: cfg.printer, foldChunk: cmp.Or(cfg.foldChunk, foldChunk)}
+	s := &Store{db: &database{DB: db}, Now: time.Now, writer: make(chan struct{}, 1), path: path, printer: cfg.printer,
+		foldChunk: cmp.Or(cfg.foldChunk, foldChunk), busyTimeout: cmp.Or(cfg.busyTimeout, defaultBusyTimeout)}
 	s.derived = NewCache[any](s, derivedMax, nil)
 	if err := s.open(ctx); err != nil {
 		db.Close()
@@ -194,7 +201,7 @@ func dsn(path string, cfg *openConfig, opts ...OpenOption) string {
 	cfg.q = url.Values{}
 	q := &cfg.q
 	q.Add("_pragma", "foreign_keys(1)")
-	q.Add("_pragma", "busy_timeout(5000)")
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", defaultBusyTimeout.Milliseconds()))
 	q.Add("_pragma", "journal_mode(WAL)")
 	// In WAL mode, synchronous=NORMAL can lose the last transactions on a
 	// power cut but never corrupts the file, and survives a process crash
@@ -237,10 +244,11 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *writeTx) error) (err error
 		return ctx.Err()
 	}
 	defer func() { <-s.writer }()
-	sqlTx, err := s.db.BeginTx(ctx, nil)
+	sqlTx, release, err := s.beginWrite(ctx)
 	if err != nil {
 		return err
 	}
+	defer release()
 	defer sqlTx.Rollback()
 	tx := &writeTx{stmtTx: &stmtTx{Tx: sqlTx, db: s.db, stmts: map[string]*sql.Stmt{}}, printer: s.printer}
 	if err := fn(tx); err != nil {
@@ -275,6 +283,62 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *writeTx) error) (err error
 		s.eventsWritten()
 	}
 	return nil
+}
+
+// defaultBusyTimeout is how long a write waits for the lock another
+// process holds, unless BusyTimeout says otherwise.
+const defaultBusyTimeout = 5 * time.Second
+
+// writeRetry is how often a write waiting for the lock another process
+// holds (an import between two of its transactions, sqlite3) tries to
+// take it again. SQLite's busy handler, which every other statement keeps,
+// sleeps up to 100 ms between tries: an import then had to pause longer
+// than that after each transaction for a waiting save to find the lock
+// free, about a sixth of its time (importer.importPause).
+const writeRetry = 2 * time.Millisecond
+
+// beginWrite begins a write transaction (BEGIN IMMEDIATE, which takes the
+// write lock) on a connection of its own, with SQLite's busy handler off
+// until it has the lock: it tries every writeRetry until the busy timeout,
+// and then fails as SQLITE_BUSY, as the handler would have. release gives
+// the connection back, after the transaction ends.
+func (s *Store) beginWrite(ctx context.Context) (tx *sql.Tx, release func(), err error) {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	busyTimeout := fmt.Sprintf(`PRAGMA busy_timeout = %d`, s.busyTimeout.Milliseconds())
+	defer func() {
+		if err != nil {
+			_, restored := conn.ExecContext(context.WithoutCancel(ctx), busyTimeout)
+			err = errors.Join(err, restored, conn.Close())
+		}
+	}()
+	if _, err := conn.ExecContext(ctx, `PRAGMA busy_timeout = 0`); err != nil {
+		return nil, nil, err
+	}
+	deadline := time.Now().Add(s.busyTimeout)
+	for {
+		tx, err = conn.BeginTx(ctx, nil)
+		var se *sqlite.Error
+		if err == nil || !errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_BUSY || time.Now().After(deadline) {
+			break
+		}
+		select {
+		case <-time.After(writeRetry):
+		case <-ctx.Done():
+			return nil, nil, errors.Join(err, ctx.Err())
+		}
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	// Every statement of the transaction waits as any other would.
+	if _, err = tx.ExecContext(ctx, busyTimeout); err != nil {
+		tx.Rollback()
+		return nil, nil, err
+	}
+	return tx, func() { conn.Close() }, nil
 }
 
 // writeTx is a write transaction; its statements are prepared once (stmtTx).
