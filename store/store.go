@@ -96,8 +96,8 @@ type OpenOption func(*openConfig)
 type openConfig struct {
 	q           url.Values
 	printer     Printer
-	foldChunk   int           // 0 for foldChunk
-	busyTimeout time.Duration // 0 for defaultBusyTimeout
+	foldChunk   int // 0 for foldChunk
+	busyTimeout time.Duration
 }
 
 // WithPrinter has the store fingerprint every text it writes with p, and
@@ -143,7 +143,7 @@ func Open(ctx context.Context, path string, opts ...OpenOption) (*Store, error) 
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
 	s := &Store{db: &database{DB: db}, Now: time.Now, writer: make(chan struct{}, 1), path: path, printer: cfg.printer,
-		foldChunk: cmp.Or(cfg.foldChunk, foldChunk), busyTimeout: cmp.Or(cfg.busyTimeout, defaultBusyTimeout)}
+		foldChunk: cmp.Or(cfg.foldChunk, foldChunk), busyTimeout: cfg.busyTimeout}
 	s.derived = NewCache[any](s, derivedMax, nil)
 	if err := s.open(ctx); err != nil {
 		db.Close()
@@ -198,7 +198,7 @@ func (s *Store) open(ctx context.Context) error {
 // takes the write lock at BEGIN so two writers queue on busy_timeout instead
 // of failing half-way with SQLITE_BUSY.
 func dsn(path string, cfg *openConfig, opts ...OpenOption) string {
-	cfg.q = url.Values{}
+	cfg.q, cfg.busyTimeout = url.Values{}, defaultBusyTimeout
 	q := &cfg.q
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", defaultBusyTimeout.Milliseconds()))
@@ -327,7 +327,7 @@ func (s *Store) beginWrite(ctx context.Context) (tx *sql.Tx, release func(), err
 		select {
 		case <-time.After(writeRetry):
 		case <-ctx.Done():
-			return nil, nil, errors.Join(err, ctx.Err())
+			return nil, nil, ctx.Err()
 		}
 	}
 	if err != nil {
