@@ -67,6 +67,53 @@ func TestDir(t *testing.T) {
 	}
 }
 
+// TestDirAcrossBatches: read two files at a time, a variant read in the
+// same batch as its original, or in the batch before it, is linked once
+// the original is imported (checked again with a later batch, or at the
+// end), and one whose original is nowhere still fails.
+func TestDirAcrossBatches(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	front := func(title, extra string) string {
+		return "---\ntitle: " + title + "\norganization: Example\n" + extra + "---\nThe queue stopped draining at noon.\n"
+	}
+	for name, text := range map[string]string{
+		"a1.md": front("La cola dejó de vaciarse", "language: es\nvariant_of: queue-stopped-draining\n"),
+		"b2.md": front("Queue stopped draining", ""),
+		"c3.md": front("Orphan rewrite", "variant_of: no-such-postmortem\n"),
+		"d4.md": front("Disk filled on the primary", ""),
+		"e5.md": front("Cache stampede, told again", "variant_of: cache-stampede-at-noon\nvariant_kind: rewrite\n"),
+		"f6.md": front("Cache stampede at noon", ""),
+		"g7.md": front("Certificate expired", ""),
+		"h8.md": front("Retry storm after deploy", ""),
+		"i9.md": front("Clock skew broke tokens", ""),
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, pl := catalogueOnly(t)
+	importer.SetBatch(pl, 2)
+	got, err := pl.Dir(t.Context(), dir, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []importer.Result{
+		{File: "a1.md", Status: "linked", Detail: "la-cola-dejo-de-vaciarse, translation of queue-stopped-draining"},
+		{File: "b2.md", Status: "created", Detail: "queue-stopped-draining"},
+		{File: "c3.md", Status: "failed", Detail: "variant_of: Choose an existing postmortem from the list."},
+		{File: "d4.md", Status: "created", Detail: "disk-filled-on-the-primary"},
+		{File: "e5.md", Status: "linked", Detail: "cache-stampede-told-again, rewrite of cache-stampede-at-noon"},
+		{File: "f6.md", Status: "created", Detail: "cache-stampede-at-noon"},
+		{File: "g7.md", Status: "created", Detail: "certificate-expired"},
+		{File: "h8.md", Status: "created", Detail: "retry-storm-after-deploy"},
+		{File: "i9.md", Status: "created", Detail: "clock-skew-broke-tokens"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Dir =\n%+v\nwant\n%+v", got, want)
+	}
+}
+
 // catalogueOnly is a store holding the pattern catalogue alone, and the
 // import pipeline into it.
 func catalogueOnly(t *testing.T) (*store.Store, *importer.Pipeline) {

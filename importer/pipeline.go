@@ -16,6 +16,9 @@ type Pipeline struct {
 	store *store.Store
 	lib   *library.Library
 	check *Checker
+	// batch is how many files Dir reads ahead: importBatch, unless a test
+	// sets fewer.
+	batch int
 }
 
 // New is the pipeline that imports into st; now bounds the dates.
@@ -24,7 +27,7 @@ func New(ctx context.Context, st *store.Store, now time.Time) (*Pipeline, error)
 	if err != nil {
 		return nil, err
 	}
-	return &Pipeline{store: st, lib: library.New(st), check: ch}, nil
+	return &Pipeline{store: st, lib: library.New(st), check: ch, batch: importBatch}, nil
 }
 
 // Read runs a document through the pipeline and returns the postmortem to
