@@ -28,7 +28,7 @@ type Result struct {
 }
 
 // importBatch is how many files are read ahead, and the most one
-// transaction imports (importPaced sizes them by time). Each postmortem
+// transaction imports (a pace sizes them by time). Each postmortem
 // adds rows all over some large indexes (fingerprint bands, facts, search
 // terms), so a commit writes most of their pages whatever the batch size:
 // large batches write each page once for many postmortems. It stays small
@@ -53,7 +53,7 @@ type importFile struct {
 // files are retried until no more can be imported, so a translation may
 // come before its original in name order. Files are read and cleaned on
 // every core, a batch ahead of the batch being imported, and each batch is
-// imported in transactions of about a second (importPaced). The error is a
+// imported in transactions of about a second (importFiles). The error is a
 // folder that cannot be read, a failed write, or ctx's end; what was
 // imported before it stays, counted. A file that cannot be imported is a
 // failed result.
@@ -61,7 +61,7 @@ func (pl *Pipeline) Dir(ctx context.Context, dir, author string) (_ []Result, er
 	defer func() {
 		if err != nil {
 			// Stopped (SIGTERM, a failed write): the transactions committed
-			// may have left their counts to a later fold (importPaced).
+			// may have left their counts to a later fold (importFiles).
 			// Fold them now rather than at the next write or start.
 			err = errors.Join(err, pl.store.FoldCounts(context.WithoutCancel(ctx)))
 		}
@@ -115,8 +115,10 @@ func (pl *Pipeline) Dir(ctx context.Context, dir, author string) (_ []Result, er
 	defer cancel()
 	cpu := newCores()
 	pc := newPace()
-	type batch struct{ files, waiting []importFile }
-	batches := make(chan batch, 1)
+	// The writer imports a batch's files as they are read, in order: it
+	// no longer waits for the first 2,048 to be read (a tenth of a
+	// 10,000-file import), and the readers stay a batch ahead of it.
+	batches := make(chan *readingBatch, 1)
 	// A file refused only because its original is not imported yet is
 	// checked again with a later batch, once the import of its own may
 	// have brought the original (a translation mostly follows it in the
@@ -134,12 +136,13 @@ func (pl *Pipeline) Dir(ctx context.Context, dir, author string) (_ []Result, er
 			pendingMu.Lock()
 			files, pending = append(pending, files...), nil
 			pendingMu.Unlock()
-			files, waiting := pl.readBatch(ctx, cpu, author, root, files)
+			b := newReadingBatch(files)
 			select {
-			case batches <- batch{files, waiting}:
+			case batches <- b:
 			case <-ctx.Done():
 				return
 			}
+			pl.readBatch(ctx, cpu, author, root, b)
 		}
 	}()
 	var retry []importFile
@@ -148,12 +151,12 @@ func (pl *Pipeline) Dir(ctx context.Context, dir, author string) (_ []Result, er
 		if err := stopped(ctx); err != nil {
 			return nil, err
 		}
-		again, err := pl.importFiles(ctx, cpu, pc, b.files)
+		again, err := pl.importFiles(ctx, cpu, pc, b)
 		if err != nil {
 			return nil, err
 		}
 		pendingMu.Lock()
-		for _, f := range append(b.waiting, again...) {
+		for _, f := range append(b.waitingFiles(), again...) {
 			if retriedWith[f.res] {
 				retry = append(retry, f)
 			} else {
@@ -168,12 +171,13 @@ func (pl *Pipeline) Dir(ctx context.Context, dir, author string) (_ []Result, er
 	for len(retry) > 0 {
 		// Check them again: the pipeline checks variant_of against what
 		// is imported now.
-		files, waiting := pl.readBatch(ctx, cpu, author, root, retry)
-		again, err := pl.importFiles(ctx, cpu, pc, files)
+		b := newReadingBatch(retry)
+		go pl.readBatch(ctx, cpu, author, root, b)
+		again, err := pl.importFiles(ctx, cpu, pc, b)
 		if err != nil {
 			return nil, err
 		}
-		again = append(again, waiting...)
+		again = append(again, b.waitingFiles()...)
 		if len(again) == len(retry) {
 			break // no progress: their originals are not in the folder
 		}
@@ -216,18 +220,77 @@ func (c cores) do(fn func()) {
 	fn()
 }
 
-// readBatch reads files through the import pipeline (those not read yet),
-// checks and prepares them, on every core that cpu hands out. A file that
-// cannot be read or that the pipeline refuses is marked failed and left
-// out; one refused only because the postmortem its variant_of names is not
-// imported yet is also returned as waiting, to be checked again once more
-// of the folder is imported.
-func (pl *Pipeline) readBatch(ctx context.Context, cpu cores, author string, root *os.Root, files []importFile) (ready, waiting []importFile) {
-	out := make([]importFile, len(files))
-	// What each file read to, kept for those that wait (files itself keeps
-	// nothing: the folder's list lives as long as the import).
-	reads := make([]*store.Postmortem, len(files))
-	wait := make([]bool, len(files))
+// readingBatch is a batch of files being read (readBatch), which the
+// writer takes in order as they are ready (take).
+type readingBatch struct {
+	files []importFile
+	mu    sync.Mutex
+	more  *sync.Cond // signalled as files are done
+	done  []bool
+	// ready is how many files, from the first, are done; taken how many
+	// of them the writer has taken.
+	ready, taken int
+	// waiting holds, at a file's index, the file refused only because
+	// the postmortem its variant_of names is not imported yet.
+	waiting []importFile
+}
+
+func newReadingBatch(files []importFile) *readingBatch {
+	b := &readingBatch{files: slices.Clone(files), done: make([]bool, len(files)), waiting: make([]importFile, len(files))}
+	b.more = sync.NewCond(&b.mu)
+	return b
+}
+
+// finish records that file i is read (or failed, or skipped).
+func (b *readingBatch) finish(i int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.done[i] = true
+	for b.ready < len(b.files) && b.done[b.ready] {
+		b.ready++
+	}
+	b.more.Broadcast()
+}
+
+// take waits until n more files are done (fewer at the batch's end) and
+// returns those ready to import; false once every file is taken.
+func (b *readingBatch) take(n int) ([]importFile, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.taken == len(b.files) {
+		return nil, false
+	}
+	want := min(b.taken+n, len(b.files))
+	for b.ready < want {
+		b.more.Wait()
+	}
+	var out []importFile
+	for j := b.taken; j < want; j++ {
+		if b.files[j].res != nil {
+			out = append(out, b.files[j])
+		}
+		b.files[j] = importFile{} // the batch keeps no text it handed on
+	}
+	b.taken = want
+	return out, true
+}
+
+// waitingFiles are b's waiting files, in b's order, once every file is
+// taken.
+func (b *readingBatch) waitingFiles() []importFile {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return slices.DeleteFunc(slices.Clone(b.waiting), func(f importFile) bool { return f.res == nil })
+}
+
+// readBatch reads b's files through the import pipeline (those not read
+// yet), checks and prepares them, on every core that cpu hands out. A file
+// that cannot be read or that the pipeline refuses is marked failed and
+// left out; one refused only because the postmortem its variant_of names
+// is not imported yet is also kept (waitingFiles), to be checked again
+// once more of the folder is imported.
+func (pl *Pipeline) readBatch(ctx context.Context, cpu cores, author string, root *os.Root, b *readingBatch) {
+	files := b.files
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for range runtime.GOMAXPROCS(0) {
@@ -236,28 +299,10 @@ func (pl *Pipeline) readBatch(ctx context.Context, cpu cores, author string, roo
 			defer wg.Done()
 			for i := range next {
 				if ctx.Err() != nil {
+					b.skip(i)
 					continue // stopping (SIGTERM): Dir returns the error
 				}
-				cpu.do(func() {
-					res := files[i].res
-					if reads[i] = files[i].read; reads[i] == nil {
-						read, err := pl.readFile(root, author, res.File)
-						if err != nil {
-							res.Status, res.Detail = "failed", err.Error()
-							return
-						}
-						reads[i] = &read
-					}
-					p, err := pl.checkFile(ctx, root, res.File, *reads[i])
-					if err != nil {
-						res.Status, res.Detail = "failed", err.Error()
-						var fields store.FieldErrors
-						wait[i] = errors.As(err, &fields) && len(fields) == 1 && fields["variant_of"] != ""
-						return
-					}
-					library.PrepareImport(&p)
-					out[i] = importFile{res: res, read: reads[i], p: p}
-				})
+				cpu.do(func() { pl.readOne(ctx, author, root, b, i) })
 			}
 		}()
 	}
@@ -266,50 +311,128 @@ func (pl *Pipeline) readBatch(ctx context.Context, cpu cores, author string, roo
 	}
 	close(next)
 	wg.Wait()
-	for i, w := range wait {
-		if w {
-			waiting = append(waiting, importFile{res: files[i].res, read: reads[i]})
-		}
-	}
-	return slices.DeleteFunc(out, func(f importFile) bool { return f.res == nil }), waiting
 }
 
-// importFiles imports files (importPaced) and records each outcome.
-// It returns the files to try again: variants whose original is not
-// imported yet.
-func (pl *Pipeline) importFiles(ctx context.Context, cpu cores, pc *pace, files []importFile) ([]importFile, error) {
-	ps := make([]*store.Postmortem, len(files))
-	for i := range files {
-		p := files[i].p
-		ps[i] = &p
-	}
-	errs, err := pl.importPaced(ctx, cpu, pc, ps)
-	if err != nil {
-		return nil, err
-	}
-	var retry []importFile
-	for i, err := range errs {
-		res, p := files[i].res, ps[i]
-		var fields store.FieldErrors
-		var dup *store.DuplicateError
-		switch {
-		case err == nil && p.VariantOf != "":
-			res.Status, res.Detail = "linked", fmt.Sprintf("%s, %s of %s", p.Slug, p.VariantKind, p.VariantOf)
-		case err == nil:
-			res.Status, res.Detail = "created", p.Slug
-		case errors.As(err, &dup):
-			res.Status, res.Detail = "skipped", "already imported as "+dup.Slug
-		case errors.As(err, &fields) && len(fields) == 1 && fields["variant_of"] != "":
-			// Its original may be a file not imported yet: retry it later.
-			res.Status, res.Detail = "failed", fields["variant_of"]
-			retry = append(retry, importFile{res: res, read: files[i].read})
-		case errors.As(err, &fields):
-			res.Status, res.Detail = "failed", fields.Error()
-		default:
+// skip marks b's file i as left out, unread.
+func (b *readingBatch) skip(i int) {
+	b.mu.Lock()
+	b.files[i] = importFile{}
+	b.mu.Unlock()
+	b.finish(i)
+}
+
+// readOne reads, checks and prepares b's file i.
+func (pl *Pipeline) readOne(ctx context.Context, author string, root *os.Root, b *readingBatch, i int) {
+	f := b.files[i] // the readers own b.files[i] until finish(i)
+	res, read := f.res, f.read
+	if read == nil {
+		p, err := pl.readFile(root, author, res.File)
+		if err != nil {
 			res.Status, res.Detail = "failed", err.Error()
+			b.skip(i)
+			return
+		}
+		read = &p
+	}
+	p, err := pl.checkFile(ctx, root, res.File, *read)
+	if err != nil {
+		res.Status, res.Detail = "failed", err.Error()
+		var fields store.FieldErrors
+		if errors.As(err, &fields) && len(fields) == 1 && fields["variant_of"] != "" {
+			// What it read is kept for the next check (files itself keeps
+			// nothing: the folder's list lives as long as the import).
+			b.mu.Lock()
+			b.waiting[i] = importFile{res: res, read: read}
+			b.mu.Unlock()
+		}
+		b.skip(i)
+		return
+	}
+	library.PrepareImport(&p)
+	b.mu.Lock()
+	b.files[i] = importFile{res: res, read: read, p: p}
+	b.mu.Unlock()
+	b.finish(i)
+}
+
+// importFiles imports b's files as they are read, in transactions sized
+// by pc, pausing between them, and records each outcome. Each transaction
+// leaves the insight and follow-up counts to a fold of b's own once its
+// files are all imported (store.FoldCountsLater): they are behind for at
+// most a batch, and a save in another process folds at most that many.
+// The fold is a transaction of its own (about a second for 2,048 files),
+// so that no transaction holds the lock for two, and the pace is not set
+// by it. It returns the files to try again: variants whose original is
+// not imported yet. An error stops it, with the transactions before it
+// committed (and their counts folded by the next write).
+func (pl *Pipeline) importFiles(ctx context.Context, cpu cores, pc *pace, b *readingBatch) ([]importFile, error) {
+	var retry []importFile
+	for {
+		files, ok := b.take(pc.size)
+		if !ok {
+			break
+		}
+		if len(files) == 0 {
+			continue
+		}
+		if err := pc.wait(ctx); err != nil {
+			return nil, err
+		}
+		ps := make([]*store.Postmortem, len(files))
+		for i := range files {
+			p := files[i].p
+			ps[i] = &p
+		}
+		var errs []error
+		var err error
+		var took time.Duration
+		cpu.do(func() {
+			began := time.Now()
+			errs, err = pl.lib.ImportPostmortems(ctx, ps, store.FoldCountsLater)
+			took = time.Since(began)
+		})
+		if err != nil {
+			return nil, err
+		}
+		pc.done(len(ps), took)
+		for i, err := range errs {
+			if again := record(files[i], ps[i], err); again {
+				retry = append(retry, importFile{res: files[i].res, read: files[i].read})
+			}
 		}
 	}
-	return retry, nil
+	if err := pc.wait(ctx); err != nil {
+		return nil, err
+	}
+	var err error
+	cpu.do(func() { err = pl.store.FoldCounts(ctx) })
+	pc.committed = time.Now()
+	return retry, err
+}
+
+// record sets f's result from the import of p (err), and reports whether
+// to try it again: a variant whose original may be a file not imported
+// yet.
+func record(f importFile, p *store.Postmortem, err error) (again bool) {
+	res := f.res
+	var fields store.FieldErrors
+	var dup *store.DuplicateError
+	switch {
+	case err == nil && p.VariantOf != "":
+		res.Status, res.Detail = "linked", fmt.Sprintf("%s, %s of %s", p.Slug, p.VariantKind, p.VariantOf)
+	case err == nil:
+		res.Status, res.Detail = "created", p.Slug
+	case errors.As(err, &dup):
+		res.Status, res.Detail = "skipped", "already imported as "+dup.Slug
+	case errors.As(err, &fields) && len(fields) == 1 && fields["variant_of"] != "":
+		res.Status, res.Detail = "failed", fields["variant_of"]
+		return true
+	case errors.As(err, &fields):
+		res.Status, res.Detail = "failed", fields.Error()
+	default:
+		res.Status, res.Detail = "failed", err.Error()
+	}
+	return false
 }
 
 // A server writing to the same database waits for the write lock while an
@@ -356,46 +479,6 @@ func (pc *pace) done(n int, took time.Duration) {
 	pc.committed = time.Now()
 	took = max(took, time.Millisecond)
 	pc.size = max(1, min(2*n, importBatch, int(int64(n)*int64(importTxTime)/int64(took))))
-}
-
-// importPaced imports ps as ImportPostmortems does, in transactions sized
-// by pc, pausing between them, each leaving the insight and follow-up
-// counts to a fold of its own once ps are all imported
-// (store.FoldCountsLater): they are behind for at most importBatch files,
-// and a save in another process folds at most that many. The fold is a
-// transaction of its own (about a second for 2,048 files), so that no
-// transaction holds the lock for two, and the pace is not set by it. An
-// error stops it, with the transactions before it committed (and their
-// counts folded by the next write).
-func (pl *Pipeline) importPaced(ctx context.Context, cpu cores, pc *pace, ps []*store.Postmortem) ([]error, error) {
-	errs := make([]error, 0, len(ps))
-	for start := 0; start < len(ps); {
-		if err := pc.wait(ctx); err != nil {
-			return nil, err
-		}
-		tx := ps[start:min(start+pc.size, len(ps))]
-		var txErrs []error
-		var err error
-		var took time.Duration
-		cpu.do(func() {
-			began := time.Now()
-			txErrs, err = pl.lib.ImportPostmortems(ctx, tx, store.FoldCountsLater)
-			took = time.Since(began)
-		})
-		if err != nil {
-			return nil, err
-		}
-		errs = append(errs, txErrs...)
-		start += len(tx)
-		pc.done(len(tx), took)
-	}
-	if err := pc.wait(ctx); err != nil {
-		return nil, err
-	}
-	var err error
-	cpu.do(func() { err = pl.store.FoldCounts(ctx) })
-	pc.committed = time.Now()
-	return errs, err
 }
 
 // readFile reads and cleans the file name of root (readSigned), signed by
