@@ -52,8 +52,8 @@ type importFile struct {
 // matter names a variant_of are linked to that postmortem, once it exists:
 // files are retried until no more can be imported, so a translation may
 // come before its original in name order. Files are read and cleaned on
-// every core, a batch ahead of the batch being imported, and each batch is
-// imported in transactions of about a second (importFiles). The error is a
+// every core, at most a batch ahead of the writer, which imports them as
+// they are read, in transactions of about a second (importFiles). The error is a
 // folder that cannot be read, a failed write, or ctx's end; what was
 // imported before it stays, counted. A file that cannot be imported is a
 // failed result.
@@ -241,11 +241,12 @@ func newReadingBatch(files []importFile) *readingBatch {
 	return b
 }
 
-// finish records that file i is read (or failed, or skipped).
-func (b *readingBatch) finish(i int) {
+// finish records that file i is done: ready to import, or left out (the
+// zero importFile), and waiting for its original if waiting.res is set.
+func (b *readingBatch) finish(i int, ready, waiting importFile) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.done[i] = true
+	b.files[i], b.waiting[i], b.done[i] = ready, waiting, true
 	for b.ready < len(b.files) && b.done[b.ready] {
 		b.ready++
 	}
@@ -299,7 +300,7 @@ func (pl *Pipeline) readBatch(ctx context.Context, cpu cores, author string, roo
 			defer wg.Done()
 			for i := range next {
 				if ctx.Err() != nil {
-					b.skip(i)
+					b.finish(i, importFile{}, importFile{})
 					continue // stopping (SIGTERM): Dir returns the error
 				}
 				cpu.do(func() { pl.readOne(ctx, author, root, b, i) })
@@ -313,14 +314,6 @@ func (pl *Pipeline) readBatch(ctx context.Context, cpu cores, author string, roo
 	wg.Wait()
 }
 
-// skip marks b's file i as left out, unread.
-func (b *readingBatch) skip(i int) {
-	b.mu.Lock()
-	b.files[i] = importFile{}
-	b.mu.Unlock()
-	b.finish(i)
-}
-
 // readOne reads, checks and prepares b's file i.
 func (pl *Pipeline) readOne(ctx context.Context, author string, root *os.Root, b *readingBatch, i int) {
 	f := b.files[i] // the readers own b.files[i] until finish(i)
@@ -329,7 +322,7 @@ func (pl *Pipeline) readOne(ctx context.Context, author string, root *os.Root, b
 		p, err := pl.readFile(root, author, res.File)
 		if err != nil {
 			res.Status, res.Detail = "failed", err.Error()
-			b.skip(i)
+			b.finish(i, importFile{}, importFile{})
 			return
 		}
 		read = &p
@@ -337,22 +330,18 @@ func (pl *Pipeline) readOne(ctx context.Context, author string, root *os.Root, b
 	p, err := pl.checkFile(ctx, root, res.File, *read)
 	if err != nil {
 		res.Status, res.Detail = "failed", err.Error()
+		var waiting importFile
 		var fields store.FieldErrors
 		if errors.As(err, &fields) && len(fields) == 1 && fields["variant_of"] != "" {
 			// What it read is kept for the next check (files itself keeps
 			// nothing: the folder's list lives as long as the import).
-			b.mu.Lock()
-			b.waiting[i] = importFile{res: res, read: read}
-			b.mu.Unlock()
+			waiting = importFile{res: res, read: read}
 		}
-		b.skip(i)
+		b.finish(i, importFile{}, waiting)
 		return
 	}
 	library.PrepareImport(&p)
-	b.mu.Lock()
-	b.files[i] = importFile{res: res, read: read, p: p}
-	b.mu.Unlock()
-	b.finish(i)
+	b.finish(i, importFile{res: res, read: read, p: p}, importFile{})
 }
 
 // importFiles imports b's files as they are read, in transactions sized
@@ -452,7 +441,7 @@ const (
 // the first few files, then as many as the last transaction's pace fits
 // (at most twice as many, and importBatch). It lasts the whole import, so
 // that each read batch does not start again from a few files (a 10,000-file
-// import committed 40 times, not 12, and paused after each).
+// import committed 40 times, not 16, and paused after each).
 type pace struct {
 	size      int       // files in the next transaction
 	committed time.Time // when the last transaction ended; zero before the first

@@ -39,6 +39,23 @@ type FaultError struct {
 func (e *FaultError) Error() string { return e.Reason + ": " + e.Err.Error() }
 func (e *FaultError) Unwrap() error { return e.Err }
 
+// primaryCode is SQLite's primary result code in err (without the
+// extended part), or 0 when err is not SQLite's.
+func primaryCode(err error) int {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		return se.Code() & 0xff
+	}
+	return 0
+}
+
+// isBusy reports whether err is SQLite's refusal of a lock another
+// connection holds (a busy fault, once the wait is over).
+func isBusy(err error) bool {
+	c := primaryCode(err)
+	return c == sqlite3.SQLITE_BUSY || c == sqlite3.SQLITE_LOCKED
+}
+
 // asFault returns err as a *FaultError when it is a storage fault, else
 // err. dir is the database's folder: SQLite reports a write refused by a
 // file system that turned read-only as an I/O error, which the file
@@ -52,20 +69,17 @@ func asFault(err error, dir string) error {
 		return err
 	}
 	reason := ""
-	var se *sqlite.Error
-	if errors.As(err, &se) {
-		switch se.Code() & 0xff { // the primary code, without the extended part
-		case sqlite3.SQLITE_FULL:
-			reason = FaultDiskFull
-		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
-			reason = FaultBusy
-		case sqlite3.SQLITE_READONLY:
-			reason = FaultReadOnly
-		case sqlite3.SQLITE_IOERR:
-			reason = FaultIO
-		case sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
-			reason = FaultCorrupt
-		}
+	switch code := primaryCode(err); {
+	case code == sqlite3.SQLITE_FULL:
+		reason = FaultDiskFull
+	case isBusy(err):
+		reason = FaultBusy
+	case code == sqlite3.SQLITE_READONLY:
+		reason = FaultReadOnly
+	case code == sqlite3.SQLITE_IOERR:
+		reason = FaultIO
+	case code == sqlite3.SQLITE_CORRUPT, code == sqlite3.SQLITE_NOTADB:
+		reason = FaultCorrupt
 	}
 	switch {
 	case errors.Is(err, syscall.ENOSPC):

@@ -15,8 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"modernc.org/sqlite" // registers the "sqlite" driver
-	sqlite3 "modernc.org/sqlite/lib"
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
 var (
@@ -320,8 +319,7 @@ func (s *Store) beginWrite(ctx context.Context) (tx *sql.Tx, release func(), err
 	deadline := time.Now().Add(s.busyTimeout)
 	for {
 		tx, err = conn.BeginTx(ctx, nil)
-		var se *sqlite.Error
-		if err == nil || !errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_BUSY || time.Now().After(deadline) {
+		if !isBusy(err) || time.Now().After(deadline) {
 			break
 		}
 		select {
