@@ -211,7 +211,7 @@ func (s *Store) keptActionItemTotals(ctx context.Context, q itemQuery, f ActionI
 		lo, hi = min(lo, d[:7]+"-01"), max(hi, d)
 	}
 	conds := []string{`a.due_date >= ?`, `a.due_date < ?`, `p.archived_at = ''`, `p.restricted_to = ''`, q.overdue,
-		`a.due_date >= substr(` + q.today + `, 1, 7) || '-01'`}
+		`a.due_date >= substr(` + q.today.expr + `, 1, 7) || '-01'`}
 	args := append(append([]any{lo, hi}, q.overdueArgs...), q.overdueArgs...)
 	conds, args = append(conds, q.aConds...), append(args, q.aArgs...) // status, pattern
 	if f.Org != "" {

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"hindsight/postmortem"
 )
 
 // Services splits a postmortem's comma-separated services into names,
@@ -90,10 +92,18 @@ type ActionItemEntry struct {
 	Overdue         bool
 }
 
-// todayByZone returns an SQL expression for "today" at the postmortem p's
-// time zone, and its arguments. The time zones in use are few; they are
-// read once per data version.
-func (s *Store) todayByZone(ctx context.Context, now time.Time) (string, []any, error) {
+// zoneToday is "today" where each postmortem's team is, at one moment:
+// an SQL expression on the postmortem p's time zone with its arguments,
+// and the earliest and the latest of the dates it can give.
+type zoneToday struct {
+	expr             string
+	args             []any
+	earliest, latest string
+}
+
+// todayByZone returns "today" at the postmortem p's time zone. The time
+// zones in use are few; they are read once per data version.
+func (s *Store) todayByZone(ctx context.Context, now time.Time) (zoneToday, error) {
 	// The zones of the items anyone may read are in the counts kept on
 	// write, all of them in the counts of every item (scope ''), the
 	// first rows of the table's key (every row was 130,000 rows to read
@@ -103,25 +113,28 @@ func (s *Store) todayByZone(ctx context.Context, now time.Time) (string, []any, 
 			UNION SELECT time_zone FROM postmortems INDEXED BY postmortems_restricted_groups WHERE restricted_to != '' AND time_zone != ''`)
 	})
 	if err != nil {
-		return "", nil, fmt.Errorf("list time zones: %w", err)
+		return zoneToday{}, fmt.Errorf("list time zones: %w", err)
 	}
 	utc := Today(now, "")
+	t := zoneToday{earliest: utc, latest: utc}
 	var b strings.Builder
-	var args []any
 	for _, z := range zones {
 		if d := Today(now, z); d != utc {
 			if b.Len() == 0 {
 				b.WriteString("CASE p.time_zone")
 			}
 			b.WriteString(" WHEN ? THEN ?")
-			args = append(args, z, d)
+			t.args = append(t.args, z, d)
+			t.earliest, t.latest = min(t.earliest, d), max(t.latest, d)
 		}
 	}
 	if b.Len() == 0 {
-		return "?", []any{utc}, nil
+		t.expr, t.args = "?", []any{utc}
+		return t, nil
 	}
 	b.WriteString(" ELSE ? END")
-	return b.String(), append(args, utc), nil
+	t.expr, t.args = b.String(), append(t.args, utc)
+	return t, nil
 }
 
 // notExample is the condition that leaves the live examples out; their
@@ -138,7 +151,10 @@ type itemQuery struct {
 	overdueArgs    []any
 	// today is the date it is where the postmortem p's team is (an SQL
 	// expression whose arguments are overdueArgs).
-	today string
+	today zoneToday
+	// listed are the conditions (without arguments) on a postmortem whose
+	// items the reader lists: live, readable, an example only when asked.
+	listed []string
 	// withoutExamples: live examples are left out (the kept counts hold
 	// their items: they are counted and taken away).
 	withoutExamples bool
@@ -146,12 +162,12 @@ type itemQuery struct {
 
 func (s *Store) actionItemQuery(ctx context.Context, f ActionItemFilter, now time.Time) (itemQuery, error) {
 	var q itemQuery
-	today, todayArgs, err := s.todayByZone(ctx, now)
+	today, err := s.todayByZone(ctx, now)
 	if err != nil {
 		return q, err
 	}
-	q.overdue = `(a.status IN ('open', 'in-progress') AND a.due_date != '' AND a.due_date < ` + today + `)`
-	q.overdueArgs, q.today = todayArgs, today
+	q.overdue = `(a.status IN ('open', 'in-progress') AND a.due_date != '' AND a.due_date < ` + today.expr + `)`
+	q.overdueArgs, q.today = today.args, today
 	// Restricted postmortems the reader may not see do not exist for them:
 	// neither do their action items.
 	q.pConds = []string{`p.archived_at = ''`, visibleSQL(ctx, "p")}
@@ -165,6 +181,7 @@ func (s *Store) actionItemQuery(ctx context.Context, f ActionItemFilter, now tim
 			q.withoutExamples = true
 		}
 	}
+	q.listed = slices.Clone(q.pConds)
 	switch f.Status {
 	case "":
 	case StatusUnfinished:
@@ -199,7 +216,7 @@ func (s *Store) actionItemQuery(ctx context.Context, f ActionItemFilter, now tim
 	}
 	if f.Overdue {
 		q.pConds = append(q.pConds, q.overdue)
-		q.pArgs = append(q.pArgs, todayArgs...)
+		q.pArgs = append(q.pArgs, today.args...)
 	}
 	return q, nil
 }
@@ -253,9 +270,12 @@ func (s *Store) ListActionItems(ctx context.Context, f ActionItemFilter, now tim
 	if err != nil {
 		return nil, t, fmt.Errorf("list action items: %w", err)
 	}
-	if countedByStatus(f) {
+	switch {
+	case countedByStatus(f):
 		t, err = s.keptActionItemTotals(ctx, q, f, now)
-	} else {
+	case f.Pattern == "" && f.Service == "" && f.Org == "":
+		t, err = q.itemColumnTotals(ctx, s.db, f)
+	default:
 		t, err = q.countItems(ctx, s.db, f)
 	}
 	if err != nil {
@@ -299,6 +319,70 @@ func (q itemQuery) countItems(ctx context.Context, db queryRower, f ActionItemFi
 	err := db.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(`+q.overdue+`), 0), coalesce(sum(a.due_date != ''), 0) `+from,
 		append(append([]any{}, q.overdueArgs...), args...)...).Scan(&t.Matching, &t.Overdue, &t.dated)
 	return t, err
+}
+
+// kindList names every kind of action item (action_items' CHECK holds
+// them), as SQL.
+var kindList = func() string {
+	var quoted []string
+	for _, k := range postmortem.ActionKinds {
+		quoted = append(quoted, "'"+k.Value+"'")
+	}
+	return strings.Join(quoted, ", ")
+}()
+
+// itemColumnTotals counts the items a filter on their own columns selects
+// (owner, kind, priority, status, overdue) without reading the postmortem
+// of most of them: it counts every matching item along an index of the
+// items, takes away those of the postmortems the reader does not list
+// (archived, restricted, examples left out: a few, postmortems_hidden),
+// and judges an item overdue by its due date alone unless it falls
+// between the earliest and the latest "today" of the time zones in use.
+// Reading each item's postmortem took a second for kind=process at
+// 100,000 postmortems (230,000 items).
+func (q itemQuery) itemColumnTotals(ctx context.Context, db queryRower, f ActionItemFilter) (ActionItemTotals, error) {
+	var t ActionItemTotals
+	index, conds := `action_items_kind`, q.aConds
+	switch {
+	case f.Owner != "":
+		index = `action_items_owner`
+	case f.Kind == "":
+		// Every kind named, a priority is found along the index (kind,
+		// priority, ...) rather than by reading all of it.
+		conds = append(slices.Clone(conds), `a.kind IN (`+kindList+`)`)
+	}
+	// Overdue wherever the team is: due before the earliest "today".
+	sums := `SELECT count(*), coalesce(sum(a.due_date != ''), 0),
+		coalesce(sum(a.status IN ('open', 'in-progress') AND a.due_date != '' AND a.due_date < ?), 0) `
+	var all, hidden ActionItemTotals
+	if err := db.QueryRowContext(ctx, sums+`FROM action_items a INDEXED BY `+index+` WHERE `+strings.Join(conds, " AND "),
+		slices.Concat([]any{q.today.earliest}, q.aArgs)...).Scan(&all.Matching, &all.dated, &all.Overdue); err != nil {
+		return t, err
+	}
+	// The condition is postmortems_hidden's own, which lets SQLite use it.
+	if err := db.QueryRowContext(ctx, sums+`FROM postmortems p INDEXED BY postmortems_hidden
+			CROSS JOIN action_items a INDEXED BY action_items_followups ON a.postmortem_id = p.id
+		WHERE (p.archived_at != '' OR p.restricted_to != '' OR p.example = 1) AND NOT (`+strings.Join(q.listed, " AND ")+`)
+			AND `+strings.Join(q.aConds, " AND "),
+		slices.Concat([]any{q.today.earliest}, q.aArgs)...).Scan(&hidden.Matching, &hidden.dated, &hidden.Overdue); err != nil {
+		return t, err
+	}
+	// Due from the earliest "today" to before the latest: overdue or not
+	// by where the postmortem's team is (a day's items at most).
+	var between int
+	if q.today.earliest < q.today.latest {
+		border := slices.Concat([]string{`a.due_date >= ?`, `a.due_date < ?`, q.overdue}, q.listed, q.aConds)
+		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM action_items a INDEXED BY action_items_due
+				CROSS JOIN postmortems p INDEXED BY postmortems_followups ON p.id = a.postmortem_id WHERE `+strings.Join(border, " AND "),
+			slices.Concat([]any{q.today.earliest, q.today.latest}, q.overdueArgs, q.aArgs)...).Scan(&between); err != nil {
+			return t, err
+		}
+	}
+	t.Matching, t.dated, t.Overdue = all.Matching-hidden.Matching, all.dated-hidden.dated, all.Overdue-hidden.Overdue+between
+	if f.Overdue {
+		t.Matching, t.dated = t.Overdue, t.Overdue
+	}
+	return t, nil
 }
 
 // EachActionItem yields every action item of live postmortems that matches

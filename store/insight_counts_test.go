@@ -109,7 +109,9 @@ func TestInsightCountsFollowEveryWrite(t *testing.T) {
 				time.Date(2024, 3, 1, 3, 0, 0, 0, time.UTC)} {
 				for _, f := range []store.ActionItemFilter{{}, {Status: store.StatusUnfinished}, {Status: "open"}, {Status: "done"},
 					{Overdue: true}, {Status: "in-progress", Overdue: true}, {Owner: "ADA"}, {Owner: "bob", Overdue: true},
-					{Kind: "prevent", Priority: "P2"}, {Org: "initech"}, {Org: "Example corp", Overdue: true},
+					{Kind: "prevent", Priority: "P2"}, {Kind: "process"}, {Priority: "P1", Overdue: true},
+					{Kind: "mitigate", Status: store.StatusUnfinished, Overdue: true}, {Priority: "P2", Owner: "ada"},
+					{Org: "initech"}, {Org: "Example corp", Overdue: true},
 					{Pattern: pats[1].Slug, Status: "open"},
 					// The seeds are examples: left out, their items are
 					// taken away from the kept counts.

@@ -54,6 +54,9 @@ func addFollowUps(ctx context.Context, path string) (int, error) {
 func followUpPaths(patterns []string, org string) (followUps, insights []string) {
 	followUps = []string{"/action-items", "/action-items?overdue=1", "/action-items?status=open&sort=-due",
 		"/action-items?owner=owner-7", "/action-items?type=process&priority=P1", "/action-items?page=20",
+		// The widest filters on the items' own columns: a third of the
+		// items, and the priority most imported items have.
+		"/action-items?type=process", "/action-items?priority=P2",
 		"/action-items?org=" + url.QueryEscape(org) + "&overdue=1", "/api/action-items?status=unfinished"}
 	insights = []string{"/insights", "/insights?severity=SEV1", "/insights?from=2015-01-01&to=2018-12-31",
 		"/insights?org=" + url.QueryEscape(org), "/api/insights"}
