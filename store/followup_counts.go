@@ -18,7 +18,8 @@ import (
 // due, kept by foldFollowUps in every write transaction.
 
 // followupKey is a count's scope (” for every item, "pattern:" and a
-// slug, "org:" and a folded organization), status, time zone and month due.
+// slug, "org:" and a folded organization, "kind:", "priority:" or both for
+// an item's own), status, time zone and month due.
 type followupKey struct{ scope, status, zone, month string }
 
 // foldFollowUps brings followup_counts up to date with the postmortems
@@ -76,17 +77,21 @@ func foldFollowUpPostmortems(ctx context.Context, tx *writeTx, ids []int64) erro
 		k  followupKey
 	}
 	shares := map[share]int{}
-	if err := scanRows(ctx, tx, `SELECT a.postmortem_id, a.status, p.time_zone, substr(a.due_date, 1, 7), p.organization
+	if err := scanRows(ctx, tx, `SELECT a.postmortem_id, a.status, p.time_zone, substr(a.due_date, 1, 7), p.organization, a.kind, a.priority
 			FROM action_items a JOIN postmortems p ON p.id = a.postmortem_id
 			WHERE a.postmortem_id IN (SELECT value FROM json_each(?)) AND p.archived_at = '' AND p.restricted_to = ''`, []any{list},
 		func(rs *sql.Rows) error {
 			var id int64
 			var k followupKey
-			var org string
-			if err := rs.Scan(&id, &k.status, &k.zone, &k.month, &org); err != nil {
+			var org, kind, priority string
+			if err := rs.Scan(&id, &k.status, &k.zone, &k.month, &org, &kind, &priority); err != nil {
 				return err
 			}
 			shares[share{id, k}]++
+			for _, scope := range itemScopes(kind, priority) {
+				k.scope = scope
+				shares[share{id, k}]++
+			}
 			if org != "" {
 				k.scope = "org:" + foldCase(org)
 				shares[share{id, k}]++
@@ -142,10 +147,23 @@ func compareFollowupKeys(x, y followupKey) int {
 		strings.Compare(x.zone, y.zone), strings.Compare(x.month, y.month))
 }
 
+// itemScopes are the scopes an item of kind and priority is counted in
+// besides every item's: its kind, its priority, and both.
+func itemScopes(kind, priority string) [3]string {
+	return [3]string{"kind:" + kind, "priority:" + priority, "kind:" + kind + " priority:" + priority}
+}
+
 // countedByStatus reports whether the kept counts answer f: a status and
-// overdue, with a pattern or an organization, nothing else.
+// overdue, with at most one of a pattern, an organization, or the items'
+// kind and priority (either or both); no owner, no service.
 func countedByStatus(f ActionItemFilter) bool {
-	return f.Owner == "" && f.Kind == "" && f.Priority == "" && f.Service == "" && (f.Org == "" || f.Pattern == "")
+	scopes := 0
+	for _, set := range []bool{f.Pattern != "", f.Org != "", f.Kind != "" || f.Priority != ""} {
+		if set {
+			scopes++
+		}
+	}
+	return f.Owner == "" && f.Service == "" && scopes <= 1
 }
 
 // followupScope is the scope of the kept counts f reads.
@@ -155,6 +173,12 @@ func followupScope(f ActionItemFilter) string {
 		return "pattern:" + f.Pattern
 	case f.Org != "":
 		return "org:" + foldCase(f.Org)
+	case f.Kind != "" && f.Priority != "":
+		return itemScopes(f.Kind, f.Priority)[2]
+	case f.Kind != "":
+		return itemScopes(f.Kind, "")[0]
+	case f.Priority != "":
+		return itemScopes("", f.Priority)[1]
 	}
 	return ""
 }

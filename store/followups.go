@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"hindsight/postmortem"
 )
 
 // Services splits a postmortem's comma-separated services into names,
@@ -273,8 +271,8 @@ func (s *Store) ListActionItems(ctx context.Context, f ActionItemFilter, now tim
 	switch {
 	case countedByStatus(f):
 		t, err = s.keptActionItemTotals(ctx, q, f, now)
-	case f.Pattern == "" && f.Service == "" && f.Org == "":
-		t, err = q.itemColumnTotals(ctx, s.db, f)
+	case f.Owner != "" && f.Pattern == "" && f.Service == "" && f.Org == "":
+		t, err = q.ownerTotals(ctx, s.db, f)
 	default:
 		t, err = q.countItems(ctx, s.db, f)
 	}
@@ -321,41 +319,21 @@ func (q itemQuery) countItems(ctx context.Context, db queryRower, f ActionItemFi
 	return t, err
 }
 
-// kindList names every kind of action item (action_items' CHECK holds
-// them), as SQL.
-var kindList = func() string {
-	var quoted []string
-	for _, k := range postmortem.ActionKinds {
-		quoted = append(quoted, "'"+k.Value+"'")
-	}
-	return strings.Join(quoted, ", ")
-}()
-
-// itemColumnTotals counts the items a filter on their own columns selects
-// (owner, kind, priority, status, overdue) without reading the postmortem
-// of most of them: it counts every matching item along an index of the
-// items, takes away those of the postmortems the reader does not list
-// (archived, restricted, examples left out: a few, postmortems_hidden),
-// and judges an item overdue by its due date alone unless it falls
-// between the earliest and the latest "today" of the time zones in use.
-// Reading each item's postmortem took a second for kind=process at
-// 100,000 postmortems (230,000 items).
-func (q itemQuery) itemColumnTotals(ctx context.Context, db queryRower, f ActionItemFilter) (ActionItemTotals, error) {
+// ownerTotals counts the items of an owner that a filter on the items'
+// own columns selects (owner, kind, priority, status, overdue) without
+// reading the postmortem of most of them: it counts every matching item
+// along the owners' index, takes away those of the postmortems the reader
+// does not list (archived, restricted, examples left out: a few,
+// postmortems_hidden), and judges an item overdue by its due date alone
+// unless it falls between the earliest and the latest "today" of the time
+// zones in use. (Kind and priority without an owner are kept counts.)
+func (q itemQuery) ownerTotals(ctx context.Context, db queryRower, f ActionItemFilter) (ActionItemTotals, error) {
 	var t ActionItemTotals
-	index, conds := `action_items_kind`, q.aConds
-	switch {
-	case f.Owner != "":
-		index = `action_items_owner`
-	case f.Kind == "":
-		// Every kind named, a priority is found along the index (kind,
-		// priority, ...) rather than by reading all of it.
-		conds = append(slices.Clone(conds), `a.kind IN (`+kindList+`)`)
-	}
 	// Overdue wherever the team is: due before the earliest "today".
 	sums := `SELECT count(*), coalesce(sum(a.due_date != ''), 0),
 		coalesce(sum(a.status IN ('open', 'in-progress') AND a.due_date != '' AND a.due_date < ?), 0) `
 	var all, hidden ActionItemTotals
-	if err := db.QueryRowContext(ctx, sums+`FROM action_items a INDEXED BY `+index+` WHERE `+strings.Join(conds, " AND "),
+	if err := db.QueryRowContext(ctx, sums+`FROM action_items a INDEXED BY action_items_owner WHERE `+strings.Join(q.aConds, " AND "),
 		slices.Concat([]any{q.today.earliest}, q.aArgs)...).Scan(&all.Matching, &all.dated, &all.Overdue); err != nil {
 		return t, err
 	}

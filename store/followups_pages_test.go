@@ -75,9 +75,9 @@ func TestActionItemPagesCoverTheList(t *testing.T) {
 	}
 }
 
-// TestItemFilterCountsByZoneAndVisibility: a filter on the items' own
-// columns (kind, priority, owner) is counted without reading most items'
-// postmortems. At 23:30 UTC it is already the next day in Auckland: an
+// TestItemFilterCountsByZoneAndVisibility: an owner's items are counted
+// along the owners' index without reading most items' postmortems, a
+// kind's or a priority's from the kept counts. At 23:30 UTC it is already the next day in Auckland: an
 // item due that day is overdue there and not in UTC; the items of an
 // archived postmortem never count, a restricted one's only for its group.
 func TestItemFilterCountsByZoneAndVisibility(t *testing.T) {
@@ -133,9 +133,8 @@ func TestItemFilterCountsByZoneAndVisibility(t *testing.T) {
 		if recount, err := st.RecountActionItems(tc.reader, f, now); err != nil || recount != got {
 			t.Errorf("%+v: counted %+v, every item's postmortem read gives %+v (%v)", tc.f, got, recount, err)
 		}
-		// Without the owner, along the kind index: the examples' items
-		// (left out) and the other tests' are not zoe's, so compare with
-		// the recount only.
+		// Without the owner, from the kept counts: they hold the seeds'
+		// items too, so compare with the recount only.
 		f.Owner = ""
 		if f.Kind == "" && f.Priority == "" {
 			continue

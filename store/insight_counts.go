@@ -128,7 +128,7 @@ func (s *Store) foldInsightGroups(ctx context.Context, tx *writeTx, ids []int64)
 // (a new kind of count, a fix to what one counts): Open then counts
 // everything again (recount), as a new searchIndexVersion rebuilds the
 // search index. A change of the tables themselves is still a migration.
-const countsVersion = "1"
+const countsVersion = "2" // 2: follow-ups by kind and priority
 
 // recount counts the insights and follow-ups again from the postmortems,
 // in one transaction (readers see the old counts or the new): it empties
