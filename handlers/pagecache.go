@@ -56,8 +56,8 @@ func (p cachedPage) write(w http.ResponseWriter, r *http.Request, h *Handler) {
 	w.Write(p.body[p.signedInAt+len(signedInMark):])
 }
 
-// pageCacheBytes bounds the memory the cache holds; when full it starts
-// again empty.
+// pageCacheBytes bounds the memory the cache holds; when full it lets go
+// of the pages asked for least lately (store.Cache).
 const pageCacheBytes = 24 << 20
 
 func newPageCache(st *store.Store) *store.Cache[cachedPage] {

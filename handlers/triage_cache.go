@@ -21,7 +21,8 @@ import (
 // fifth of a request.
 
 // triageCacheBytes bounds the memory the kept answers and excerpts hold
-// (counted by their text); when full the cache starts again empty.
+// (counted by their text); when full, those asked for least lately go
+// (store.Cache).
 const triageCacheBytes = 8 << 20
 
 type triageCaches struct {

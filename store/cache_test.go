@@ -234,3 +234,47 @@ func TestBatchImportIndexesAsRebuild(t *testing.T) {
 		}
 	}
 }
+
+// TestCacheKeepsWhatIsAskedFor: a full cache lets go of the values kept
+// longest ago that nobody asked for since, down to three quarters of its
+// bound, and keeps the one asked for. Every value is computed once while
+// kept, and again after it was let go.
+func TestCacheKeepsWhatIsAskedFor(t *testing.T) {
+	t.Parallel()
+	st, _ := newSeededStore(t)
+	ctx := t.Context()
+	cache := store.NewCache[string](st, 4, nil) // four values
+	computed := map[string]int{}
+	get := func(key string) {
+		t.Helper()
+		v, err := cache.Get(ctx, key, func() (string, error) { computed[key]++; return "value of " + key, nil })
+		if err != nil || v != "value of "+key {
+			t.Fatalf("Get(%s) = %q, %v", key, v, err)
+		}
+	}
+	for _, k := range []string{"a", "b", "c", "d", "a"} {
+		get(k)
+	}
+	get("e") // full: b and c go (a was asked for again), d stays: 3 is 3/4 of 4
+	kept := func(key string) bool { _, ok := cache.Lookup(key); return ok }
+	for key, want := range map[string]bool{"a": true, "b": false, "c": false, "d": true, "e": true} {
+		if got := kept(key); got != want {
+			t.Errorf("%s kept: %v, want %v", key, got, want)
+		}
+	}
+	// Lookup asked for a, d and e. f fits; g does not: the clock spares
+	// d, a and e once (clearing their flags), lets go of f, which nobody
+	// asked for, then of d, the oldest of the spared.
+	get("f")
+	get("g")
+	for key, want := range map[string]bool{"a": true, "d": false, "e": true, "f": false, "g": true} {
+		if got := kept(key); got != want {
+			t.Errorf("after g, %s kept: %v, want %v", key, got, want)
+		}
+	}
+	get("a")
+	get("b")
+	if computed["a"] != 1 || computed["b"] != 2 {
+		t.Errorf("computed %v: want a once, b twice", computed)
+	}
+}
