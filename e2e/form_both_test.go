@@ -198,7 +198,7 @@ func TestBothWaysLinkVariant(t *testing.T) {
 		p.see(".similar-texts", "More Details on Today's Outage")
 		p.press(link, js)
 		if js {
-			p.waitFor("the link", `document.querySelector("select[name=variant_of]").value === "`+original+`"`)
+			p.waitFor("the link", `document.querySelector("input[name=variant_of]").value === "`+original+`"`)
 		} else if got := p.path(); got != "/postmortems/new/link-variant" {
 			t.Errorf("Link as a variant posted to %s, want /postmortems/new/link-variant", got)
 		}

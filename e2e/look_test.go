@@ -62,6 +62,7 @@ func TestScreenshots(t *testing.T) {
 		{"checklists", "/postmortems/" + slug, "#checklists-heading"},
 		{"pattern", "/patterns/feedback-loop", ""},
 		{"form", "/postmortems/new", ""},
+		{"form-variant", "/postmortems/new", "#f-variant_of"},
 		{"form-timeline", "/postmortems/" + slug + "/edit", "#f-timeline-rows"},
 		{"search", "/search?q=retry+storm", ""},
 		{"action-items", "/action-items", ""},

@@ -78,6 +78,10 @@ func previewOf(slug string, fields store.PostmortemFields, fams []store.Family) 
 	return previewView{Postmortem: p, Sections: sectionsOf(p)}
 }
 
+// variantChoices is how many postmortems the form suggests as the one a
+// postmortem is a variant of; any other is named by its slug.
+const variantChoices = 200
+
 func (h *Handler) postmortemFormPage(r *http.Request, f postmortemForm, title string) (postmortemFormPage, error) {
 	page := postmortemFormPage{
 		basePage:       h.base(r, title, "Write a postmortem: the sections of the SRE template, the incident's times and its failure patterns."),
@@ -108,7 +112,7 @@ func (h *Handler) postmortemFormPage(r *http.Request, f postmortemForm, title st
 	if page.Families, err = h.store.ListFamilies(r.Context()); err != nil {
 		return page, err
 	}
-	if page.VariantChoices, err = h.store.VariantChoices(r.Context()); err != nil {
+	if page.VariantChoices, err = h.store.VariantChoices(r.Context(), variantChoices); err != nil {
 		return page, err
 	}
 	page.Path = "/postmortems/new" // the nav shows where the form lives, also after a POST to /postmortems

@@ -390,11 +390,16 @@ func fixCanonical(ctx context.Context, tx *writeTx, group int64) error {
 }
 
 // VariantChoices lists the live postmortems a postmortem can be declared a
-// variant of (one per group, its canonical member), by title.
-func (s *Store) VariantChoices(ctx context.Context) ([]Variant, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT p.slug, p.title, p.language, p.variant_kind
-		FROM postmortems p JOIN variant_groups g ON g.canonical_id = p.id
-		WHERE p.archived_at = '' AND `+visibleSQL(ctx, "p")+` ORDER BY p.title COLLATE NOCASE, p.id`)
+// variant of (one per group, its canonical member), by title: the limit
+// changed most recently. The form offers them as suggestions and takes any
+// other's slug: every canonical postmortem, 90,000 at 100,000, made the
+// new-postmortem form a page of megabytes that took seconds.
+func (s *Store) VariantChoices(ctx context.Context, limit int) ([]Variant, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT slug, title, language, variant_kind FROM (
+			SELECT p.id, p.slug, p.title, p.language, p.variant_kind
+			FROM postmortems p INDEXED BY postmortems_updated JOIN variant_groups g ON g.canonical_id = p.id
+			WHERE p.archived_at = '' AND `+visibleSQL(ctx, "p")+` ORDER BY p.updated_at DESC, p.id DESC LIMIT ?)
+		ORDER BY title COLLATE NOCASE, id`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("list variant choices: %w", err)
 	}

@@ -86,8 +86,8 @@
           var tags = doc.getElementById("f-tags");
           if (!tags) return Promise.reject("no pattern list");
           document.getElementById("f-tags").replaceWith(tags);
-          var of = doc.querySelector("select[name=variant_of]");
-          var mine = pmForm.querySelector("select[name=variant_of]");
+          var of = doc.querySelector("input[name=variant_of]");
+          var mine = pmForm.querySelector("input[name=variant_of]");
           if (of && mine) mine.value = of.value;
           var kind = doc.querySelector("input[name=variant_kind]:checked");
           if (kind) pmForm.querySelectorAll("input[name=variant_kind]").forEach(function (k) { k.checked = k.value === kind.value; });
