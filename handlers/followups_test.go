@@ -727,6 +727,45 @@ func TestFollowUpsCachedAcrossMidnight(t *testing.T) {
 	}
 }
 
+// TestPagesKeptUntilMidnightWhereItemsFallDue: a kept page's key changes
+// when the date does in UTC or in a time zone action items fall due in
+// (here Los Angeles, 07:00 UTC), and not at every quarter hour between.
+func TestPagesKeptUntilMidnightWhereItemsFallDue(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 3, 10, 6, 59, 0, 0, time.UTC)
+	c := newCollection(t, 0, now)
+	p := store.Postmortem{
+		Content: postmortem.Content{Title: "Late in California", Summary: "Late in California", Body: "Text.",
+			Times: postmortem.Times{TimeZone: "America/Los_Angeles"}},
+		ActionItems: []store.ActionItem{{Title: "Fix it", Kind: postmortem.KindPrevent, DueDate: "2026-03-09"}},
+	}
+	if err := c.st.CreatePostmortem(t.Context(), &p); err != nil {
+		t.Fatal(err)
+	}
+	h, err := handlers.New(c.st, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(hour, min int) string {
+		return handlers.PageDay(h, time.Date(2026, 3, 10, hour, min, 0, 0, time.UTC))
+	}
+	before, midnight := at(6, 59), at(7, 0)
+	if before == midnight {
+		t.Errorf("the key %q did not change at midnight in Los Angeles", before)
+	}
+	for _, later := range []string{at(7, 14), at(7, 16), at(11, 45), at(23, 59)} {
+		if later != midnight {
+			t.Errorf("the key changed from %q to %q with no midnight in UTC or Los Angeles", midnight, later)
+		}
+	}
+	if again := at(6, 59); again != before {
+		t.Errorf("back at 06:59 the key is %q, was %q", again, before)
+	}
+	if next := at(24, 0); next == midnight {
+		t.Errorf("the key %q did not change at midnight UTC", next)
+	}
+}
+
 // A download or feed whose filter names nothing (an old link, a typo) is a
 // 400 naming it, as the API is: an empty file or feed would pass for "no
 // such items". A filter that is real but matches nothing stays an answer.

@@ -25,8 +25,10 @@ type Handler struct {
 	log    *slog.Logger
 	pages  map[string]*template.Template
 	assets *assets
-	// rendered keeps the pages most read, while the data is unchanged.
+	// rendered keeps the pages most read, while the data is unchanged;
+	// days names the day they are rendered on (pageKey).
 	rendered *store.Cache[cachedPage]
+	days     pageDays
 	// triageCache keeps triage answers (triage_cache.go).
 	triageCache triageCaches
 	// now is the clock used to judge overdue action items.

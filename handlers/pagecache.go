@@ -6,6 +6,9 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -76,17 +79,15 @@ func (c *capture) WriteHeader(status int)      { c.status = status }
 func (c *capture) Write(b []byte) (int, error) { return c.body.Write(b) }
 
 // pageKey names a cached page: its absolute URL (pages carry it, for
-// OpenGraph), in the quarter hour it was rendered (whether an action item
-// is overdue changes at midnight in its postmortem's time zone, and every
-// zone's offset is a multiple of 15 minutes), for one kind of reader: their
-// role (which controls a page shows) and their groups (which restricted
-// postmortems it lists). Never the reader themselves: see cached.
+// OpenGraph), on the day it was rendered (pageDays), for one kind of
+// reader: their role (which controls a page shows) and their groups (which
+// restricted postmortems it lists). Never the reader themselves: see
+// cached.
 func (h *Handler) pageKey(r *http.Request) string {
 	u := userOf(r)
-	quarter := h.now().Unix() / int64(15*time.Minute/time.Second)
 	// Built in one buffer: a hit makes no other string.
 	var buf [256]byte
-	b := strconv.AppendInt(buf[:0], quarter, 10)
+	b := append(buf[:0], h.days.key(r.Context(), h.store, h.now())...)
 	b = append(append(append(append(b, ' '), h.scheme(r)...), "://"...), r.Host...)
 	if r.URL.Opaque != "" {
 		b = append(b, r.URL.RequestURI()...)
@@ -189,4 +190,63 @@ func (h *Handler) cached(next http.HandlerFunc) http.HandlerFunc {
 			p.write(w, r, h)
 		}
 	}
+}
+
+// pageDays names the day a page is rendered on, as far as pages can tell:
+// the date in UTC (a review is overdue after its due date there) and in
+// each time zone action items fall due in (store.TimeZonesInUse: an item
+// is overdue after its due date where its team is). It changes when one
+// of those dates does, a few times a day. A key of the quarter hour
+// (every zone's offset is a multiple of 15 minutes) rendered every kept
+// page again at once 96 times a day: at 100,000 postmortems, a burst of
+// renders of 50 ms and more, which shed requests under load.
+type pageDays struct {
+	current atomic.Pointer[pageDay]
+	mu      sync.Mutex // one computation at a time
+}
+
+// pageDay is one day's key, for one data generation (the zones in use
+// come from the data), from its first moment to its next midnight in one
+// of the zones.
+type pageDay struct {
+	key       string
+	gen       uint64
+	from, end time.Time
+}
+
+func (d *pageDays) key(ctx context.Context, st *store.Store, now time.Time) string {
+	gen := st.Generation()
+	if c := d.current.Load(); c != nil && c.gen == gen && !now.Before(c.from) && now.Before(c.end) {
+		return c.key
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	zones, err := st.TimeZonesInUse(ctx)
+	if err != nil {
+		// Still right, only kept for less long.
+		return "q" + strconv.FormatInt(now.Unix()/int64(15*time.Minute/time.Second), 10)
+	}
+	day := pageDay{gen: gen}
+	var dates []string
+	for _, z := range append([]string{""}, zones...) {
+		loc := time.UTC
+		if z != "" {
+			if l, err := time.LoadLocation(z); err == nil {
+				loc = l
+			}
+		}
+		t := now.In(loc)
+		start := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, loc)
+		next := start.AddDate(0, 0, 1)
+		if day.end.IsZero() || next.Before(day.end) {
+			day.end = next
+		}
+		if start.After(day.from) {
+			day.from = start
+		}
+		dates = append(dates, t.Format(time.DateOnly))
+	}
+	day.key = strings.Join(dates, ",")
+	d.current.Store(&day)
+	return day.key
 }

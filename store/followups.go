@@ -99,19 +99,34 @@ type zoneToday struct {
 	earliest, latest string
 }
 
-// todayByZone returns "today" at the postmortem p's time zone. The time
-// zones in use are few; they are read once per data version.
-func (s *Store) todayByZone(ctx context.Context, now time.Time) (zoneToday, error) {
+// TimeZonesInUse lists the time zones action items can fall due in (other
+// than UTC), read once per data version, sorted: at least those of the
+// postmortems with items. Whether an item is overdue changes at midnight
+// in one of them.
+func (s *Store) TimeZonesInUse(ctx context.Context) ([]string, error) {
 	// The zones of the items anyone may read are in the counts kept on
 	// write, all of them in the counts of every item (scope ''), the
 	// first rows of the table's key (every row was 130,000 rows to read
-	// at 100,000 postmortems); a restricted postmortem's are read from it.
+	// at 100,000 postmortems); those of the postmortems the counts leave
+	// out (archived, restricted; the examples are counted) are read from
+	// them, a few.
 	zones, err := cached(ctx, s, "time-zones", func() ([]string, error) {
 		return queryColumn[string](ctx, s.db, `SELECT time_zone FROM followup_counts WHERE scope = '' AND time_zone != ''
-			UNION SELECT time_zone FROM postmortems INDEXED BY postmortems_restricted_groups WHERE restricted_to != '' AND time_zone != ''`)
+			UNION SELECT time_zone FROM postmortems INDEXED BY postmortems_hidden
+				WHERE (archived_at != '' OR restricted_to != '' OR example = 1) AND time_zone != ''
+			ORDER BY 1`)
 	})
 	if err != nil {
-		return zoneToday{}, fmt.Errorf("list time zones: %w", err)
+		return nil, fmt.Errorf("list time zones: %w", err)
+	}
+	return zones, nil
+}
+
+// todayByZone returns "today" at the postmortem p's time zone.
+func (s *Store) todayByZone(ctx context.Context, now time.Time) (zoneToday, error) {
+	zones, err := s.TimeZonesInUse(ctx)
+	if err != nil {
+		return zoneToday{}, err
 	}
 	utc := Today(now, "")
 	t := zoneToday{earliest: utc, latest: utc}
