@@ -278,7 +278,9 @@ func run(ctx context.Context, cfg config, out io.Writer) error {
 	}
 	slices.Sort(cold.lat)
 	cold.requests = len(cold.lat)
-	rep.cold = append(rep.cold, cold)
+	if cold.requests > 0 { // not timed when -targets leaves triage out: no row, rather than a goal met by 0 ms
+		rep.cold = append(rep.cold, cold)
+	}
 	rep.pageBytes /= max(len(staticPaths), 1)
 	barePaths := make([]string, len(staticPaths))
 	for i, p := range staticPaths {

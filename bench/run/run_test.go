@@ -50,3 +50,26 @@ func TestSmoke(t *testing.T) {
 		}
 	}
 }
+
+// TestTargetsReportOnlyWhatRan: with -targets, the steps and goals of the
+// targets left out are not in the report (a goal of a step never timed
+// read as met at 0 ms).
+func TestTargetsReportOnlyWhatRan(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the server and runs it")
+	}
+	var out bytes.Buffer
+	cfg := config{n: 200, seed: 1, step: 200 * time.Millisecond, clients: []int{1}, pairs: 1, targets: []string{"search"}}
+	if err := run(t.Context(), cfg, &out); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	report := out.String()
+	if !strings.Contains(report, "| search | 1 |") {
+		t.Errorf("report lacks the search step:\n%s", report)
+	}
+	for _, absent := range []string{"triage", "| postmortem page | 1 |", "| follow-ups |"} {
+		if strings.Contains(report, absent) {
+			t.Errorf("report has %q, which did not run:\n%s", absent, report)
+		}
+	}
+}
