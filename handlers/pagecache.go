@@ -229,12 +229,7 @@ func (d *pageDays) key(ctx context.Context, st *store.Store, now time.Time) stri
 	day := pageDay{gen: gen}
 	var dates []string
 	for _, z := range append([]string{""}, zones...) {
-		loc := time.UTC
-		if z != "" {
-			if l, err := time.LoadLocation(z); err == nil {
-				loc = l
-			}
-		}
+		loc := store.Location(z)
 		t := now.In(loc)
 		start := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, loc)
 		next := start.AddDate(0, 0, 1)

@@ -4,8 +4,8 @@
 DROP INDEX postmortems_followups;
 CREATE INDEX postmortems_followups ON postmortems(id, archived_at, restricted_to, organization, time_zone, severity, example);
 
--- The postmortems whose items a list may leave out: counting a filter on
--- the items' own columns takes their items away from all the matching
--- ones (store.itemQuery.itemColumnTotals) instead of checking every
--- item's postmortem.
+-- The postmortems the kept follow-up counts leave out (archived,
+-- restricted) and the examples, a few: store.TimeZonesInUse reads their
+-- time zones from here. (Written first for a way of counting that kept
+-- counts by type and priority replaced the same day.)
 CREATE INDEX postmortems_hidden ON postmortems(id) WHERE archived_at != '' OR restricted_to != '' OR example = 1;

@@ -88,7 +88,8 @@ func foldFollowUpPostmortems(ctx context.Context, tx *writeTx, ids []int64) erro
 				return err
 			}
 			shares[share{id, k}]++
-			for _, scope := range itemScopes(kind, priority) {
+			// Its kind, its priority, and both.
+			for _, scope := range []string{itemScope(kind, ""), itemScope("", priority), itemScope(kind, priority)} {
 				k.scope = scope
 				shares[share{id, k}]++
 			}
@@ -147,10 +148,17 @@ func compareFollowupKeys(x, y followupKey) int {
 		strings.Compare(x.zone, y.zone), strings.Compare(x.month, y.month))
 }
 
-// itemScopes are the scopes an item of kind and priority is counted in
-// besides every item's: its kind, its priority, and both.
-func itemScopes(kind, priority string) [3]string {
-	return [3]string{"kind:" + kind, "priority:" + priority, "kind:" + kind + " priority:" + priority}
+// itemScope is the scope of the items of a kind, of a priority, or of
+// both ("" for either leaves it out).
+func itemScope(kind, priority string) string {
+	var parts []string
+	if kind != "" {
+		parts = append(parts, "kind:"+kind)
+	}
+	if priority != "" {
+		parts = append(parts, "priority:"+priority)
+	}
+	return strings.Join(parts, " ")
 }
 
 // countedByStatus reports whether the kept counts answer f: a status and
@@ -173,12 +181,8 @@ func followupScope(f ActionItemFilter) string {
 		return "pattern:" + f.Pattern
 	case f.Org != "":
 		return "org:" + foldCase(f.Org)
-	case f.Kind != "" && f.Priority != "":
-		return itemScopes(f.Kind, f.Priority)[2]
-	case f.Kind != "":
-		return itemScopes(f.Kind, "")[0]
-	case f.Priority != "":
-		return itemScopes("", f.Priority)[1]
+	case f.Kind != "" || f.Priority != "":
+		return itemScope(f.Kind, f.Priority)
 	}
 	return ""
 }
@@ -235,7 +239,7 @@ func (s *Store) keptActionItemTotals(ctx context.Context, q itemQuery, f ActionI
 		lo, hi = min(lo, d[:7]+"-01"), max(hi, d)
 	}
 	conds := []string{`a.due_date >= ?`, `a.due_date < ?`, `p.archived_at = ''`, `p.restricted_to = ''`, q.overdue,
-		`a.due_date >= substr(` + q.today.expr + `, 1, 7) || '-01'`}
+		`a.due_date >= substr(` + q.today + `, 1, 7) || '-01'`}
 	args := append(append([]any{lo, hi}, q.overdueArgs...), q.overdueArgs...)
 	conds, args = append(conds, q.aConds...), append(args, q.aArgs...) // status, pattern
 	if f.Org != "" {

@@ -44,13 +44,17 @@ func replaceServices(ctx context.Context, tx *writeTx, id int64, services string
 // empty or unknown), as YYYY-MM-DD: a due date is a date where the team
 // works, so an item is overdue once that date has passed there.
 func Today(now time.Time, tz string) string {
-	loc := time.UTC
+	return now.In(Location(tz)).Format("2006-01-02")
+}
+
+// Location is the IANA time zone tz, UTC when tz is empty or unknown.
+func Location(tz string) *time.Location {
 	if tz != "" {
 		if l, err := time.LoadLocation(tz); err == nil {
-			loc = l
+			return l
 		}
 	}
-	return now.In(loc).Format("2006-01-02")
+	return time.UTC
 }
 
 // ActionItemFilter selects action items across postmortems. Empty fields
@@ -90,15 +94,6 @@ type ActionItemEntry struct {
 	Overdue         bool
 }
 
-// zoneToday is "today" where each postmortem's team is, at one moment:
-// an SQL expression on the postmortem p's time zone with its arguments,
-// and the earliest and the latest of the dates it can give.
-type zoneToday struct {
-	expr             string
-	args             []any
-	earliest, latest string
-}
-
 // TimeZonesInUse lists the time zones action items can fall due in (other
 // than UTC), read once per data version, sorted: at least those of the
 // postmortems with items. Whether an item is overdue changes at midnight
@@ -122,32 +117,30 @@ func (s *Store) TimeZonesInUse(ctx context.Context) ([]string, error) {
 	return zones, nil
 }
 
-// todayByZone returns "today" at the postmortem p's time zone.
-func (s *Store) todayByZone(ctx context.Context, now time.Time) (zoneToday, error) {
+// todayByZone returns an SQL expression for "today" at the postmortem p's
+// time zone, and its arguments.
+func (s *Store) todayByZone(ctx context.Context, now time.Time) (string, []any, error) {
 	zones, err := s.TimeZonesInUse(ctx)
 	if err != nil {
-		return zoneToday{}, err
+		return "", nil, err
 	}
 	utc := Today(now, "")
-	t := zoneToday{earliest: utc, latest: utc}
 	var b strings.Builder
+	var args []any
 	for _, z := range zones {
 		if d := Today(now, z); d != utc {
 			if b.Len() == 0 {
 				b.WriteString("CASE p.time_zone")
 			}
 			b.WriteString(" WHEN ? THEN ?")
-			t.args = append(t.args, z, d)
-			t.earliest, t.latest = min(t.earliest, d), max(t.latest, d)
+			args = append(args, z, d)
 		}
 	}
 	if b.Len() == 0 {
-		t.expr, t.args = "?", []any{utc}
-		return t, nil
+		return "?", []any{utc}, nil
 	}
 	b.WriteString(" ELSE ? END")
-	t.expr, t.args = b.String(), append(t.args, utc)
-	return t, nil
+	return b.String(), append(args, utc), nil
 }
 
 // notExample is the condition that leaves the live examples out; their
@@ -164,10 +157,7 @@ type itemQuery struct {
 	overdueArgs    []any
 	// today is the date it is where the postmortem p's team is (an SQL
 	// expression whose arguments are overdueArgs).
-	today zoneToday
-	// listed are the conditions (without arguments) on a postmortem whose
-	// items the reader lists: live, readable, an example only when asked.
-	listed []string
+	today string
 	// withoutExamples: live examples are left out (the kept counts hold
 	// their items: they are counted and taken away).
 	withoutExamples bool
@@ -175,12 +165,12 @@ type itemQuery struct {
 
 func (s *Store) actionItemQuery(ctx context.Context, f ActionItemFilter, now time.Time) (itemQuery, error) {
 	var q itemQuery
-	today, err := s.todayByZone(ctx, now)
+	today, todayArgs, err := s.todayByZone(ctx, now)
 	if err != nil {
 		return q, err
 	}
-	q.overdue = `(a.status IN ('open', 'in-progress') AND a.due_date != '' AND a.due_date < ` + today.expr + `)`
-	q.overdueArgs, q.today = today.args, today
+	q.overdue = `(a.status IN ('open', 'in-progress') AND a.due_date != '' AND a.due_date < ` + today + `)`
+	q.overdueArgs, q.today = todayArgs, today
 	// Restricted postmortems the reader may not see do not exist for them:
 	// neither do their action items.
 	q.pConds = []string{`p.archived_at = ''`, visibleSQL(ctx, "p")}
@@ -194,7 +184,6 @@ func (s *Store) actionItemQuery(ctx context.Context, f ActionItemFilter, now tim
 			q.withoutExamples = true
 		}
 	}
-	q.listed = slices.Clone(q.pConds)
 	switch f.Status {
 	case "":
 	case StatusUnfinished:
@@ -229,7 +218,7 @@ func (s *Store) actionItemQuery(ctx context.Context, f ActionItemFilter, now tim
 	}
 	if f.Overdue {
 		q.pConds = append(q.pConds, q.overdue)
-		q.pArgs = append(q.pArgs, today.args...)
+		q.pArgs = append(q.pArgs, todayArgs...)
 	}
 	return q, nil
 }
@@ -283,12 +272,9 @@ func (s *Store) ListActionItems(ctx context.Context, f ActionItemFilter, now tim
 	if err != nil {
 		return nil, t, fmt.Errorf("list action items: %w", err)
 	}
-	switch {
-	case countedByStatus(f):
+	if countedByStatus(f) {
 		t, err = s.keptActionItemTotals(ctx, q, f, now)
-	case f.Owner != "" && f.Pattern == "" && f.Service == "" && f.Org == "":
-		t, err = q.ownerTotals(ctx, s.db, f)
-	default:
+	} else {
 		t, err = q.countItems(ctx, s.db, f)
 	}
 	if err != nil {
@@ -332,50 +318,6 @@ func (q itemQuery) countItems(ctx context.Context, db queryRower, f ActionItemFi
 	err := db.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(`+q.overdue+`), 0), coalesce(sum(a.due_date != ''), 0) `+from,
 		append(append([]any{}, q.overdueArgs...), args...)...).Scan(&t.Matching, &t.Overdue, &t.dated)
 	return t, err
-}
-
-// ownerTotals counts the items of an owner that a filter on the items'
-// own columns selects (owner, kind, priority, status, overdue) without
-// reading the postmortem of most of them: it counts every matching item
-// along the owners' index, takes away those of the postmortems the reader
-// does not list (archived, restricted, examples left out: a few,
-// postmortems_hidden), and judges an item overdue by its due date alone
-// unless it falls between the earliest and the latest "today" of the time
-// zones in use. (Kind and priority without an owner are kept counts.)
-func (q itemQuery) ownerTotals(ctx context.Context, db queryRower, f ActionItemFilter) (ActionItemTotals, error) {
-	var t ActionItemTotals
-	// Overdue wherever the team is: due before the earliest "today".
-	sums := `SELECT count(*), coalesce(sum(a.due_date != ''), 0),
-		coalesce(sum(a.status IN ('open', 'in-progress') AND a.due_date != '' AND a.due_date < ?), 0) `
-	var all, hidden ActionItemTotals
-	if err := db.QueryRowContext(ctx, sums+`FROM action_items a INDEXED BY action_items_owner WHERE `+strings.Join(q.aConds, " AND "),
-		slices.Concat([]any{q.today.earliest}, q.aArgs)...).Scan(&all.Matching, &all.dated, &all.Overdue); err != nil {
-		return t, err
-	}
-	// The condition is postmortems_hidden's own, which lets SQLite use it.
-	if err := db.QueryRowContext(ctx, sums+`FROM postmortems p INDEXED BY postmortems_hidden
-			CROSS JOIN action_items a INDEXED BY action_items_followups ON a.postmortem_id = p.id
-		WHERE (p.archived_at != '' OR p.restricted_to != '' OR p.example = 1) AND NOT (`+strings.Join(q.listed, " AND ")+`)
-			AND `+strings.Join(q.aConds, " AND "),
-		slices.Concat([]any{q.today.earliest}, q.aArgs)...).Scan(&hidden.Matching, &hidden.dated, &hidden.Overdue); err != nil {
-		return t, err
-	}
-	// Due from the earliest "today" to before the latest: overdue or not
-	// by where the postmortem's team is (a day's items at most).
-	var between int
-	if q.today.earliest < q.today.latest {
-		border := slices.Concat([]string{`a.due_date >= ?`, `a.due_date < ?`, q.overdue}, q.listed, q.aConds)
-		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM action_items a INDEXED BY action_items_due
-				CROSS JOIN postmortems p INDEXED BY postmortems_followups ON p.id = a.postmortem_id WHERE `+strings.Join(border, " AND "),
-			slices.Concat([]any{q.today.earliest, q.today.latest}, q.overdueArgs, q.aArgs)...).Scan(&between); err != nil {
-			return t, err
-		}
-	}
-	t.Matching, t.dated, t.Overdue = all.Matching-hidden.Matching, all.dated-hidden.dated, all.Overdue-hidden.Overdue+between
-	if f.Overdue {
-		t.Matching, t.dated = t.Overdue, t.Overdue
-	}
-	return t, nil
 }
 
 // EachActionItem yields every action item of live postmortems that matches

@@ -76,8 +76,7 @@ func TestActionItemPagesCoverTheList(t *testing.T) {
 }
 
 // TestItemFilterCountsByZoneAndVisibility: an owner's items are counted
-// along the owners' index without reading most items' postmortems, a
-// kind's or a priority's from the kept counts. At 23:30 UTC it is already the next day in Auckland: an
+// from the items, a kind's or a priority's from the kept counts. At 23:30 UTC it is already the next day in Auckland: an
 // item due that day is overdue there and not in UTC; the items of an
 // archived postmortem never count, a restricted one's only for its group.
 func TestItemFilterCountsByZoneAndVisibility(t *testing.T) {
