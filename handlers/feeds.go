@@ -225,13 +225,7 @@ func (h *Handler) followUpsFeed(w http.ResponseWriter, r *http.Request) {
 // becameOverdue is the moment an item due on date (YYYY-MM-DD) in time
 // zone tz becomes overdue: the start of the next day there.
 func becameOverdue(date, tz string) time.Time {
-	loc := time.UTC
-	if tz != "" {
-		if l, err := time.LoadLocation(tz); err == nil {
-			loc = l
-		}
-	}
-	d, err := time.ParseInLocation("2006-01-02", date, loc)
+	d, err := time.ParseInLocation("2006-01-02", date, store.Location(tz))
 	if err != nil {
 		return time.Time{}
 	}

@@ -237,12 +237,7 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, pag
 // dateTimeIn shows t in the IANA time zone tz (an incident's, where its
 // team is), in UTC when tz is empty or unknown.
 func dateTimeIn(t time.Time, tz string) string {
-	if tz != "" {
-		if loc, err := time.LoadLocation(tz); err == nil {
-			return t.In(loc).Format("2 January 2006, 15:04 MST")
-		}
-	}
-	return t.UTC().Format("2 January 2006, 15:04 UTC")
+	return t.In(store.Location(tz)).Format("2 January 2006, 15:04 MST")
 }
 
 // signedInMark is where the layout's header names who is signed in: pages
