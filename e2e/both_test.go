@@ -125,12 +125,19 @@ func query[T any](t *testing.T, srv *server, q string, args ...any) T {
 func (p *page) press(sel string, js bool) {
 	p.t.Helper()
 	if js {
-		p.run("press "+sel, chromedp.Click(chromedp.CSS(sel), chromedp.NodeVisible))
+		p.run("press "+sel, previewsSettled(), chromedp.Click(chromedp.CSS(sel), chromedp.NodeVisible))
 		return
 	}
 	if status := p.submit(sel); status != 200 {
 		p.t.Fatalf("press %s: the page after it has status %d", sel, status)
 	}
+}
+
+// previewsSettled waits until no live preview of a Markdown field is on its
+// way (static/js/app.js): one that arrives between finding a control below
+// the field and clicking it moves the control from under the pointer.
+func previewsSettled() chromedp.Action[chromedp.Void] {
+	return chromedp.Poll[chromedp.Void](`!document.querySelector('.live-preview[aria-busy="true"]')`, chromedp.WithPollingTimeout(actionTimeout))
 }
 
 // waitFor waits until the JavaScript condition cond is true.

@@ -27,6 +27,20 @@ func TestBothWaysSuggestAcceptRejectPreview(t *testing.T) {
 		if js {
 			// The live preview renders the Markdown beside the field.
 			p.waitFor("the live preview", `(document.querySelector("#f-body ~ .live-preview strong") || {}).textContent === "exponential backoff"`)
+			// From a keystroke to its preview, the box says it is busy.
+			busy := eval[string](p, `(() => {
+				const area = document.getElementById("f-body");
+				area.value += " Then *jitter*.";
+				area.dispatchEvent(new Event("input", {bubbles: true}));
+				return document.querySelector("#f-body ~ .live-preview").getAttribute("aria-busy") || "";
+			})()`)
+			if busy != "true" {
+				t.Errorf("after a keystroke the live preview has aria-busy %q, want true", busy)
+			}
+			p.run("wait for the newer preview", previewsSettled())
+			if got := p.text("#f-body ~ .live-preview em"); got != "jitter" {
+				t.Errorf("once settled, the live preview shows %q in italics, want the newer text", got)
+			}
 		} else if eval[bool](p, `document.querySelector(".live-preview") !== null`) {
 			t.Fatal("scripts ran in the tab that has JavaScript off")
 		}

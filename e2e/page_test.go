@@ -219,6 +219,9 @@ func (p *page) click(sel string) *network.Response {
 	p.t.Helper()
 	ctx, cancel := context.WithTimeout(p.ctx, actionTimeout)
 	defer cancel()
+	if err := chromedp.Do(ctx, previewsSettled()); err != nil {
+		p.t.Fatalf("click %s: wait for the live previews: %v", sel, err)
+	}
 	res, err := chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS(sel), chromedp.NodeVisible))
 	if err != nil {
 		p.t.Fatalf("click %s: %v", sel, err)

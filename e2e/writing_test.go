@@ -44,6 +44,7 @@ func TestJourneyWriteAPostmortem(t *testing.T) {
 			chromedp.SetValue(chromedp.CSS("#f-incident_date"), "2999-03-05"), // the typo: a year in the future
 			typeInto("#f-summary", "A smaller database connection pool left checkout waiting for connections for 40 minutes."),
 			typeInto("#f-body", "## What happened\n\nThe pool ran dry under the evening peak.\n\n## What we changed\n\nThe pool is sized from measured peak load."),
+			previewsSettled(),
 			chromedp.Click(chromedp.CSS(`details.family-picker:has(input[value="connection-exhaustion:trigger"]) > summary`), chromedp.NodeVisible),
 			chromedp.Click(chromedp.CSS(`input[value="connection-exhaustion:trigger"]`), chromedp.NodeVisible),
 			typeInto("#f-author", "Dana (on call)"),

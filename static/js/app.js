@@ -121,9 +121,12 @@
     box.appendChild(out);
     area.insertAdjacentElement("afterend", box);
     var timer = null, seq = 0;
+    // aria-busy says a newer preview is on its way, from the keystroke to
+    // the answer; the box grows when it comes.
+    function settled() { box.removeAttribute("aria-busy"); }
     function refresh() {
       var text = area.value;
-      if (!text.trim()) { box.hidden = true; return; }
+      if (!text.trim()) { box.hidden = true; settled(); return; }
       var mine = ++seq;
       var body = new URLSearchParams();
       body.append("text", text);
@@ -133,11 +136,13 @@
           if (mine !== seq) return; // a newer request is on its way
           out.innerHTML = html; // sanitised by the server's renderMarkdown
           box.hidden = false;
+          settled();
         })
-        .catch(function () { /* the Preview button still works */ });
+        .catch(function () { if (mine === seq) settled(); /* the Preview button still works */ });
     }
     area.addEventListener("input", function () {
       clearTimeout(timer);
+      box.setAttribute("aria-busy", "true");
       timer = setTimeout(refresh, 500);
     });
   });
