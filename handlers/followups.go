@@ -75,8 +75,9 @@ type followUpsPage struct {
 }
 
 // listFollowUps is /action-items: every action item across postmortems.
-// The page cache keeps it for a quarter of an hour at most (see pageKey):
-// whether an item is overdue changes with the time, not only the data.
+// The page cache keeps it until the next midnight in UTC or in a zone its
+// items fall due in, at most (pageDays): whether an item is overdue
+// changes with the date, not only the data.
 func (h *Handler) listFollowUps(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	if !q.Has("status") {

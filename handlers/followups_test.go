@@ -766,6 +766,30 @@ func TestPagesKeptUntilMidnightWhereItemsFallDue(t *testing.T) {
 	}
 }
 
+// When the time zones in use cannot be read, a kept page's key falls back
+// to the quarter hour: every zone's midnight falls on one, so the page is
+// still never kept past a date it shows, only for less long.
+func TestPageKeyFallsBackToTheQuarterHour(t *testing.T) {
+	t.Parallel()
+	c := newCollection(t, 0, time.Date(2026, 3, 10, 6, 59, 0, 0, time.UTC))
+	h, err := handlers.New(c.st, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.st.Close() // the zones can no longer be read
+	at := func(hour, min int) string {
+		return handlers.PageDay(h, time.Date(2026, 3, 10, hour, min, 0, 0, time.UTC))
+	}
+	if quarter, same := at(7, 0), at(7, 14); quarter != same {
+		t.Errorf("within one quarter hour the key went from %q to %q", quarter, same)
+	}
+	for _, tt := range []struct{ h1, m1, h2, m2 int }{{6, 59, 7, 0}, {7, 14, 7, 15}, {23, 59, 24, 0}} {
+		if a, b := at(tt.h1, tt.m1), at(tt.h2, tt.m2); a == b {
+			t.Errorf("%02d:%02d and %02d:%02d share the key %q: a page could outlive a midnight", tt.h1, tt.m1, tt.h2, tt.m2, a)
+		}
+	}
+}
+
 // A download or feed whose filter names nothing (an old link, a typo) is a
 // 400 naming it, as the API is: an empty file or feed would pass for "no
 // such items". A filter that is real but matches nothing stays an answer.

@@ -22,7 +22,7 @@ import (
 // same bytes again costs almost nothing. It is a store.Cache, under the
 // rule of every value derived from the data: an entry holds for one
 // generation of the data, and a hit reads no SQLite. The key holds the
-// quarter hour (pages show what is overdue).
+// day (pageDays: pages show what is overdue).
 type cachedPage struct {
 	// The header values, made once: a hit sets them into the response's
 	// header as they are (net/http only reads them). Content-Length spares
