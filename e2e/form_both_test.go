@@ -1,11 +1,13 @@
 package e2e_test
 
 import (
+	"net/http"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 )
 
 // A writer fills in the form, previews the Markdown, asks for pattern
@@ -224,6 +226,44 @@ func TestBothWaysLinkVariant(t *testing.T) {
 		slug := strings.TrimPrefix(p.path(), "/postmortems/")
 		if n := query[int](t, p.srv, `SELECT count(*) FROM postmortems a JOIN postmortems b ON a.group_id = b.group_id WHERE a.slug = ? AND b.slug = ?`, slug, original); n != 1 {
 			t.Errorf("%s is not in the group of %s", slug, original)
+		}
+	})
+}
+
+// The variant-of field takes the other version's slug as typed: its list
+// offers the postmortems changed most recently, a slug that names nothing
+// is refused by the field with the typed text kept, and once mended the
+// save joins the group.
+func TestBothWaysTypeVariantSlug(t *testing.T) {
+	t.Parallel()
+	eachScriptWay(t, func(t *testing.T, js bool) {
+		p := scriptPage(t, freshServer(t), js) // not strict: the refusal is a 422
+		p.expectConsole("422")                 // the browser logs the status of the refused form
+		const original = "facebook-2010-09-23-outage"
+		p.open("/postmortems/new", 200)
+		if !eval[bool](p, `!!document.querySelector('#f-variant_of-choices option[value="`+original+`"]')`) {
+			t.Errorf("the field's list does not offer %s", original)
+		}
+		p.run("write, naming the original with a typo",
+			typeInto("#f-title", "Facebook outage, reworded"),
+			typeInto("#f-summary", "A configuration check turned a bad value into an outage."),
+			typeInto("#f-body", "The same outage, told again."),
+			typeInto("#f-author", "Dana"),
+			typeInto("#f-variant_of", "facebook-2010-09-23-outag"),
+			chromedp.Click(chromedp.CSS(`input[name="variant_kind"][value="rewrite"]`), chromedp.NodeVisible),
+		)
+		if status := p.submit(`.form-actions button[value="save"]`); status != http.StatusUnprocessableEntity {
+			t.Fatalf("a save naming no postmortem answered %d, want 422", status)
+		}
+		p.see("#f-variant_of-error", "Choose an existing postmortem")
+		if got := eval[string](p, `document.getElementById("f-variant_of").value`); got != "facebook-2010-09-23-outag" {
+			t.Errorf("after the refusal the field holds %q, want the text as typed", got)
+		}
+		p.run("mend the slug", typeInto("#f-variant_of", kb.End+"e"))
+		p.press(`.form-actions button[value="save"]`, false)
+		slug := strings.TrimPrefix(p.path(), "/postmortems/")
+		if n := query[int](t, p.srv, `SELECT count(*) FROM postmortems a JOIN postmortems b ON a.group_id = b.group_id WHERE a.slug = ? AND b.slug = ? AND a.variant_kind = 'rewrite'`, slug, original); n != 1 {
+			t.Errorf("%s is not a rewrite in the group of %s", slug, original)
 		}
 	})
 }
