@@ -312,20 +312,26 @@ func (s *Store) PatternPostmortems(ctx context.Context, slug string, perRole int
 }
 
 func (s *Store) patternPostmortems(ctx context.Context, slug string, perRole int) ([]PostmortemRef, map[string]int, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT slug, title, organization, incident_date, role, n FROM (
-			SELECT c.id, c.slug, c.title, c.organization, c.incident_date, r.role,
-				row_number() OVER (PARTITION BY r.role ORDER BY c.incident_date DESC, c.id DESC) AS k,
+	// Every check and the ordering read covering indexes: restricted_to
+	// and archived_at sit after the texts in a row, and reading them from
+	// the rows of 15,000 tagged groups took 0.3 s at 100,000 postmortems
+	// (0.17 s this way). Only the rows shown are read from the table; the
+	// members chosen are visible, so they need no second check.
+	rows, err := s.db.QueryContext(ctx, `SELECT c.slug, c.title, c.organization, c.incident_date, r.role, r.n FROM (
+			SELECT r.cid, r.role, d.incident_date,
+				row_number() OVER (PARTITION BY r.role ORDER BY d.incident_date DESC, r.cid DESC) AS k,
 				count(*) OVER (PARTITION BY r.role) AS n
 			FROM (SELECT DISTINCT t.role, coalesce(
-					(SELECT v.id FROM postmortems v WHERE v.id = g.canonical_id AND `+visibleSQL(ctx, "v")+`),
-					(SELECT v.id FROM postmortems v WHERE v.group_id = g.id AND v.archived_at = '' AND `+visibleSQL(ctx, "v")+` ORDER BY v.id LIMIT 1)) AS cid
+					(SELECT v.id FROM postmortems v INDEXED BY postmortems_search WHERE v.id = g.canonical_id AND `+visibleSQL(ctx, "v")+`),
+					(SELECT v.id FROM postmortems v INDEXED BY postmortems_group WHERE v.group_id = g.id AND v.archived_at = '' AND `+visibleSQL(ctx, "v")+` ORDER BY v.id LIMIT 1)) AS cid
 				FROM tags t
 				JOIN postmortems m INDEXED BY postmortems_search ON m.id = t.postmortem_id AND m.archived_at = ''
 				JOIN variant_groups g ON g.id = m.group_id
 				WHERE t.pattern_slug = ? AND `+visibleSQL(ctx, "m")+`) r
-			JOIN postmortems c ON c.id = r.cid AND `+visibleSQL(ctx, "c")+`)
-		WHERE ? <= 0 OR k <= ?
-		ORDER BY incident_date DESC, id DESC`, slug, perRole, perRole)
+			JOIN postmortems d INDEXED BY postmortems_search ON d.id = r.cid) r
+		JOIN postmortems c ON c.id = r.cid
+		WHERE ? <= 0 OR r.k <= ?
+		ORDER BY r.incident_date DESC, r.cid DESC`, slug, perRole, perRole)
 	if err != nil {
 		return nil, nil, fmt.Errorf("list postmortems of pattern %q: %w", slug, err)
 	}
