@@ -134,3 +134,9 @@ func (s *Store) RanksBothWays(ctx context.Context, expr string) (bm25, asRestric
 func FoldInChunksOf(n int) OpenOption {
 	return func(c *openConfig) { c.foldChunk = n }
 }
+
+// NewestFirstFrom has the store find a pattern role's newest incidents by
+// walking every incident newest first from n of them (PatternPostmortems).
+func NewestFirstFrom(n int) OpenOption {
+	return func(c *openConfig) { c.newestFirstFrom = n }
+}

@@ -53,6 +53,10 @@ type Store struct {
 	// foldChunk is how many marked groups or postmortems a fold counts at
 	// once (foldChunk, unless a test sets fewer).
 	foldChunk int
+	// newestFirstFrom is the number of a pattern role's incidents from
+	// which its newest are found newest first (newestFirstFrom, unless a
+	// test sets another).
+	newestFirstFrom int
 	// busyTimeout is how long a write waits for the lock another process
 	// holds (BusyTimeout).
 	busyTimeout time.Duration
@@ -93,10 +97,11 @@ type OpenOption func(*openConfig)
 // openConfig is what the OpenOptions set: the DSN's parameters and the
 // store's printer.
 type openConfig struct {
-	q           url.Values
-	printer     Printer
-	foldChunk   int // 0 for foldChunk
-	busyTimeout time.Duration
+	q               url.Values
+	printer         Printer
+	foldChunk       int // 0 for foldChunk
+	newestFirstFrom int // 0 for newestFirstFrom
+	busyTimeout     time.Duration
 }
 
 // WithPrinter has the store fingerprint every text it writes with p, and
@@ -142,7 +147,7 @@ func Open(ctx context.Context, path string, opts ...OpenOption) (*Store, error) 
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
 	s := &Store{db: &database{DB: db}, Now: time.Now, writer: make(chan struct{}, 1), path: path, printer: cfg.printer,
-		foldChunk: cmp.Or(cfg.foldChunk, foldChunk), busyTimeout: cfg.busyTimeout}
+		foldChunk: cmp.Or(cfg.foldChunk, foldChunk), newestFirstFrom: cmp.Or(cfg.newestFirstFrom, newestFirstFrom), busyTimeout: cfg.busyTimeout}
 	s.derived = NewCache[any](s, derivedMax, nil)
 	if err := s.open(ctx); err != nil {
 		db.Close()
