@@ -135,14 +135,20 @@ func TestReplicationDrill(t *testing.T) {
 	}
 	// The kill comes while the server reports its replicas less than 0.75 s
 	// behind: every commit acknowledged before that is on them, so the
-	// contract below holds if the metric is true. On a machine so loaded
-	// that replication falls seconds behind, the drill waits (the writes
-	// going on) rather than measure the load of other jobs.
+	// contract below (a second) holds if the metric is true. On a machine
+	// so loaded that uploads take longer than that, the writes going on keep
+	// the lag up: after a minute's wait the kill comes anyway, and the
+	// contract is the one the README gives for that case, every write older
+	// than the lag the metric reported (and /readyz still ready).
 	lag := waitCaughtUp(t, client, p, 750*time.Millisecond)
 	killedAt := time.Now()
 	p.kill(t)
 	wg.Wait()
-	t.Logf("killed under load with replication lag %v as /metrics reported it", lag)
+	window := max(time.Second, lag+250*time.Millisecond)
+	t.Logf("killed under load with replication lag %v as /metrics reported it: writes acknowledged more than %v before the kill must be restored", lag, window)
+	if lag >= 30*time.Second {
+		t.Fatalf("replication lag %v at the kill, past -replica-fail-after\n%s", lag, p.logs)
+	}
 	if len(acked) < 5 {
 		t.Fatalf("only %d writes acknowledged under load\n%s", len(acked), p.logs)
 	}
@@ -162,7 +168,7 @@ func TestReplicationDrill(t *testing.T) {
 		if check := integrityCheck(t, dest); check != "ok" {
 			t.Errorf("%s: integrity_check = %q", r.name, check)
 		}
-		reportLoss(t, r.name, dest, acked, killedAt, took)
+		reportLoss(t, r.name, dest, acked, killedAt, window, took)
 	}
 
 	// A replacement machine: an empty directory, the same replicas, and
@@ -178,7 +184,7 @@ func TestReplicationDrill(t *testing.T) {
 		}
 	}
 	for _, a := range acked {
-		if killedAt.Sub(a.at) <= time.Second {
+		if killedAt.Sub(a.at) <= window {
 			continue
 		}
 		res, err := client.Get(p.base + "/api/postmortems/" + a.slug)
@@ -222,7 +228,8 @@ func waitReady(t *testing.T, client *http.Client, p *process) string {
 }
 
 // waitCaughtUp waits (60 s at most) until /metrics reports every replica's
-// lag at most limit, and returns the largest.
+// lag at most limit, and returns the largest; after 60 s it returns the
+// largest lag /metrics reports then.
 func waitCaughtUp(t *testing.T, client *http.Client, p *process, limit time.Duration) time.Duration {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
@@ -254,7 +261,8 @@ func waitCaughtUp(t *testing.T, client *http.Client, p *process, limit time.Dura
 			return worst
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("replication lag still %v after 60 s\n%s", worst, p.logs)
+			t.Logf("replication lag still %v after 60 s of writes", worst)
+			return worst
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -315,9 +323,9 @@ func loseDatabase(t *testing.T, db string) {
 }
 
 // reportLoss fails the test unless the restored database holds every write
-// acknowledged more than a second before the kill, and logs the recovery
+// acknowledged more than window before the kill, and logs the recovery
 // point: how recent the newest lost write was.
-func reportLoss(t *testing.T, name, path string, acked []ack, killedAt time.Time, took time.Duration) {
+func reportLoss(t *testing.T, name, path string, acked []ack, killedAt time.Time, window, took time.Duration) {
 	t.Helper()
 	db, err := sql.Open("sqlite", path)
 	if err != nil {
@@ -352,7 +360,7 @@ func reportLoss(t *testing.T, name, path string, acked []ack, killedAt time.Time
 		}
 		lost++
 		oldestLost = max(oldestLost, age)
-		if age > time.Second {
+		if age > window {
 			t.Errorf("%s: %s, acknowledged %v before the kill, is not in the restored database", name, a.title, age.Round(time.Millisecond))
 		}
 	}
