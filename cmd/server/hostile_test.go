@@ -268,9 +268,10 @@ func TestStalledBigBodiesFromOneClient(t *testing.T) {
 	trickle(t, conns, time.Second, " ")
 	// The bodies the server took are held in its memory (the metric says
 	// so) before the other client is served: the stalled bodies' deadline
-	// (10 s) bounds the test.
+	// (10 s) bounds the test, and the wait (a machine loaded by other
+	// tests may take seconds to take 72 MB in).
 	heldEnough := false
-	for deadline := time.Now().Add(3 * time.Second); !heldEnough && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(7 * time.Second); !heldEnough && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		m := regexp.MustCompile(`(?m)^hindsight_http_request_body_bytes (\S+)$`).FindStringSubmatch(fetch(t, base+"/metrics"))
 		if m != nil {
 			held, _ := strconv.ParseFloat(m[1], 64)
