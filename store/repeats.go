@@ -1,8 +1,11 @@
 package store
 
 import (
+	"cmp"
 	"context"
+	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -23,96 +26,199 @@ type Twin struct {
 // organization or one of its services, most patterns in common first,
 // with their unfinished action items. Restricted postmortems the reader
 // may not see are left out; a group whose main version is one of them is
-// offered through its first live version the reader can see.
+// offered through its first live version the reader can see. Shared
+// patterns are named in the order of p's tags.
+//
+// A group offered through a version of p's organization shares the
+// patterns of all its live versions; one offered through a version of
+// another organization shares those of its versions on p's services.
 func (s *Store) EarlierTwins(ctx context.Context, p Postmortem, limit int) ([]Twin, error) {
-	if len(p.Tags) == 0 {
+	if len(p.Tags) == 0 || limit <= 0 {
 		return nil, nil
 	}
 	var slugs []string
-	seen := map[string]bool{}
+	mine := map[string]bool{}
 	for _, t := range p.Tags {
-		if !seen[t.PatternSlug] {
-			seen[t.PatternSlug] = true
+		if !mine[t.PatternSlug] {
+			mine[t.PatternSlug] = true
 			slugs = append(slugs, t.PatternSlug)
 		}
 	}
 	services := Services(p.Services)
-	same := []string{}
-	var sameArgs []any
-	if p.Organization != "" {
-		same = append(same, `cx.organization = ? COLLATE NOCASE`)
-		sameArgs = append(sameArgs, p.Organization)
-	}
-	if len(services) > 0 {
-		same = append(same, `m.id IN (SELECT postmortem_id FROM postmortem_services WHERE service IN (`+placeholders(len(services))+`))`)
-		sameArgs = append(sameArgs, anys(services)...)
-	}
-	if len(same) == 0 {
+	if p.Organization == "" && len(services) == 0 {
 		return nil, nil
 	}
-	// earlier is the condition that the postmortem alias came before p.
-	earlier := func(alias string) string { return alias + `.id < ?` }
-	earlierArgs := []any{p.ID}
-	if p.IncidentDate != "" {
-		earlier = func(alias string) string { return alias + `.incident_date != '' AND ` + alias + `.incident_date < ?` }
-		earlierArgs = []any{p.IncidentDate}
+	earlier := func(date string, id int64) bool {
+		if p.IncidentDate != "" {
+			return date != "" && date < p.IncidentDate
+		}
+		return id < p.ID
 	}
-	// The postmortems of the organization's groups and those on the
-	// services come first, and their tags are looked up: walking every tag
-	// of the patterns instead (thousands each at 100,000 postmortems) took
-	// a postmortem page 70 to 630 ms. The conditions below still decide.
-	var candidates []string
-	var candidateArgs []any
+	var picks []twinPick
 	if p.Organization != "" {
-		// The groups of the organization's earlier live postmortems (the
-		// version offered is one of them).
-		candidates = append(candidates, `SELECT m2.id FROM postmortems c2 INDEXED BY postmortems_org_nocase
-			JOIN postmortems m2 INDEXED BY postmortems_group ON m2.group_id = c2.group_id
-			WHERE c2.organization = ? COLLATE NOCASE AND c2.archived_at = '' AND `+visibleSQL(ctx, "c2")+` AND `+earlier("c2"))
-		candidateArgs = append(append(candidateArgs, p.Organization), earlierArgs...)
-	}
-	if len(services) > 0 {
-		candidates = append(candidates, `SELECT postmortem_id FROM postmortem_services WHERE service IN (`+placeholders(len(services))+`)`)
-		candidateArgs = append(candidateArgs, anys(services)...)
-	}
-	args := append(candidateArgs, anys(slugs)...)
-	args = append(args, p.GroupID)
-	args = append(append(args, earlierArgs...), sameArgs...)
-	args = append(args, limit)
-	// The checks read covering indexes (cx is the version offered, m the
-	// one tagged): archived_at and restricted_to sit after the texts, and
-	// reading them from the rows of an organization's 11,558 postmortems
-	// took 0.35 s at 100,000 (0.25 s this way). The version offered is
-	// visible by construction, and only the rows shown are read whole.
-	rows, err := s.db.QueryContext(ctx, `WITH candidates (id) AS (`+strings.Join(candidates, " UNION ")+`)
-		SELECT c.id, c.slug, c.title, c.organization, c.incident_date, c.services, r.names FROM (
-			SELECT cx.id AS id, cx.incident_date AS incident_date, count(DISTINCT t.pattern_slug) AS shared, group_concat(DISTINCT pa.name) AS names
-			FROM candidates CROSS JOIN tags t ON t.postmortem_id = candidates.id JOIN postmortems m INDEXED BY postmortems_search ON m.id = t.postmortem_id
-				JOIN variant_groups g ON g.id = m.group_id JOIN postmortems cx INDEXED BY postmortems_search ON cx.id = coalesce(
-					(SELECT v.id FROM postmortems v INDEXED BY postmortems_search WHERE v.id = g.canonical_id AND `+visibleSQL(ctx, "v")+`),
-					(SELECT v.id FROM postmortems v INDEXED BY postmortems_group WHERE v.group_id = g.id AND v.archived_at = '' AND `+visibleSQL(ctx, "v")+` ORDER BY v.id LIMIT 1))
-				JOIN patterns pa ON pa.slug = t.pattern_slug
-			WHERE t.pattern_slug IN (`+placeholders(len(slugs))+`) AND m.group_id != ?
-				AND m.archived_at = '' AND cx.archived_at = '' AND `+visibleSQL(ctx, "m")+`
-				AND `+earlier("cx")+` AND (`+strings.Join(same, " OR ")+`)
-			GROUP BY cx.id ORDER BY shared DESC, cx.incident_date DESC, cx.id DESC LIMIT ?) r
-		JOIN postmortems c ON c.id = r.id
-		ORDER BY r.shared DESC, r.incident_date DESC, r.id DESC`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("earlier twins of %q: %w", p.Slug, err)
-	}
-	defer rows.Close()
-	var out []Twin
-	var ids []int64
-	byID := map[int64]int{}
-	for rows.Next() {
-		var t Twin
-		var id int64
-		var svc, names string
-		if err := rows.Scan(&id, &t.Slug, &t.Title, &t.Organization, &t.IncidentDate, &svc, &names); err != nil {
+		groups, err := s.organizationGroups(ctx, p.Organization)
+		if err != nil {
 			return nil, fmt.Errorf("earlier twins of %q: %w", p.Slug, err)
 		}
-		t.SharedPatterns = strings.Split(names, ",")
+		for _, g := range groups {
+			if g.group == p.GroupID || !earlier(g.date, g.id) {
+				continue
+			}
+			if shared := sharedSlugs(slugs, g.slugs); len(shared) > 0 {
+				picks = append(picks, twinPick{g.id, g.date, shared})
+			}
+		}
+	}
+	if len(services) > 0 {
+		more, err := s.serviceTwins(ctx, p, slugs, services, limit)
+		if err != nil {
+			return nil, fmt.Errorf("earlier twins of %q: %w", p.Slug, err)
+		}
+		picks = append(picks, more...)
+	}
+	slices.SortFunc(picks, func(a, b twinPick) int {
+		return cmp.Or(cmp.Compare(len(b.shared), len(a.shared)), strings.Compare(b.date, a.date), cmp.Compare(b.id, a.id))
+	})
+	picks = picks[:min(limit, len(picks))]
+	if len(picks) == 0 {
+		return nil, nil
+	}
+	return s.twinsOf(ctx, p.Slug, picks, services)
+}
+
+// twinPick is a group chosen as an earlier twin: the version offered, its
+// incident date and the slugs it shares, in the order of p's tags.
+type twinPick struct {
+	id     int64
+	date   string
+	shared []string
+}
+
+// sharedSlugs returns the slugs of mine (in their order) that are in theirs.
+func sharedSlugs(mine, theirs []string) []string {
+	var shared []string
+	for _, m := range mine {
+		if slices.Contains(theirs, m) {
+			shared = append(shared, m)
+		}
+	}
+	return shared
+}
+
+// organizationGroup is a live group offered, for a reader, through a
+// version of one organization: that version, its incident date, and the
+// pattern slugs of the group's live versions the reader can see.
+type organizationGroup struct {
+	id, group int64
+	date      string
+	slugs     []string
+}
+
+// organizationGroups returns the live groups offered through a version of
+// organization (as SQLite's NOCASE compares it), once per data generation
+// and set of reader groups: every postmortem page of a large organization
+// walked all of its postmortems and their tags (0.15 to 0.25 s for one of
+// 11,558 at 100,000 postmortems), where a page now looks through this list.
+// The version offered is the group's main version if the reader can see it,
+// else its first live version the reader can see; a group whose version
+// offered is archived is left out. The checks read covering indexes.
+func (s *Store) organizationGroups(ctx context.Context, organization string) ([]organizationGroup, error) {
+	return cached(ctx, s, "organization-groups\x00"+organization, func() ([]organizationGroup, error) {
+		var out []organizationGroup
+		err := scanRows(ctx, s.db, `SELECT cx.id, cx.group_id, cx.incident_date, group_concat(DISTINCT t.pattern_slug)
+			FROM postmortems cx INDEXED BY postmortems_org_nocase
+				JOIN variant_groups g ON g.id = cx.group_id
+				JOIN postmortems m INDEXED BY postmortems_group ON m.group_id = g.id AND m.archived_at = '' AND `+visibleSQL(ctx, "m")+`
+				JOIN tags t ON t.postmortem_id = m.id
+			WHERE cx.organization = ? COLLATE NOCASE AND cx.archived_at = '' AND `+visibleSQL(ctx, "cx")+`
+				AND cx.id = coalesce(
+					(SELECT v.id FROM postmortems v INDEXED BY postmortems_search WHERE v.id = g.canonical_id AND `+visibleSQL(ctx, "v")+`),
+					(SELECT v.id FROM postmortems v INDEXED BY postmortems_group WHERE v.group_id = g.id AND v.archived_at = '' AND `+visibleSQL(ctx, "v")+` ORDER BY v.id LIMIT 1))
+			GROUP BY cx.id`, []any{organization}, func(rs *sql.Rows) error {
+			var g organizationGroup
+			var slugs string
+			if err := rs.Scan(&g.id, &g.group, &g.date, &slugs); err != nil {
+				return err
+			}
+			g.slugs = strings.Split(slugs, ",")
+			out = append(out, g)
+			return nil
+		})
+		return out, err
+	})
+}
+
+// serviceTwins returns up to limit earlier groups offered through a version
+// of another organization than p's that share a pattern with p on one of
+// its versions on services.
+func (s *Store) serviceTwins(ctx context.Context, p Postmortem, slugs, services []string, limit int) ([]twinPick, error) {
+	earlier, earlierArgs := `cx.id < ?`, []any{p.ID}
+	if p.IncidentDate != "" {
+		earlier, earlierArgs = `cx.incident_date != '' AND cx.incident_date < ?`, []any{p.IncidentDate}
+	}
+	other, otherArgs := "", []any(nil)
+	if p.Organization != "" {
+		other, otherArgs = ` AND cx.organization != ? COLLATE NOCASE`, []any{p.Organization}
+	}
+	args := slices.Concat(anys(services), anys(slugs), []any{p.GroupID}, earlierArgs, otherArgs, []any{limit})
+	var out []twinPick
+	err := scanRows(ctx, s.db, `SELECT cx.id, cx.incident_date, group_concat(DISTINCT t.pattern_slug)
+		FROM (SELECT DISTINCT postmortem_id AS id FROM postmortem_services WHERE service IN (`+placeholders(len(services))+`)) candidates
+			CROSS JOIN tags t ON t.postmortem_id = candidates.id JOIN postmortems m INDEXED BY postmortems_search ON m.id = t.postmortem_id
+			JOIN variant_groups g ON g.id = m.group_id JOIN postmortems cx INDEXED BY postmortems_search ON cx.id = coalesce(
+				(SELECT v.id FROM postmortems v INDEXED BY postmortems_search WHERE v.id = g.canonical_id AND `+visibleSQL(ctx, "v")+`),
+				(SELECT v.id FROM postmortems v INDEXED BY postmortems_group WHERE v.group_id = g.id AND v.archived_at = '' AND `+visibleSQL(ctx, "v")+` ORDER BY v.id LIMIT 1))
+		WHERE t.pattern_slug IN (`+placeholders(len(slugs))+`) AND m.group_id != ?
+			AND m.archived_at = '' AND cx.archived_at = '' AND `+visibleSQL(ctx, "m")+`
+			AND `+earlier+other+`
+		GROUP BY cx.id ORDER BY count(DISTINCT t.pattern_slug) DESC, cx.incident_date DESC, cx.id DESC LIMIT ?`, args, func(rs *sql.Rows) error {
+		var pick twinPick
+		var theirs string
+		if err := rs.Scan(&pick.id, &pick.date, &theirs); err != nil {
+			return err
+		}
+		pick.shared = sharedSlugs(slugs, strings.Split(theirs, ","))
+		out = append(out, pick)
+		return nil
+	})
+	return out, err
+}
+
+// twinsOf reads the twins picked, in order, with the names of the patterns
+// they share, the services they share and their unfinished action items.
+func (s *Store) twinsOf(ctx context.Context, slug string, picks []twinPick, services []string) ([]Twin, error) {
+	ids := make([]int64, len(picks))
+	byID := map[int64]int{}
+	var shared []string
+	for i, pk := range picks {
+		ids[i], byID[pk.id] = pk.id, i
+		shared = append(shared, pk.shared...)
+	}
+	names := map[string]string{}
+	if err := scanRows(ctx, s.db, `SELECT slug, name FROM patterns WHERE slug IN (`+placeholders(len(shared))+`)`, anys(shared), func(rs *sql.Rows) error {
+		var slug, name string
+		err := rs.Scan(&slug, &name)
+		names[slug] = name
+		return err
+	}); err != nil {
+		return nil, fmt.Errorf("earlier twins of %q: %w", slug, err)
+	}
+	out := make([]Twin, len(picks))
+	for i, pk := range picks {
+		for _, sl := range pk.shared {
+			if n, ok := names[sl]; ok {
+				out[i].SharedPatterns = append(out[i].SharedPatterns, n)
+			}
+		}
+	}
+	if err := scanRows(ctx, s.db, `SELECT id, slug, title, organization, incident_date, services FROM postmortems
+		WHERE id IN (`+placeholders(len(ids))+`)`, anys(ids), func(rs *sql.Rows) error {
+		var id int64
+		var t Twin
+		var svc string
+		if err := rs.Scan(&id, &t.Slug, &t.Title, &t.Organization, &t.IncidentDate, &svc); err != nil {
+			return err
+		}
 		for _, a := range Services(svc) {
 			for _, b := range services {
 				if strings.EqualFold(a, b) {
@@ -120,28 +226,24 @@ func (s *Store) EarlierTwins(ctx context.Context, p Postmortem, limit int) ([]Tw
 				}
 			}
 		}
-		byID[id] = len(out)
-		ids = append(ids, id)
-		out = append(out, t)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("earlier twins of %q: %w", p.Slug, err)
-	}
-	if len(ids) == 0 {
-		return nil, nil
+		t.SharedPatterns = out[byID[id]].SharedPatterns
+		out[byID[id]] = t
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("earlier twins of %q: %w", slug, err)
 	}
 	// Their unfinished action items, in one query.
 	items, err := s.db.QueryContext(ctx, `SELECT `+actionItemFields+` FROM action_items
 		WHERE postmortem_id IN (`+placeholders(len(ids))+`) AND status IN ('open', 'in-progress')
 		ORDER BY priority, due_date = '', due_date, id`, anys(ids)...)
 	if err != nil {
-		return nil, fmt.Errorf("earlier twins of %q: %w", p.Slug, err)
+		return nil, fmt.Errorf("earlier twins of %q: %w", slug, err)
 	}
 	defer items.Close()
 	for items.Next() {
 		a, err := scanActionItem(items)
 		if err != nil {
-			return nil, fmt.Errorf("earlier twins of %q: %w", p.Slug, err)
+			return nil, fmt.Errorf("earlier twins of %q: %w", slug, err)
 		}
 		i := byID[a.PostmortemID]
 		out[i].OpenItems = append(out[i].OpenItems, a)

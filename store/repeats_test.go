@@ -1,7 +1,12 @@
 package store_test
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"hindsight/postmortem"
@@ -67,4 +72,111 @@ func TestEarlierTwinsOfferTheMainVersion(t *testing.T) {
 			}
 		})
 	}
+}
+
+// "Has this happened before?" keeps each organization's groups per data
+// generation and looks through them for every page. Over a library with
+// organizations in two cases, shared services, variants in other
+// organizations, shared and missing dates, restricted and archived
+// postmortems, it offers what one query over the whole library offered
+// (EarlierTwinsInOneQuery), for every postmortem, to an outsider and to a
+// member of the restricted group, before and after more are archived.
+func TestEarlierTwinsBothWays(t *testing.T) {
+	t.Parallel()
+	st, _ := newSeededStore(t)
+	member := store.WithReaderGroups(t.Context(), []string{"security"})
+	rng := rand.New(rand.NewPCG(12, 3))
+	patterns := []string{"retry-storm", "feedback-loop", "bad-deploy", "cascading-overload"}
+	organizations := []string{"Acme", "acme", "Globex", ""}
+	services := []string{"", "queue", "billing", "queue, billing", "auth"}
+	var slugs []string
+	for i := range 140 {
+		p := storetest.Draft(fmt.Sprintf("Incident %03d", i))
+		p.Organization = organizations[rng.IntN(len(organizations))]
+		p.Services = services[rng.IntN(len(services))]
+		p.IncidentDate = fmt.Sprintf("2024-%02d-%02d", 1+rng.IntN(3), 1+rng.IntN(4)) // many share a date
+		if rng.IntN(8) == 0 {
+			p.IncidentDate = ""
+		}
+		p.Tags = nil
+		for _, pat := range patterns {
+			if rng.IntN(3) == 0 {
+				p.Tags = append(p.Tags, store.Tag{PatternSlug: pat, Role: postmortem.Roles[rng.IntN(len(postmortem.Roles))]})
+			}
+		}
+		if len(slugs) > 0 && rng.IntN(3) == 0 {
+			p.VariantOf, p.VariantKind = slugs[rng.IntN(len(slugs))], postmortem.KindRewrite
+		}
+		if rng.IntN(6) == 0 {
+			p.RestrictedTo = []string{"security"}
+		}
+		if err := st.CreatePostmortem(member, &p); err != nil {
+			t.Fatal(err)
+		}
+		slugs = append(slugs, p.Slug)
+		if rng.IntN(10) == 0 {
+			if err := st.ArchivePostmortem(member, p.Slug); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	compare := func(t *testing.T) {
+		t.Helper()
+		offered := 0
+		for _, reader := range []struct {
+			name string
+			ctx  context.Context
+		}{{"Outsider", t.Context()}, {"Member", member}} {
+			for _, slug := range slugs {
+				p, err := st.GetPostmortem(reader.ctx, slug)
+				if errors.Is(err, store.ErrNotFound) {
+					continue
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, limit := range []int{3, 100} {
+					got, err := st.EarlierTwins(reader.ctx, p, limit)
+					if err != nil {
+						t.Fatal(err)
+					}
+					want, err := st.EarlierTwinsInOneQuery(reader.ctx, p, limit)
+					if err != nil {
+						t.Fatal(err)
+					}
+					offered += len(got)
+					if g, w := twinsText(got), twinsText(want); g != w {
+						t.Errorf("%s, %s, limit %d: twins\n%s\nwant\n%s", reader.name, slug, limit, g, w)
+					}
+				}
+			}
+		}
+		if offered == 0 {
+			t.Fatal("no twin offered: the library tests nothing")
+		}
+	}
+	t.Run("Created", compare)
+	for _, slug := range slugs[:40] {
+		if rng.IntN(3) == 0 {
+			if err := st.ArchivePostmortem(member, slug); err != nil && !errors.Is(err, store.ErrNotFound) {
+				t.Fatal(err)
+			}
+		}
+	}
+	t.Run("MoreArchived", compare)
+}
+
+// twinsText is twins in a form to compare: shared patterns sorted, open
+// items by title.
+func twinsText(twins []store.Twin) string {
+	var b strings.Builder
+	for _, tw := range twins {
+		names := slices.Sorted(slices.Values(tw.SharedPatterns))
+		var items []string
+		for _, a := range tw.OpenItems {
+			items = append(items, a.Title)
+		}
+		fmt.Fprintf(&b, "%s %s %s %q %q %q\n", tw.Slug, tw.Organization, tw.IncidentDate, names, tw.SharedServices, items)
+	}
+	return b.String()
 }
