@@ -60,11 +60,17 @@ func (s *Store) EarlierTwins(ctx context.Context, p Postmortem, limit int) ([]Tw
 		if err != nil {
 			return nil, fmt.Errorf("earlier twins of %q: %w", p.Slug, err)
 		}
+		sharedOf := map[string][]string{} // by the groups' slugs: few sets recur
 		for _, g := range groups {
 			if g.group == p.GroupID || !earlier(g.date, g.id) {
 				continue
 			}
-			if shared := sharedSlugs(slugs, g.slugs); len(shared) > 0 {
+			shared, ok := sharedOf[g.slugs]
+			if !ok {
+				shared = sharedSlugs(slugs, strings.Split(g.slugs, ","))
+				sharedOf[g.slugs] = shared
+			}
+			if len(shared) > 0 {
 				picks = append(picks, twinPick{g.id, g.date, shared})
 			}
 		}
@@ -107,11 +113,12 @@ func sharedSlugs(mine, theirs []string) []string {
 
 // organizationGroup is a live group offered, for a reader, through a
 // version of one organization: that version, its incident date, and the
-// pattern slugs of the group's live versions the reader can see.
+// pattern slugs of the group's live versions the reader can see,
+// comma-separated. Dates and slug lists recur, and are shared: the groups
+// of every organization a crawler visits are kept at once.
 type organizationGroup struct {
-	id, group int64
-	date      string
-	slugs     []string
+	id, group   int64
+	date, slugs string
 }
 
 // organizationGroups returns the live groups offered through a version of
@@ -125,6 +132,7 @@ type organizationGroup struct {
 func (s *Store) organizationGroups(ctx context.Context, organization string) ([]organizationGroup, error) {
 	return cached(ctx, s, "organization-groups\x00"+organization, func() ([]organizationGroup, error) {
 		var out []organizationGroup
+		shared := interned{}
 		err := scanRows(ctx, s.db, `SELECT cx.id, cx.group_id, cx.incident_date, group_concat(DISTINCT t.pattern_slug)
 			FROM postmortems cx INDEXED BY postmortems_org_nocase
 				JOIN variant_groups g ON g.id = cx.group_id
@@ -136,16 +144,28 @@ func (s *Store) organizationGroups(ctx context.Context, organization string) ([]
 					(SELECT v.id FROM postmortems v INDEXED BY postmortems_group WHERE v.group_id = g.id AND v.archived_at = '' AND `+visibleSQL(ctx, "v")+` ORDER BY v.id LIMIT 1))
 			GROUP BY cx.id`, []any{organization}, func(rs *sql.Rows) error {
 			var g organizationGroup
-			var slugs string
-			if err := rs.Scan(&g.id, &g.group, &g.date, &slugs); err != nil {
+			var date, slugs sql.RawBytes
+			if err := rs.Scan(&g.id, &g.group, &date, &slugs); err != nil {
 				return err
 			}
-			g.slugs = strings.Split(slugs, ",")
+			g.date, g.slugs = shared.of(date), shared.of(slugs)
 			out = append(out, g)
 			return nil
 		})
-		return out, err
+		return slices.Clip(out), err
 	})
+}
+
+// interned hands out one string for equal texts.
+type interned map[string]string
+
+func (in interned) of(b []byte) string {
+	if v, ok := in[string(b)]; ok {
+		return v
+	}
+	v := string(b)
+	in[v] = v
+	return v
 }
 
 // serviceTwins returns up to limit earlier groups offered through a version
