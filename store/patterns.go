@@ -401,9 +401,7 @@ func (s *Store) patternGroups(ctx context.Context, slug, role string, perRole in
 			SELECT r.cid, r.role, d.incident_date,
 				row_number() OVER (PARTITION BY r.role ORDER BY d.incident_date DESC, r.cid DESC) AS k,
 				count(*) OVER (PARTITION BY r.role) AS n
-			FROM (SELECT DISTINCT t.role, coalesce(
-					(SELECT v.id FROM postmortems v INDEXED BY postmortems_search WHERE v.id = g.canonical_id AND `+visibleSQL(ctx, "v")+`),
-					(SELECT v.id FROM postmortems v INDEXED BY postmortems_group WHERE v.group_id = g.id AND v.archived_at = '' AND `+visibleSQL(ctx, "v")+` ORDER BY v.id LIMIT 1)) AS cid
+			FROM (SELECT DISTINCT t.role, `+shownMemberSQL(ctx, "g")+` AS cid
 				FROM tags t
 				JOIN postmortems m INDEXED BY postmortems_search ON m.id = t.postmortem_id AND m.archived_at = ''
 				JOIN variant_groups g ON g.id = m.group_id
@@ -438,9 +436,7 @@ func (s *Store) newestPatternGroups(ctx context.Context, slug, role string, limi
 	rows, err := s.db.QueryContext(ctx, `SELECT c.id, c.slug, c.title, c.organization, c.incident_date FROM (
 			SELECT w.id FROM postmortems w INDEXED BY postmortems_incident
 			JOIN variant_groups g ON g.id = w.group_id
-			WHERE ((g.canonical_id = w.id AND `+visibleSQL(ctx, "w")+`)
-				OR (NOT EXISTS (SELECT 1 FROM postmortems k INDEXED BY postmortems_search WHERE k.id = g.canonical_id AND `+visibleSQL(ctx, "k")+`)
-					AND w.id = (SELECT v.id FROM postmortems v INDEXED BY postmortems_group WHERE v.group_id = w.group_id AND v.archived_at = '' AND `+visibleSQL(ctx, "v")+` ORDER BY v.id LIMIT 1)))
+			WHERE ((g.canonical_id = w.id AND `+visibleSQL(ctx, "w")+`) OR `+shownInsteadOfMainSQL(ctx, "w", "g")+`)
 				AND EXISTS (SELECT 1 FROM postmortems m INDEXED BY postmortems_group JOIN tags t ON t.postmortem_id = m.id AND t.pattern_slug = ? AND t.role = ?
 					WHERE m.group_id = w.group_id AND m.archived_at = '' AND `+visibleSQL(ctx, "m")+`)
 			ORDER BY w.incident_date DESC, w.id DESC LIMIT ?) n

@@ -385,13 +385,8 @@ func listFrom(ctx context.Context, f PostmortemFilter) (string, []any) {
 		where += ` AND p.group_id IN (SELECT m.group_id FROM postmortems m INDEXED BY postmortems_search
 			WHERE m.archived_at = '' AND ` + visibleSQL(ctx, "m") + ` AND ` + strings.Join(conds, " AND ") + `)`
 	}
-	// A group whose main version the reader cannot see is shown through
-	// the first live version they can see: to them the main one does not
-	// exist, the group does.
-	// (Both along indexes that hold the columns they read: a row's own
-	// copies sit after its texts.)
-	where += ` AND (g.canonical_id = p.id OR (NOT EXISTS (SELECT 1 FROM postmortems c INDEXED BY postmortems_search WHERE c.id = g.canonical_id AND ` + visibleSQL(ctx, "c") + `)
-		AND p.id = (SELECT v.id FROM postmortems v INDEXED BY postmortems_group WHERE v.group_id = p.group_id AND v.archived_at = '' AND ` + visibleSQL(ctx, "v") + ` ORDER BY v.id LIMIT 1)))`
+	// A group is listed through the member the reader is shown.
+	where += ` AND (g.canonical_id = p.id OR ` + shownInsteadOfMainSQL(ctx, "p", "g") + `)`
 	return `FROM postmortems p JOIN variant_groups g ON g.id = p.group_id WHERE ` + where, args
 }
 

@@ -139,9 +139,7 @@ func (s *Store) organizationGroups(ctx context.Context, organization string) ([]
 				JOIN postmortems m INDEXED BY postmortems_group ON m.group_id = g.id AND m.archived_at = '' AND `+visibleSQL(ctx, "m")+`
 				JOIN tags t ON t.postmortem_id = m.id
 			WHERE cx.organization = ? COLLATE NOCASE AND cx.archived_at = '' AND `+visibleSQL(ctx, "cx")+`
-				AND cx.id = coalesce(
-					(SELECT v.id FROM postmortems v INDEXED BY postmortems_search WHERE v.id = g.canonical_id AND `+visibleSQL(ctx, "v")+`),
-					(SELECT v.id FROM postmortems v INDEXED BY postmortems_group WHERE v.group_id = g.id AND v.archived_at = '' AND `+visibleSQL(ctx, "v")+` ORDER BY v.id LIMIT 1))
+				AND cx.id = `+shownMemberSQL(ctx, "g")+`
 			GROUP BY cx.id`, []any{organization}, func(rs *sql.Rows) error {
 			var g organizationGroup
 			var date, slugs sql.RawBytes
@@ -185,9 +183,7 @@ func (s *Store) serviceTwins(ctx context.Context, p Postmortem, slugs, services 
 	err := scanRows(ctx, s.db, `SELECT cx.id, cx.incident_date, group_concat(DISTINCT t.pattern_slug)
 		FROM (SELECT DISTINCT postmortem_id AS id FROM postmortem_services WHERE service IN (`+placeholders(len(services))+`)) candidates
 			CROSS JOIN tags t ON t.postmortem_id = candidates.id JOIN postmortems m INDEXED BY postmortems_search ON m.id = t.postmortem_id
-			JOIN variant_groups g ON g.id = m.group_id JOIN postmortems cx INDEXED BY postmortems_search ON cx.id = coalesce(
-				(SELECT v.id FROM postmortems v INDEXED BY postmortems_search WHERE v.id = g.canonical_id AND `+visibleSQL(ctx, "v")+`),
-				(SELECT v.id FROM postmortems v INDEXED BY postmortems_group WHERE v.group_id = g.id AND v.archived_at = '' AND `+visibleSQL(ctx, "v")+` ORDER BY v.id LIMIT 1))
+			JOIN variant_groups g ON g.id = m.group_id JOIN postmortems cx INDEXED BY postmortems_search ON cx.id = `+shownMemberSQL(ctx, "g")+`
 		WHERE t.pattern_slug IN (`+placeholders(len(slugs))+`) AND m.group_id != ?
 			AND m.archived_at = '' AND cx.archived_at = '' AND `+visibleSQL(ctx, "m")+`
 			AND `+earlier+other+`

@@ -65,6 +65,32 @@ func visibleSQL(ctx context.Context, alias string) string {
 	return restrictionVisibleSQL(ctx, alias+".restricted_to")
 }
 
+// A variant group is shown to a reader through one member: its main
+// version if they may see it, else its first live version they may see
+// (to them the main one does not exist, the group does). Both lookups read
+// covering indexes: a row's own restricted_to and archived_at sit after
+// its texts.
+
+// shownMemberSQL is the id of the member of variant group g (an alias of
+// variant_groups) that ctx's reader is shown, NULL when there is none.
+func shownMemberSQL(ctx context.Context, g string) string {
+	return `coalesce(
+		(SELECT v.id FROM postmortems v INDEXED BY postmortems_search WHERE v.id = ` + g + `.canonical_id AND ` + visibleSQL(ctx, "v") + `),
+		` + firstVisibleMemberSQL(ctx, g) + `)`
+}
+
+// shownInsteadOfMainSQL is the condition that postmortem p, a member of
+// variant group g, is shown in place of g's main version, which ctx's
+// reader may not see.
+func shownInsteadOfMainSQL(ctx context.Context, p, g string) string {
+	return `(NOT EXISTS (SELECT 1 FROM postmortems c INDEXED BY postmortems_search WHERE c.id = ` + g + `.canonical_id AND ` + visibleSQL(ctx, "c") + `)
+		AND ` + p + `.id = ` + firstVisibleMemberSQL(ctx, g) + `)`
+}
+
+func firstVisibleMemberSQL(ctx context.Context, g string) string {
+	return `(SELECT v.id FROM postmortems v INDEXED BY postmortems_group WHERE v.group_id = ` + g + `.id AND v.archived_at = '' AND ` + visibleSQL(ctx, "v") + ` ORDER BY v.id LIMIT 1)`
+}
+
 // restrictionVisibleSQL is the condition that the restriction in column
 // (a JSON array of group names, empty for none) lets ctx's reader see what it
 // covers.
