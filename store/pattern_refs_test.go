@@ -2,14 +2,11 @@ package store_test
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
 
-	"hindsight/postmortem"
 	"hindsight/store"
-	"hindsight/store/storetest"
 )
 
 // A pattern page's few newest incidents per role are found by walking
@@ -24,34 +21,7 @@ func TestPatternPostmortemsNewestBothWays(t *testing.T) {
 	member := store.WithReaderGroups(t.Context(), []string{"security"})
 	rng := rand.New(rand.NewPCG(7, 28))
 	patterns := []string{"retry-storm", "feedback-loop", "bad-deploy"}
-	var slugs []string
-	for i := range 160 {
-		p := storetest.Draft(fmt.Sprintf("Incident %03d", i))
-		p.IncidentDate = fmt.Sprintf("2024-%02d-%02d", 1+rng.IntN(3), 1+rng.IntN(4)) // many share a date
-		if rng.IntN(9) == 0 {
-			p.IncidentDate = ""
-		}
-		for _, pat := range patterns {
-			if rng.IntN(2) == 0 {
-				p.Tags = append(p.Tags, store.Tag{PatternSlug: pat, Role: postmortem.Roles[rng.IntN(len(postmortem.Roles))]})
-			}
-		}
-		if len(slugs) > 0 && rng.IntN(4) == 0 {
-			p.VariantOf, p.VariantKind = slugs[rng.IntN(len(slugs))], postmortem.KindRewrite
-		}
-		if rng.IntN(6) == 0 {
-			p.RestrictedTo = []string{"security"}
-		}
-		if err := st.CreatePostmortem(member, &p); err != nil {
-			t.Fatal(err)
-		}
-		slugs = append(slugs, p.Slug)
-		if rng.IntN(10) == 0 {
-			if err := st.ArchivePostmortem(member, p.Slug); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	randomLibrary(t, st, member, rng, 160, patterns, nil)
 	st.Close()
 	const perRole = 3
 	for _, way := range []struct {

@@ -89,37 +89,10 @@ func TestEarlierTwinsBothWays(t *testing.T) {
 	patterns := []string{"retry-storm", "feedback-loop", "bad-deploy", "cascading-overload"}
 	organizations := []string{"Acme", "acme", "Globex", ""}
 	services := []string{"", "queue", "billing", "queue, billing", "auth"}
-	var slugs []string
-	for i := range 140 {
-		p := storetest.Draft(fmt.Sprintf("Incident %03d", i))
+	slugs := randomLibrary(t, st, member, rng, 140, patterns, func(p *store.Postmortem) {
 		p.Organization = organizations[rng.IntN(len(organizations))]
 		p.Services = services[rng.IntN(len(services))]
-		p.IncidentDate = fmt.Sprintf("2024-%02d-%02d", 1+rng.IntN(3), 1+rng.IntN(4)) // many share a date
-		if rng.IntN(8) == 0 {
-			p.IncidentDate = ""
-		}
-		p.Tags = nil
-		for _, pat := range patterns {
-			if rng.IntN(3) == 0 {
-				p.Tags = append(p.Tags, store.Tag{PatternSlug: pat, Role: postmortem.Roles[rng.IntN(len(postmortem.Roles))]})
-			}
-		}
-		if len(slugs) > 0 && rng.IntN(3) == 0 {
-			p.VariantOf, p.VariantKind = slugs[rng.IntN(len(slugs))], postmortem.KindRewrite
-		}
-		if rng.IntN(6) == 0 {
-			p.RestrictedTo = []string{"security"}
-		}
-		if err := st.CreatePostmortem(member, &p); err != nil {
-			t.Fatal(err)
-		}
-		slugs = append(slugs, p.Slug)
-		if rng.IntN(10) == 0 {
-			if err := st.ArchivePostmortem(member, p.Slug); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	})
 	compare := func(t *testing.T) {
 		t.Helper()
 		offered := 0

@@ -1,7 +1,10 @@
 package store_test
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -229,4 +232,47 @@ func TestCreatePostmortem(t *testing.T) {
 			t.Errorf("err = %v, want ErrNotFound", err)
 		}
 	})
+}
+
+// randomLibrary writes n postmortems, as a member of the group "security"
+// (ctx), drawn from rng: dates that often coincide and are sometimes
+// missing, each of patterns tagged in a random role half the time, a
+// third of them rewrites of an earlier one, a sixth restricted to the
+// group and a tenth archived. shape, when not nil, sets more of each
+// before it is written. It returns their slugs, in the order written.
+func randomLibrary(t *testing.T, st *store.Store, ctx context.Context, rng *rand.Rand, n int, patterns []string, shape func(*store.Postmortem)) []string {
+	t.Helper()
+	var slugs []string
+	for i := range n {
+		p := storetest.Draft(fmt.Sprintf("Incident %03d", i))
+		p.IncidentDate = fmt.Sprintf("2024-%02d-%02d", 1+rng.IntN(3), 1+rng.IntN(4))
+		if rng.IntN(8) == 0 {
+			p.IncidentDate = ""
+		}
+		p.Tags = nil
+		for _, pat := range patterns {
+			if rng.IntN(2) == 0 {
+				p.Tags = append(p.Tags, store.Tag{PatternSlug: pat, Role: postmortem.Roles[rng.IntN(len(postmortem.Roles))]})
+			}
+		}
+		if len(slugs) > 0 && rng.IntN(3) == 0 {
+			p.VariantOf, p.VariantKind = slugs[rng.IntN(len(slugs))], postmortem.KindRewrite
+		}
+		if rng.IntN(6) == 0 {
+			p.RestrictedTo = []string{"security"}
+		}
+		if shape != nil {
+			shape(&p)
+		}
+		if err := st.CreatePostmortem(ctx, &p); err != nil {
+			t.Fatal(err)
+		}
+		slugs = append(slugs, p.Slug)
+		if rng.IntN(10) == 0 {
+			if err := st.ArchivePostmortem(ctx, p.Slug); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return slugs
 }
