@@ -126,9 +126,8 @@ type organizationGroup struct {
 // and set of reader groups: every postmortem page of a large organization
 // walked all of its postmortems and their tags (0.15 to 0.25 s for one of
 // 11,558 at 100,000 postmortems), where a page now looks through this list.
-// The version offered is the group's main version if the reader can see it,
-// else its first live version the reader can see; a group whose version
-// offered is archived is left out. The checks read covering indexes.
+// The version offered is the member the reader is shown (shownMemberSQL);
+// a group whose version offered is archived is left out.
 func (s *Store) organizationGroups(ctx context.Context, organization string) ([]organizationGroup, error) {
 	return cached(ctx, s, "organization-groups\x00"+organization, func() ([]organizationGroup, error) {
 		var out []organizationGroup
